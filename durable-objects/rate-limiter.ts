@@ -1,0 +1,120 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../src/env";
+
+/** What the limiter knows of its key: enough to authenticate a partner request without D1. */
+export type KeyRecord = {
+  keyId: string;
+  orgId: string;
+  scopes: string[];
+  rateLimitRpm: number;
+  active: boolean;
+};
+
+export type Admission =
+  | { outcome: "invalid" }
+  | {
+      outcome: "admitted" | "limited";
+      key: KeyRecord;
+      limit: number;
+      remaining: number;
+      /** epoch seconds at which the current window ends */
+      reset: number;
+    };
+
+const WINDOW_MS = 60_000;
+const LAST_USED_FLUSH_MS = 60_000;
+
+type WindowState = { start: number; count: number };
+
+/**
+ * One instance per API key (named by the key's SHA-256). It holds the key's record next to its
+ * request counter, so admitting a partner request is a single round trip. Requests reach an
+ * instance one at a time, which is what makes the count exact under concurrency.
+ *
+ * The window opens with the first request and lasts 60 s; `rate_limit_rpm` requests are admitted in
+ * it. The counter lives in the object's storage, so an eviction mid-window does not reset it.
+ * The key record is cached in memory only: D1 stays the truth, the operator calls push changes here
+ * (`refresh`), and a cold instance reloads from D1.
+ */
+export class RateLimiter extends DurableObject<Env> {
+  private record: KeyRecord | null | undefined;
+
+  async admit(keyHash: string): Promise<Admission> {
+    const key = await this.load(keyHash);
+    if (!key || !key.active) return { outcome: "invalid" };
+
+    const now = Date.now();
+    let window = this.ctx.storage.kv.get<WindowState>("window");
+    if (!window || now - window.start >= WINDOW_MS) window = { start: now, count: 0 };
+    const limit = key.rateLimitRpm;
+    const reset = Math.ceil((window.start + WINDOW_MS) / 1000);
+    if (window.count >= limit) {
+      this.ctx.storage.kv.put("window", window);
+      return { outcome: "limited", key, limit, remaining: 0, reset };
+    }
+    window.count += 1;
+    this.ctx.storage.kv.put("window", window);
+    this.touch(key.keyId, new Date(now).toISOString());
+    return { outcome: "admitted", key, limit, remaining: Math.max(0, limit - window.count), reset };
+  }
+
+  /** Called by the operator API after it changed the key in D1 (scopes, limit, active, rotation). */
+  async refresh(record: KeyRecord | null): Promise<void> {
+    this.record = record;
+  }
+
+  override async alarm(): Promise<void> {
+    await this.flushLastUsed();
+  }
+
+  private async load(keyHash: string): Promise<KeyRecord | null> {
+    if (this.record !== undefined) return this.record;
+    const row = await this.env.DB.prepare(
+      "SELECT id, org_id, scopes, rate_limit_rpm, active FROM api_keys WHERE key_hash = ?",
+    )
+      .bind(keyHash)
+      .first<{ id: string; org_id: string; scopes: string; rate_limit_rpm: number; active: number }>();
+    this.record = row
+      ? {
+          keyId: row.id,
+          orgId: row.org_id,
+          scopes: JSON.parse(row.scopes) as string[],
+          rateLimitRpm: row.rate_limit_rpm,
+          active: row.active === 1,
+        }
+      : null;
+    return this.record;
+  }
+
+  /**
+   * `last_used_at` is written to D1 at most once a minute, from an alarm, never per request. The
+   * pending value sits in the object's storage so an eviction before the alarm loses nothing.
+   */
+  private touch(keyId: string, at: string): void {
+    const pending = this.ctx.storage.kv.get<{ keyId: string; at: string }>("lastUsed");
+    this.ctx.storage.kv.put("lastUsed", { keyId, at });
+    if (!pending) void this.ctx.storage.setAlarm(Date.now() + LAST_USED_FLUSH_MS);
+  }
+
+  private async flushLastUsed(): Promise<void> {
+    const pending = this.ctx.storage.kv.get<{ keyId: string; at: string }>("lastUsed");
+    if (!pending) return;
+    await this.env.DB.prepare(
+      "UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+    )
+      .bind(pending.at, pending.keyId, pending.at)
+      .run();
+    const now = this.ctx.storage.kv.get<{ keyId: string; at: string }>("lastUsed");
+    if (now && now.at !== pending.at) await this.ctx.storage.setAlarm(Date.now() + LAST_USED_FLUSH_MS);
+    else this.ctx.storage.kv.delete("lastUsed");
+  }
+
+  /** Test and operator hook: write `last_used_at` now instead of waiting for the alarm. */
+  async flush(): Promise<void> {
+    await this.flushLastUsed();
+  }
+}
+
+export function rateLimiterFor(env: Env, keyHash: string) {
+  return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(keyHash));
+}

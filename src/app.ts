@@ -1,0 +1,80 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { ApiError } from "./lib/errors";
+import { onError, onNotFound } from "./lib/error-handler";
+import { createRouter } from "./lib/hono";
+import { jsonContent } from "./lib/openapi";
+import { requestId } from "./middleware/request-id";
+import { docsPage } from "./pages/docs";
+import { operatorRouter } from "./routes/operator";
+import { partnerRouter } from "./routes/partner";
+import { sessionRouter } from "./routes/session";
+
+export const API_BASE = "/api/v2";
+const JSON_BODY_LIMIT = 1024 * 1024;
+
+const healthRoute = createRoute({
+  method: "get",
+  path: "/health",
+  summary: "Liveness: answers without touching any binding",
+  tags: ["Meta"],
+  responses: { 200: jsonContent(z.object({ data: z.object({ status: z.literal("ok") }) }), "The service is up") },
+});
+
+function buildApi() {
+  const api = createRouter();
+  api.use(
+    "*",
+    bodyLimit({
+      maxSize: JSON_BODY_LIMIT,
+      onError: () => {
+        throw new ApiError(413, `Payload too large: JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`);
+      },
+    }),
+  );
+  api.route("/", partnerRouter);
+  api.route("/", sessionRouter);
+  api.route("/", operatorRouter);
+  api.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+    description: "Partner API key (`lk_` + 40 hex). The scopes each route needs are listed on its security requirement.",
+  });
+  api.openAPIRegistry.registerComponent("securitySchemes", "BearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "Console access token; send `X-Org-Id` to choose the organization.",
+  });
+  api.openAPIRegistry.registerComponent("securitySchemes", "OperatorToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "The operator's OPERATOR_TOKEN.",
+  });
+  api.doc31("/openapi.json", (c) => ({
+    openapi: "3.1.0",
+    info: {
+      title: "Electronic Signature and Vaulting Service API",
+      version: "2.0.0",
+      description:
+        "Send documents for e-signature, vault the signed result as the authoritative copy under UCC §9-105, and evaluate compliance. Every 2xx body is `{ data }` (lists add `meta`); every error is `{ error, details? }`; every response carries `X-Request-Id`.",
+    },
+    servers: [{ url: new URL(API_BASE, c.req.url).toString() }],
+  }));
+  api.get("/docs", docsPage);
+  return api;
+}
+
+export function buildApp() {
+  const app = createRouter();
+  app.use("*", requestId);
+  app.openapi(healthRoute, (c) => c.json({ data: { status: "ok" as const } }, 200));
+  app.route(API_BASE, buildApi());
+  app.get("/static/*", (c) => c.env.ASSETS.fetch(c.req.raw));
+  app.notFound(onNotFound);
+  app.onError(onError);
+  return app;
+}
+
+export const app = buildApp();

@@ -1,0 +1,88 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { customers } from "./customers";
+import { organizations } from "./organizations";
+
+export const ENVELOPE_STATUSES = [
+  "pending",
+  "uploaded",
+  "preparing",
+  "sent",
+  "viewed",
+  "completed",
+  "vaulted",
+  "declined",
+  "voided",
+  "expired",
+] as const;
+export type EnvelopeStatus = (typeof ENVELOPE_STATUSES)[number];
+
+export const DOCUMENT_SOURCES = ["template", "package", "new", "upload"] as const;
+export type DocumentSource = (typeof DOCUMENT_SOURCES)[number];
+
+export type SecuredParty = {
+  name: string;
+  role?: string;
+  address?: string;
+  email?: string;
+  identifier?: string;
+};
+
+export const envelopes = sqliteTable(
+  "envelopes",
+  {
+    id: text("id").primaryKey(),
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    customerId: text("customer_id").notNull().references(() => customers.id),
+    name: text("name").notNull(),
+    status: text("status", { enum: ENVELOPE_STATUSES }).notNull(),
+    documentSource: text("document_source", { enum: DOCUMENT_SOURCES }).notNull(),
+    externalId: text("external_id"),
+    templateId: text("template_id"),
+    /** internal metadata; only a partner-safe subset is ever returned */
+    metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    prefilledData: text("prefilled_data", { mode: "json" }).$type<Record<string, unknown>>(),
+    securedParty: text("secured_party", { mode: "json" }).$type<SecuredParty>(),
+    kbaRequired: integer("kba_required", { mode: "boolean" }).notNull().default(false),
+    providerInstance: text("provider_instance").notNull().default("default"),
+    expiresInDays: integer("expires_in_days").notNull().default(30),
+    expiresAt: text("expires_at"),
+    signedAt: text("signed_at"),
+    voidedReason: text("voided_reason"),
+    vaultedAt: text("vaulted_at"),
+    /** set when a compliance certificate has been generated; `compliant` in responses */
+    certificateIssuedAt: text("certificate_issued_at"),
+    createdByKeyId: text("created_by_key_id"),
+    /** sequence number of the newest audit entry: the optimistic lock of every transition */
+    auditSeq: integer("audit_seq").notNull().default(0),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [
+    index("envelopes_org_created_idx").on(t.orgId, t.createdAt),
+    index("envelopes_org_customer_idx").on(t.orgId, t.customerId),
+    index("envelopes_org_status_idx").on(t.orgId, t.status),
+    index("envelopes_expiry_idx").on(t.status, t.expiresAt),
+  ],
+);
+
+export const signers = sqliteTable(
+  "signers",
+  {
+    id: text("id").primaryKey(),
+    envelopeId: text("envelope_id").notNull().references(() => envelopes.id),
+    orgId: text("org_id").notNull(),
+    role: text("role").notNull(),
+    email: text("email").notNull(),
+    name: text("name").notNull(),
+    routingOrder: integer("routing_order").notNull().default(1),
+    status: text("status", { enum: ["pending", "viewed", "started", "completed", "declined"] })
+      .notNull()
+      .default("pending"),
+    /** opaque signing slug, >= 128 bits from a CSPRNG */
+    slug: text("slug").notNull().unique(),
+    viewedAt: text("viewed_at"),
+    signedAt: text("signed_at"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("signers_envelope_idx").on(t.envelopeId)],
+);

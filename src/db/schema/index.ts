@@ -1,0 +1,5 @@
+export * from "./organizations";
+export * from "./api-keys";
+export * from "./customers";
+export * from "./envelopes";
+export * from "./events";

@@ -1,0 +1,33 @@
+import type { RateLimiter } from "../durable-objects/rate-limiter";
+
+export type Env = {
+  DB: D1Database;
+  DOCS: R2Bucket;
+  ASSETS: Fetcher;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  WEBHOOK_QUEUE: Queue<OutboxMessage>;
+
+  OPERATOR_TOKEN?: string;
+  SESSION_JWT_SECRET?: string;
+  EMBED_TOKEN_SECRET?: string;
+  STORAGE_URL_SECRET?: string;
+  EMBED_HOST: string;
+  SIGNING_HOST: string;
+  STORAGE_HOST: string;
+  WEBHOOK_URL_POLICY?: "public-https" | "allow-loopback";
+  STRIPE_SECRET_KEY?: string;
+  STRIPE_PUBLISHABLE_KEY?: string;
+  STRIPE_WEBHOOK_SECRET?: string;
+  STRIPE_API_BASE?: string;
+};
+
+/** Message on WEBHOOK_QUEUE: an outbox event to fan out. The database row is the truth. */
+export type OutboxMessage = { kind: "event"; event_id: string };
+
+export type SecretName =
+  | "OPERATOR_TOKEN"
+  | "SESSION_JWT_SECRET"
+  | "EMBED_TOKEN_SECRET"
+  | "STORAGE_URL_SECRET"
+  | "STRIPE_SECRET_KEY"
+  | "STRIPE_WEBHOOK_SECRET";

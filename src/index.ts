@@ -1,0 +1,23 @@
+import { app } from "./app";
+import type { Env, OutboxMessage } from "./env";
+import { dispatchEvents } from "./jobs/dispatch-events";
+import { expireEnvelopes } from "./jobs/expire-envelopes";
+import { relayOutbox } from "./jobs/relay-outbox";
+import { serviceContext } from "./services/context";
+
+export { RateLimiter } from "../durable-objects/rate-limiter";
+
+export default {
+  fetch: app.fetch,
+
+  async queue(batch: MessageBatch<OutboxMessage>, env: Env): Promise<void> {
+    await dispatchEvents(batch, env);
+  },
+
+  async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
+    const services = serviceContext(env, (p) => ctx.waitUntil(p));
+    const now = new Date(controller.scheduledTime);
+    await expireEnvelopes(services, now);
+    await relayOutbox(env, now);
+  },
+} satisfies ExportedHandler<Env, OutboxMessage>;

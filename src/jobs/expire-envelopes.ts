@@ -1,0 +1,39 @@
+import { SYSTEM_ACTOR } from "../services/audit/actor";
+import type { ServiceContext } from "../services/context";
+import { findEnvelope } from "../services/envelopes/repository";
+import { applyTransition } from "../services/envelopes/transition";
+import { ApiError } from "../lib/errors";
+
+const BATCH = 100;
+
+/**
+ * Moves `sent`/`viewed` envelopes whose `expires_at` has passed to `expired`, firing
+ * `envelope.expired`. Bounded per run; a conflict (the signer completed at the same moment) leaves
+ * that envelope alone, since its newer status wins.
+ */
+export async function expireEnvelopes(ctx: ServiceContext, now = new Date()): Promise<{ expired: number }> {
+  const { results } = await ctx.env.DB.prepare(
+    `SELECT id, org_id FROM envelopes WHERE status IN ('sent', 'viewed') AND expires_at IS NOT NULL AND expires_at <= ?
+     ORDER BY expires_at LIMIT ?`,
+  )
+    .bind(now.toISOString(), BATCH)
+    .all<{ id: string; org_id: string }>();
+  let expired = 0;
+  for (const row of results) {
+    const envelope = await findEnvelope(ctx.env.DB, row.org_id, row.id);
+    if (!envelope) continue;
+    try {
+      await applyTransition(ctx, envelope, {
+        orgId: row.org_id,
+        envelopeId: row.id,
+        action: "expire",
+        actor: SYSTEM_ACTOR,
+        data: { expires_at: envelope.expires_at },
+      });
+      expired += 1;
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+    }
+  }
+  return { expired };
+}

@@ -1,0 +1,33 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ApiError } from "./errors";
+import type { AppEnv } from "./hono";
+
+/** The one place an error becomes a response: `{ error, details?, code? }`, never a stack trace. */
+export function onError(err: Error, c: Context<AppEnv>): Response {
+  if (err instanceof ApiError) {
+    return c.json(
+      { error: err.message, ...(err.details !== undefined ? { details: err.details } : {}), ...(err.code ? { code: err.code } : {}) },
+      err.status,
+    );
+  }
+  if (err instanceof HTTPException) {
+    const status = err.status as ContentfulStatusCode;
+    const message =
+      status === 400 && /JSON/i.test(err.message)
+        ? "Malformed JSON in request body"
+        : status === 415
+          ? "Unsupported media type: send the request body as JSON with Content-Type: application/json"
+          : status === 413
+            ? "Payload too large"
+            : err.message || "Request failed";
+    return c.json({ error: message }, status);
+  }
+  console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), path: c.req.path, error: String(err), stack: err.stack }));
+  return c.json({ error: "Internal server error", details: { request_id: c.get("requestId") ?? null } }, 500);
+}
+
+export function onNotFound(c: Context<AppEnv>): Response {
+  return c.json({ error: `No route for ${c.req.method} ${c.req.path}` }, 404);
+}

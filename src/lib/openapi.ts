@@ -1,0 +1,92 @@
+import { z, type RouteConfig } from "@hono/zod-openapi";
+
+export const ErrorSchema = z
+  .object({
+    error: z.string(),
+    details: z.union([z.array(z.any()), z.record(z.string(), z.any())]).optional(),
+    code: z.string().optional(),
+  })
+  .openapi("Error", { example: { error: "Envelope not found" } });
+
+export const ValidationErrorSchema = z
+  .object({
+    error: z.string(),
+    details: z.array(
+      z.object({
+        code: z.string(),
+        expected: z.string(),
+        received: z.string(),
+        path: z.array(z.union([z.string(), z.number()])),
+        message: z.string(),
+      }),
+    ),
+  })
+  .openapi("ValidationError", {
+    example: {
+      error: "Validation failed",
+      details: [{ code: "invalid_type", expected: "string", received: "undefined", path: ["customer_email"], message: "Invalid input: expected string, received undefined" }],
+    },
+  });
+
+const ERROR_TEXT: Record<number, string> = {
+  400: "Malformed JSON or invalid query parameters",
+  401: "Missing, invalid or deactivated credential",
+  403: "Authenticated, but a required scope or role is missing",
+  404: "Not found, or outside the caller's organization",
+  409: "Conflict with the resource's current state",
+  413: "Payload too large",
+  415: "Unsupported media type (writes take application/json)",
+  422: "Validation failed, or the move is not allowed from the current status",
+  429: "Rate limit exceeded; see Retry-After",
+  503: "A required setting of the service is not configured",
+};
+
+export function errorResponses(...statuses: number[]): RouteConfig["responses"] {
+  const out: RouteConfig["responses"] = {};
+  for (const status of statuses) {
+    out[status] = {
+      description: ERROR_TEXT[status] ?? "Error",
+      content: { "application/json": { schema: status === 422 ? z.union([ValidationErrorSchema, ErrorSchema]) : ErrorSchema } },
+    };
+  }
+  return out;
+}
+
+export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({
+  required: true,
+  content: { "application/json": { schema } },
+});
+
+export const dataOf = <T extends z.ZodType>(schema: T) => z.object({ data: schema });
+
+export const PageMeta = z
+  .object({ page: z.int(), limit: z.int(), total: z.int() })
+  .openapi("PageMeta", { example: { page: 1, limit: 20, total: 42 } });
+
+export const listOf = <T extends z.ZodType>(schema: T) => z.object({ data: z.array(schema), meta: PageMeta });
+
+const RATE_LIMIT_HEADERS = {
+  "X-RateLimit-Limit": { description: "Requests admitted per minute for this key", schema: { type: "integer" as const } },
+  "X-RateLimit-Remaining": { description: "Requests left in the current window", schema: { type: "integer" as const } },
+  "X-RateLimit-Reset": { description: "Epoch seconds at which the window resets", schema: { type: "integer" as const } },
+};
+
+/** Partner routes: API key security naming the scope, the standard error statuses, rate-limit headers. */
+export function partnerRoute<R extends RouteConfig>(scope: string, route: R, extraErrors: number[] = []): R {
+  const responses: RouteConfig["responses"] = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    responses[status] = status.startsWith("2") ? { ...response, headers: RATE_LIMIT_HEADERS } : response;
+  }
+  return {
+    ...route,
+    tags: route.tags ?? ["Partner"],
+    description: `${route.description ?? ""}\n\nRequired scope: \`${scope}\`.`.trim(),
+    security: [{ ApiKeyAuth: [scope] }],
+    responses: { ...responses, ...errorResponses(401, 403, 429, ...extraErrors) },
+  };
+}

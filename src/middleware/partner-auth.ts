@@ -1,0 +1,60 @@
+import { createMiddleware } from "hono/factory";
+import { rateLimiterFor } from "../../durable-objects/rate-limiter";
+import { sha256Hex } from "../lib/crypto";
+import { ApiError, forbidden, unauthorized } from "../lib/errors";
+import type { AppEnv } from "../lib/hono";
+import { API_KEY_PATTERN } from "../lib/ids";
+
+export const SCOPES = [
+  "envelopes:read",
+  "envelopes:write",
+  "vault:read",
+  "vault:write",
+  "compliance:read",
+  "esign:write",
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+const MISSING = "API key required: send a valid, active partner API key in the X-API-Key header";
+const INVALID = "Invalid API key: a valid, active partner API key is required in the X-API-Key header";
+
+/**
+ * X-API-Key -> the key's RateLimiter object, which authenticates and counts in one round trip.
+ * The rate-limit headers go on every response from here on, errors included.
+ */
+export const partnerAuth = createMiddleware<AppEnv>(async (c, next) => {
+  const raw = c.req.header("x-api-key");
+  if (!raw) throw unauthorized(MISSING);
+  if (!API_KEY_PATTERN.test(raw)) throw unauthorized(INVALID);
+  const keyHash = await sha256Hex(raw);
+  const admission = await rateLimiterFor(c.env, keyHash).admit(keyHash);
+  if (admission.outcome === "invalid") throw unauthorized(INVALID);
+
+  c.header("X-RateLimit-Limit", String(admission.limit));
+  c.header("X-RateLimit-Remaining", String(admission.remaining));
+  c.header("X-RateLimit-Reset", String(admission.reset));
+  if (admission.outcome === "limited") {
+    const retryAfter = Math.max(1, admission.reset - Math.floor(Date.now() / 1000));
+    c.header("Retry-After", String(retryAfter));
+    throw new ApiError(429, `Rate limit exceeded: ${admission.limit} requests per minute for this API key`, {
+      retry_after: retryAfter,
+      limit: admission.limit,
+    });
+  }
+  const { keyId, orgId, scopes } = admission.key;
+  c.set("apiKey", { keyId, orgId, scopes });
+  c.set("actor", {
+    type: "api_key",
+    id: keyId,
+    ip: c.req.header("cf-connecting-ip") ?? null,
+    userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null,
+  });
+  await next();
+});
+
+export function requireScope(scope: Scope) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    if (!c.var.apiKey.scopes.includes(scope)) throw forbidden(`Missing required scope: ${scope}`);
+    await next();
+  });
+}

@@ -1,0 +1,44 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../lib/hono";
+import { dataOf, jsonBody, jsonContent } from "../../lib/openapi";
+import { createOrg, updateOrg } from "../../services/operator/orgs";
+import { CreateOrgBody, OrgIdParams, PatchOrgBody } from "../../services/operator/schema";
+import { operatorRoute } from "./common";
+
+const Org = z
+  .object({
+    org_id: z.string(),
+    name: z.string(),
+    stripe_account_id: z.string().nullable(),
+    platform_fee_bps: z.int(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Organization");
+
+export const createOrgRoute = createRoute(
+  operatorRoute({
+    method: "post",
+    path: "/operator/orgs",
+    summary: "Create an organization",
+    request: { body: jsonBody(CreateOrgBody) },
+    responses: { 201: jsonContent(dataOf(z.object({ org_id: z.string(), name: z.string(), created_at: z.string() })), "The new organization") },
+  }),
+);
+export const createOrgHandler: AppRouteHandler<typeof createOrgRoute> = async (c) =>
+  c.json({ data: await createOrg(c.env.DB, { name: c.req.valid("json").name, actor: c.var.actor }) }, 201);
+
+export const patchOrgRoute = createRoute(
+  operatorRoute(
+    {
+      method: "patch",
+      path: "/operator/orgs/{org_id}",
+      summary: "Update an organization (name, connected Stripe account, platform fee)",
+      request: { params: OrgIdParams, body: jsonBody(PatchOrgBody) },
+      responses: { 200: jsonContent(dataOf(Org), "The organization") },
+    },
+    [404],
+  ),
+);
+export const patchOrgHandler: AppRouteHandler<typeof patchOrgRoute> = async (c) =>
+  c.json({ data: await updateOrg(c.env.DB, { orgId: c.req.valid("param").org_id, actor: c.var.actor, ...c.req.valid("json") }) }, 200);

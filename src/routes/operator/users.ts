@@ -1,0 +1,73 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../lib/hono";
+import { dataOf, jsonBody, jsonContent } from "../../lib/openapi";
+import { createCustomer } from "../../services/operator/customers";
+import { CreateCustomerBody, AccessTokenBody, CreateUserBody, OrgIdParams, UserIdParams } from "../../services/operator/schema";
+import { addUser, issueAccessToken } from "../../services/operator/users";
+import { operatorRoute } from "./common";
+
+export const createUserRoute = createRoute(
+  operatorRoute(
+    {
+      method: "post",
+      path: "/operator/orgs/{org_id}/users",
+      summary: "Add a console user to an organization with a role",
+      request: { params: OrgIdParams, body: jsonBody(CreateUserBody) },
+      responses: {
+        201: jsonContent(dataOf(z.object({ user_id: z.string(), org_id: z.string(), email: z.string(), role: z.string() })), "The membership"),
+      },
+    },
+    [404],
+  ),
+);
+export const createUserHandler: AppRouteHandler<typeof createUserRoute> = async (c) =>
+  c.json({ data: await addUser(c.env.DB, { orgId: c.req.valid("param").org_id, actor: c.var.actor, ...c.req.valid("json") }) }, 201);
+
+export const accessTokenRoute = createRoute(
+  operatorRoute(
+    {
+      method: "post",
+      path: "/operator/users/{user_id}/access-tokens",
+      summary: "Mint a console access token (HS256 JWT) for a user",
+      request: { params: UserIdParams, body: jsonBody(AccessTokenBody) },
+      responses: {
+        201: jsonContent(dataOf(z.object({ access_token: z.string(), token_type: z.string(), expires_at: z.string() })), "The access token"),
+      },
+    },
+    [404],
+  ),
+);
+export const accessTokenHandler: AppRouteHandler<typeof accessTokenRoute> = async (c) => {
+  const body = c.req.valid("json");
+  const token = await issueAccessToken(c.env, { userId: c.req.valid("param").user_id, orgId: body.org_id, ttlSeconds: body.ttl_seconds });
+  return c.json({ data: token }, 201);
+};
+
+export const createCustomerRoute = createRoute(
+  operatorRoute(
+    {
+      method: "post",
+      path: "/operator/orgs/{org_id}/customers",
+      summary: "Create a customer in an organization",
+      request: { params: OrgIdParams, body: jsonBody(CreateCustomerBody) },
+      responses: {
+        201: jsonContent(
+          dataOf(z.object({ customer_id: z.string(), name: z.string(), email: z.string().nullable(), primary_contact_name: z.string().nullable(), created_at: z.string() })),
+          "The customer",
+        ),
+      },
+    },
+    [404, 409],
+  ),
+);
+export const createCustomerHandler: AppRouteHandler<typeof createCustomerRoute> = async (c) => {
+  const body = c.req.valid("json");
+  const customer = await createCustomer(c.env.DB, {
+    orgId: c.req.valid("param").org_id,
+    actor: c.var.actor,
+    name: body.name,
+    email: body.email,
+    primaryContactName: body.primary_contact_name,
+  });
+  return c.json({ data: customer }, 201);
+};

@@ -1,0 +1,15 @@
+import { createRouter } from "../../../lib/hono";
+import * as compliance from "./compliance";
+import * as create from "./create";
+import * as get from "./get";
+import * as list from "./list";
+import * as status from "./status";
+import * as voidEnvelope from "./void";
+
+export const envelopesRouter = createRouter()
+  .openapi(list.route, list.handler)
+  .openapi(create.route, create.handler)
+  .openapi(get.route, get.handler)
+  .openapi(status.route, status.handler)
+  .openapi(voidEnvelope.route, voidEnvelope.handler)
+  .openapi(compliance.route, compliance.handler);

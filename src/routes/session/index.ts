@@ -1,0 +1,8 @@
+import { createRouter } from "../../lib/hono";
+import { sessionAuth } from "../../middleware/session-auth";
+import * as audit from "./envelopes/audit";
+import * as voidEnvelope from "./envelopes/void";
+
+export const sessionRouter = createRouter();
+sessionRouter.use("/envelopes/*", sessionAuth);
+sessionRouter.openapi(voidEnvelope.route, voidEnvelope.handler).openapi(audit.route, audit.handler);

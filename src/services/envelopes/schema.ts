@@ -1,0 +1,102 @@
+import { z } from "@hono/zod-openapi";
+import { ENVELOPE_STATUSES } from "../../db/schema";
+
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+const noPrototypeKeys = (value: Record<string, unknown>) => Object.keys(value).every((k) => !FORBIDDEN_KEYS.has(k));
+
+export const Timestamp = z.string().openapi({ example: "2026-11-23T09:30:00.000Z", description: "UTC, ISO 8601 with milliseconds" });
+export const EnvelopeId = z.string().openapi({ example: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y" });
+export const EnvelopeStatusEnum = z.enum(ENVELOPE_STATUSES).openapi("EnvelopeStatus");
+
+export const SecuredPartySchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    role: z.string().max(100).optional(),
+    address: z.string().max(500).optional(),
+    email: z.email().max(254).optional(),
+    identifier: z.string().max(200).optional(),
+  })
+  .openapi("SecuredParty", { example: { name: "First Auto Finance LLC", role: "lender" } });
+
+export const CreateEnvelopeBody = z
+  .object({
+    envelope_name: z.string().trim().min(1).max(200),
+    customer_email: z.email().max(254),
+    customer_name: z.string().trim().min(1).max(200),
+    template_id: z.string().min(1).max(64).optional(),
+    external_id: z.string().min(1).max(200).optional(),
+    prefilled_data: z
+      .record(z.string().max(200), z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()]))
+      .refine(noPrototypeKeys, { message: "prefilled_data may not use the keys __proto__, constructor or prototype" })
+      .refine((v) => Object.keys(v).length <= 500, { message: "prefilled_data holds at most 500 fields" })
+      .optional()
+      .openapi({ description: "Template field values by field name", example: { vehicle_vin: "1HGCM82633A004352" } }),
+    secured_party: SecuredPartySchema.optional(),
+    document_source: z
+      .enum(["new", "upload"])
+      .optional()
+      .openapi({ description: "`new` (default): a document to be signed here; `upload`: paper signed elsewhere, vaulted through vault-in-upload" }),
+    expires_in_days: z.int().min(1).max(365).optional().openapi({ description: "Days a sent envelope stays open for signing (default 30)" }),
+  })
+  .openapi("CreateEnvelope", {
+    example: {
+      envelope_name: "Retail installment contract #1042",
+      customer_email: "jane.doe@example.com",
+      customer_name: "Jane Doe",
+      external_id: "deal-1042",
+      secured_party: { name: "First Auto Finance LLC", role: "lender" },
+    },
+  });
+export type CreateEnvelopeInput = z.infer<typeof CreateEnvelopeBody>;
+
+export const VoidEnvelopeBody = z
+  .object({ reason: z.string().trim().min(1).max(500) })
+  .openapi("VoidEnvelope", { example: { reason: "Deal restructured; a new contract follows" } });
+
+export const EnvelopeListItemSchema = z
+  .object({
+    envelope_id: EnvelopeId,
+    envelope_name: z.string(),
+    status: EnvelopeStatusEnum,
+    customer_id: z.string(),
+    external_id: z.string().nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi("EnvelopeListItem");
+
+export const EnvelopeSchema = EnvelopeListItemSchema.extend({
+  template_id: z.string().nullable(),
+  vaulted: z.boolean(),
+  compliant: z.boolean().openapi({ description: "true once a compliance certificate has been generated" }),
+  signed_at: Timestamp.nullable(),
+  expires_at: Timestamp.nullable(),
+  kba_required: z.boolean(),
+  provider_instance: z.string(),
+  secured_party: SecuredPartySchema.nullable(),
+  metadata: z
+    .object({
+      document_source: z.enum(["template", "package", "new", "upload"]).optional(),
+      source_template_id: z.string().optional(),
+      bulk_send: z.object({ batch_id: z.string(), item_id: z.string() }).optional(),
+    })
+    .openapi({ description: "Partner-safe subset of the envelope's metadata" }),
+}).openapi("Envelope");
+
+export const EnvelopeStatusSchema = z
+  .object({
+    envelope_id: EnvelopeId,
+    status: EnvelopeStatusEnum,
+    vaulted: z.boolean(),
+    compliant: z.boolean(),
+    signed_at: Timestamp.nullable(),
+    updated_at: Timestamp,
+  })
+  .openapi("EnvelopeStatusResponse");
+
+export const ListEnvelopesQuery = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({ example: 1 }),
+  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ example: 20 }),
+  customer_id: z.string().max(64).optional(),
+  status: EnvelopeStatusEnum.optional(),
+});

@@ -1,0 +1,82 @@
+import { conflict } from "../../lib/errors";
+import { nowIso } from "../../lib/time";
+import type { Actor } from "../audit/actor";
+import { auditInsert, isChainConflict } from "../audit/chain";
+import { outboxInsert } from "../events/outbox";
+import type { ServiceContext } from "../context";
+import { getEnvelope, type LoadedEnvelope } from "./repository";
+import { assertTransition, TRANSITIONS, type EnvelopeAction } from "./state-machine";
+import { envelopeEventData } from "./serialize";
+
+export type TransitionInput = {
+  orgId: string;
+  envelopeId: string;
+  action: EnvelopeAction;
+  actor: Actor;
+  /** extra columns to set with the status, e.g. { voided_reason: "..." } */
+  set?: Record<string, string | number | null>;
+  /** extra fields for the audit entry and event data */
+  data?: Record<string, unknown>;
+  /** statements that belong to the same change (they commit or fail with it) */
+  extra?: D1PreparedStatement[];
+};
+
+const SETTABLE = new Set(["voided_reason", "signed_at", "expires_at", "vaulted_at", "certificate_issued_at"]);
+
+/**
+ * Moves one envelope through the state machine: the status update, the audit entry and the outbox
+ * event go in one D1 batch. The update is guarded on the status and audit sequence read, and the audit
+ * entry takes the next sequence number under a unique index, so of two racing transitions exactly one
+ * commits; the other fails whole and is reported as a conflict.
+ */
+export async function transitionEnvelope(ctx: ServiceContext, input: TransitionInput): Promise<LoadedEnvelope> {
+  const envelope = await getEnvelope(ctx.env.DB, input.orgId, input.envelopeId);
+  return applyTransition(ctx, envelope, input);
+}
+
+export async function applyTransition(
+  ctx: ServiceContext,
+  envelope: LoadedEnvelope,
+  input: TransitionInput,
+): Promise<LoadedEnvelope> {
+  const db = ctx.env.DB;
+  const to = assertTransition(envelope.status, input.action);
+  const at = nowIso();
+  const set = input.set ?? {};
+  const columns = Object.keys(set).filter((k) => SETTABLE.has(k));
+  const update = db
+    .prepare(
+      `UPDATE envelopes SET status = ?, updated_at = ?, audit_seq = audit_seq + 1${columns.map((c) => `, ${c} = ?`).join("")}
+       WHERE id = ? AND org_id = ? AND status = ? AND audit_seq = ?`,
+    )
+    .bind(to, at, ...columns.map((c) => set[c] ?? null), envelope.id, envelope.org_id, envelope.status, envelope.audit_seq);
+  const audit = await auditInsert(db, {
+    orgId: envelope.org_id,
+    chainId: envelope.id,
+    head: envelope.head,
+    action: `envelope.${input.action}`,
+    actor: input.actor,
+    data: { from: envelope.status, to, ...(input.data ?? {}) },
+    at,
+  });
+  const eventType = TRANSITIONS[input.action].event;
+  const updated: LoadedEnvelope = { ...envelope, ...set, status: to, updated_at: at, audit_seq: audit.head.seq, head: audit.head };
+  const event = eventType
+    ? outboxInsert(db, {
+        orgId: envelope.org_id,
+        envelopeId: envelope.id,
+        type: eventType,
+        data: { ...envelopeEventData(updated), ...(input.data ?? {}) },
+        at,
+      })
+    : null;
+  try {
+    const results = await db.batch([update, audit.statement, ...(event ? [event.statement] : []), ...(input.extra ?? [])]);
+    if (results[0]?.meta.changes !== 1) throw conflict("The envelope changed while this request was processed; retry");
+  } catch (err) {
+    if (isChainConflict(err)) throw conflict("The envelope changed while this request was processed; retry");
+    throw err;
+  }
+  if (event) ctx.publish(event.id);
+  return updated;
+}

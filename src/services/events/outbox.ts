@@ -1,0 +1,31 @@
+import { newId } from "../../lib/ids";
+
+/** The event types this service emits today; the webhook catalog grows with later capabilities. */
+export const EVENT_TYPES = {
+  "envelope.created": "An envelope was created (API, console or bulk send).",
+  "envelope.sent": "The envelope was sent to its signers.",
+  "envelope.voided": "The envelope was voided by the sender; it can no longer be signed.",
+  "envelope.expired": "The envelope passed its expiry date before every signer had signed.",
+  "envelope.declined": "A signer declined to sign; the envelope is closed.",
+  "envelope.completed": "Every signer has signed; carries the values filled into the document.",
+  "signer.viewed": "A signer opened the document.",
+  "signer.started": "A signer started filling the document.",
+  "signer.completed": "A signer finished signing.",
+  "signer.declined": "A signer declined, with a reason.",
+  "vault.stored": "The authoritative copy was stored in the vault.",
+} as const;
+export type EventType = keyof typeof EVENT_TYPES;
+
+export type OutboxEvent = { id: string; statement: D1PreparedStatement };
+
+/** The INSERT of one outbox event, to be put in the same D1 batch as the change it reports. */
+export function outboxInsert(
+  db: D1Database,
+  input: { orgId: string; envelopeId: string | null; type: EventType; data: Record<string, unknown>; at: string },
+): OutboxEvent {
+  const id = newId("event");
+  const statement = db
+    .prepare("INSERT INTO events (id, org_id, envelope_id, type, data, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+    .bind(id, input.orgId, input.envelopeId, input.type, JSON.stringify(input.data), input.at);
+  return { id, statement };
+}

@@ -1,0 +1,75 @@
+import { z } from "@hono/zod-openapi";
+import { SCOPES } from "../../middleware/partner-auth";
+
+export const OrgIdParams = z.object({ org_id: z.string().max(64).openapi({ param: { name: "org_id", in: "path" } }) });
+export const KeyIdParams = z.object({ key_id: z.string().max(64).openapi({ param: { name: "key_id", in: "path" } }) });
+export const UserIdParams = z.object({ user_id: z.string().max(64).openapi({ param: { name: "user_id", in: "path" } }) });
+
+export const ScopeEnum = z.enum(SCOPES).openapi("Scope");
+const Scopes = z
+  .array(ScopeEnum)
+  .min(1)
+  .max(SCOPES.length)
+  .refine((s) => new Set(s).size === s.length, { message: "scopes must not repeat" });
+
+export const CreateOrgBody = z.object({ name: z.string().trim().min(1).max(200) }).openapi("CreateOrg", { example: { name: "Acme Auto Finance" } });
+export const PatchOrgBody = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    stripe_account_id: z.string().regex(/^acct_[A-Za-z0-9]{1,64}$/).nullable().optional(),
+    platform_fee_bps: z.int().min(0).max(10_000).optional(),
+  })
+  .openapi("PatchOrg", { example: { stripe_account_id: "acct_1Nv0FGQ9RKHgCVdK", platform_fee_bps: 150 } });
+
+export const CreateApiKeyBody = z
+  .object({
+    scopes: Scopes,
+    rate_limit_rpm: z.int().min(1).max(1_000_000).optional(),
+    name: z.string().trim().min(1).max(100).optional(),
+  })
+  .openapi("CreateApiKey", { example: { scopes: ["envelopes:read", "envelopes:write"], rate_limit_rpm: 60, name: "Dealer portal" } });
+export const PatchApiKeyBody = z
+  .object({
+    scopes: Scopes.optional(),
+    rate_limit_rpm: z.int().min(1).max(1_000_000).optional(),
+    active: z.boolean().optional(),
+  })
+  .openapi("PatchApiKey", { example: { rate_limit_rpm: 120 } });
+
+export const CreateUserBody = z
+  .object({
+    email: z.email().max(254),
+    name: z.string().trim().min(1).max(200),
+    role: z.enum(["admin", "custodian", "member"]),
+  })
+  .openapi("CreateUser", { example: { email: "ops@acme.example", name: "Olivia Ops", role: "admin" } });
+
+export const AccessTokenBody = z
+  .object({
+    org_id: z.string().max(64).optional(),
+    ttl_seconds: z.int().min(60).max(7 * 86_400).optional(),
+  })
+  .openapi("CreateAccessToken", { example: { ttl_seconds: 3600 } });
+
+export const CreateCustomerBody = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    email: z.email().max(254).optional(),
+    primary_contact_name: z.string().trim().min(1).max(200).optional(),
+  })
+  .openapi("CreateCustomer", { example: { name: "Jane Doe", email: "jane.doe@example.com" } });
+
+export const ApiKeySchema = z
+  .object({
+    key_id: z.string(),
+    org_id: z.string(),
+    name: z.string().nullable(),
+    key_prefix: z.string(),
+    scopes: z.array(ScopeEnum),
+    rate_limit_rpm: z.int(),
+    active: z.boolean(),
+    last_used_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("ApiKey");

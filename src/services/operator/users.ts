@@ -1,0 +1,61 @@
+import { SignJWT } from "jose";
+import type { Env } from "../../env";
+import { notFound, unprocessable } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { requireSecret } from "../../lib/secrets";
+import { addSeconds, nowIso } from "../../lib/time";
+import { SESSION_AUDIENCE, SESSION_ISSUER } from "../../middleware/session-auth";
+import type { Actor } from "../audit/actor";
+import { commitWithOrgAudit } from "../audit/org-chain";
+import { normalizeEmail } from "../envelopes/create-envelope";
+import { assertOrgExists } from "./orgs";
+
+/** Adds a user to an organization with a role; an existing user (same email) joins or changes role. */
+export async function addUser(
+  db: D1Database,
+  input: { orgId: string; actor: Actor; email: string; name: string; role: "admin" | "custodian" | "member" },
+) {
+  await assertOrgExists(db, input.orgId);
+  const email = normalizeEmail(input.email);
+  const at = nowIso();
+  const existing = await db.prepare("SELECT id FROM users WHERE email = ?").bind(email).first<{ id: string }>();
+  const userId = existing?.id ?? newId("user");
+  await commitWithOrgAudit(
+    db,
+    { orgId: input.orgId, action: "membership.granted", actor: input.actor, data: { user_id: userId, role: input.role }, at },
+    [
+      db.prepare("INSERT INTO users (id, email, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING").bind(userId, email, input.name, at),
+      db
+        .prepare(
+          `INSERT INTO memberships (user_id, org_id, role, created_at) VALUES ((SELECT id FROM users WHERE email = ?), ?, ?, ?)
+           ON CONFLICT (user_id, org_id) DO UPDATE SET role = excluded.role`,
+        )
+        .bind(email, input.orgId, input.role, at),
+    ],
+  );
+  const row = await db.prepare("SELECT id FROM users WHERE email = ?").bind(email).first<{ id: string }>();
+  return { user_id: row!.id, org_id: input.orgId, email, role: input.role };
+}
+
+export async function issueAccessToken(env: Env, input: { userId: string; orgId?: string; ttlSeconds?: number }) {
+  const secret = new TextEncoder().encode(requireSecret(env, "SESSION_JWT_SECRET"));
+  const user = await env.DB.prepare("SELECT id FROM users WHERE id = ?").bind(input.userId).first();
+  if (!user) throw notFound("User");
+  if (input.orgId) {
+    const member = await env.DB.prepare("SELECT 1 AS ok FROM memberships WHERE user_id = ? AND org_id = ?")
+      .bind(input.userId, input.orgId)
+      .first();
+    if (!member) throw unprocessable("The user is not a member of that organization", { org_id: input.orgId });
+  }
+  const ttl = input.ttlSeconds ?? 3600;
+  const issuedAt = Math.floor(Date.now() / 1000);
+  const token = await new SignJWT(input.orgId ? { org_id: input.orgId } : {})
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setSubject(input.userId)
+    .setIssuer(SESSION_ISSUER)
+    .setAudience(SESSION_AUDIENCE)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + ttl)
+    .sign(secret);
+  return { access_token: token, token_type: "Bearer", expires_at: addSeconds(new Date(issuedAt * 1000).toISOString(), ttl) };
+}

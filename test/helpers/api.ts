@@ -1,0 +1,72 @@
+import { SELF } from "cloudflare:test";
+
+export const BASE = "http://localhost/api/v2";
+export const OPERATOR_TOKEN = "test-operator-token";
+
+export type ApiResponse<T = any> = { status: number; headers: Headers; body: T };
+
+/** A request to the Worker, as a partner (or the operator, or a console user) would send it. */
+export async function call<T = any>(
+  method: string,
+  path: string,
+  opts: { key?: string; bearer?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.key) headers["X-API-Key"] = opts.key;
+  if (opts.bearer) headers.Authorization = `Bearer ${opts.bearer}`;
+  let body: string | undefined;
+  if (opts.raw !== undefined) body = opts.raw;
+  else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers["Content-Type"] ??= "application/json";
+  }
+  const res = await SELF.fetch(`${path.startsWith("http") ? path : BASE + path}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T };
+}
+
+export const operator = <T = any>(method: string, path: string, body?: unknown) =>
+  call<T>(method, `/operator${path}`, { bearer: OPERATOR_TOKEN, body: body ?? (method === "GET" ? undefined : {}) });
+
+export const ALL_SCOPES = ["envelopes:read", "envelopes:write", "vault:read", "vault:write", "compliance:read", "esign:write"];
+
+/** A fresh organization with one key: every test gets its own tenant, so tests never share state. */
+export async function newTenant(opts: { scopes?: string[]; rpm?: number; name?: string } = {}) {
+  const org = await operator("POST", "/orgs", { name: opts.name ?? "Test Lender" });
+  if (org.status !== 201) throw new Error(`org create failed: ${JSON.stringify(org.body)}`);
+  const orgId: string = org.body.data.org_id;
+  const key = await operator("POST", `/orgs/${orgId}/api-keys`, {
+    scopes: opts.scopes ?? ALL_SCOPES,
+    rate_limit_rpm: opts.rpm ?? 1000,
+  });
+  if (key.status !== 201) throw new Error(`key create failed: ${JSON.stringify(key.body)}`);
+  return { orgId, keyId: key.body.data.key_id as string, key: key.body.data.api_key as string };
+}
+
+export async function newKey(orgId: string, scopes: string[], rpm = 1000) {
+  const key = await operator("POST", `/orgs/${orgId}/api-keys`, { scopes, rate_limit_rpm: rpm });
+  return { keyId: key.body.data.key_id as string, key: key.body.data.api_key as string };
+}
+
+let counter = 0;
+export function envelopeBody(overrides: Record<string, unknown> = {}) {
+  counter += 1;
+  return {
+    envelope_name: `Retail installment contract #${counter}`,
+    customer_email: `buyer${counter}@example.com`,
+    customer_name: `Buyer ${counter}`,
+    ...overrides,
+  };
+}
+
+export async function createEnvelope(key: string, overrides: Record<string, unknown> = {}) {
+  const res = await call("POST", "/partner/envelopes", { key, body: envelopeBody(overrides) });
+  if (res.status !== 201) throw new Error(`envelope create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data as { envelope_id: string; customer_id: string; status: string; [k: string]: unknown };
+}

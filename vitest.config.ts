@@ -1,0 +1,29 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations("./migrations");
+  return {
+    plugins: [
+      cloudflareTest({
+        main: "./src/index.ts",
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            TEST_MIGRATIONS: migrations,
+            OPERATOR_TOKEN: "test-operator-token",
+            SESSION_JWT_SECRET: "test-session-secret-0123456789abcdef",
+            EMBED_TOKEN_SECRET: "test-embed-secret-0123456789abcdef",
+            STORAGE_URL_SECRET: "test-storage-secret-0123456789abcdef",
+          },
+        },
+      }),
+    ],
+    test: {
+      include: ["test/**/*.test.ts"],
+      exclude: ["test/browser/**"],
+      setupFiles: ["./test/setup.ts"],
+      testTimeout: 30_000,
+    },
+  };
+});
