@@ -19,6 +19,8 @@ export type Admission =
       remaining: number;
       /** epoch seconds at which the current window ends */
       reset: number;
+      /** whole seconds until the window ends (1..60) */
+      retryAfter: number;
     };
 
 const WINDOW_MS = 60_000;
@@ -48,14 +50,15 @@ export class RateLimiter extends DurableObject<Env> {
     if (!window || now - window.start >= WINDOW_MS) window = { start: now, count: 0 };
     const limit = key.rateLimitRpm;
     const reset = Math.ceil((window.start + WINDOW_MS) / 1000);
+    const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
     if (window.count >= limit) {
       this.ctx.storage.kv.put("window", window);
-      return { outcome: "limited", key, limit, remaining: 0, reset };
+      return { outcome: "limited", key, limit, remaining: 0, reset, retryAfter };
     }
     window.count += 1;
     this.ctx.storage.kv.put("window", window);
     this.touch(key.keyId, new Date(now).toISOString());
-    return { outcome: "admitted", key, limit, remaining: Math.max(0, limit - window.count), reset };
+    return { outcome: "admitted", key, limit, remaining: Math.max(0, limit - window.count), reset, retryAfter };
   }
 
   /** Called by the operator API after it changed the key in D1 (scopes, limit, active, rotation). */

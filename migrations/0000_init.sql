@@ -87,6 +87,7 @@ CREATE TABLE `envelopes` (
 	`signed_at` text,
 	`voided_reason` text,
 	`vaulted_at` text,
+	`certificate_issued_at` text,
 	`created_by_key_id` text,
 	`audit_seq` integer DEFAULT 0 NOT NULL,
 	`created_at` text NOT NULL,

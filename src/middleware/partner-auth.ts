@@ -34,7 +34,7 @@ export const partnerAuth = createMiddleware<AppEnv>(async (c, next) => {
   c.header("X-RateLimit-Remaining", String(admission.remaining));
   c.header("X-RateLimit-Reset", String(admission.reset));
   if (admission.outcome === "limited") {
-    const retryAfter = Math.max(1, admission.reset - Math.floor(Date.now() / 1000));
+    const retryAfter = admission.retryAfter;
     c.header("Retry-After", String(retryAfter));
     throw new ApiError(429, `Rate limit exceeded: ${admission.limit} requests per minute for this API key`, {
       retry_after: retryAfter,
