@@ -1,0 +1,94 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { ENVELOPE_STATUSES, type EnvelopeStatus } from "../../src/db/schema";
+import { ApiError } from "../../src/lib/errors";
+import { verifyChain } from "../../src/services/audit/verify-chain";
+import { transitionEnvelope } from "../../src/services/envelopes/transition";
+import { canTransition, TRANSITIONS, type EnvelopeAction } from "../../src/services/envelopes/state-machine";
+import { createEnvelope, newTenant } from "../helpers/api";
+
+/** The lifecycle of spec part 3 and DESIGN.md 3, written out independently of the implementation. */
+const EXPECTED: Record<EnvelopeAction, Partial<Record<EnvelopeStatus, EnvelopeStatus>>> = {
+  attach_document: { pending: "uploaded" },
+  prepare: { pending: "preparing", uploaded: "preparing" },
+  send: { preparing: "sent" },
+  view: { sent: "viewed" },
+  complete: { sent: "completed", viewed: "completed" },
+  record_paper_signed: { pending: "completed", uploaded: "completed" },
+  vault: { completed: "vaulted" },
+  decline: { sent: "declined", viewed: "declined" },
+  void: { pending: "voided", uploaded: "voided", preparing: "voided", sent: "voided", viewed: "voided" },
+  expire: { sent: "expired", viewed: "expired" },
+};
+
+const ctx = () => ({ env, publish: () => {} });
+const actor = { type: "system" as const, id: null };
+
+describe("envelope state machine", () => {
+  it("allows exactly the moves of the lifecycle table", () => {
+    for (const action of Object.keys(TRANSITIONS) as EnvelopeAction[]) {
+      for (const status of ENVELOPE_STATUSES) {
+        expect(canTransition(status, action), `${action} from ${status}`).toBe(EXPECTED[action][status] !== undefined);
+      }
+    }
+  });
+
+  it("never leaves a terminal status", () => {
+    for (const status of ["declined", "voided", "expired", "vaulted"] as const) {
+      for (const action of Object.keys(TRANSITIONS) as EnvelopeAction[]) expect(canTransition(status, action)).toBe(false);
+    }
+  });
+
+  it("applies every legal move in the database with its audit entry and event, and refuses every illegal one untouched", async () => {
+    const t = await newTenant({ rpm: 1_000_000 });
+    for (const action of Object.keys(TRANSITIONS) as EnvelopeAction[]) {
+      for (const from of ENVELOPE_STATUSES) {
+        const e = await createEnvelope(t.key);
+        await env.DB.prepare("UPDATE envelopes SET status = ? WHERE id = ?").bind(from, e.envelope_id).run();
+        const to = EXPECTED[action][from];
+        const eventsBefore = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ?").bind(e.envelope_id).first<{ n: number }>();
+        if (to) {
+          const updated = await transitionEnvelope(ctx(), { orgId: t.orgId, envelopeId: e.envelope_id, action, actor });
+          expect(updated.status).toBe(to);
+          const row = await env.DB.prepare("SELECT status, audit_seq FROM envelopes WHERE id = ?").bind(e.envelope_id).first();
+          expect(row).toEqual({ status: to, audit_seq: 2 });
+          const audit = await env.DB.prepare("SELECT action, data FROM audit_log WHERE chain_id = ? AND seq = 2").bind(e.envelope_id).first<{ action: string; data: string }>();
+          expect(audit!.action).toBe(`envelope.${action}`);
+          expect(JSON.parse(audit!.data)).toMatchObject({ from, to });
+          const eventsAfter = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ?").bind(e.envelope_id).first<{ n: number }>();
+          expect(eventsAfter!.n - eventsBefore!.n).toBe(TRANSITIONS[action].event ? 1 : 0);
+          if (TRANSITIONS[action].event) {
+            const ev = await env.DB.prepare("SELECT type FROM events WHERE envelope_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1").bind(e.envelope_id).first<{ type: string }>();
+            expect(ev!.type).toBe(TRANSITIONS[action].event);
+          }
+        } else {
+          const err = await transitionEnvelope(ctx(), { orgId: t.orgId, envelopeId: e.envelope_id, action, actor }).catch((x: unknown) => x);
+          expect(err).toBeInstanceOf(ApiError);
+          expect((err as ApiError).status).toBe(422);
+          expect((err as ApiError).message).toMatch(new RegExp(`with status ${from}$`));
+          const row = await env.DB.prepare("SELECT status, audit_seq FROM envelopes WHERE id = ?").bind(e.envelope_id).first();
+          expect(row).toEqual({ status: from, audit_seq: 1 });
+        }
+      }
+    }
+  });
+
+  it("walks the signing path pending → preparing → sent → viewed → completed → vaulted with a verifying chain", async () => {
+    const t = await newTenant();
+    const e = await createEnvelope(t.key);
+    for (const action of ["prepare", "send", "view", "complete", "vault"] as const) {
+      await transitionEnvelope(ctx(), { orgId: t.orgId, envelopeId: e.envelope_id, action, actor });
+    }
+    const row = await env.DB.prepare("SELECT status FROM envelopes WHERE id = ?").bind(e.envelope_id).first<{ status: string }>();
+    expect(row!.status).toBe("vaulted");
+    expect(await verifyChain(env.DB, e.envelope_id)).toMatchObject({ verified: true, entries: 6 });
+  });
+
+  it("refuses a transition on an envelope of another organization as not found", async () => {
+    const a = await newTenant();
+    const b = await newTenant();
+    const e = await createEnvelope(a.key);
+    const err = await transitionEnvelope(ctx(), { orgId: b.orgId, envelopeId: e.envelope_id, action: "void", actor }).catch((x: unknown) => x);
+    expect((err as ApiError).status).toBe(404);
+  });
+});
