@@ -35,33 +35,6 @@ function buildApi() {
   api.route("/", partnerRouter);
   api.route("/", sessionRouter);
   api.route("/", operatorRouter);
-  api.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
-    type: "apiKey",
-    in: "header",
-    name: "X-API-Key",
-    description: "Partner API key (`lk_` + 40 hex). The scopes each route needs are listed on its security requirement.",
-  });
-  api.openAPIRegistry.registerComponent("securitySchemes", "BearerAuth", {
-    type: "http",
-    scheme: "bearer",
-    bearerFormat: "JWT",
-    description: "Console access token; send `X-Org-Id` to choose the organization.",
-  });
-  api.openAPIRegistry.registerComponent("securitySchemes", "OperatorToken", {
-    type: "http",
-    scheme: "bearer",
-    description: "The operator's OPERATOR_TOKEN.",
-  });
-  api.doc31("/openapi.json", (c) => ({
-    openapi: "3.1.0",
-    info: {
-      title: "Electronic Signature and Vaulting Service API",
-      version: "2.0.0",
-      description:
-        "Send documents for e-signature, vault the signed result as the authoritative copy under UCC §9-105, and evaluate compliance. Every 2xx body is `{ data }` (lists add `meta`); every error is `{ error, details? }`; every response carries `X-Request-Id`.",
-    },
-    servers: [{ url: new URL(API_BASE, c.req.url).toString() }],
-  }));
   api.get("/docs", docsPage);
   return api;
 }
@@ -71,6 +44,33 @@ export function buildApp() {
   app.use("*", requestId);
   app.openapi(healthRoute, (c) => c.json({ data: { status: "ok" as const } }, 200));
   app.route(API_BASE, buildApi());
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+    description: "Partner API key (`lk_` + 40 hex). The scopes each route needs are listed on its security requirement.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "BearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "Console access token; send `X-Org-Id` to choose the organization.",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "OperatorToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "The operator's OPERATOR_TOKEN.",
+  });
+  app.doc31(`${API_BASE}/openapi.json`, (c) => ({
+    openapi: "3.1.0",
+    info: {
+      title: "Electronic Signature and Vaulting Service API",
+      version: "2.0.0",
+      description:
+        "Send documents for e-signature, vault the signed result as the authoritative copy under UCC §9-105, and evaluate compliance. Every 2xx body is `{ data }` (lists add `meta`); every error is `{ error, details? }`; every response carries `X-Request-Id`.",
+    },
+    servers: [{ url: new URL("/", c.req.url).origin }],
+  }));
   app.get("/static/*", (c) => c.env.ASSETS.fetch(c.req.raw));
   app.notFound(onNotFound);
   app.onError(onError);

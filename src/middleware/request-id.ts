@@ -8,5 +8,11 @@ export const requestId = createMiddleware<AppEnv>(async (c, next) => {
   c.set("requestId", id);
   c.header("X-Request-Id", id);
   await next();
-  c.res.headers.set("X-Request-Id", id);
+  try {
+    c.res.headers.set("X-Request-Id", id);
+  } catch {
+    // Responses from bindings (static assets, R2) have immutable headers: copy, then stamp.
+    c.res = new Response(c.res.body, c.res);
+    c.res.headers.set("X-Request-Id", id);
+  }
 });

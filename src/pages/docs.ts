@@ -6,6 +6,10 @@ import type { AppEnv } from "../lib/hono";
  * (`npm run assets` copies it into public/static/vendor), reading the live OpenAPI document.
  */
 export function docsPage(c: Context<AppEnv>) {
+  c.header(
+    "Content-Security-Policy",
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
+  );
   return c.html(`<!doctype html>
 <html lang="en">
 <head>

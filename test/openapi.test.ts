@@ -1,0 +1,58 @@
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { app } from "../src/app";
+
+type Doc = { openapi: string; paths: Record<string, Record<string, { security?: Record<string, string[]>[]; responses: Record<string, unknown> }>> };
+
+async function doc(): Promise<Doc> {
+  const res = await SELF.fetch("http://localhost/api/v2/openapi.json");
+  expect(res.status).toBe(200);
+  return (await res.json()) as Doc;
+}
+
+/** Routes served for the document itself and for static files, not API operations. */
+const NOT_OPERATIONS = new Set(["GET /api/v2/openapi.json", "GET /api/v2/docs", "GET /static/*"]);
+
+describe("OpenAPI document", () => {
+  it("is OpenAPI 3.1 and describes every route the app serves", async () => {
+    const d = await doc();
+    expect(d.openapi).toBe("3.1.0");
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries(d.paths)) {
+      for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ":$1")}`);
+    }
+    const served = app.routes
+      .filter((r) => r.method !== "ALL")
+      .map((r) => `${r.method} ${r.path}`)
+      .filter((r) => !NOT_OPERATIONS.has(r));
+    expect(served.length).toBeGreaterThan(10);
+    for (const route of served) {
+      expect(documented.has(route), `${route} is not in the OpenAPI document`).toBe(true);
+    }
+  });
+
+  it("names each partner route's scope and its error statuses, with examples", async () => {
+    const d = await doc();
+    const create = d.paths["/api/v2/partner/envelopes"]!.post!;
+    expect(create.security).toEqual([{ ApiKeyAuth: ["envelopes:write"] }]);
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["201", "401", "403", "415", "422", "429"]));
+    const compliance = d.paths["/api/v2/partner/envelopes/{envelope_id}/compliance"]!.get!;
+    expect(compliance.security).toEqual([{ ApiKeyAuth: ["compliance:read"] }]);
+    expect(JSON.stringify(d)).toContain("Retail installment contract #1042");
+  });
+
+  it("serves a human reference page whose scripts and styles come from this Worker, not a CDN", async () => {
+    const res = await SELF.fetch("http://localhost/api/v2/docs");
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThanOrEqual(3);
+    for (const asset of assets) {
+      expect(asset.startsWith("/static/"), asset).toBe(true);
+      const file = await SELF.fetch(`http://localhost${asset}`);
+      expect(file.status, asset).toBe(200);
+      expect((await file.text()).length).toBeGreaterThan(100);
+    }
+    expect(res.headers.get("Content-Security-Policy")).toMatch(/script-src 'self'/);
+  });
+});
