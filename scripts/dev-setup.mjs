@@ -1,0 +1,322 @@
+// Runs before `npm run dev` (the "predev" script): makes a fresh clone usable with no manual steps.
+//   1. .dev.vars from .dev.vars.example, every `change-me-...` placeholder replaced by a random value
+//   2. local D1 migrations applied
+//   3. a demo organization, admin user and all-scopes API key seeded (idempotently)
+//   4. the demo credentials and ready-to-run curl lines printed
+// The raw API key cannot be read back from D1 (only its SHA-256 is stored), so it is kept in the
+// git-ignored .dev-demo.json and reused on later runs while its hash is still in the local database.
+// Everything here is local: nothing touches Cloudflare's network.
+import { spawnSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const DEV_VARS = join(root, ".dev.vars");
+const DEV_VARS_EXAMPLE = join(root, ".dev.vars.example");
+const DEMO_FILE = join(root, ".dev-demo.json");
+
+const BASE_URL = "http://localhost:8787";
+const DEMO_ORG_NAME = "Demo Lender";
+const DEMO_USER_EMAIL = "demo-admin@example.com";
+const DEMO_USER_NAME = "Demo Admin";
+const DEMO_KEY_NAME = "Demo key (npm run dev)";
+const DEMO_SCOPES = ["envelopes:read", "envelopes:write", "vault:read", "vault:write", "compliance:read", "esign:write"];
+const DEMO_RPM = 60;
+
+// ---------------------------------------------------------------------------------------------
+// helpers
+
+const BASE32 = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower case (as src/lib/ids.ts)
+
+/** `prefix_` + 26 base32 characters from 16 random bytes (128 bits). */
+function newId(prefix) {
+  const buf = randomBytes(16);
+  let out = "";
+  let acc = 0;
+  let bits = 0;
+  for (const b of buf) {
+    acc = (acc << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(acc >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += BASE32[(acc << (5 - bits)) & 31];
+  return `${prefix}_${out}`;
+}
+
+const newRawApiKey = () => `lk_${randomBytes(20).toString("hex")}`;
+const API_KEY_PATTERN = /^lk_[0-9a-f]{40}$/;
+const sha256Hex = (s) => createHash("sha256").update(s, "utf8").digest("hex");
+const sql = (v) => (v === null || v === undefined ? "NULL" : `'${String(v).replaceAll("'", "''")}'`);
+
+function fail(message, detail) {
+  console.error(`\ndev-setup: ${message}`);
+  if (detail) console.error(detail.trim());
+  process.exit(1);
+}
+
+/** Runs the project's own wrangler (node_modules), non-interactively, without telemetry. */
+function wrangler(args) {
+  const bin = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+  if (!existsSync(bin)) fail("wrangler is not installed; run `npm install` first.");
+  const res = spawnSync(process.execPath, [bin, ...args], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
+  });
+  if (res.error) fail(`could not run wrangler ${args.join(" ")}`, String(res.error));
+  if (res.status !== 0) {
+    fail(`\`wrangler ${args.join(" ")}\` failed (exit ${res.status})`, `${res.stdout ?? ""}\n${res.stderr ?? ""}`);
+  }
+  return res;
+}
+
+/** SELECT against the local D1 database; returns the rows of the last statement. */
+function query(statement) {
+  const res = wrangler(["d1", "execute", "DB", "--local", "--json", "--command", statement]);
+  let parsed;
+  try {
+    parsed = JSON.parse(res.stdout);
+  } catch {
+    fail("could not parse `wrangler d1 execute --json` output", res.stdout);
+  }
+  const results = Array.isArray(parsed) ? parsed : [parsed];
+  return results.at(-1)?.results ?? [];
+}
+
+/** Runs several SQL statements against the local D1 database from a temporary file. */
+function executeFile(statements) {
+  const dir = mkdtempSync(join(tmpdir(), "esign-vault-seed-"));
+  const file = join(dir, "seed.sql");
+  try {
+    writeFileSync(file, statements.map((s) => `${s.trim()};`).join("\n") + "\n");
+    wrangler(["d1", "execute", "DB", "--local", "--file", file]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. .dev.vars
+
+function ensureDevVars() {
+  if (!existsSync(DEV_VARS_EXAMPLE)) fail(".dev.vars.example is missing.");
+  const example = readFileSync(DEV_VARS_EXAMPLE, "utf8");
+  const fill = (line) => {
+    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
+    if (!m || !m[2].trim().startsWith("change-me")) return line;
+    return `${m[1]}=${randomBytes(32).toString("hex")}`;
+  };
+
+  if (!existsSync(DEV_VARS)) {
+    const body = example.split("\n").map(fill).join("\n");
+    writeFileSync(DEV_VARS, body, { mode: 0o600 });
+    console.log("dev-setup: created .dev.vars with fresh random secrets");
+    return;
+  }
+
+  // Keep the developer's file; add any variable the example gained since it was created.
+  const current = readFileSync(DEV_VARS, "utf8");
+  const names = (text) =>
+    new Set(
+      text
+        .split("\n")
+        .map((l) => /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(l)?.[1])
+        .filter(Boolean),
+    );
+  const have = names(current);
+  const missing = example
+    .split("\n")
+    .filter((l) => {
+      const name = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(l)?.[1];
+      return name && !have.has(name);
+    })
+    .map(fill);
+  if (missing.length > 0) {
+    const sep = current.endsWith("\n") || current === "" ? "" : "\n";
+    writeFileSync(DEV_VARS, `${current}${sep}${missing.join("\n")}\n`);
+    console.log(`dev-setup: added to .dev.vars: ${missing.map((l) => l.split("=")[0]).join(", ")}`);
+  } else {
+    console.log("dev-setup: .dev.vars present (kept as is)");
+  }
+  const placeholders = [...current.matchAll(/^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*change-me/gm)].map((m) => m[1]);
+  if (placeholders.length > 0) {
+    console.warn(`dev-setup: warning: .dev.vars still has placeholder values for ${placeholders.join(", ")}`);
+  }
+}
+
+function readDevVar(name) {
+  if (!existsSync(DEV_VARS)) return undefined;
+  for (const line of readFileSync(DEV_VARS, "utf8").split("\n")) {
+    const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (m && m[1] === name) return m[2].replace(/^(["'])(.*)\1$/, "$2");
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. migrations
+
+function applyMigrations() {
+  const res = wrangler(["d1", "migrations", "apply", "DB", "--local"]);
+  const out = `${res.stdout}\n${res.stderr}`;
+  if (/No migrations to apply/i.test(out)) console.log("dev-setup: local D1 migrations up to date");
+  else console.log("dev-setup: local D1 migrations applied");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. demo seed
+
+function readDemoFile() {
+  if (!existsSync(DEMO_FILE)) return null;
+  try {
+    const data = JSON.parse(readFileSync(DEMO_FILE, "utf8"));
+    return data && typeof data === "object" ? data : null;
+  } catch {
+    console.warn("dev-setup: .dev-demo.json is unreadable; creating fresh demo credentials");
+    return null;
+  }
+}
+
+function seedDemo() {
+  const saved = readDemoFile();
+  const savedKey = typeof saved?.api_key === "string" && API_KEY_PATTERN.test(saved.api_key) ? saved.api_key : null;
+
+  // One round trip for everything we need to know.
+  const lookups = [
+    `SELECT 'org_saved' AS k, id AS v FROM organizations WHERE id = ${sql(saved?.org_id ?? "")}`,
+    `SELECT 'org_named' AS k, id AS v FROM (SELECT id FROM organizations WHERE name = ${sql(DEMO_ORG_NAME)} ORDER BY created_at LIMIT 1)`,
+    `SELECT 'user' AS k, id AS v FROM users WHERE email = ${sql(DEMO_USER_EMAIL)}`,
+    `SELECT 'key' AS k, id || ' ' || org_id || ' ' || active AS v FROM api_keys WHERE key_hash = ${sql(savedKey ? sha256Hex(savedKey) : "")}`,
+  ].join(" UNION ALL ");
+  const found = Object.fromEntries(query(lookups).map((r) => [r.k, r.v]));
+
+  const at = new Date().toISOString();
+  const statements = [];
+  const created = [];
+
+  let orgId = found.org_saved ?? found.org_named;
+  if (!orgId) {
+    orgId = newId("org");
+    created.push("organization");
+    statements.push(
+      `INSERT INTO organizations (id, name, stripe_account_id, platform_fee_bps, created_at, updated_at)
+       VALUES (${sql(orgId)}, ${sql(DEMO_ORG_NAME)}, NULL, 0, ${sql(at)}, ${sql(at)})`,
+    );
+  }
+
+  let userId = found.user;
+  if (!userId) {
+    userId = newId("usr");
+    created.push("admin user");
+    statements.push(
+      `INSERT INTO users (id, email, name, created_at) VALUES (${sql(userId)}, ${sql(DEMO_USER_EMAIL)}, ${sql(DEMO_USER_NAME)}, ${sql(at)})
+       ON CONFLICT (email) DO NOTHING`,
+    );
+  }
+  statements.push(
+    `INSERT INTO memberships (user_id, org_id, role, created_at) VALUES (${sql(userId)}, ${sql(orgId)}, 'admin', ${sql(at)})
+     ON CONFLICT (user_id, org_id) DO UPDATE SET role = 'admin'`,
+  );
+
+  let keyId;
+  let rawKey;
+  let reused = false;
+  const [savedKeyId, savedKeyOrg, savedKeyActive] = (found.key ?? "").split(" ");
+  if (savedKey && savedKeyId && savedKeyOrg === orgId && savedKeyActive === "1") {
+    keyId = savedKeyId;
+    rawKey = savedKey;
+    reused = true;
+  } else {
+    if (savedKey && savedKeyId && savedKeyActive !== "1") {
+      console.log("dev-setup: the saved demo key was deactivated; creating a new one");
+    } else if (savedKey && !savedKeyId) {
+      console.log("dev-setup: the saved demo key is no longer in the local database (rotated or reset); creating a new one");
+    }
+    keyId = newId("key");
+    created.push("API key");
+    rawKey = newRawApiKey();
+    statements.push(
+      `INSERT INTO api_keys (id, org_id, name, key_hash, key_prefix, scopes, rate_limit_rpm, active, last_used_at, created_at, updated_at)
+       VALUES (${sql(keyId)}, ${sql(orgId)}, ${sql(DEMO_KEY_NAME)}, ${sql(sha256Hex(rawKey))}, ${sql(rawKey.slice(0, 7))},
+               ${sql(JSON.stringify(DEMO_SCOPES))}, ${DEMO_RPM}, 1, NULL, ${sql(at)}, ${sql(at)})`,
+    );
+  }
+
+  executeFile(statements);
+
+  // Read back what the Worker will see, so a broken seed fails here and not at the first curl.
+  const check = query(
+    `SELECT k.id AS key_id, k.org_id AS org_id, m.role AS role FROM api_keys k
+     JOIN memberships m ON m.org_id = k.org_id AND m.user_id = ${sql(userId)}
+     WHERE k.key_hash = ${sql(sha256Hex(rawKey))} AND k.active = 1`,
+  );
+  if (check.length !== 1 || check[0].key_id !== keyId || check[0].role !== "admin") {
+    fail("the demo seed did not land in the local database as expected", JSON.stringify(check));
+  }
+
+  const demo = {
+    note: "Local demo credentials written by scripts/dev-setup.mjs. Git-ignored; never commit.",
+    base_url: BASE_URL,
+    org_id: orgId,
+    org_name: DEMO_ORG_NAME,
+    user_id: userId,
+    user_email: DEMO_USER_EMAIL,
+    key_id: keyId,
+    api_key: rawKey,
+    scopes: DEMO_SCOPES,
+    created_at: reused && saved?.created_at ? saved.created_at : at,
+  };
+  writeFileSync(DEMO_FILE, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  console.log(
+    created.length === 0
+      ? "dev-setup: demo data present; reusing the saved demo key"
+      : `dev-setup: demo data seeded (new: ${created.join(", ")})`,
+  );
+  return demo;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. banner
+
+function printBanner(demo) {
+  const envelopeBody = JSON.stringify({ envelope_name: "Demo contract", customer_email: "jane@example.com", customer_name: "Jane Doe" });
+  const lines = [
+    "esign-vault local dev",
+    "",
+    `URL          ${BASE_URL}`,
+    `API docs     ${BASE_URL}/api/v2/docs`,
+    `Org          ${demo.org_id}  (${demo.org_name})`,
+    `Admin user   ${demo.user_id}  (${demo.user_email})`,
+    `API key      ${demo.api_key}`,
+    `Key id       ${demo.key_id}  (all scopes, ${DEMO_RPM} rpm)`,
+    `Operator     OPERATOR_TOKEN in .dev.vars  (npm run operator -- help)`,
+    `Saved in     .dev-demo.json (git-ignored)`,
+    "",
+    "Create an envelope:",
+    `curl -s -X POST ${BASE_URL}/api/v2/partner/envelopes -H "X-API-Key: ${demo.api_key}" -H "Content-Type: application/json" -d '${envelopeBody}'`,
+    "",
+    "List envelopes:",
+    `curl -s ${BASE_URL}/api/v2/partner/envelopes -H "X-API-Key: ${demo.api_key}"`,
+  ];
+  // Long lines (the curl commands) are not wrapped, so they stay copy-pasteable; the box fits the rest.
+  const width = Math.max(...lines.filter((l) => !l.startsWith("curl")).map((l) => l.length));
+  const bar = "═".repeat(width + 2);
+  const out = [`╔${bar}╗`];
+  for (const l of lines) out.push(l.startsWith("curl") ? l : `║ ${l.padEnd(width)} ║`);
+  out.push(`╚${bar}╝`);
+  console.log(`\n${out.join("\n")}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+ensureDevVars();
+if (!readDevVar("OPERATOR_TOKEN")) console.warn("dev-setup: warning: OPERATOR_TOKEN is empty in .dev.vars; the operator API will answer 503");
+applyMigrations();
+printBanner(seedDemo());

@@ -1,0 +1,281 @@
+#!/usr/bin/env node
+// Operator CLI: a thin, dependency-free client for the operator API ({base_url}/api/v2/operator/*).
+//   npm run operator -- help
+// URL:   --url, else $OPERATOR_URL, else http://localhost:8787
+// Token: --token, else $OPERATOR_TOKEN, else OPERATOR_TOKEN from ./.dev.vars (local dev)
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const API_BASE = "/api/v2";
+const DEFAULT_URL = "http://localhost:8787";
+const ALL_SCOPES = ["envelopes:read", "envelopes:write", "vault:read", "vault:write", "compliance:read", "esign:write"];
+
+const HELP = `Usage: npm run operator -- <command> [args] [--url URL] [--token TOKEN]
+
+Organizations
+  org:create --name NAME
+  org:update <org_id> [--name NAME] [--stripe-account acct_...|none] [--fee-bps N]
+
+API keys (the raw key is printed once, by create and rotate)
+  key:create <org_id> --scopes a,b|all [--rpm N] [--name NAME]
+  key:rotate <key_id>
+  key:update <key_id> [--scopes a,b|all] [--rpm N] [--active true|false]
+  key:show <key_id>
+
+Users and customers
+  user:create <org_id> --email EMAIL --name NAME --role admin|custodian|member
+  token:create <user_id> [--org ORG_ID] [--ttl SECONDS]
+  customer:create <org_id> --name NAME [--email EMAIL] [--contact NAME]
+
+  help
+
+Scopes: ${ALL_SCOPES.join(", ")}
+
+Connection
+  --url URL       service origin; else $OPERATOR_URL; else ${DEFAULT_URL}
+  --token TOKEN   operator token; else $OPERATOR_TOKEN; else OPERATOR_TOKEN from ./.dev.vars
+
+Examples
+  npm run operator -- org:create --name "Acme Auto Finance"
+  npm run operator -- key:create org_... --scopes all --rpm 120 --name "Dealer portal"
+  npm run operator -- org:create --name "Acme" --url https://api.example.com --token "$OPERATOR_TOKEN"
+`;
+
+class UsageError extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// argument parsing: positionals and --flag value / --flag=value
+
+function parseArgs(argv) {
+  const positionals = [];
+  const flags = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg === "-h" || arg === "--help") {
+      flags.help = "true";
+      continue;
+    }
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+      let value;
+      if (eq !== -1) value = arg.slice(eq + 1);
+      else if (i + 1 < argv.length && !argv[i + 1].startsWith("--")) value = argv[++i];
+      else throw new UsageError(`--${name} needs a value`);
+      flags[name] = value;
+    } else {
+      positionals.push(arg);
+    }
+  }
+  return { positionals, flags };
+}
+
+function int(flag, value) {
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value)) throw new UsageError(`--${flag} must be an integer, got "${value}"`);
+  return Number(value);
+}
+
+function bool(flag, value) {
+  if (value === undefined) return undefined;
+  if (value === "true") return true;
+  if (value === "false") return false;
+  throw new UsageError(`--${flag} must be true or false, got "${value}"`);
+}
+
+function scopes(value) {
+  if (value === undefined) return undefined;
+  if (value === "all") return [...ALL_SCOPES];
+  const list = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (list.length === 0) throw new UsageError("--scopes needs at least one scope");
+  return list; // the API validates the names and reports any it does not know
+}
+
+function nullable(value) {
+  if (value === undefined) return undefined;
+  return value === "none" || value === "null" || value === "" ? null : value;
+}
+
+/** Drops undefined fields so PATCH bodies carry only what was given. */
+const compact = (obj) => Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
+
+// ---------------------------------------------------------------------------------------------
+// commands: each declares its positional argument, its flags, and builds the request
+
+const COMMANDS = {
+  "org:create": {
+    flags: ["name"],
+    required: ["name"],
+    build: (_, f) => ["POST", "/operator/orgs", { name: f.name }],
+  },
+  "org:update": {
+    arg: "org_id",
+    flags: ["name", "stripe-account", "fee-bps"],
+    atLeastOne: true,
+    build: (id, f) => [
+      "PATCH",
+      `/operator/orgs/${enc(id)}`,
+      compact({ name: f.name, stripe_account_id: nullable(f["stripe-account"]), platform_fee_bps: int("fee-bps", f["fee-bps"]) }),
+    ],
+  },
+  "key:create": {
+    arg: "org_id",
+    flags: ["scopes", "rpm", "name"],
+    required: ["scopes"],
+    build: (id, f) => [
+      "POST",
+      `/operator/orgs/${enc(id)}/api-keys`,
+      compact({ scopes: scopes(f.scopes), rate_limit_rpm: int("rpm", f.rpm), name: f.name }),
+    ],
+  },
+  "key:rotate": {
+    arg: "key_id",
+    flags: [],
+    build: (id) => ["POST", `/operator/api-keys/${enc(id)}/rotate`, {}],
+  },
+  "key:update": {
+    arg: "key_id",
+    flags: ["scopes", "rpm", "active"],
+    atLeastOne: true,
+    build: (id, f) => [
+      "PATCH",
+      `/operator/api-keys/${enc(id)}`,
+      compact({ scopes: scopes(f.scopes), rate_limit_rpm: int("rpm", f.rpm), active: bool("active", f.active) }),
+    ],
+  },
+  "key:show": {
+    arg: "key_id",
+    flags: [],
+    build: (id) => ["GET", `/operator/api-keys/${enc(id)}`, undefined],
+  },
+  "user:create": {
+    arg: "org_id",
+    flags: ["email", "name", "role"],
+    required: ["email", "name", "role"],
+    build: (id, f) => ["POST", `/operator/orgs/${enc(id)}/users`, { email: f.email, name: f.name, role: f.role }],
+  },
+  "token:create": {
+    arg: "user_id",
+    flags: ["org", "ttl"],
+    build: (id, f) => ["POST", `/operator/users/${enc(id)}/access-tokens`, compact({ org_id: f.org, ttl_seconds: int("ttl", f.ttl) })],
+  },
+  "customer:create": {
+    arg: "org_id",
+    flags: ["name", "email", "contact"],
+    required: ["name"],
+    build: (id, f) => [
+      "POST",
+      `/operator/orgs/${enc(id)}/customers`,
+      compact({ name: f.name, email: f.email, primary_contact_name: f.contact }),
+    ],
+  },
+};
+
+const enc = (s) => encodeURIComponent(s);
+
+// ---------------------------------------------------------------------------------------------
+// connection
+
+function devVarsToken() {
+  const file = join(process.cwd(), ".dev.vars");
+  if (!existsSync(file)) return undefined;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    const m = /^\s*OPERATOR_TOKEN\s*=\s*(.*?)\s*$/.exec(line);
+    if (m) return m[1].replace(/^(["'])(.*)\1$/, "$2") || undefined;
+  }
+  return undefined;
+}
+
+function apiUrl(base, path) {
+  let origin = base.replace(/\/+$/, "");
+  if (!/^https?:\/\//i.test(origin)) throw new UsageError(`--url must start with http:// or https://, got "${base}"`);
+  if (origin.endsWith(API_BASE)) origin = origin.slice(0, -API_BASE.length);
+  return `${origin}${API_BASE}${path}`;
+}
+
+async function call(method, url, token, body) {
+  const headers = { Authorization: `Bearer ${token}`, Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let res;
+  try {
+    res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (err) {
+    const cause = err?.cause?.code ?? err?.cause?.message ?? err?.message ?? String(err);
+    throw new Error(`could not reach ${url} (${cause}). Is the service running (npm run dev) and --url right?`);
+  }
+  const text = await res.text();
+  let json;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  return { status: res.status, ok: res.ok, json, text };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const { positionals, flags } = parseArgs(process.argv.slice(2));
+  const [name, ...rest] = positionals;
+  if (!name || name === "help" || flags.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const cmd = COMMANDS[name];
+  if (!cmd) throw new UsageError(`unknown command "${name}"`);
+
+  const { url: urlFlag, token: tokenFlag, ...own } = flags;
+  for (const f of Object.keys(own)) {
+    if (!cmd.flags.includes(f)) throw new UsageError(`${name} does not take --${f}`);
+  }
+  for (const f of cmd.required ?? []) {
+    if (own[f] === undefined) throw new UsageError(`${name} needs --${f}`);
+  }
+  if (cmd.atLeastOne && Object.keys(own).length === 0) {
+    throw new UsageError(`${name} needs at least one of ${cmd.flags.map((f) => `--${f}`).join(", ")}`);
+  }
+  const expected = cmd.arg ? 1 : 0;
+  if (rest.length < expected) throw new UsageError(`${name} needs <${cmd.arg}>`);
+  if (rest.length > expected) throw new UsageError(`unexpected argument "${rest[expected]}"`);
+
+  const [method, path, body] = cmd.build(rest[0], own);
+  const base = urlFlag ?? process.env.OPERATOR_URL ?? DEFAULT_URL;
+  const fromDevVars = tokenFlag === undefined && !process.env.OPERATOR_TOKEN;
+  const token = tokenFlag ?? process.env.OPERATOR_TOKEN ?? devVarsToken();
+  if (!token) {
+    throw new UsageError("no operator token: pass --token, set OPERATOR_TOKEN, or run from a checkout with a .dev.vars (npm run dev creates it)");
+  }
+
+  const res = await call(method, apiUrl(base, path), token, body);
+  if (res.ok) {
+    process.stdout.write(`${JSON.stringify(res.json ?? res.text, null, 2)}\n`);
+    return 0;
+  }
+  const message = res.json?.error ?? (res.text.trim().slice(0, 500) || "no response body");
+  process.stderr.write(`error: HTTP ${res.status}: ${message}\n`);
+  if (res.json?.details !== undefined) process.stderr.write(`${JSON.stringify(res.json.details, null, 2)}\n`);
+  if (res.status === 401 && fromDevVars) {
+    process.stderr.write("hint: the token came from ./.dev.vars (local dev); for a deployed service pass --token or set OPERATOR_TOKEN\n");
+  }
+  return 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`error: ${err.message}\nRun \`npm run operator -- help\` for usage.\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exit(1);
+  },
+);
