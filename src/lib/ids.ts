@@ -39,6 +39,7 @@ export const PREFIXES = {
   user: "usr",
   signer: "sgn",
   audit: "aud",
+  document: "doc",
   request: "req",
 } as const;
 

@@ -3,3 +3,4 @@ export * from "./api-keys";
 export * from "./customers";
 export * from "./envelopes";
 export * from "./events";
+export * from "./documents";

@@ -1,0 +1,23 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { envelopes } from "./envelopes";
+
+/**
+ * The PDFs of an envelope, kept in R2 (`DOCS`): `original` is the document sent for signature (or the
+ * paper document as uploaded), `signed` the stamped result of the signing. The hash is taken when the
+ * bytes are written, so later readers can prove they read what was stored.
+ */
+export const envelopeDocuments = sqliteTable(
+  "envelope_documents",
+  {
+    id: text("id").primaryKey(),
+    envelopeId: text("envelope_id").notNull().references(() => envelopes.id),
+    orgId: text("org_id").notNull(),
+    kind: text("kind", { enum: ["original", "signed"] }).notNull(),
+    r2Key: text("r2_key").notNull(),
+    sha256: text("sha256").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    pageCount: integer("page_count"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("envelope_documents_kind_uq").on(t.envelopeId, t.kind), index("envelope_documents_org_idx").on(t.orgId)],
+);
