@@ -1,0 +1,330 @@
+// Local benchmark: `npm run bench`.
+// Starts `wrangler dev` on a free loopback port with fresh local state, provisions an org, a partner
+// key and an envelope through the operator API, load-tests a few routes with autocannon, and sizes
+// the deploy bundle. Each entry of `sections` is an async function returning a table to print;
+// later figures are added there. Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50).
+// Exits non-zero if any measured request failed (non-2xx, connection error) or a step broke; a missed
+// latency target is reported, not failed, since local figures depend on the machine's load.
+import autocannon from "autocannon";
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const WRANGLER = join(root, "node_modules", ".bin", "wrangler");
+const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+const DURATION = positiveInt("BENCH_DURATION", 10);
+const CONNECTIONS = positiveInt("BENCH_CONNECTIONS", 50);
+const WARMUP_SECONDS = 1; // unreported warm-up per route so the first (baseline) run does not pay for cold start
+const P99_TARGET = 1.5; // partner reads within 1.5x of the bare route's p99
+const BUNDLE_LIMIT = 10 * 1024 * 1024; // Workers paid plan: 10 MB after gzip
+
+function positiveInt(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (Number.isInteger(n) && n >= 1) return n;
+  console.error(`bench: FAILED: ${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+  process.exit(2);
+}
+
+const log = (msg) => console.error(`bench: ${msg}`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const bump = (map, key) => map.size < 100 || map.has(key) ? map.set(key, (map.get(key) ?? 0) + 1) : map;
+
+/** What wrangler dev logged while watched, for a failed or suspicious run. */
+function logDigest(server) {
+  if (!server) return [];
+  const list = (map) => [...map].map(([k, n]) => `  ${String(n).padStart(6)} x ${k}`);
+  return [
+    ...(server.requests.size ? ["non-2xx requests in the wrangler dev log (count x method path -> status):", ...list(server.requests)] : []),
+    ...(server.other.size ? ["other output (count x line, deduplicated):", ...list(server.other)] : []),
+  ];
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer().once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs a command to completion; rejects with the tail of its output if it fails. */
+function run(cmd, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: root, env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.once("error", reject);
+    child.once("exit", (code, signal) =>
+      code === 0 ? resolve(out) : reject(new Error(`${[cmd, ...args].join(" ")} exited with ${code ?? signal}:\n${out.slice(-4000)}`)),
+    );
+  });
+}
+
+const ANSI = /\x1b\[[0-9;]*m/g;
+const HARMLESS = /Request\.cf|getaddrinfo ENOTFOUND workers\.cloudflare\.com|GetAddrInfoReqWrap/; // offline: no cf object
+
+/**
+ * `wrangler dev` in its own process group. Until `server.watching` is set only a tail of its log is
+ * kept (to explain a failed start); from then on non-2xx request lines are counted by route and
+ * status, and any other output (worker console.error, stack traces, reloads) is kept deduplicated.
+ */
+async function startServer(persistDir, secrets) {
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  // .dev.vars, if present, is loaded as for `npm run dev`; --var overrides the four secrets.
+  const vars = Object.entries(secrets).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort)];
+  args.push("--persist-to", persistDir, "--show-interactive-dev-session=false", ...vars);
+  const child = spawn(WRANGLER, args, { cwd: root, env: ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const server = { child, base: `http://127.0.0.1:${port}`, exited: null, tail: [], watching: false, phase: "start" };
+  Object.assign(server, { requests: new Map(), other: new Map(), reloads: new Map() });
+  const onLine = (line) => {
+    line = line.replace(ANSI, "").trimEnd();
+    server.tail.push(line);
+    if (server.tail.length > 200) server.tail.shift();
+    if (!server.watching || line === "" || HARMLESS.test(line)) return;
+    if (line.includes("Reloading local server")) bump(server.reloads, server.phase);
+    const req = /\[wrangler:info\] (\w+) (\S+) (\d{3})/.exec(line);
+    if (req) {
+      if (!req[3].startsWith("2")) bump(server.requests, `${req[1]} ${req[2]} -> ${req[3]}`);
+      return;
+    }
+    const normalized = line.replace(/"request_id":"[^"]*"/, '"request_id":"…"').replace(/\(\d+ms\)/, "(…ms)").slice(0, 400);
+    bump(server.other, `[during ${server.phase}] ${normalized}`);
+  };
+  let partial = "";
+  const onData = (d) => {
+    const lines = (partial + d).split("\n");
+    partial = lines.pop();
+    lines.forEach(onLine);
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+  child.once("exit", (code, signal) => (server.exited = code ?? signal));
+  child.once("error", (err) => (server.exited = err.message));
+
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (server.exited !== null) throw new Error(`wrangler dev exited (${server.exited}) before it answered:\n${server.tail.join("\n")}`);
+    if (Date.now() > deadline) throw new Error(`wrangler dev did not answer GET /health within 90 s:\n${server.tail.join("\n")}`);
+    try {
+      const res = await fetch(`${server.base}/health`, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return server;
+    } catch {
+      // not listening yet
+    }
+    await sleep(250);
+  }
+}
+
+async function stopServer(server) {
+  if (!server) return;
+  const kill = (sig) => {
+    try {
+      process.kill(-server.child.pid, sig); // the whole group: wrangler and workerd
+    } catch {
+      // already gone
+    }
+  };
+  if (server.exited === null) kill("SIGTERM");
+  for (let i = 0; i < 50 && server.exited === null; i++) await sleep(100);
+  kill("SIGKILL"); // whatever is left of the group
+}
+
+async function api(base, method, path, { token, apiKey, body } = {}) {
+  const headers = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (apiKey) headers["x-api-key"] = apiKey;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(`${base}/api/v2${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
+  return JSON.parse(text).data;
+}
+
+async function provision(base, operatorToken) {
+  const org = await api(base, "POST", "/operator/orgs", { token: operatorToken, body: { name: "Bench Org" } });
+  const key = await api(base, "POST", `/operator/orgs/${org.org_id}/api-keys`, {
+    token: operatorToken,
+    body: { scopes: ["envelopes:read", "envelopes:write"], rate_limit_rpm: 1_000_000 },
+  });
+  const envelope = await api(base, "POST", "/partner/envelopes", { apiKey: key.api_key, body: newEnvelope() });
+  return { apiKey: key.api_key, envelopeId: envelope.envelope_id };
+}
+
+const newEnvelope = () => ({ envelope_name: "Bench contract", customer_email: "bench@example.com", customer_name: "Bench Customer" });
+
+/** One autocannon run; the first few distinct non-2xx answers are kept in `samples` to explain them. */
+function cannon(opts, duration, samples = new Set()) {
+  const onResponse = (status, body) => {
+    if ((status < 200 || status > 299) && samples.size < 5) samples.add(`${status} ${String(body).slice(0, 300)}`);
+  };
+  return autocannon({ connections: CONNECTIONS, duration, ...opts, requests: [{ onResponse }] });
+}
+
+const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
+const ratio = (a, b) => (b > 0 ? `${(a / b).toFixed(2)}x` : "-");
+
+// --- sections: each gets the context and returns { title, columns, rows, notes?, failures? } -----
+
+async function latencySection(ctx) {
+  const auth = { "x-api-key": ctx.apiKey };
+  const routes = [
+    { name: "GET /health (baseline)", opts: { url: `${ctx.base}/health` } },
+    { name: "GET /partner/envelopes/:id/status", read: true, opts: { url: `${ctx.base}/api/v2/partner/envelopes/${ctx.envelopeId}/status`, headers: auth } },
+    {
+      name: "POST /partner/envelopes",
+      opts: {
+        url: `${ctx.base}/api/v2/partner/envelopes`,
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify(newEnvelope()),
+      },
+    },
+  ];
+  const failures = [];
+  const results = [];
+  for (const route of routes) {
+    log(`${route.name}: ${DURATION} s at ${CONNECTIONS} connections`);
+    ctx.setPhase(route.name);
+    await cannon(route.opts, WARMUP_SECONDS);
+    const samples = new Set();
+    const r = await cannon(route.opts, DURATION, samples);
+    const codes = Object.entries(r.statusCodeStats).map(([code, s]) => `${code}x${s.count}`).join(" ");
+    if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
+      const examples = [...samples].map((b) => `\n      e.g. ${b}`).join("");
+      failures.push(`${route.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts of ${r.requests.total} (${codes || "no answers"})${examples}`);
+    }
+    results.push({ route, r, codes });
+  }
+  const base = results[0].r;
+  const rows = results.map(({ route, r, codes }) => [
+    route.name,
+    fmt(r.requests.average, 0),
+    fmt(r.latency.p50),
+    fmt(r.latency.p99),
+    ratio(r.requests.average, base.requests.average),
+    ratio(r.latency.p50, base.latency.p50),
+    ratio(r.latency.p99, base.latency.p99),
+    String(r.non2xx + r.errors),
+    codes,
+  ]);
+  const reads = results.filter(({ route }) => route.read);
+  const met = reads.every(({ r }) => r.latency.p99 <= P99_TARGET * base.latency.p99);
+  const reloads = routes.filter((route) => ctx.reloadsDuring(route.name) > 0);
+  const worst = Math.max(...reads.map(({ r }) => r.latency.p99 / base.latency.p99));
+  return {
+    title: `Latency: ${DURATION} s per route, ${CONNECTIONS} connections, wrangler dev (local), ratios against GET /health`,
+    columns: ["route", "req/s", "p50 ms", "p99 ms", "req/s vs base", "p50 vs base", "p99 vs base", "failed", "status codes"],
+    rows,
+    notes: [
+      `Target: partner reads within ${P99_TARGET}x of the bare route's p99 -> ${met ? "MET" : "NOT MET"} (status read p99 is ${fmt(worst, 2)}x the baseline)`,
+      ...reloads.map(
+        (route) =>
+          `Warning: wrangler dev reloaded ${ctx.reloadsDuring(route.name)}x during ${route.name} (a watched file changed), so its figures are disturbed; ` +
+          `in-flight non-GET requests then get wrangler's 503 "Your worker restarted mid-request".`,
+      ),
+    ],
+    failures,
+  };
+}
+
+async function bundleSection(ctx) {
+  ctx.setPhase("bundle build");
+  const outdir = join(ctx.tmp, "bundle");
+  const output = await run(WRANGLER, ["deploy", "--dry-run", "--outdir", outdir]);
+  const files = readdirSync(outdir, { recursive: true }).filter((f) => f.endsWith(".js"));
+  if (files.length === 0) throw new Error(`wrangler deploy --dry-run produced no .js file in ${outdir}`);
+  let raw = 0;
+  let gz = 0;
+  for (const f of files) {
+    const bytes = readFileSync(join(outdir, f));
+    raw += bytes.length;
+    gz += gzipSync(bytes).length;
+  }
+  const kib = (n) => `${fmt(n / 1024)} KiB`;
+  return {
+    title: "Worker bundle (wrangler deploy --dry-run)",
+    columns: ["files", "raw", "gzipped", "limit (gzipped)", "used"],
+    rows: [[files.join(", "), kib(raw), kib(gz), "10 MB (10240 KiB)", `${fmt((100 * gz) / BUNDLE_LIMIT, 2)}%`]],
+    notes: [`wrangler's own figure: ${/Total Upload:.*/.exec(output.replace(ANSI, ""))?.[0] ?? "(not printed)"}`],
+    failures: gz > BUNDLE_LIMIT ? [`gzipped bundle ${kib(gz)} is over the 10 MB limit`] : [],
+  };
+}
+
+const sections = [latencySection, bundleSection];
+
+function printTable({ title, columns, rows, notes = [] }) {
+  const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => cells.map((c, i) => (i === 0 || i === cells.length - 1 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join("  ").trimEnd();
+  console.log(`\n${title}\n`);
+  console.log(line(columns));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const r of rows) console.log(line(r));
+  for (const n of notes) console.log(`\n${n}`);
+}
+
+async function main() {
+  const tmp = mkdtempSync(join(tmpdir(), "esign-bench-"));
+  let server;
+  const stop = async (signal) => {
+    console.error(`\nbench: interrupted (${signal}); stopping wrangler dev`);
+    await stopServer(server);
+    rmSync(tmp, { recursive: true, force: true });
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("SIGINT", stop).once("SIGTERM", stop);
+  try {
+    const persistDir = join(tmp, "state");
+    const secrets = Object.fromEntries(
+      ["OPERATOR_TOKEN", "SESSION_JWT_SECRET", "EMBED_TOKEN_SECRET", "STORAGE_URL_SECRET"].map((k) => [k, randomBytes(32).toString("hex")]),
+    );
+    log("building assets (wrangler dev and deploy both need public/static/vendor)");
+    await run(process.execPath, [join(root, "scripts", "build-assets.mjs")]);
+    log("applying D1 migrations to a fresh local state");
+    await run(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistDir]);
+    log("starting wrangler dev");
+    server = await startServer(persistDir, secrets);
+    log(`wrangler dev answers on ${server.base}; provisioning`);
+    server.watching = true;
+    server.phase = "provisioning";
+    const ctx = {
+      tmp,
+      base: server.base,
+      ...(await provision(server.base, secrets.OPERATOR_TOKEN)),
+      setPhase: (p) => (server.phase = p), // labels wrangler's log lines with what was running
+      reloadsDuring: (p) => server.reloads.get(p) ?? 0,
+    };
+
+    const failures = [];
+    for (const section of sections) {
+      const result = await section(ctx);
+      printTable(result);
+      failures.push(...(result.failures ?? []));
+    }
+    if (failures.length > 0) throw new Error(`${failures.length} check(s) failed:\n${failures.map((f) => `  - ${f}`).join("\n")}`);
+  } catch (err) {
+    console.error(`\nbench: FAILED: ${err.message}`);
+    process.exitCode = 1;
+  } finally {
+    const digest = logDigest(server);
+    if (digest.length > 0) console.error(`\nbench: wrangler dev log during the run (2xx request lines omitted):\n${digest.join("\n")}`);
+    await stopServer(server);
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  if (!process.exitCode) console.error("\nbench: OK");
+}
+
+await main();
