@@ -25,6 +25,7 @@ export type Admission =
 
 const WINDOW_MS = 60_000;
 const LAST_USED_FLUSH_MS = 60_000;
+const LAST_USED_RESOLUTION_MS = 10_000;
 
 type WindowState = { start: number; count: number };
 
@@ -40,24 +41,25 @@ type WindowState = { start: number; count: number };
  */
 export class RateLimiter extends DurableObject<Env> {
   private record: KeyRecord | null | undefined;
+  private window: WindowState | null = null;
+  private lastUsedWrittenAt = 0;
 
   async admit(keyHash: string): Promise<Admission> {
     const key = await this.load(keyHash);
     if (!key || !key.active) return { outcome: "invalid" };
 
     const now = Date.now();
-    let window = this.ctx.storage.kv.get<WindowState>("window");
-    if (!window || now - window.start >= WINDOW_MS) window = { start: now, count: 0 };
+    let window = (this.window ??= this.ctx.storage.kv.get<WindowState>("window") ?? null);
+    if (!window || now - window.start >= WINDOW_MS) window = this.window = { start: now, count: 0 };
     const limit = key.rateLimitRpm;
     const reset = Math.ceil((window.start + WINDOW_MS) / 1000);
     const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
-    if (window.count >= limit) {
-      this.ctx.storage.kv.put("window", window);
-      return { outcome: "limited", key, limit, remaining: 0, reset, retryAfter };
-    }
+    if (window.count >= limit) return { outcome: "limited", key, limit, remaining: 0, reset, retryAfter };
     window.count += 1;
-    this.ctx.storage.kv.put("window", window);
-    this.touch(key.keyId, new Date(now).toISOString());
+    // The count is decided in memory (requests arrive one at a time); persisting it must not hold the
+    // response back, so the write is not awaited for confirmation. It survives an eviction mid-window.
+    void this.ctx.storage.put("window", window, { allowUnconfirmed: true });
+    this.touch(key.keyId, now);
     return { outcome: "admitted", key, limit, remaining: Math.max(0, limit - window.count), reset, retryAfter };
   }
 
@@ -91,12 +93,15 @@ export class RateLimiter extends DurableObject<Env> {
 
   /**
    * `last_used_at` is written to D1 at most once a minute, from an alarm, never per request. The
-   * pending value sits in the object's storage so an eviction before the alarm loses nothing.
+   * pending value sits in the object's storage (refreshed at most every 10 s) so an eviction before
+   * the alarm loses nothing worth keeping.
    */
-  private touch(keyId: string, at: string): void {
+  private touch(keyId: string, now: number): void {
+    if (now - this.lastUsedWrittenAt < LAST_USED_RESOLUTION_MS) return;
+    this.lastUsedWrittenAt = now;
     const pending = this.ctx.storage.kv.get<{ keyId: string; at: string }>("lastUsed");
-    this.ctx.storage.kv.put("lastUsed", { keyId, at });
-    if (!pending) void this.ctx.storage.setAlarm(Date.now() + LAST_USED_FLUSH_MS);
+    this.ctx.storage.kv.put("lastUsed", { keyId, at: new Date(now).toISOString() });
+    if (!pending) void this.ctx.storage.setAlarm(now + LAST_USED_FLUSH_MS);
   }
 
   private async flushLastUsed(): Promise<void> {

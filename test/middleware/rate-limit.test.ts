@@ -1,4 +1,4 @@
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, newKey, newTenant } from "../helpers/api";
 import { limiterStub } from "../helpers/keys";
@@ -55,12 +55,20 @@ describe("per-key rate limit", () => {
     expect((await list(t.key)).status).toBe(200);
     expect((await list(t.key)).status).toBe(429);
     // Move the window's start a minute into the past, as the clock would.
-    await runInDurableObject(await limiterStub(t.key), (_instance, state) => {
-      const window = state.storage.kv.get<{ start: number; count: number }>("window")!;
-      state.storage.kv.put("window", { ...window, start: window.start - 60_000 });
+    await runInDurableObject(await limiterStub(t.key), (instance) => {
+      (instance as unknown as { window: { start: number } }).window.start -= 60_000;
     });
     const res = await list(t.key);
     expect(res.status).toBe(200);
+    expect(res.headers.get("X-RateLimit-Remaining")).toBe("0");
+  });
+
+  it("keeps the count across an eviction of the limiter mid-window", async () => {
+    const t = await newTenant({ rpm: 3 });
+    for (let i = 0; i < 3; i++) expect((await list(t.key)).status).toBe(200);
+    await abortAllDurableObjects();
+    const res = await list(t.key);
+    expect(res.status).toBe(429);
     expect(res.headers.get("X-RateLimit-Remaining")).toBe("0");
   });
 
