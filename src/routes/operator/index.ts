@@ -1,6 +1,7 @@
 import { createRouter } from "../../lib/hono";
 import { operatorAuth } from "../../middleware/operator-auth";
 import * as keys from "./api-keys";
+import * as customers from "./customers";
 import * as orgs from "./orgs";
 import * as users from "./users";
 
@@ -15,4 +16,4 @@ operatorRouter
   .openapi(keys.getKeyRoute, keys.getKeyHandler)
   .openapi(users.createUserRoute, users.createUserHandler)
   .openapi(users.accessTokenRoute, users.accessTokenHandler)
-  .openapi(users.createCustomerRoute, users.createCustomerHandler);
+  .openapi(customers.createCustomerRoute, customers.createCustomerHandler);

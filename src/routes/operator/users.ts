@@ -1,8 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, jsonBody, jsonContent } from "../../lib/openapi";
-import { createCustomer } from "../../services/operator/customers";
-import { CreateCustomerBody, AccessTokenBody, CreateUserBody, OrgIdParams, UserIdParams } from "../../services/operator/schema";
+import { AccessTokenBody, CreateUserBody, OrgIdParams, UserIdParams } from "../../services/operator/schema";
 import { addUser, issueAccessToken } from "../../services/operator/users";
 import { operatorRoute } from "./common";
 
@@ -41,33 +40,4 @@ export const accessTokenHandler: AppRouteHandler<typeof accessTokenRoute> = asyn
   const body = c.req.valid("json");
   const token = await issueAccessToken(c.env, { userId: c.req.valid("param").user_id, orgId: body.org_id, ttlSeconds: body.ttl_seconds });
   return c.json({ data: token }, 201);
-};
-
-export const createCustomerRoute = createRoute(
-  operatorRoute(
-    {
-      method: "post",
-      path: "/operator/orgs/{org_id}/customers",
-      summary: "Create a customer in an organization",
-      request: { params: OrgIdParams, body: jsonBody(CreateCustomerBody) },
-      responses: {
-        201: jsonContent(
-          dataOf(z.object({ customer_id: z.string(), name: z.string(), email: z.string().nullable(), primary_contact_name: z.string().nullable(), created_at: z.string() })),
-          "The customer",
-        ),
-      },
-    },
-    [404, 409],
-  ),
-);
-export const createCustomerHandler: AppRouteHandler<typeof createCustomerRoute> = async (c) => {
-  const body = c.req.valid("json");
-  const customer = await createCustomer(c.env.DB, {
-    orgId: c.req.valid("param").org_id,
-    actor: c.var.actor,
-    name: body.name,
-    email: body.email,
-    primaryContactName: body.primary_contact_name,
-  });
-  return c.json({ data: customer }, 201);
 };

@@ -50,11 +50,6 @@ export function envelopeStatus(row: EnvelopeRow) {
 
 /** Common data of every envelope event: receivers route by customer_id or their own external_id. */
 export function envelopeEventData(row: EnvelopeRow) {
-  return {
-    envelope_id: row.id,
-    envelope_name: row.name,
-    status: row.status,
-    customer_id: row.customer_id,
-    external_id: row.external_id,
-  };
+  const { envelope_id, envelope_name, status, customer_id, external_id } = envelopeListItem(row);
+  return { envelope_id, envelope_name, status, customer_id, external_id };
 }

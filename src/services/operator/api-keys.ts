@@ -142,8 +142,9 @@ export async function updateApiKey(
   return serializeKey(after);
 }
 
+/** Flushes the limiter's pending `last_used_at` first, so the operator sees the key's latest use. */
 export async function getApiKey(env: Env, keyId: string) {
-  const limiter = await loadKey(env.DB, keyId);
-  await rateLimiterFor(env, limiter.key_hash).flush();
+  const key = await loadKey(env.DB, keyId);
+  await rateLimiterFor(env, key.key_hash).flush();
   return serializeKey(await loadKey(env.DB, keyId));
 }
