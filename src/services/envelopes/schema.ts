@@ -63,7 +63,17 @@ export const EnvelopeListItemSchema = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi("EnvelopeListItem");
+  .openapi("EnvelopeListItem", {
+    example: {
+      envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y",
+      envelope_name: "Retail installment contract #1042",
+      status: "pending",
+      customer_id: "cust_4h8j2k6m0p3r7t1v5x9z2b4d6f",
+      external_id: "deal-1042",
+      created_at: "2026-11-23T09:30:00.000Z",
+      updated_at: "2026-11-23T09:30:00.000Z",
+    },
+  });
 
 export const EnvelopeSchema = EnvelopeListItemSchema.extend({
   template_id: z.string().nullable(),
@@ -81,7 +91,26 @@ export const EnvelopeSchema = EnvelopeListItemSchema.extend({
       bulk_send: z.object({ batch_id: z.string(), item_id: z.string() }).optional(),
     })
     .openapi({ description: "Partner-safe subset of the envelope's metadata" }),
-}).openapi("Envelope");
+}).openapi("Envelope", {
+  example: {
+    envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y",
+    envelope_name: "Retail installment contract #1042",
+    status: "pending",
+    customer_id: "cust_4h8j2k6m0p3r7t1v5x9z2b4d6f",
+    external_id: "deal-1042",
+    created_at: "2026-11-23T09:30:00.000Z",
+    updated_at: "2026-11-23T09:30:00.000Z",
+    template_id: null,
+    vaulted: false,
+    compliant: false,
+    signed_at: null,
+    expires_at: null,
+    kba_required: false,
+    provider_instance: "default",
+    secured_party: { name: "First Auto Finance LLC", role: "lender" },
+    metadata: { document_source: "new" },
+  },
+});
 
 export const EnvelopeStatusSchema = z
   .object({
@@ -92,7 +121,16 @@ export const EnvelopeStatusSchema = z
     signed_at: Timestamp.nullable(),
     updated_at: Timestamp,
   })
-  .openapi("EnvelopeStatusResponse");
+  .openapi("EnvelopeStatusResponse", {
+    example: {
+      envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y",
+      status: "sent",
+      vaulted: false,
+      compliant: false,
+      signed_at: null,
+      updated_at: "2026-11-23T09:31:12.345Z",
+    },
+  });
 
 export const ListEnvelopesQuery = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({ example: 1 }),
