@@ -77,7 +77,8 @@ const RATE_LIMIT_HEADERS = {
 };
 
 /** Partner routes: API key security naming the scope, the standard error statuses, rate-limit headers. */
-export function partnerRoute<R extends RouteConfig>(scope: string, route: R, extraErrors: number[] = []): R {
+export function partnerRoute<R extends RouteConfig>(scope: string | string[], route: R, extraErrors: number[] = []): R {
+  const scopes = Array.isArray(scope) ? scope : [scope];
   const responses: RouteConfig["responses"] = {};
   for (const [status, response] of Object.entries(route.responses)) {
     responses[status] = status.startsWith("2") ? { ...response, headers: RATE_LIMIT_HEADERS } : response;
@@ -85,8 +86,8 @@ export function partnerRoute<R extends RouteConfig>(scope: string, route: R, ext
   return {
     ...route,
     tags: route.tags ?? ["Partner"],
-    description: `${route.description ?? ""}\n\nRequired scope: \`${scope}\`.`.trim(),
-    security: [{ ApiKeyAuth: [scope] }],
+    description: `${route.description ?? ""}\n\nRequired scope: ${scopes.map((s) => `\`${s}\``).join(" or ")}.`.trim(),
+    security: scopes.map((s) => ({ ApiKeyAuth: [s] })),
     responses: { ...responses, ...errorResponses(401, 403, 429, ...extraErrors) },
   };
 }

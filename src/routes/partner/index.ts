@@ -1,8 +1,11 @@
 import { createRouter } from "../../lib/hono";
 import { idempotency } from "../../middleware/idempotency";
 import { partnerAuth } from "../../middleware/partner-auth";
+import { embedTokenHandler, embedTokenRoute } from "./embed/token";
 import { envelopesRouter } from "./envelopes";
 
 export const partnerRouter = createRouter();
 partnerRouter.use("/partner/*", partnerAuth, idempotency);
+partnerRouter.use("/embed/token", partnerAuth, idempotency);
 partnerRouter.route("/", envelopesRouter);
+partnerRouter.openapi(embedTokenRoute, embedTokenHandler);

@@ -1,0 +1,54 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../../lib/hono";
+import { dataOf, jsonBody, jsonContent, partnerRoute } from "../../../lib/openapi";
+import { requireContentType } from "../../../middleware/content-type";
+import { mintEmbedToken, WIDGETS } from "../../../services/embed/tokens";
+
+const EmbedTokenBody = z
+  .object({
+    envelope_id: z.string().min(1).max(64),
+    user_email: z.email().max(254),
+    widget_type: z.enum(WIDGETS),
+  })
+  .openapi("CreateEmbedToken", { example: { envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y", user_email: "jane.doe@example.com", widget_type: "sign" } });
+
+const EmbedToken = z
+  .object({
+    token: z.string(),
+    expires_at: z.string(),
+    embed_url: z.string().openapi({ description: "Open in an iframe; the token is in the URL fragment and never reaches a server log" }),
+    widget_type: z.enum(WIDGETS),
+    envelope_id: z.string(),
+  })
+  .openapi("EmbedToken");
+
+// The scope depends on the widget: `esign:write` for sign, `vault:read` for vault.
+export const embedTokenRoute = createRoute(
+  partnerRoute(
+  ["esign:write", "vault:read"],
+  {
+    method: "post",
+    path: "/embed/token",
+    summary: "Mint a 15-minute embed token for one envelope and one widget",
+    tags: ["Embed"],
+    description:
+      "`sign` needs scope `esign:write` and an envelope that is `sent` or `viewed`; `vault` needs `vault:read` and a `vaulted` envelope. KBA envelopes cannot be embedded for signing (409, `code: kba_required`).",
+    middleware: [requireContentType("json")] as const,
+    request: { body: jsonBody(EmbedTokenBody) },
+    responses: { 200: jsonContent(dataOf(EmbedToken), "The embed token") },
+  },
+  [404, 409, 415, 422],
+  ),
+);
+
+export const embedTokenHandler: AppRouteHandler<typeof embedTokenRoute> = async (c) => {
+  const body = c.req.valid("json");
+  const token = await mintEmbedToken(c.env, {
+    orgId: c.var.apiKey.orgId,
+    scopes: c.var.apiKey.scopes,
+    envelopeId: body.envelope_id,
+    userEmail: body.user_email,
+    widgetType: body.widget_type,
+  });
+  return c.json({ data: token }, 200);
+};
