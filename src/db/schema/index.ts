@@ -4,3 +4,4 @@ export * from "./customers";
 export * from "./envelopes";
 export * from "./events";
 export * from "./documents";
+export * from "./webhooks";
