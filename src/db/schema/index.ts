@@ -5,3 +5,4 @@ export * from "./envelopes";
 export * from "./events";
 export * from "./documents";
 export * from "./webhooks";
+export * from "./vault";

@@ -1,0 +1,118 @@
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { envelopes } from "./envelopes";
+
+/**
+ * The vault record of an envelope: which R2 object is its authoritative copy, which is the marked
+ * non-authoritative copy, and the SHA-256 taken when the authoritative bytes were stored.
+ *
+ * UCC §9-105 needs exactly one authoritative copy. The unique index on `envelope_id` is what makes
+ * that true under concurrency and crashes: vault-in writes its R2 objects first, under keys unique to
+ * the attempt, and only the attempt whose D1 batch inserts this row (together with the envelope's
+ * move to `vaulted`) owns an authoritative copy. Objects of an attempt that lost are not
+ * authoritative, whatever their bytes, and are deleted.
+ */
+export const vaultRecords = sqliteTable(
+  "vault_records",
+  {
+    /** `vlt_…`: the authoritative copy's id (compliance check 2), also the opaque id in download URLs */
+    id: text("id").primaryKey(),
+    envelopeId: text("envelope_id").notNull().references(() => envelopes.id),
+    orgId: text("org_id").notNull(),
+    /** the organization holding the copy as custodian (check 4); the envelope's organization today */
+    custodianOrgId: text("custodian_org_id").notNull(),
+    /** R2 key of the authoritative copy: the vault path; never returned to a partner */
+    authoritativeKey: text("authoritative_key").notNull(),
+    documentHash: text("document_hash").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    pageCount: integer("page_count").notNull(),
+    copyKey: text("copy_key").notNull(),
+    copyHash: text("copy_hash").notNull(),
+    copySizeBytes: integer("copy_size_bytes").notNull(),
+    /** every page of the copy carries the stamp and its metadata says so (check 6) */
+    copyMarked: integer("copy_marked", { mode: "boolean" }).notNull(),
+    /** `signed` (e-sign path) or `upload` (paper path) */
+    source: text("source", { enum: ["signed", "upload"] }).notNull(),
+    actorType: text("actor_type").notNull(),
+    actorId: text("actor_id"),
+    /** auto-vault: the user whose consent the system acted on */
+    onBehalfOf: text("on_behalf_of"),
+    storedAt: text("stored_at").notNull(),
+  },
+  (t) => [uniqueIndex("vault_records_envelope_uq").on(t.envelopeId), index("vault_records_org_idx").on(t.orgId)],
+);
+
+/**
+ * Every re-hash of an authoritative copy: at vault-in, on each authoritative download and by the
+ * weekly sweep. The newest row decides compliance check 3. `observed_hash` is null when the object
+ * was missing.
+ */
+export const vaultIntegrityChecks = sqliteTable(
+  "vault_integrity_checks",
+  {
+    id: text("id").primaryKey(),
+    vaultId: text("vault_id").notNull().references(() => vaultRecords.id),
+    envelopeId: text("envelope_id").notNull(),
+    orgId: text("org_id").notNull(),
+    source: text("source", { enum: ["vault_in", "download", "sweep"] }).notNull(),
+    matched: integer("matched", { mode: "boolean" }).notNull(),
+    expectedHash: text("expected_hash").notNull(),
+    observedHash: text("observed_hash"),
+    observedSizeBytes: integer("observed_size_bytes"),
+    checkedAt: text("checked_at").notNull(),
+  },
+  (t) => [index("vault_integrity_envelope_idx").on(t.envelopeId, t.checkedAt)],
+);
+
+/**
+ * Compliance certificates, one row per issue. A new version is issued at vault-in and whenever a
+ * check's outcome changes (a tamper detection, a restored object); the newest version is the one
+ * served. `body` is the certificate JSON exactly as served; the PDF rendering lives in R2.
+ */
+export const vaultCertificates = sqliteTable(
+  "vault_certificates",
+  {
+    id: text("id").primaryKey(),
+    envelopeId: text("envelope_id").notNull().references(() => envelopes.id),
+    orgId: text("org_id").notNull(),
+    vaultId: text("vault_id").notNull(),
+    version: integer("version").notNull(),
+    body: text("body", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    compliant: integer("compliant", { mode: "boolean" }).notNull(),
+    score: real("score").notNull(),
+    pdfKey: text("pdf_key").notNull(),
+    reason: text("reason").notNull(),
+    issuedAt: text("issued_at").notNull(),
+  },
+  (t) => [uniqueIndex("vault_certificates_version_uq").on(t.envelopeId, t.version)],
+);
+
+/**
+ * Auto-vault consent for one envelope (spec 4.6: the semantics of the bulk-send vault consent). With
+ * consent, the envelope is vaulted by the system once it is completed, on `accepted_by`'s behalf.
+ */
+export const vaultConsents = sqliteTable("vault_consents", {
+  envelopeId: text("envelope_id").primaryKey().references(() => envelopes.id),
+  orgId: text("org_id").notNull(),
+  autoVaultEnabled: integer("auto_vault_enabled", { mode: "boolean" }).notNull(),
+  /** vault_in_terms_accepted_at / _by: the acknowledgement that the vault holds the authoritative copy */
+  termsAcceptedAt: text("terms_accepted_at"),
+  termsAcceptedBy: text("terms_accepted_by"),
+  updatedAt: text("updated_at").notNull(),
+});
+
+/**
+ * Progress of a resumable job that walks a table in bounded batches (the integrity sweep). One row
+ * per job; `cursor` is the last key processed in the current cycle. `lease_until` keeps two
+ * overlapping invocations from walking the same rows.
+ */
+export const jobCursors = sqliteTable("job_cursors", {
+  job: text("job").primaryKey(),
+  cycleStartedAt: text("cycle_started_at").notNull(),
+  cycleCompletedAt: text("cycle_completed_at"),
+  cursor: text("cursor").notNull(),
+  processed: integer("processed").notNull().default(0),
+  bytesProcessed: integer("bytes_processed").notNull().default(0),
+  failures: integer("failures").notNull().default(0),
+  leaseUntil: text("lease_until"),
+  updatedAt: text("updated_at").notNull(),
+});
