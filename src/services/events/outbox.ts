@@ -13,6 +13,7 @@ export const EVENT_TYPES = {
   "signer.completed": "A signer finished signing.",
   "signer.declined": "A signer declined, with a reason.",
   "vault.stored": "The authoritative copy was stored in the vault.",
+  "vault.tamper_detected": "An integrity check found the authoritative copy altered or missing; downloads of it are refused.",
 } as const;
 export type EventType = keyof typeof EVENT_TYPES;
 
