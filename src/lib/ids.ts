@@ -41,6 +41,9 @@ export const PREFIXES = {
   audit: "aud",
   document: "doc",
   request: "req",
+  vault: "vlt",
+  certificate: "cert",
+  integrityCheck: "ichk",
 } as const;
 
 export function newId(kind: keyof typeof PREFIXES): string {

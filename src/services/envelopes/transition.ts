@@ -17,11 +17,13 @@ export type TransitionInput = {
   set?: Record<string, string | number | null>;
   /** extra fields for the audit entry and event data */
   data?: Record<string, unknown>;
+  /** extra fields for the event data only (e.g. the vault path of `vault.stored`, kept out of the audit log) */
+  eventData?: Record<string, unknown>;
   /** statements that belong to the same change (they commit or fail with it) */
   extra?: D1PreparedStatement[];
 };
 
-const SETTABLE = new Set(["voided_reason", "signed_at", "expires_at", "vaulted_at", "certificate_issued_at"]);
+const SETTABLE = new Set(["voided_reason", "signed_at", "expires_at", "vaulted_at", "certificate_issued_at", "secured_party"]);
 
 /**
  * Moves one envelope through the state machine: the status update, the audit entry and the outbox
@@ -40,6 +42,31 @@ export async function applyTransition(
   input: TransitionInput,
 ): Promise<LoadedEnvelope> {
   const db = ctx.env.DB;
+  const plan = await planTransition(db, envelope, input);
+  try {
+    const results = await db.batch([...plan.statements, ...(input.extra ?? [])]);
+    if (results[0]?.meta.changes !== 1) throw conflict("The envelope changed while this request was processed; retry");
+  } catch (err) {
+    if (isChainConflict(err)) throw conflict("The envelope changed while this request was processed; retry");
+    throw err;
+  }
+  if (plan.eventId) ctx.publish(plan.eventId);
+  return plan.updated;
+}
+
+export type TransitionPlan = {
+  /** the guarded status UPDATE first (its `changes` must be 1), then the audit entry and the event */
+  statements: D1PreparedStatement[];
+  updated: LoadedEnvelope;
+  eventId: string | null;
+};
+
+/**
+ * The statements of one transition, not yet committed, so that a verb can commit two moves in one
+ * batch (the paper path records `completed` and `vaulted` together): plan the second from the
+ * first's `updated` envelope. `input.extra` is left to the caller.
+ */
+export async function planTransition(db: D1Database, envelope: LoadedEnvelope, input: TransitionInput): Promise<TransitionPlan> {
   const to = assertTransition(envelope.status, input.action);
   const at = nowIso();
   const set = input.set ?? {};
@@ -66,17 +93,9 @@ export async function applyTransition(
         orgId: envelope.org_id,
         envelopeId: envelope.id,
         type: eventType,
-        data: { ...envelopeEventData(updated), ...(input.data ?? {}) },
+        data: { ...envelopeEventData(updated), ...(input.data ?? {}), ...(input.eventData ?? {}) },
         at,
       })
     : null;
-  try {
-    const results = await db.batch([update, audit.statement, ...(event ? [event.statement] : []), ...(input.extra ?? [])]);
-    if (results[0]?.meta.changes !== 1) throw conflict("The envelope changed while this request was processed; retry");
-  } catch (err) {
-    if (isChainConflict(err)) throw conflict("The envelope changed while this request was processed; retry");
-    throw err;
-  }
-  if (event) ctx.publish(event.id);
-  return updated;
+  return { statements: [update, audit.statement, ...(event ? [event.statement] : [])], updated, eventId: event?.id ?? null };
 }
