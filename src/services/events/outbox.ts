@@ -14,6 +14,8 @@ export const EVENT_TYPES = {
   "signer.declined": "A signer declined, with a reason.",
   "vault.stored": "The authoritative copy was stored in the vault.",
   "vault.tamper_detected": "An integrity check found the authoritative copy altered or missing; downloads of it are refused.",
+  "invoice.paid": "The payment requested from a signer (Sign + Pay) succeeded, from the payment processor's notification.",
+  "webhook.test": "A test event sent to one endpoint from POST /webhooks/endpoints/:endpoint_id/test; never fanned out.",
 } as const;
 export type EventType = keyof typeof EVENT_TYPES;
 
