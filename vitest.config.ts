@@ -15,6 +15,8 @@ export default defineConfig(async () => {
             SESSION_JWT_SECRET: "test-session-secret-0123456789abcdef",
             EMBED_TOKEN_SECRET: "test-embed-secret-0123456789abcdef",
             STORAGE_URL_SECRET: "test-storage-secret-0123456789abcdef",
+            // webhook tests deliver to a real receiver on 127.0.0.1 (test/global/webhook-receiver.mjs)
+            WEBHOOK_URL_POLICY: "allow-loopback",
           },
         },
       }),
@@ -23,6 +25,7 @@ export default defineConfig(async () => {
       include: ["test/**/*.test.ts"],
       exclude: ["test/browser/**"],
       setupFiles: ["./test/setup.ts"],
+      globalSetup: ["./test/global/webhook-receiver.mjs"],
       testTimeout: 30_000,
     },
   };

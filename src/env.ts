@@ -21,8 +21,11 @@ export type Env = {
   STRIPE_API_BASE?: string;
 };
 
-/** Message on WEBHOOK_QUEUE: an outbox event to fan out. The database row is the truth. */
-export type OutboxMessage = { kind: "event"; event_id: string };
+/**
+ * Message on WEBHOOK_QUEUE: an outbox event to fan out, or a webhook delivery to send. The database
+ * rows are the truth; a lost message only waits for the cron relay (events) or sweep (deliveries).
+ */
+export type OutboxMessage = { kind: "event"; event_id: string } | { kind: "delivery"; delivery_id: string };
 
 export type SecretName =
   | "OPERATOR_TOKEN"

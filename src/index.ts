@@ -3,6 +3,7 @@ import type { Env, OutboxMessage } from "./env";
 import { dispatchEvents } from "./jobs/dispatch-events";
 import { expireEnvelopes } from "./jobs/expire-envelopes";
 import { relayOutbox } from "./jobs/relay-outbox";
+import { sweepDeliveries } from "./jobs/sweep-deliveries";
 import { serviceContext } from "./services/context";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
@@ -19,5 +20,6 @@ export default {
     const now = new Date(controller.scheduledTime);
     await expireEnvelopes(services, now);
     await relayOutbox(env, now);
+    await sweepDeliveries(env, now);
   },
 } satisfies ExportedHandler<Env, OutboxMessage>;

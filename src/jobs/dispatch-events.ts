@@ -1,21 +1,44 @@
 import type { Env, OutboxMessage } from "../env";
-import { nowIso } from "../lib/time";
+import { forEachConcurrently } from "../lib/concurrency";
+import { deliverWebhook, type DeliverOptions } from "../services/webhooks/deliver";
+import { fanOutEvent } from "../services/webhooks/fan-out";
+
+/** Messages of one batch handled at once: deliveries spend their time waiting on receivers. */
+const CONCURRENCY = 10;
+const SEND_BATCH = 100; // Queue#sendBatch takes at most 100 messages
 
 /**
- * Queue consumer for outbox events. Fan-out to webhook endpoints plugs in here (one delivery row per
- * matching endpoint); an event is marked dispatched only once that has committed, so a consumer that
- * crashes mid-batch leaves the event for a retry or the relay.
+ * Queue consumer. An event message fans the event out to its organization's matching endpoints (one
+ * delivery row each, committed with the event's `dispatched_at`) and puts each new delivery on the
+ * queue; a delivery message sends that delivery if it is still due. A message whose work throws is
+ * retried by the queue; nothing is lost either way, since the relay and the sweep read the database.
  */
-export async function dispatchEvents(batch: MessageBatch<OutboxMessage>, env: Env): Promise<void> {
-  for (const message of batch.messages) {
+export async function dispatchEvents(batch: MessageBatch<OutboxMessage>, env: Env, opts: DeliverOptions = {}): Promise<void> {
+  await forEachConcurrently(batch.messages, CONCURRENCY, async (message) => {
     try {
-      await env.DB.prepare("UPDATE events SET dispatched_at = ? WHERE id = ? AND dispatched_at IS NULL")
-        .bind(nowIso(), message.body.event_id)
-        .run();
+      const body = message.body;
+      if (body.kind === "delivery") {
+        await deliverWebhook(env, body.delivery_id, opts);
+      } else {
+        const created = await fanOutEvent(env.DB, body.event_id, opts.now);
+        await enqueueDeliveries(env, created);
+      }
       message.ack();
     } catch (err) {
-      console.error("event dispatch failed", message.body.event_id, err);
+      console.error("webhook queue message failed", JSON.stringify(message.body), err);
       message.retry();
+    }
+  });
+}
+
+/** The fast path for new deliveries; if it fails they are already due, and the sweep sends them. */
+async function enqueueDeliveries(env: Env, deliveryIds: string[]): Promise<void> {
+  for (let i = 0; i < deliveryIds.length; i += SEND_BATCH) {
+    const chunk = deliveryIds.slice(i, i + SEND_BATCH);
+    try {
+      await env.WEBHOOK_QUEUE.sendBatch(chunk.map((id) => ({ body: { kind: "delivery" as const, delivery_id: id } })));
+    } catch (err) {
+      console.warn("delivery fast path failed; the sweep will send them", chunk.length, err);
     }
   }
 }

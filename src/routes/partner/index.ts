@@ -3,9 +3,11 @@ import { idempotency } from "../../middleware/idempotency";
 import { partnerAuth } from "../../middleware/partner-auth";
 import { embedTokenHandler, embedTokenRoute } from "./embed/token";
 import { envelopesRouter } from "./envelopes";
+import * as legacyWebhook from "./webhook";
 
 export const partnerRouter = createRouter();
 partnerRouter.use("/partner/*", partnerAuth, idempotency);
 partnerRouter.use("/embed/token", partnerAuth, idempotency);
 partnerRouter.route("/", envelopesRouter);
 partnerRouter.openapi(embedTokenRoute, embedTokenHandler);
+partnerRouter.openapi(legacyWebhook.route, legacyWebhook.handler);

@@ -1,0 +1,30 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../../lib/hono";
+import { dataOf, jsonContent } from "../../../lib/openapi";
+import { requireMembership } from "../../../middleware/session-auth";
+import { deleteEndpoint } from "../../../services/webhooks/delete-endpoint";
+import { sessionRoute } from "../common";
+import { EndpointParams, TAGS } from "./params";
+
+const Deleted = z.object({ endpoint_id: z.string(), deleted: z.literal(true) }).openapi("WebhookEndpointDeleted");
+
+export const route = createRoute(
+  sessionRoute(
+    {
+      method: "delete",
+      path: "/webhooks/endpoints/{endpoint_id}",
+      tags: TAGS,
+      summary: "Delete a webhook endpoint (admin)",
+      description: "Soft delete: the endpoint stops receiving events and leaves the list; its delivery log stays readable; in-flight deliveries are marked failed.",
+      middleware: [requireMembership(["admin"])] as const,
+      request: { params: EndpointParams },
+      responses: { 200: jsonContent(dataOf(Deleted), "The endpoint is deleted") },
+    },
+    [400, 404],
+  ),
+);
+
+export const handler: AppRouteHandler<typeof route> = async (c) => {
+  const result = await deleteEndpoint(c.env.DB, { orgId: c.var.membership.orgId, endpointId: c.req.valid("param").endpoint_id, actor: c.var.actor });
+  return c.json({ data: result }, 200);
+};

@@ -1,0 +1,36 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../../lib/hono";
+import { jsonContent, listOf } from "../../../lib/openapi";
+import { requireMembership } from "../../../middleware/session-auth";
+import { listDeliveries } from "../../../services/webhooks/list-deliveries";
+import { ListDeliveriesQuery, WebhookDeliverySchema } from "../../../services/webhooks/schema";
+import { sessionRoute } from "../common";
+import { EndpointParams, TAGS } from "./params";
+
+export const route = createRoute(
+  sessionRoute(
+    {
+      method: "get",
+      path: "/webhooks/endpoints/{endpoint_id}/deliveries",
+      tags: TAGS,
+      summary: "An endpoint's delivery log (admin)",
+      description: "Newest first; filter with `status` (`pending`, `succeeded`, `failed`); `limit` at most 100. Deleted endpoints keep their log.",
+      middleware: [requireMembership(["admin"])] as const,
+      request: { params: EndpointParams, query: ListDeliveriesQuery },
+      responses: { 200: jsonContent(listOf(WebhookDeliverySchema), "A page of deliveries") },
+    },
+    [400, 404],
+  ),
+);
+
+export const handler: AppRouteHandler<typeof route> = async (c) => {
+  const q = c.req.valid("query");
+  const { rows, total } = await listDeliveries(c.env.DB, {
+    orgId: c.var.membership.orgId,
+    endpointId: c.req.valid("param").endpoint_id,
+    status: q.status,
+    page: q.page,
+    limit: q.limit,
+  });
+  return c.json({ data: rows, meta: { page: q.page, limit: q.limit, total } }, 200);
+};

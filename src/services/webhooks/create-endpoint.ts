@@ -1,0 +1,58 @@
+import type { Env } from "../../env";
+import { unprocessable } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { nowIso } from "../../lib/time";
+import type { Actor } from "../audit/actor";
+import { commitWithOrgAudit } from "../audit/org-chain";
+import { endpointView, getEndpoint, invalidUrl, isEndpointLimitError } from "./repository";
+import { SECRET_NOTE, WEBHOOK_ENDPOINT_LIMIT } from "./schema";
+import { newWebhookSecret } from "./signing";
+import { checkWebhookUrl, urlPolicyOf } from "./url-policy";
+
+export type CreateEndpointInput = {
+  orgId: string;
+  actor: Actor;
+  url: string;
+  description?: string;
+  events: string[];
+  /** legacy endpoints are created unsigned and marked as the target of PATCH /partner/webhook */
+  legacy?: boolean;
+};
+
+/**
+ * Registers an endpoint with a fresh `whsec_` secret, returned here and never again (only a rotation
+ * shows a new one). The 25-endpoint limit is a trigger in the database, so two concurrent creates
+ * cannot both take the last place; the audit entry commits or fails with the endpoint.
+ */
+export async function createEndpoint(env: Env, input: CreateEndpointInput) {
+  const verdict = checkWebhookUrl(input.url, urlPolicyOf(env));
+  if (!verdict.ok) throw invalidUrl(input.url, verdict.reason);
+  const db = env.DB;
+  const id = newId("webhookEndpoint");
+  const secret = input.legacy ? null : newWebhookSecret();
+  const events = [...new Set(input.events)];
+  const at = nowIso();
+  try {
+    await commitWithOrgAudit(
+      db,
+      { orgId: input.orgId, action: "webhook_endpoint.created", actor: input.actor, data: { endpoint_id: id, url: input.url, events, legacy: !!input.legacy }, at },
+      [
+        db
+          .prepare(
+            `INSERT INTO webhook_endpoints (id, org_id, url, description, events, is_active, secret, legacy, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
+          )
+          .bind(id, input.orgId, input.url, input.description ?? "", JSON.stringify(events), secret, input.legacy ? 1 : 0, at, at),
+      ],
+    );
+  } catch (err) {
+    if (isEndpointLimitError(err)) {
+      throw unprocessable(`An organization may register at most ${WEBHOOK_ENDPOINT_LIMIT} webhook endpoints; delete one first`, { limit: WEBHOOK_ENDPOINT_LIMIT });
+    }
+    throw err;
+  }
+  return { endpoint: endpointView(await getEndpoint(db, input.orgId, id)), secret };
+}
+
+/** The create and rotate responses: the endpoint, its new secret, and the note to store it now. */
+export const withSecret = <T>(endpoint: T, secret: string) => ({ ...endpoint, secret, secret_note: SECRET_NOTE });

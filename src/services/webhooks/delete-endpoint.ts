@@ -1,0 +1,26 @@
+import { notFound } from "../../lib/errors";
+import { nowIso } from "../../lib/time";
+import type { Actor } from "../audit/actor";
+import { commitWithOrgAudit } from "../audit/org-chain";
+import { failInFlight, getEndpoint } from "./repository";
+
+/**
+ * Soft delete (spec 4.10): the endpoint stops receiving events and leaves the list, its delivery log
+ * stays readable, and its in-flight deliveries are failed in the same batch.
+ */
+export async function deleteEndpoint(db: D1Database, input: { orgId: string; endpointId: string; actor: Actor }) {
+  const current = await getEndpoint(db, input.orgId, input.endpointId);
+  const at = nowIso();
+  const results = await commitWithOrgAudit(
+    db,
+    { orgId: input.orgId, action: "webhook_endpoint.deleted", actor: input.actor, data: { endpoint_id: current.id, url: current.url }, at },
+    [
+      db
+        .prepare("UPDATE webhook_endpoints SET deleted_at = ?, is_active = 0, updated_at = ? WHERE id = ? AND org_id = ? AND deleted_at IS NULL")
+        .bind(at, at, current.id, input.orgId),
+      failInFlight(db, current.id, "endpoint deleted", at),
+    ],
+  );
+  if (results[0]?.meta.changes !== 1) throw notFound("Webhook endpoint");
+  return { endpoint_id: current.id, deleted: true as const };
+}

@@ -1,0 +1,205 @@
+import type { DeliveryStatus } from "../../db/schema";
+import type { Env } from "../../env";
+import { inGraceWindow, type DeliveryRow, type EndpointRow } from "./repository";
+import { nextRetryAt } from "./retry-schedule";
+import { signatureHeaders } from "./signing";
+import { checkWebhookUrl, urlPolicyOf } from "./url-policy";
+
+/** The receiver's time budget (docs/webhooks.md): no answer within it fails the attempt. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** How much of a receiver's answer the log keeps. */
+export const RESPONSE_BODY_LIMIT = 2048;
+export const USER_AGENT = "Service-Webhooks/1.0";
+/**
+ * A sender claims a due delivery by moving `next_attempt_at` this far ahead: longer than any attempt
+ * can take, so the queue consumer and the cron sweep never send the same attempt twice, and a sender
+ * that dies mid-attempt only delays the delivery until the sweep after the lease.
+ */
+export const CLAIM_LEASE_MS = 2 * 60_000;
+
+/** `now` is the service's clock for scheduling (injectable so tests can walk the retry schedule). */
+export type DeliverOptions = { now?: Date; timeoutMs?: number };
+
+export type AttemptResult = {
+  deliveryId: string;
+  attempt: number;
+  succeeded: boolean;
+  status: DeliveryStatus;
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  nextAttemptAt: string | null;
+};
+
+type EventFields = { id: string; org_id: string; type: string; envelope_id: string | null; data: string; created_at: string };
+
+/** Spec 6.2: identical for every endpoint, retry and replay of the event. */
+export function webhookPayload(event: EventFields) {
+  return {
+    event_type: event.type,
+    event_id: event.id,
+    org_id: event.org_id,
+    envelope_id: event.envelope_id,
+    timestamp: event.created_at,
+    data: JSON.parse(event.data) as Record<string, unknown>,
+  };
+}
+
+export const claimUntil = (now: Date) => new Date(now.getTime() + CLAIM_LEASE_MS).toISOString();
+
+/**
+ * Sends one delivery if it is due and nobody else holds it: claim, then attempt. Returns null when
+ * nothing was sent (not due, finished, claimed elsewhere, or its endpoint is gone).
+ */
+export async function deliverWebhook(env: Env, deliveryId: string, opts: DeliverOptions = {}): Promise<AttemptResult | null> {
+  const now = opts.now ?? new Date();
+  const claim = await env.DB.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at <= ?")
+    .bind(claimUntil(now), deliveryId, now.toISOString())
+    .run();
+  if (claim.meta.changes !== 1) return null;
+  return attemptClaimed(env, deliveryId, { ...opts, now });
+}
+
+type LoadedDelivery = DeliveryRow &
+  Pick<EndpointRow, "url" | "is_active" | "deleted_at" | "secret" | "previous_secret" | "grace_expires_at"> & {
+    envelope_id: string | null;
+    event_data: string;
+    event_created_at: string;
+  };
+
+/** One HTTP attempt of a delivery the caller has claimed, logged and scheduled in one batch. */
+export async function attemptClaimed(env: Env, deliveryId: string, opts: DeliverOptions & { now: Date }): Promise<AttemptResult | null> {
+  const db = env.DB;
+  const { now } = opts;
+  // Joined on the organization too: a delivery can only ever reach its own organization's endpoint.
+  const row = await db
+    .prepare(
+      `SELECT d.*, e.url, e.is_active, e.deleted_at, e.secret, e.previous_secret, e.grace_expires_at,
+              ev.envelope_id, ev.data AS event_data, ev.created_at AS event_created_at
+       FROM webhook_deliveries d
+       JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.org_id = d.org_id
+       JOIN events ev ON ev.id = d.event_id AND ev.org_id = d.org_id
+       WHERE d.id = ?`,
+    )
+    .bind(deliveryId)
+    .first<LoadedDelivery>();
+  if (!row || row.deleted_at || row.is_active !== 1) {
+    // Normally failed already by the disable or delete; this covers a fan-out that raced it.
+    const reason = !row ? "endpoint or event not found in the delivery's organization" : row.deleted_at ? "endpoint deleted" : "endpoint disabled";
+    await db
+      .prepare("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ? WHERE id = ? AND status = 'pending'")
+      .bind(reason, now.toISOString(), deliveryId)
+      .run();
+    return null;
+  }
+
+  const body = JSON.stringify(
+    webhookPayload({ id: row.event_id, org_id: row.org_id, type: row.event_type, envelope_id: row.envelope_id, data: row.event_data, created_at: row.event_created_at }),
+  );
+  const verdict = checkWebhookUrl(row.url, urlPolicyOf(env));
+  const outcome = verdict.ok
+    ? await post(verdict.url, body, await deliveryHeaders(row, body, now), opts.timeoutMs ?? DELIVERY_TIMEOUT_MS)
+    : { responseStatus: null, responseBody: null, error: `URL not allowed: ${verdict.reason}`, durationMs: 0 };
+  return record(db, row, outcome, now);
+}
+
+/** Spec 6.3 exactly, plus the Standard Webhooks headers (DESIGN.md 6). */
+async function deliveryHeaders(row: LoadedDelivery, body: string, now: Date): Promise<Record<string, string>> {
+  // The receiver checks this against its own clock, so it is the wall clock, never the injected one.
+  const timestamp = Math.floor(Date.now() / 1000);
+  return {
+    "Content-Type": "application/json",
+    "User-Agent": USER_AGENT,
+    "X-Service-Event": row.event_type,
+    "X-Service-Delivery": row.id,
+    "X-Service-Endpoint": row.endpoint_id,
+    "webhook-id": row.event_id,
+    "webhook-timestamp": String(timestamp),
+    ...(await signatureHeaders({
+      secret: row.secret,
+      previousSecret: inGraceWindow(row, now) ? row.previous_secret : null,
+      webhookId: row.event_id,
+      timestamp,
+      body,
+    })),
+  };
+}
+
+type Outcome = { responseStatus: number | null; responseBody: string | null; error: string | null; durationMs: number };
+
+/** Redirects are answers, not instructions: a 3xx fails the attempt (spec 4.10). */
+async function post(url: URL, body: string, headers: Record<string, string>, timeoutMs: number): Promise<Outcome> {
+  const started = Date.now();
+  try {
+    const res = await fetch(url, { method: "POST", headers, body, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
+    const responseBody = await readCapped(res, RESPONSE_BODY_LIMIT);
+    const error =
+      res.status >= 200 && res.status < 300
+        ? null
+        : res.status >= 300 && res.status < 400
+          ? `redirect not followed (${res.status} to ${(res.headers.get("location") ?? "no Location").slice(0, 200)})`
+          : `HTTP ${res.status}`;
+    return { responseStatus: res.status, responseBody, error, durationMs: Date.now() - started };
+  } catch (err) {
+    const name = err instanceof Error ? err.name : "";
+    const error =
+      name === "TimeoutError" || name === "AbortError"
+        ? `timed out after ${timeoutMs} ms`
+        : `network error: ${(err instanceof Error ? err.message : String(err)).slice(0, 200)}`;
+    return { responseStatus: null, responseBody: null, error, durationMs: Date.now() - started };
+  }
+}
+
+/** The first `limit` bytes of the answer; the rest is never downloaded. */
+async function readCapped(res: Response, limit: number): Promise<string | null> {
+  if (!res.body) return null;
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    // an answer cut short (timeout, reset) still shows what arrived
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    bytes.set(c, offset);
+    offset += c.byteLength;
+  }
+  return new TextDecoder().decode(bytes.subarray(0, limit));
+}
+
+async function record(db: D1Database, row: LoadedDelivery, outcome: Outcome, now: Date): Promise<AttemptResult> {
+  const attempt = row.attempts + 1;
+  const succeeded = outcome.responseStatus !== null && outcome.responseStatus >= 200 && outcome.responseStatus < 300;
+  const next = succeeded ? null : nextRetryAt(attempt, row.max_attempts, now);
+  const status: DeliveryStatus = succeeded ? "succeeded" : next ? "pending" : "failed";
+  const at = now.toISOString();
+  const nextAt = next?.toISOString() ?? null;
+  const durationMs = Math.round(outcome.durationMs);
+  await db.batch([
+    // Guarded on the state read: if the endpoint was disabled meanwhile the delivery stays failed.
+    db
+      .prepare(
+        `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_attempt_at = ?, response_status = ?,
+           response_body = ?, duration_ms = ?, last_error = ?, updated_at = ?
+         WHERE id = ? AND status = 'pending' AND attempts = ?`,
+      )
+      .bind(status, attempt, nextAt, at, outcome.responseStatus, outcome.responseBody, durationMs, outcome.error, at, row.id, row.attempts),
+    db
+      .prepare(
+        `INSERT INTO webhook_attempts (delivery_id, org_id, attempt, attempted_at, succeeded, response_status, response_body, error, duration_ms, next_attempt_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .bind(row.id, row.org_id, attempt, at, succeeded ? 1 : 0, outcome.responseStatus, outcome.responseBody, outcome.error, durationMs, nextAt),
+  ]);
+  return { deliveryId: row.id, attempt, succeeded, status, responseStatus: outcome.responseStatus, error: outcome.error, durationMs, nextAttemptAt: nextAt };
+}

@@ -1,0 +1,47 @@
+import type { Env } from "../../env";
+import type { Actor } from "../audit/actor";
+import { createEndpoint } from "./create-endpoint";
+import { deleteEndpoint } from "./delete-endpoint";
+import { endpointView, type EndpointRow } from "./repository";
+import { updateEndpoint } from "./update-endpoint";
+
+export const LEGACY_DESCRIPTION = "Migrated from the legacy per-key webhook (PATCH /partner/webhook)";
+
+type EndpointView = ReturnType<typeof endpointView>;
+
+const legacyView = (endpoint: EndpointView | null) => ({
+  url: endpoint?.url ?? null,
+  endpoint_id: endpoint?.endpoint_id ?? null,
+  events: endpoint?.events ?? [],
+  is_active: endpoint?.is_active ?? false,
+  secret_set: endpoint?.secret_set ?? false,
+});
+
+const findLegacy = (db: D1Database, orgId: string) =>
+  db.prepare("SELECT * FROM webhook_endpoints WHERE org_id = ? AND legacy = 1 AND deleted_at IS NULL").bind(orgId).first<EndpointRow>();
+
+/**
+ * The legacy `PATCH /partner/webhook` (spec 9.5) writes through to the organization's migrated
+ * endpoint: subscribed to `*`, unsigned (`secret_set: false`) until an admin rotates a secret onto
+ * it, created on first use. A URL sets it (and re-enables it); `null` soft-deletes it. The same URL
+ * rules and 25-endpoint limit apply as in the console. A partial unique index keeps one live legacy
+ * endpoint per organization; a concurrent first PATCH that loses the race updates the winner's.
+ */
+export async function setLegacyWebhook(env: Env, input: { orgId: string; actor: Actor; url: string | null }) {
+  const current = await findLegacy(env.DB, input.orgId);
+  if (input.url === null) {
+    if (current) await deleteEndpoint(env.DB, { orgId: input.orgId, endpointId: current.id, actor: input.actor });
+    return legacyView(null);
+  }
+  const update = (endpointId: string, url: string) =>
+    updateEndpoint(env, { orgId: input.orgId, endpointId, actor: input.actor, patch: { url, is_active: true } });
+  if (current) return legacyView(await update(current.id, input.url));
+  try {
+    const { endpoint } = await createEndpoint(env, { orgId: input.orgId, actor: input.actor, url: input.url, events: ["*"], description: LEGACY_DESCRIPTION, legacy: true });
+    return legacyView(endpoint);
+  } catch (err) {
+    const winner = err instanceof Error && /UNIQUE constraint failed: webhook_endpoints\.org_id/.test(err.message) ? await findLegacy(env.DB, input.orgId) : null;
+    if (!winner) throw err;
+    return legacyView(await update(winner.id, input.url));
+  }
+}

@@ -1,0 +1,22 @@
+import { EVENT_TYPES, type EventType } from "../events/outbox";
+
+/**
+ * Subscription selectors (spec 6.1): an exact event type, a domain wildcard `<domain>.*`, or `*`.
+ * Wildcards are prefix-only; `*.completed`, `envelope.*.x`, `env*` and unknown types or domains are
+ * refused, so a typo cannot silently subscribe to nothing.
+ */
+export const EVENT_DOMAINS: ReadonlySet<string> = new Set(Object.keys(EVENT_TYPES).map((t) => t.split(".")[0]!));
+
+export const isEventType = (value: string): value is EventType => Object.prototype.hasOwnProperty.call(EVENT_TYPES, value);
+
+export function isValidSelector(selector: string): boolean {
+  if (selector === "*" || isEventType(selector)) return true;
+  return selector.endsWith(".*") && EVENT_DOMAINS.has(selector.slice(0, -2));
+}
+
+export function selectorMatches(selector: string, eventType: string): boolean {
+  if (selector === "*" || selector === eventType) return true;
+  return selector.endsWith(".*") && eventType.startsWith(selector.slice(0, -1));
+}
+
+export const subscribes = (selectors: readonly string[], eventType: string) => selectors.some((s) => selectorMatches(s, eventType));

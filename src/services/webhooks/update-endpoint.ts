@@ -1,0 +1,44 @@
+import type { Env } from "../../env";
+import { notFound } from "../../lib/errors";
+import { nowIso } from "../../lib/time";
+import type { Actor } from "../audit/actor";
+import { commitWithOrgAudit } from "../audit/org-chain";
+import { endpointView, failInFlight, getEndpoint, invalidUrl } from "./repository";
+import { checkWebhookUrl, urlPolicyOf } from "./url-policy";
+
+export type EndpointPatch = { url?: string; description?: string; events?: string[]; is_active?: boolean };
+
+/**
+ * Changes url, description, events or the active state. Disabling stops retries at once: the
+ * endpoint's pending deliveries are failed in the same batch. A new URL takes effect from the next
+ * attempt, pending retries included (each attempt reads the endpoint afresh).
+ */
+export async function updateEndpoint(env: Env, input: { orgId: string; endpointId: string; actor: Actor; patch: EndpointPatch }) {
+  const db = env.DB;
+  const { patch } = input;
+  const current = await getEndpoint(db, input.orgId, input.endpointId);
+  if (patch.url !== undefined) {
+    const verdict = checkWebhookUrl(patch.url, urlPolicyOf(env));
+    if (!verdict.ok) throw invalidUrl(patch.url, verdict.reason);
+  }
+  const changes: Record<string, string | number> = {};
+  if (patch.url !== undefined) changes.url = patch.url;
+  if (patch.description !== undefined) changes.description = patch.description;
+  if (patch.events !== undefined) changes.events = JSON.stringify([...new Set(patch.events)]);
+  if (patch.is_active !== undefined) changes.is_active = patch.is_active ? 1 : 0;
+  const columns = Object.keys(changes);
+  const at = nowIso();
+  const statements = [
+    db
+      .prepare(`UPDATE webhook_endpoints SET ${columns.map((c) => `${c} = ?`).join(", ")}, updated_at = ? WHERE id = ? AND org_id = ? AND deleted_at IS NULL`)
+      .bind(...columns.map((c) => changes[c]!), at, current.id, input.orgId),
+  ];
+  if (patch.is_active === false) statements.push(failInFlight(db, current.id, "endpoint disabled", at));
+  const results = await commitWithOrgAudit(
+    db,
+    { orgId: input.orgId, action: "webhook_endpoint.updated", actor: input.actor, data: { endpoint_id: current.id, ...patch }, at },
+    statements,
+  );
+  if (results[0]?.meta.changes !== 1) throw notFound("Webhook endpoint");
+  return endpointView(await getEndpoint(db, input.orgId, current.id));
+}

@@ -1,0 +1,77 @@
+import { env } from "cloudflare:test";
+import { inject } from "vitest";
+import { outboxInsert, type EventType } from "../../src/services/events/outbox";
+import { call, operator } from "./api";
+
+/** What the receiver (test/global/webhook-receiver.mjs) recorded for one request. */
+export type Received = { method: string; path: string; headers: Record<string, string>; body: string; received_at: number };
+
+const receiverBase = () => `http://127.0.0.1:${inject("receiverPort")}`;
+
+/** A fresh path on the real receiver with the given behaviour (`ok`, `fail`, `hang`, `flaky`, ...). */
+export function receiverUrl(behaviour: string) {
+  const path = `/${behaviour}/${crypto.randomUUID()}`;
+  return { url: `${receiverBase()}${path}`, path };
+}
+
+export async function received(path: string): Promise<Received[]> {
+  const res = await fetch(`${receiverBase()}/_records?path=${encodeURIComponent(path)}`);
+  return (await res.json()) as Received[];
+}
+
+/** Polls the receiver until `path` has seen at least `count` requests (the queue runs on its own). */
+export async function waitForRequests(path: string, count: number, timeoutMs = 15_000): Promise<Received[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const list = await received(path);
+    if (list.length >= count || Date.now() > deadline) return list;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** An admin of the organization with a console access token, as the operator would mint it. */
+export async function adminToken(orgId: string, role: "admin" | "custodian" | "member" = "admin"): Promise<string> {
+  const user = await operator("POST", `/orgs/${orgId}/users`, { email: `${role}-${crypto.randomUUID()}@example.com`, name: `Webhook ${role}`, role });
+  const token = await operator("POST", `/users/${user.body.data.user_id}/access-tokens`, { org_id: orgId, ttl_seconds: 3600 });
+  return token.body.data.access_token as string;
+}
+
+export async function createEndpoint(token: string, body: { url: string; events?: string[]; description?: string }) {
+  const res = await call("POST", "/webhooks/endpoints", { bearer: token, body: { events: ["*"], ...body } });
+  if (res.status !== 201) throw new Error(`endpoint create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data as { endpoint_id: string; secret: string; url: string; events: string[] };
+}
+
+/** An outbox event written straight to the table, not published: the test decides who dispatches it. */
+export async function insertEvent(orgId: string, type: EventType = "envelope.completed", data: Record<string, unknown> = { note: "test" }) {
+  const event = outboxInsert(env.DB, { orgId, envelopeId: null, type, data, at: new Date().toISOString() });
+  await event.statement.run();
+  return event.id;
+}
+
+export async function deliveriesOf(endpointId: string) {
+  const { results } = await env.DB.prepare("SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at, id").bind(endpointId).all<{
+    id: string;
+    event_id: string;
+    status: string;
+    attempts: number;
+    next_attempt_at: string | null;
+    last_error: string | null;
+    response_status: number | null;
+    redelivery_of: string | null;
+  }>();
+  return results;
+}
+
+export async function attemptsOf(deliveryId: string) {
+  const { results } = await env.DB.prepare("SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt").bind(deliveryId).all<{
+    attempt: number;
+    attempted_at: string;
+    succeeded: number;
+    response_status: number | null;
+    response_body: string | null;
+    error: string | null;
+    next_attempt_at: string | null;
+  }>();
+  return results;
+}
