@@ -1,0 +1,167 @@
+import { createMessageBatch, env, getQueueResult, createExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { Env, OutboxMessage } from "../../src/env";
+import { dispatchEvents } from "../../src/jobs/dispatch-events";
+import { relayOutbox } from "../../src/jobs/relay-outbox";
+import { sweepDeliveries } from "../../src/jobs/sweep-deliveries";
+import { newTenant } from "../helpers/api";
+import { adminToken, attemptsOf, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl } from "../helpers/webhooks";
+
+const TIMEOUT_MS = 300; // the hanging receiver must not cost the suite 10 s per attempt
+const HOUR = 3600_000;
+
+/** A queue stand-in that records what the consumer enqueues, so the test decides when it runs. */
+function recordingQueue() {
+  const sent: OutboxMessage[] = [];
+  const queue = {
+    send: async (body: OutboxMessage) => void sent.push(body),
+    sendBatch: async (batch: Iterable<{ body: OutboxMessage }>) => void sent.push(...[...batch].map((m) => m.body)),
+  } as unknown as Queue<OutboxMessage>;
+  return { queue, sent };
+}
+
+function messages(bodies: OutboxMessage[]) {
+  return createMessageBatch<OutboxMessage>(
+    "esign-vault-webhooks",
+    bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+}
+
+/** Runs the consumer on `bodies`, then the messages it enqueued, until the queue is empty. */
+async function drainQueue(testEnv: Env, sent: OutboxMessage[], bodies: OutboxMessage[], now: Date) {
+  let pending = bodies;
+  while (pending.length > 0) {
+    const before = sent.length;
+    await dispatchEvents(messages(pending), testEnv, { now, timeoutMs: TIMEOUT_MS });
+    pending = sent.slice(before);
+  }
+}
+
+describe("webhook delivery under faults", () => {
+  it("delivers every event at least once to every endpoint through failing, hanging, redirecting and closing receivers, and none to a foreign organization", async () => {
+    const tenant = await newTenant();
+    const foreign = await newTenant();
+    const token = await adminToken(tenant.orgId);
+    const foreignToken = await adminToken(foreign.orgId);
+    // Each faulty receiver recovers after its first two requests (fail-first), except the flaky one.
+    const targets = {
+      ok: receiverUrl("ok"),
+      flaky: receiverUrl("flaky"),
+      failing: receiverUrl("fail-first/2"),
+    };
+    for (const target of Object.values(targets)) await createEndpoint(token, { url: target.url });
+    const hanging = receiverUrl("hang");
+    const redirecting = receiverUrl("redirect");
+    const closing = receiverUrl("close");
+    const badOnes = [
+      await createEndpoint(token, { url: hanging.url }),
+      await createEndpoint(token, { url: redirecting.url }),
+      await createEndpoint(token, { url: closing.url }),
+    ];
+    const foreignTarget = receiverUrl("ok");
+    await createEndpoint(foreignToken, { url: foreignTarget.url, events: ["*"] });
+
+    const eventIds: string[] = [];
+    for (let i = 0; i < 8; i++) eventIds.push(await insertEvent(tenant.orgId, i % 2 ? "envelope.completed" : "vault.stored", { seq: i }));
+
+    const { queue, sent } = recordingQueue();
+    const testEnv = { ...env, WEBHOOK_QUEUE: queue };
+    const start = new Date();
+    await drainQueue(testEnv, sent, eventIds.map((event_id) => ({ kind: "event" as const, event_id })), start);
+
+    // The bad receivers failed in their own way, each logged.
+    const firstError = async (endpointId: string) => (await attemptsOf((await deliveriesOf(endpointId))[0]!.id))[0]!;
+    expect((await firstError(badOnes[0]!.endpoint_id)).error).toBe(`timed out after ${TIMEOUT_MS} ms`);
+    expect(await firstError(badOnes[1]!.endpoint_id)).toMatchObject({ response_status: 302, error: expect.stringMatching(/^redirect not followed \(302 to \/ok\//) });
+    expect((await firstError(badOnes[2]!.endpoint_id)).error).toMatch(/^network error/);
+    expect(await received(redirecting.path.replace("/redirect/", "/ok/"))).toEqual([]); // never followed
+
+    // The receivers recover (the bad ones are pointed at a healthy path); retries run off the sweep.
+    for (const bad of badOnes) await env.DB.prepare("UPDATE webhook_endpoints SET url = ? WHERE id = ?").bind(`${targets.ok.url}-${bad.endpoint_id}`, bad.endpoint_id).run();
+    for (let hour = 1; hour <= 12; hour++) await sweepDeliveries(env, new Date(start.getTime() + hour * HOUR), { timeoutMs: TIMEOUT_MS });
+
+    const paths = [...Object.values(targets).map((t) => t.path), ...badOnes.map((b) => `${targets.ok.path}-${b.endpoint_id}`)];
+    for (const path of paths) {
+      const got = (await received(path)).filter((r) => r.headers["x-service-signature"]);
+      const okIds = new Set(got.map((r) => JSON.parse(r.body).event_id));
+      expect([...okIds].sort(), path).toEqual([...eventIds].sort());
+    }
+    const { results } = await env.DB.prepare("SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE org_id = ? GROUP BY status").bind(tenant.orgId).all();
+    expect(results).toEqual([{ status: "succeeded", n: 6 * 8 }]);
+    expect(await received(foreignTarget.path)).toEqual([]);
+  });
+
+  it("loses nothing when the consumer throws mid-batch: the queue retries the event, the sweep sends what was never enqueued", async () => {
+    const tenant = await newTenant();
+    const token = await adminToken(tenant.orgId);
+    const a = receiverUrl("ok");
+    const b = receiverUrl("ok");
+    await createEndpoint(token, { url: a.url });
+    await createEndpoint(token, { url: b.url });
+    const eventIds: string[] = [];
+    for (let i = 0; i < 6; i++) eventIds.push(await insertEvent(tenant.orgId, "envelope.sent", { seq: i }));
+
+    // A database that fails the third fan-out batch: that message must be retried, the others acked.
+    let batches = 0;
+    const flakyDb = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === "batch") {
+          return (statements: D1PreparedStatement[]) => {
+            batches += 1;
+            if (batches === 3) return Promise.reject(new Error("D1_ERROR: simulated crash mid-batch"));
+            return target.batch(statements);
+          };
+        }
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    // And a queue that takes nothing: every delivery message is lost.
+    const lostQueue = { sendBatch: () => Promise.reject(new Error("queue unavailable")), send: () => Promise.reject(new Error("queue unavailable")) } as unknown as Queue<OutboxMessage>;
+    const batch = messages(eventIds.map((event_id) => ({ kind: "event" as const, event_id })));
+    const ctx = createExecutionContext();
+    await dispatchEvents(batch, { ...env, DB: flakyDb, WEBHOOK_QUEUE: lostQueue });
+    const result = await getQueueResult(batch, ctx);
+    expect(result.retryMessages.map((m) => m.msgId)).toEqual(["m2"]);
+    expect(result.explicitAcks.sort()).toEqual(["m0", "m1", "m3", "m4", "m5"]);
+    // Nothing of the failed batch committed: its event is still undispatched, with no deliveries.
+    const undispatched = await env.DB.prepare("SELECT id FROM events WHERE org_id = ? AND dispatched_at IS NULL").bind(tenant.orgId).all<{ id: string }>();
+    expect(undispatched.results.map((r) => r.id)).toEqual([eventIds[2]]);
+
+    // The queue redelivers m2 (or, if it never does, the relay re-enqueues it), and the sweep sends.
+    const { queue, sent } = recordingQueue();
+    const later = new Date(Date.now() + 60_000);
+    await relayOutbox({ ...env, WEBHOOK_QUEUE: queue }, later);
+    expect(sent).toEqual([{ kind: "event", event_id: eventIds[2] }]);
+    await dispatchEvents(messages(sent), { ...env, WEBHOOK_QUEUE: lostQueue });
+    await sweepDeliveries(env, later);
+
+    for (const target of [a, b]) {
+      const ids = (await received(target.path)).map((r) => JSON.parse(r.body).event_id);
+      expect([...new Set(ids)].sort()).toEqual([...eventIds].sort());
+    }
+    // A duplicate event message fans out nothing twice (unique endpoint+event index).
+    await dispatchEvents(messages([{ kind: "event", event_id: eventIds[0]! }]), { ...env, WEBHOOK_QUEUE: lostQueue });
+    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE org_id = ?").bind(tenant.orgId).first<{ n: number }>();
+    expect(count!.n).toBe(12);
+  });
+
+  it("resends a delivery whose sender died mid-attempt once its claim lapses", async () => {
+    const tenant = await newTenant();
+    const token = await adminToken(tenant.orgId);
+    const target = receiverUrl("ok");
+    const ep = await createEndpoint(token, { url: target.url });
+    const eventId = await insertEvent(tenant.orgId);
+    const { queue, sent } = recordingQueue();
+    const now = new Date();
+    await dispatchEvents(messages([{ kind: "event", event_id: eventId }]), { ...env, WEBHOOK_QUEUE: queue }, { now });
+    // A sender claimed it and died before sending: the row is pending with a claim in the future.
+    await env.DB.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE endpoint_id = ?").bind(new Date(now.getTime() + 2 * 60_000).toISOString(), ep.endpoint_id).run();
+    await dispatchEvents(messages(sent), { ...env, WEBHOOK_QUEUE: queue }, { now }); // the message arrives: not due, skipped
+    await sweepDeliveries(env, new Date(now.getTime() + 60_000));
+    expect(await received(target.path)).toEqual([]);
+    await sweepDeliveries(env, new Date(now.getTime() + 2 * 60_000 + 1));
+    expect(await received(target.path)).toHaveLength(1);
+    expect((await deliveriesOf(ep.endpoint_id))[0]).toMatchObject({ status: "succeeded", attempts: 1 });
+  });
+});
