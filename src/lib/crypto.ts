@@ -10,6 +10,18 @@ export async function sha256Hex(input: string | ArrayBuffer | Uint8Array): Promi
   return toHex(await crypto.subtle.digest("SHA-256", data));
 }
 
+/**
+ * SHA-256 of the concatenation of `parts`, fed through the runtime's DigestStream so that large
+ * inputs (a 50 MB upload and what precedes it) are never joined into one buffer.
+ */
+export async function sha256HexOfParts(parts: (string | Uint8Array)[]): Promise<string> {
+  const digest = new crypto.DigestStream("SHA-256");
+  const writer = digest.getWriter();
+  for (const part of parts) await writer.write(typeof part === "string" ? encoder.encode(part) : part);
+  await writer.close();
+  return toHex(await digest.digest);
+}
+
 export async function hmacSha256(key: string | Uint8Array, message: string): Promise<Uint8Array> {
   const raw = typeof key === "string" ? encoder.encode(key) : key;
   const k = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);

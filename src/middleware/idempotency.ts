@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import { sha256Hex } from "../lib/crypto";
+import { sha256HexOfParts } from "../lib/crypto";
 import { ApiError, badRequest, conflict } from "../lib/errors";
 import type { AppEnv } from "../lib/hono";
 
@@ -21,7 +21,11 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   }
   const db = c.env.DB;
   const { keyId, orgId } = c.var.apiKey;
-  const fingerprint = await sha256Hex(`${c.req.method} ${c.req.path}\n${await c.req.text()}`);
+  // The body as bytes (an upload is binary, and text decoding would lose it); the request is rebuilt
+  // around them so the route can still read its body. Same fingerprint as over the text for UTF-8.
+  const requestBody = new Uint8Array(await c.req.raw.arrayBuffer());
+  c.req.raw = new Request(c.req.raw, { body: requestBody });
+  const fingerprint = await sha256HexOfParts([`${c.req.method} ${c.req.path}\n`, requestBody]);
   const now = Date.now();
   const cutoff = new Date(now - WINDOW_MS).toISOString();
 
