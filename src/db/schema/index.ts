@@ -6,3 +6,4 @@ export * from "./events";
 export * from "./documents";
 export * from "./webhooks";
 export * from "./vault";
+export * from "./templates";

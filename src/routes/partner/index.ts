@@ -3,11 +3,13 @@ import { idempotency } from "../../middleware/idempotency";
 import { partnerAuth } from "../../middleware/partner-auth";
 import { embedTokenHandler, embedTokenRoute } from "./embed/token";
 import { envelopesRouter } from "./envelopes";
+import { templatesRouter } from "./templates";
 import * as legacyWebhook from "./webhook";
 
 export const partnerRouter = createRouter();
 partnerRouter.use("/partner/*", partnerAuth, idempotency);
 partnerRouter.use("/embed/token", partnerAuth, idempotency);
 partnerRouter.route("/", envelopesRouter);
+partnerRouter.route("/", templatesRouter);
 partnerRouter.openapi(embedTokenRoute, embedTokenHandler);
 partnerRouter.openapi(legacyWebhook.route, legacyWebhook.handler);

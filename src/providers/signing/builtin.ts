@@ -1,0 +1,73 @@
+import type { Env } from "../../env";
+import { nowIso } from "../../lib/time";
+import type { ProviderInstance } from "../../services/templates/schema";
+import { SigningProviderError, type SigningProvider } from "./interface";
+
+type Row = { id: number; instance: ProviderInstance; org_id: string; template_id: string; name: string; document_key: string | null; page_count: number | null; fields: string };
+
+/**
+ * The built-in provider keeps its templates in D1 (`signing_provider_templates`); the AUTOINCREMENT
+ * row id is the `provider_template_id`. Both instances live here: `cloud` is the same store with the
+ * KBA step added at signing time.
+ */
+export class BuiltinSigningProvider implements SigningProvider {
+  constructor(private readonly env: Env) {}
+
+  async createTemplate(input: Parameters<SigningProvider["createTemplate"]>[0]) {
+    const at = nowIso();
+    const row = await this.write(() =>
+      this.env.DB.prepare(
+        `INSERT INTO signing_provider_templates (instance, org_id, template_id, name, document_key, page_count, fields, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, '[]', ?, ?) RETURNING id`,
+      )
+        .bind(input.instance, input.orgId, input.templateId, input.name, input.documentKey, input.pageCount, at, at)
+        .first<{ id: number }>(),
+    );
+    if (!row) throw new SigningProviderError("rejected", "the template could not be created");
+    return { providerTemplateId: row.id };
+  }
+
+  async setTemplateFields(input: Parameters<SigningProvider["setTemplateFields"]>[0]) {
+    const result = await this.write(() =>
+      this.env.DB.prepare("UPDATE signing_provider_templates SET fields = ?, updated_at = ? WHERE id = ? AND instance = ?")
+        .bind(JSON.stringify(input.fields), nowIso(), input.providerTemplateId, input.instance)
+        .run(),
+    );
+    if (result.meta.changes !== 1) throw new SigningProviderError("rejected", `provider template ${input.providerTemplateId} does not exist`);
+  }
+
+  /**
+   * A copy shares the source's document: the built-in provider reads it from the same bucket. The
+   * copy fails (502 to the caller) when the source counterpart is gone or its PDF is no longer in R2.
+   */
+  async copyTemplate(input: Parameters<SigningProvider["copyTemplate"]>[0]) {
+    const source = await this.env.DB.prepare("SELECT * FROM signing_provider_templates WHERE id = ? AND instance = ?")
+      .bind(input.providerTemplateId, input.from)
+      .first<Row>();
+    if (!source) throw new SigningProviderError("unavailable", `provider template ${input.providerTemplateId} does not exist in ${input.from}`);
+    if (source.document_key && !(await this.env.DOCS.head(source.document_key))) {
+      throw new SigningProviderError("unavailable", `the document of provider template ${source.id} is missing from storage`);
+    }
+    const at = nowIso();
+    const row = await this.write(() =>
+      this.env.DB.prepare(
+        `INSERT INTO signing_provider_templates (instance, org_id, template_id, name, document_key, page_count, fields, copied_from, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      )
+        .bind(input.to, source.org_id, source.template_id, source.name, source.document_key, source.page_count, source.fields, source.id, at, at)
+        .first<{ id: number }>(),
+    );
+    if (!row) throw new SigningProviderError("rejected", "the copy could not be created");
+    return { providerTemplateId: row.id };
+  }
+
+  /** A failed write of the provider's own store is the provider rejecting it (502), not our 500. */
+  private async write<T>(op: () => Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (err) {
+      console.error(JSON.stringify({ level: "error", provider: "builtin", error: String(err) }));
+      throw new SigningProviderError("rejected", "the provider's store refused the write");
+    }
+  }
+}

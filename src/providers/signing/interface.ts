@@ -1,0 +1,38 @@
+import type { ProviderInstance, ResolvedField } from "../../services/templates/schema";
+
+/**
+ * The signing provider (DESIGN.md 2): the party that holds templates and, later, runs submissions.
+ * `default` serves ordinary documents and `cloud` KBA documents. Only the built-in provider exists;
+ * an adapter for an external provider implements the same interface. This is the part templates
+ * need; the signing capability extends it with submissions.
+ */
+export interface SigningProvider {
+  /** Creates the provider's counterpart of a template and returns its integer id. */
+  createTemplate(input: {
+    instance: ProviderInstance;
+    orgId: string;
+    templateId: string;
+    name: string;
+    documentKey: string | null;
+    pageCount: number | null;
+  }): Promise<{ providerTemplateId: number }>;
+
+  /** Replaces the counterpart's fields with `fields` (the template's whole list). */
+  setTemplateFields(input: { instance: ProviderInstance; providerTemplateId: number; fields: ResolvedField[] }): Promise<void>;
+
+  /** Copies a template, document and fields, into another instance (a KBA package's members live in `cloud`). */
+  copyTemplate(input: { from: ProviderInstance; providerTemplateId: number; to: ProviderInstance }): Promise<{ providerTemplateId: number }>;
+}
+
+/**
+ * What the provider did wrong, mapped to the spec's statuses by the callers: `rejected` and
+ * `unavailable` are 502 (the provider refused a write or could not be read), `not_configured` 503.
+ */
+export class SigningProviderError extends Error {
+  constructor(
+    readonly kind: "rejected" | "unavailable" | "not_configured",
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,39 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../../lib/hono";
+import { dataOf, ErrorSchema, jsonBody, jsonContent, partnerRoute } from "../../../lib/openapi";
+import { requireContentType } from "../../../middleware/content-type";
+import { requireScope } from "../../../middleware/partner-auth";
+import { serviceContext } from "../../../services/context";
+import { addTemplateFields } from "../../../services/templates/add-fields";
+import { AddFieldsBody, FieldsAddedResponse, TemplateParams } from "../../../services/templates/schema";
+
+export const route = createRoute(
+  partnerRoute(
+    "envelopes:write",
+    {
+      method: "post",
+      path: "/partner/templates/{template_id}/fields",
+      summary: "Add fields to a template",
+      description:
+        "Absolute and anchor placements may be mixed. Anchors are searched in the stored PDF's text layer (case-insensitive, whitespace-normalized); not found, or an occurrence beyond the matches, is 422. Returns the fields added by this request. Beta (spec 9.2).",
+      middleware: [requireContentType("json"), requireScope("envelopes:write")] as const,
+      request: { params: TemplateParams, body: jsonBody(AddFieldsBody) },
+      responses: {
+        200: jsonContent(dataOf(FieldsAddedResponse), "The fields added, resolved"),
+        502: jsonContent(ErrorSchema, "The template PDF could not be fetched, or the signing provider rejected the write"),
+        503: jsonContent(ErrorSchema, "Signing provider not configured (never with the built-in provider)"),
+      },
+    },
+    [400, 404, 409, 415, 422],
+  ),
+);
+
+export const handler: AppRouteHandler<typeof route> = async (c) => {
+  const data = await addTemplateFields(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
+    orgId: c.var.apiKey.orgId,
+    actor: c.var.actor,
+    templateId: c.req.valid("param").template_id,
+    fields: c.req.valid("json").fields,
+  });
+  return c.json({ data }, 200);
+};

@@ -1,0 +1,57 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../../lib/hono";
+import { readMultipartForm } from "../../../lib/multipart";
+import { dataOf, ErrorSchema, jsonContent, partnerRoute } from "../../../lib/openapi";
+import { MAX_PDF_BYTES } from "../../../lib/pdf";
+import { requireContentType } from "../../../middleware/content-type";
+import { requireScope } from "../../../middleware/partner-auth";
+import { serviceContext } from "../../../services/context";
+import { createTemplateFromUpload } from "../../../services/templates/create-template";
+import { TemplateUploadResponse } from "../../../services/templates/schema";
+import { UploadErrors } from "./common";
+
+export const route = createRoute(
+  partnerRoute(
+    "envelopes:write",
+    {
+      method: "post",
+      path: "/partner/templates",
+      summary: "Upload a template PDF (multipart)",
+      description:
+        "Stores the PDF (at most 50 MB, checked by its bytes) and places fields: embedded `{{name;attr=value}}` tags become fields and are stripped from the stored PDF; `fields_json` adds absolute and anchor fields, anchors resolved against the PDF's text layer. Beta (spec 9.2).",
+      middleware: [requireContentType("multipart"), requireScope("envelopes:write")] as const,
+      request: {
+        body: {
+          required: true,
+          content: {
+            "multipart/form-data": {
+              // A plain schema (not zod): the route reads the body itself, once and bounded.
+              schema: {
+                type: "object",
+                required: ["file", "name"],
+                properties: {
+                  file: { type: "string", format: "binary", description: "The PDF, at most 50 MB" },
+                  name: { type: "string", maxLength: 200 },
+                  external_id: { type: "string", maxLength: 200 },
+                  fields_json: { type: "string", description: "JSON-encoded array of TemplateField; omit for an empty template or one placed by embedded tags" },
+                },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        200: jsonContent(dataOf(TemplateUploadResponse), "The template, with every field placed"),
+        ...UploadErrors,
+        500: jsonContent(ErrorSchema, "The template record could not be persisted"),
+      },
+    },
+    [400, 415, 422],
+  ),
+);
+
+export const handler: AppRouteHandler<typeof route> = async (c) => {
+  const form = await readMultipartForm(c.req.raw, { fileField: "file", maxFileBytes: MAX_PDF_BYTES });
+  const data = await createTemplateFromUpload(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), { orgId: c.var.apiKey.orgId, actor: c.var.actor, form });
+  return c.json({ data }, 200);
+};

@@ -1,0 +1,80 @@
+import { ApiError } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { nowIso } from "../../lib/time";
+import { signingProvider, viaProvider } from "../../providers/signing";
+import type { Actor } from "../audit/actor";
+import { commitWithOrgAudit } from "../audit/org-chain";
+import type { ServiceContext } from "../context";
+import type { StoredDocument } from "../documents/ingest-pdf";
+import { insertTemplateFields, type TemplateRow } from "./repository";
+import { instanceFor, type ResolvedField } from "./schema";
+
+export type NewTemplate = {
+  orgId: string;
+  actor: Actor;
+  name: string;
+  externalId: string | null;
+  kbaRequired: boolean;
+  origin: TemplateRow["origin"];
+  document: StoredDocument | null;
+  fields: ResolvedField[];
+  /** the placements as requested, stored beside the resolved fields */
+  placements?: unknown[];
+};
+
+/**
+ * Creates a template: first its counterpart at the signing provider (which assigns the integer
+ * `provider_template_id`; a refusal is 502), then the template row, its fields and the org audit
+ * entry in one D1 batch. If that batch fails the spec's answer is 500 "template record could not be
+ * persisted"; the provider's counterpart is then an orphan nobody references, as it would be at an
+ * external provider.
+ */
+export async function insertTemplate(ctx: ServiceContext, t: NewTemplate): Promise<TemplateRow> {
+  const db = ctx.env.DB;
+  const provider = signingProvider(ctx.env);
+  const id = newId("template");
+  const instance = instanceFor(t.kbaRequired);
+  const { providerTemplateId } = await viaProvider("the template could not be created", () =>
+    provider.createTemplate({ instance, orgId: t.orgId, templateId: id, name: t.name, documentKey: t.document?.key ?? null, pageCount: t.document?.pageCount ?? null }),
+  );
+  if (t.fields.length) {
+    await viaProvider("the fields could not be stored", () => provider.setTemplateFields({ instance, providerTemplateId, fields: t.fields }));
+  }
+  const at = nowIso();
+  const row: TemplateRow = {
+    id,
+    org_id: t.orgId,
+    name: t.name,
+    external_id: t.externalId,
+    kba_required: t.kbaRequired ? 1 : 0,
+    provider_instance: instance,
+    provider_template_id: providerTemplateId,
+    origin: t.origin,
+    document_key: t.document?.key ?? null,
+    document_sha256: t.document?.sha256 ?? null,
+    document_size_bytes: t.document?.sizeBytes ?? null,
+    page_count: t.document?.pageCount ?? null,
+    created_at: at,
+    updated_at: at,
+    deleted_at: null,
+  };
+  const insert = db
+    .prepare(
+      `INSERT INTO templates (id, org_id, name, external_id, kba_required, provider_instance, provider_template_id, origin,
+         document_key, document_sha256, document_size_bytes, page_count, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(row.id, row.org_id, row.name, row.external_id, row.kba_required, row.provider_instance, row.provider_template_id, row.origin,
+      row.document_key, row.document_sha256, row.document_size_bytes, row.page_count, at, at);
+  try {
+    await commitWithOrgAudit(
+      db,
+      { orgId: t.orgId, action: "template.created", actor: t.actor, data: { template_id: id, name: t.name, origin: t.origin, kba_required: t.kbaRequired, fields: t.fields.length }, at },
+      [insert, ...insertTemplateFields(db, { templateId: id, orgId: t.orgId, fields: t.fields, placements: t.placements, at })],
+    );
+  } catch (err) {
+    console.error(JSON.stringify({ level: "error", what: "template insert failed", template_id: id, error: String(err) }));
+    throw new ApiError(500, "Template record could not be persisted; nothing was created, retry the request");
+  }
+  return row;
+}

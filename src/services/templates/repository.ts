@@ -1,0 +1,99 @@
+import { notFound } from "../../lib/errors";
+import type { AreaInput, FieldType, PlacementMode, ProviderInstance, ResolvedField } from "./schema";
+
+export type TemplateRow = {
+  id: string;
+  org_id: string;
+  name: string;
+  external_id: string | null;
+  kba_required: number;
+  provider_instance: ProviderInstance;
+  provider_template_id: number;
+  origin: "upload" | "console" | "builder";
+  document_key: string | null;
+  document_sha256: string | null;
+  document_size_bytes: number | null;
+  page_count: number | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+};
+
+export type FieldRow = {
+  seq: number;
+  name: string;
+  type: FieldType;
+  role: string;
+  required: number;
+  readonly: number;
+  default_value: string | null;
+  placement_mode: PlacementMode;
+  areas: string;
+  anchor_match: string | null;
+};
+
+/** A template of the organization, deleted ones included only when asked; other orgs' are not found. */
+export async function findTemplate(db: D1Database, orgId: string, templateId: string, opts: { includeDeleted?: boolean } = {}) {
+  const row = await db.prepare("SELECT * FROM templates WHERE id = ? AND org_id = ?").bind(templateId, orgId).first<TemplateRow>();
+  if (!row || (row.deleted_at && !opts.includeDeleted)) return null;
+  return row;
+}
+
+export async function getTemplate(db: D1Database, orgId: string, templateId: string): Promise<TemplateRow> {
+  const row = await findTemplate(db, orgId, templateId);
+  if (!row) throw notFound("Template");
+  return row;
+}
+
+export async function listTemplateFields(db: D1Database, templateId: string): Promise<ResolvedField[]> {
+  const { results } = await db.prepare("SELECT * FROM template_fields WHERE template_id = ? ORDER BY seq").bind(templateId).all<FieldRow>();
+  return results.map(fieldFromRow);
+}
+
+export function fieldFromRow(row: FieldRow): ResolvedField {
+  return {
+    name: row.name,
+    type: row.type,
+    role: row.role,
+    required: row.required === 1,
+    readonly: row.readonly === 1,
+    default_value: row.default_value,
+    placement_mode: row.placement_mode,
+    areas: JSON.parse(row.areas) as AreaInput[],
+    ...(row.anchor_match ? { anchor_match: JSON.parse(row.anchor_match) as AreaInput } : {}),
+  };
+}
+
+/**
+ * INSERTs for fields appended to a template. Each takes the next `seq` in SQL, so statements in one
+ * batch number themselves in order and concurrent batches (D1 runs them one at a time) never collide.
+ */
+export function insertTemplateFields(
+  db: D1Database,
+  input: { templateId: string; orgId: string; fields: ResolvedField[]; placements?: unknown[]; at: string },
+): D1PreparedStatement[] {
+  return input.fields.map((f, i) =>
+    db
+      .prepare(
+        `INSERT INTO template_fields (template_id, seq, org_id, name, type, role, required, readonly, default_value, placement_mode, areas, anchor_match, placement, created_at)
+         VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM template_fields WHERE template_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`,
+      )
+      .bind(
+        input.templateId,
+        input.orgId,
+        f.name,
+        f.type,
+        f.role,
+        f.required ? 1 : 0,
+        f.readonly ? 1 : 0,
+        f.default_value,
+        f.placement_mode,
+        JSON.stringify(f.areas),
+        f.anchor_match ? JSON.stringify(f.anchor_match) : null,
+        input.placements?.[i] !== undefined ? JSON.stringify(input.placements[i]) : null,
+        input.at,
+      ),
+  );
+}
+
+export const isFieldNameConflict = (err: unknown) => err instanceof Error && /UNIQUE constraint failed: template_fields\.template_id, template_fields\.name/.test(err.message);

@@ -1,0 +1,165 @@
+import { z } from "@hono/zod-openapi";
+import { Timestamp } from "../envelopes/schema";
+
+/**
+ * The spec lists signature, initials, text, date and checkbox for API fields and adds number, select
+ * and radio for embedded tags; both accept the union, so a field means the same whichever way it was
+ * placed.
+ */
+export const FIELD_TYPES = ["signature", "initials", "text", "date", "checkbox", "number", "select", "radio"] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export const PROVIDER_INSTANCES = ["default", "cloud"] as const;
+export type ProviderInstance = (typeof PROVIDER_INSTANCES)[number];
+export const instanceFor = (kbaRequired: boolean): ProviderInstance => (kbaRequired ? "cloud" : "default");
+
+/** Rounding slack when checking that an area ends on the page (x + w <= 1). */
+const EPSILON = 1e-9;
+
+const Fraction = z.number().min(0).max(1);
+const Extent = z.number().gt(0).max(1);
+
+export const AreaSchema = z
+  .strictObject({
+    page: z.int().min(1).max(100_000).openapi({ description: "1-based page number" }),
+    x: Fraction.openapi({ description: "left edge, fraction of the page width" }),
+    y: Fraction.openapi({ description: "top edge, fraction of the page height (y grows downward)" }),
+    w: Extent.openapi({ description: "width, fraction of the page width" }),
+    h: Extent.openapi({ description: "height, fraction of the page height" }),
+  })
+  .superRefine((a, ctx) => {
+    if ([a.x, a.y, a.w, a.h].some((v) => typeof v !== "number" || v < 0 || v > 1)) return; // reported on the value itself
+    if (a.x + a.w > 1 + EPSILON) ctx.addIssue({ code: "custom", path: ["w"], message: `The area runs off the page: x + w = ${round(a.x + a.w)} > 1` });
+    if (a.y + a.h > 1 + EPSILON) ctx.addIssue({ code: "custom", path: ["h"], message: `The area runs off the page: y + h = ${round(a.y + a.h)} > 1` });
+  })
+  .openapi("Area", { example: { page: 1, x: 0.1, y: 0.8, w: 0.3, h: 0.05 } });
+export type AreaInput = z.infer<typeof AreaSchema>;
+
+const round = (n: number) => Math.round(n * 1e6) / 1e6;
+
+const AbsolutePlacement = z
+  .strictObject({
+    mode: z.literal("absolute"),
+    areas: z.array(AreaSchema).min(1).max(100).openapi({ description: "Repeat to place the field on several pages" }),
+  })
+  .openapi("AbsolutePlacement");
+
+const AnchorPlacement = z
+  .strictObject({
+    mode: z.literal("anchor"),
+    anchor_text: z.string().trim().min(1).max(500).openapi({ description: "Searched case-insensitively, whitespace-normalized, in the PDF text layer" }),
+    occurrence: z.int().min(1).max(100_000).default(1).openapi({ description: "1 = first match in document order; beyond the matches: 422" }),
+    page: z.int().min(1).max(100_000).optional().openapi({ description: "Search only this page (1-based)" }),
+    offset_x: z.number().min(-1).max(1).default(0).openapi({ description: "From the anchor's top-left, fraction of the page width (negative: left of it)" }),
+    offset_y: z.number().min(-1).max(1).default(0).openapi({ description: "From the anchor's top-left, fraction of the page height (negative: above it)" }),
+    w: Extent.openapi({ description: "width, fraction of the page width" }),
+    h: Extent.openapi({ description: "height, fraction of the page height" }),
+  })
+  .openapi("AnchorPlacement");
+
+export const TemplateFieldInputSchema = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100).openapi({ description: "Display name; unique within the template; prefilled_data keys match it" }),
+    type: z.enum(FIELD_TYPES),
+    role: z.string().trim().min(1).max(100).openapi({ description: "Submitter role" }),
+    required: z.boolean().default(false),
+    readonly: z.boolean().default(false),
+    default_value: z.string().max(10_000).optional().openapi({ description: "Prefill; not allowed on signature and initials fields" }),
+    placement: z.discriminatedUnion("mode", [AbsolutePlacement, AnchorPlacement]),
+  })
+  .openapi("TemplateField", {
+    example: {
+      name: "Buyer signature",
+      type: "signature",
+      role: "buyer",
+      required: true,
+      placement: { mode: "anchor", anchor_text: "Buyer signature", occurrence: 1, offset_y: -0.03, w: 0.3, h: 0.04 },
+    },
+  });
+export type TemplateFieldInput = z.infer<typeof TemplateFieldInputSchema>;
+
+export const TemplateFieldsInputSchema = z.array(TemplateFieldInputSchema).max(500);
+
+export const AddFieldsBody = z.object({ fields: TemplateFieldsInputSchema.min(1) }).openapi("AddTemplateFields");
+
+export const PLACEMENT_MODES = ["absolute", "anchor", "tag"] as const;
+export type PlacementMode = (typeof PLACEMENT_MODES)[number];
+
+export type ResolvedField = {
+  name: string;
+  type: FieldType;
+  role: string;
+  required: boolean;
+  readonly: boolean;
+  default_value: string | null;
+  placement_mode: PlacementMode;
+  areas: AreaInput[];
+  anchor_match?: AreaInput;
+};
+
+const AreaOut = z.object({ page: z.int(), x: z.number(), y: z.number(), w: z.number(), h: z.number() });
+
+export const ResolvedFieldSchema = z
+  .object({
+    name: z.string(),
+    type: z.enum(FIELD_TYPES),
+    role: z.string(),
+    required: z.boolean(),
+    readonly: z.boolean(),
+    default_value: z.string().nullable(),
+    placement_mode: z.enum(PLACEMENT_MODES).openapi({ description: "`tag` for fields placed by an embedded tag" }),
+    areas: z.array(AreaOut),
+    anchor_match: AreaOut.optional().openapi({ description: "Anchor fields: the rectangle of the matched text" }),
+  })
+  .openapi("ResolvedField", {
+    example: {
+      name: "Buyer signature",
+      type: "signature",
+      role: "buyer",
+      required: true,
+      readonly: false,
+      default_value: null,
+      placement_mode: "anchor",
+      areas: [{ page: 2, x: 0.118, y: 0.684, w: 0.3, h: 0.04 }],
+      anchor_match: { page: 2, x: 0.118, y: 0.714, w: 0.171, h: 0.014 },
+    },
+  });
+
+export const TemplateUploadResponse = z
+  .object({
+    template_id: z.string(),
+    provider_template_id: z.int(),
+    name: z.string(),
+    external_id: z.string().nullable(),
+    page_count: z.int(),
+    fields_added: z.int(),
+    fields: z.array(ResolvedFieldSchema),
+  })
+  .openapi("TemplateCreated", {
+    example: { template_id: "tmpl_4h8j2k6m0p3r7t1v5x9z2b4d6f", provider_template_id: 1042, name: "Retail installment contract", external_id: "ric-v3", page_count: 4, fields_added: 0, fields: [] },
+  });
+
+export const FieldsAddedResponse = z
+  .object({ template_id: z.string(), fields_added: z.int(), fields: z.array(ResolvedFieldSchema) })
+  .openapi("TemplateFieldsAdded");
+
+export const TemplateSchema = z
+  .object({
+    template_id: z.string(),
+    name: z.string(),
+    external_id: z.string().nullable(),
+    kba_required: z.boolean().openapi({ description: "Fixed at creation" }),
+    provider_instance: z.enum(PROVIDER_INSTANCES).openapi({ description: "`cloud` for KBA templates" }),
+    provider_template_id: z.int(),
+    has_document: z.boolean(),
+    page_count: z.int().nullable(),
+    fields: z.array(ResolvedFieldSchema),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    deleted_at: Timestamp.nullable(),
+  })
+  .openapi("Template");
+
+export const TemplateParams = z.object({
+  template_id: z.string().max(64).openapi({ param: { name: "template_id", in: "path" }, example: "tmpl_4h8j2k6m0p3r7t1v5x9z2b4d6f" }),
+});
