@@ -9,6 +9,7 @@ import { docsPage } from "./pages/docs";
 import { operatorRouter } from "./routes/operator";
 import { partnerRouter } from "./routes/partner";
 import { sessionRouter } from "./routes/session";
+import { storageRouter } from "./routes/storage";
 
 export const API_BASE = "/api/v2";
 const JSON_BODY_LIMIT = 1024 * 1024;
@@ -23,15 +24,15 @@ const healthRoute = createRoute({
 
 function buildApi() {
   const api = createRouter();
-  api.use(
-    "*",
-    bodyLimit({
-      maxSize: JSON_BODY_LIMIT,
-      onError: () => {
-        throw new ApiError(413, `Payload too large: JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`);
-      },
-    }),
-  );
+  const jsonBodyLimit = bodyLimit({
+    maxSize: JSON_BODY_LIMIT,
+    onError: () => {
+      throw new ApiError(413, `Payload too large: JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`);
+    },
+  });
+  // File uploads (multipart) are exempt: their routes read the body with readMultipartForm, which
+  // enforces the upload limit (50 MB) itself. Every other write is JSON and refused as such.
+  api.use("*", (c, next) => (/^multipart\/form-data/i.test(c.req.header("content-type") ?? "") ? next() : jsonBodyLimit(c, next)));
   api.route("/", partnerRouter);
   api.route("/", sessionRouter);
   api.route("/", operatorRouter);
@@ -44,6 +45,7 @@ export function buildApp() {
   app.use("*", requestId);
   app.openapi(healthRoute, (c) => c.json({ data: { status: "ok" as const } }, 200));
   app.route(API_BASE, buildApi());
+  app.route("/", storageRouter);
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
     type: "apiKey",
     in: "header",

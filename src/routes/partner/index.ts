@@ -4,6 +4,7 @@ import { partnerAuth } from "../../middleware/partner-auth";
 import { embedTokenHandler, embedTokenRoute } from "./embed/token";
 import { envelopesRouter } from "./envelopes";
 import { templatesRouter } from "./templates";
+import { vaultRouter } from "./vault";
 import * as legacyWebhook from "./webhook";
 
 export const partnerRouter = createRouter();
@@ -11,5 +12,6 @@ partnerRouter.use("/partner/*", partnerAuth, idempotency);
 partnerRouter.use("/embed/token", partnerAuth, idempotency);
 partnerRouter.route("/", envelopesRouter);
 partnerRouter.route("/", templatesRouter);
+partnerRouter.route("/", vaultRouter);
 partnerRouter.openapi(embedTokenRoute, embedTokenHandler);
 partnerRouter.openapi(legacyWebhook.route, legacyWebhook.handler);

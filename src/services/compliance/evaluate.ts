@@ -109,24 +109,62 @@ export function summarize(checks: ComplianceCheck[]) {
   };
 }
 
+/** What the vault knows about an envelope's authoritative copy, as the checks need it. */
+export type VaultFacts = {
+  vaultId: string;
+  documentHash: string;
+  custodianOrgId: string;
+  copyMarked: boolean;
+  /** newest integrity check of the stored bytes (null: never checked) */
+  lastIntegrityMatched: boolean | null;
+};
+
 /**
- * Gathers the facts for one envelope. Vault facts come from the vault records once they exist; an
- * envelope without an authoritative copy has none, so checks 1-6 are unsatisfied.
+ * The facts from their sources: the envelope, its vault record (null before vault-in) and whether
+ * its audit chain verifies. Vault-in uses it for the certificate it issues in the same batch as the
+ * record, before the record can be read back.
  */
-export async function gatherFacts(db: D1Database, envelope: EnvelopeRow): Promise<ComplianceFacts> {
-  const chain = await verifyChain(db, envelope.id);
+export function factsFrom(envelope: EnvelopeRow, vault: VaultFacts | null, auditChainVerified: boolean): ComplianceFacts {
   return {
-    authoritativeCopies: 0,
-    copyId: null,
-    documentHash: null,
-    lastIntegrityMatched: null,
-    custodyOrgId: null,
+    // The unique index on vault_records.envelope_id makes a second authoritative copy unrepresentable.
+    authoritativeCopies: vault ? 1 : 0,
+    copyId: vault?.vaultId ?? null,
+    documentHash: vault?.documentHash ?? null,
+    lastIntegrityMatched: vault?.lastIntegrityMatched ?? null,
+    custodyOrgId: vault?.custodianOrgId ?? null,
     envelopeOrgId: envelope.org_id,
+    // No operation changes an envelope's assignee yet; when one exists it must be authorized and
+    // audited, and any change made outside it is counted here.
     unauthorizedAmendments: 0,
-    copies: 0,
-    markedCopies: 0,
-    auditChainVerified: chain.verified,
+    copies: vault ? 1 : 0,
+    markedCopies: vault?.copyMarked ? 1 : 0,
+    auditChainVerified,
     securedPartyName: securedPartyOf(envelope)?.name ?? null,
+  };
+}
+
+/** Gathers the facts for one envelope from the vault records and the audit chain. */
+export async function gatherFacts(db: D1Database, envelope: EnvelopeRow): Promise<ComplianceFacts> {
+  const [chain, vault] = await Promise.all([verifyChain(db, envelope.id), readVaultFacts(db, envelope.id)]);
+  return factsFrom(envelope, vault, chain.verified);
+}
+
+async function readVaultFacts(db: D1Database, envelopeId: string): Promise<VaultFacts | null> {
+  const row = await db
+    .prepare(
+      `SELECT v.id, v.document_hash, v.custodian_org_id, v.copy_marked,
+         (SELECT c.matched FROM vault_integrity_checks c WHERE c.vault_id = v.id ORDER BY c.checked_at DESC, c.rowid DESC LIMIT 1) AS last_matched
+       FROM vault_records v WHERE v.envelope_id = ?`,
+    )
+    .bind(envelopeId)
+    .first<{ id: string; document_hash: string; custodian_org_id: string; copy_marked: number; last_matched: number | null }>();
+  if (!row) return null;
+  return {
+    vaultId: row.id,
+    documentHash: row.document_hash,
+    custodianOrgId: row.custodian_org_id,
+    copyMarked: row.copy_marked === 1,
+    lastIntegrityMatched: row.last_matched === null ? null : row.last_matched === 1,
   };
 }
 

@@ -1,0 +1,12 @@
+import { createRouter } from "../../../lib/hono";
+import * as certificate from "./certificate";
+import * as signedUrl from "./signed-url";
+import * as vaultInSigned from "./vault-in-signed";
+import * as vaultInUpload from "./vault-in-upload";
+
+export const vaultRouter = createRouter()
+  .openapi(vaultInSigned.route, vaultInSigned.handler)
+  .openapi(vaultInUpload.route, vaultInUpload.handler)
+  .openapi(signedUrl.authoritativeRoute, signedUrl.authoritativeHandler)
+  .openapi(signedUrl.copyRoute, signedUrl.copyHandler)
+  .openapi(certificate.route, certificate.handler);

@@ -1,0 +1,45 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../lib/hono";
+import { errorResponses } from "../../lib/openapi";
+import { serviceContext } from "../../services/context";
+import { openVaultDownload } from "../../services/vault/download";
+import { VAULT_FILES } from "../../services/vault/signed-url";
+
+export const route = createRoute({
+  method: "get",
+  path: "/storage/v/{vault_id}/{file}",
+  summary: "Download a vaulted document (signed URL)",
+  description:
+    "The `signed_url` of the vault URL endpoints points here. No credential but the URL's own HMAC signature over the document and `exp`; a changed byte or an expired link is 403. The authoritative copy is re-hashed before it is sent and refused with 409 (`code: integrity_check_failed`) if it no longer matches the SHA-256 recorded at vaulting.",
+  tags: ["Storage"],
+  request: {
+    params: z.object({
+      vault_id: z.string().max(64).openapi({ param: { name: "vault_id", in: "path" }, example: "vlt_4d2k8m1q7c9v3b5n6p0r2t4w6y" }),
+      file: z.enum(VAULT_FILES).openapi({ param: { name: "file", in: "path" } }),
+    }),
+    query: z.object({
+      exp: z.string().max(20).openapi({ description: "Expiry, Unix seconds", example: "1795400000" }),
+      sig: z.string().max(128).openapi({ description: "Hex HMAC-SHA256 signature" }),
+    }),
+  },
+  responses: {
+    200: {
+      description: "The PDF, as an attachment",
+      content: { "application/pdf": { schema: { type: "string", format: "binary" } } },
+    },
+    ...errorResponses(400, 403, 404, 409, 503),
+  },
+});
+
+export const handler: AppRouteHandler<typeof route> = async (c) => {
+  const { vault_id, file } = c.req.valid("param");
+  const { exp, sig } = c.req.valid("query");
+  const download = await openVaultDownload(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), { vaultId: vault_id, file, exp, sig });
+  return c.body(download.body, 200, {
+    "Content-Type": "application/pdf",
+    "Content-Length": String(download.size),
+    "Content-Disposition": `attachment; filename="${download.filename}"`,
+    "Cache-Control": "private, no-store",
+    "X-Content-Type-Options": "nosniff",
+  });
+};

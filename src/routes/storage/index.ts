@@ -1,0 +1,9 @@
+import { createRouter } from "../../lib/hono";
+import * as download from "./download";
+
+/**
+ * The storage host ({storage_host}): signed vault downloads. Mounted on the root app, outside
+ * /api/v2, under `/storage`, so STORAGE_HOST is this Worker's origin plus `/storage` (a separate
+ * hostname routed to the Worker keeps the `/storage` path).
+ */
+export const storageRouter = createRouter().openapi(download.route, download.handler);

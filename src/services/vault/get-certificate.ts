@@ -1,0 +1,12 @@
+import { notFound } from "../../lib/errors";
+import { getEnvelope } from "../envelopes/repository";
+import type { Certificate } from "./certificate";
+import { latestCertificate } from "./repository";
+
+/** The current (newest) compliance certificate of an envelope; 404 until vault-in has issued one. */
+export async function getCertificate(db: D1Database, orgId: string, envelopeId: string): Promise<Certificate> {
+  const envelope = await getEnvelope(db, orgId, envelopeId);
+  const row = await latestCertificate(db, envelope.id);
+  if (!row) throw notFound("Compliance certificate (not yet generated: the envelope is not vaulted)");
+  return JSON.parse(row.body) as Certificate;
+}

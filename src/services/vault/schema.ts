@@ -1,0 +1,104 @@
+import { z } from "@hono/zod-openapi";
+import { SecuredPartySchema, Timestamp } from "../envelopes/schema";
+
+export const VaultInSignedBody = z
+  .object({
+    secured_party: SecuredPartySchema.optional().openapi({
+      description: "Names the secured party (UCC check 8) on an envelope that has none; a different one than the envelope's is 409",
+    }),
+  })
+  .openapi("VaultInSigned", { example: { secured_party: { name: "First Auto Finance LLC", role: "lender" } } });
+
+/** The text fields of vault-in-upload's multipart body (the file part is read by readMultipartForm). */
+export const VaultInUploadFields = z.object({
+  signed_at: z.iso.datetime({ offset: true }).optional(),
+});
+
+/** For the OpenAPI document only: a plain schema object, so the router does not buffer and parse the form itself. */
+export const VaultInUploadFormDoc = {
+  type: "object" as const,
+  required: ["file"],
+  properties: {
+    file: { type: "string" as const, format: "binary", description: "The signed paper document: a PDF of at most 50 MB" },
+    signed_at: {
+      type: "string" as const,
+      format: "date-time",
+      description: "When the paper was signed (ISO 8601; not in the future). Default: the time of the upload",
+    },
+  },
+};
+
+export const VaultUrlQuery = z.object({
+  expires: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(86_400)
+    .default(300)
+    .openapi({ param: { name: "expires", in: "query" }, description: "URL lifetime in seconds, 60 to 86400 (default 300)", example: 300 }),
+});
+
+export const VaultUrlSchema = z
+  .object({
+    signed_url: z.string().openapi({ description: "HMAC-signed download URL on the storage host" }),
+    filename: z.string(),
+    expires_in: z.int(),
+    expires_at: Timestamp,
+  })
+  .openapi("VaultUrl", {
+    example: {
+      signed_url: "https://storage.example.com/storage/v/vlt_4d2k8m1q7c9v3b5n6p0r2t4w6y/authoritative?exp=1795400000&sig=9f1c…",
+      filename: "retail-installment-contract-1042_env_9x2k4m7q1c8v5b3n6p0r2t4w6y.pdf",
+      expires_in: 300,
+      expires_at: "2026-11-23T09:35:00.000Z",
+    },
+  });
+
+const CheckSchema = z.object({ requirement: z.string(), ucc_reference: z.string(), satisfied: z.boolean(), detail: z.string() });
+
+export const CertificateSchema = z
+  .object({
+    certificate_type: z.literal("ucc_9105_electronic_chattel_paper"),
+    certificate_version: z.literal("1.0"),
+    issued_at: Timestamp,
+    subject: z.object({ envelope_id: z.string(), envelope_name: z.string(), customer_id: z.string(), status: z.string() }),
+    secured_party: z.object({ name: z.string().nullable(), role: z.string().nullable() }),
+    document_integrity: z.object({ hash_algorithm: z.literal("SHA-256"), document_hash: z.string() }),
+    ucc_9105_compliance: z.object({ compliant: z.boolean(), score: z.number(), checks: z.array(CheckSchema).length(8) }),
+    esign_act_compliance: z.object({ act: z.string(), citation: z.string(), compliant: z.boolean() }),
+    identity_verification: z
+      .object({
+        kba_required: z.boolean(),
+        signers: z.array(
+          z.object({
+            signer: z.string(),
+            status: z.enum(["passed", "failed", "unavailable"]),
+            timestamp: Timestamp,
+            ip_address: z.string().nullable(),
+            session_id: z.string().nullable(),
+          }),
+        ),
+      })
+      .openapi({ description: "KBA outcome per signer; additive evidence only, it does not change the checks or the score" }),
+  })
+  .openapi("ComplianceCertificate");
+
+export const AutoVaultConsentBody = z
+  .object({
+    auto_vault_enabled: z.boolean(),
+    acknowledge_authoritative_copy: z.boolean().openapi({
+      description: "Must be true to enable: the vault will hold the authoritative copy under UCC §9-105",
+    }),
+  })
+  .openapi("AutoVaultConsent", { example: { auto_vault_enabled: true, acknowledge_authoritative_copy: true } });
+
+export const AutoVaultConsentSchema = z
+  .object({
+    envelope_id: z.string(),
+    auto_vault_enabled: z.boolean(),
+    vault_in_terms_accepted_at: Timestamp.nullable(),
+    vault_in_terms_accepted_by: z.string().nullable(),
+    status: z.string(),
+    vaulted: z.boolean(),
+  })
+  .openapi("AutoVaultConsentState");

@@ -1,0 +1,58 @@
+import type { Env } from "../../env";
+import { hmacSha256, timingSafeEqual, toHex } from "../../lib/crypto";
+import { ApiError, notFound } from "../../lib/errors";
+import { requireSecret } from "../../lib/secrets";
+import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
+import { findVaultRecord } from "./repository";
+
+export const VAULT_FILES = ["authoritative", "copy"] as const;
+export type VaultFile = (typeof VAULT_FILES)[number];
+
+/**
+ * Download URLs name the vault record by its opaque id and the file by role, never by R2 key, and
+ * carry `exp` (Unix seconds) and `sig` = hex HMAC-SHA256 keyed by STORAGE_URL_SECRET over all three:
+ * changing any byte of the id, the role or the expiry invalidates the signature.
+ */
+function signature(secret: string, vaultId: string, file: VaultFile, exp: number): Promise<string> {
+  return hmacSha256(secret, `vault-download:v1\n${vaultId}\n${file}\n${exp}`).then(toHex);
+}
+
+/** A file name a browser can save: the envelope name made safe, then the envelope id. */
+export function downloadFilename(envelope: Pick<EnvelopeRow, "id" | "name">, file: VaultFile): string {
+  const slug = envelope.name
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 80);
+  return `${slug ? `${slug}_` : ""}${envelope.id}${file === "copy" ? "_non-authoritative-copy" : ""}.pdf`;
+}
+
+/** Spec 4.3: a signed URL for the authoritative PDF or its copy; 404 unless the envelope is vaulted. */
+export async function createVaultUrl(env: Env, input: { orgId: string; envelopeId: string; file: VaultFile; expiresIn: number }) {
+  const envelope = await getEnvelope(env.DB, input.orgId, input.envelopeId);
+  const record = envelope.status === "vaulted" ? await findVaultRecord(env.DB, envelope.id) : null;
+  if (!record) throw notFound("Vaulted document (the envelope is not vaulted)");
+  const secret = requireSecret(env, "STORAGE_URL_SECRET");
+  const exp = Math.floor(Date.now() / 1000) + input.expiresIn;
+  const sig = await signature(secret, record.id, input.file, exp);
+  const host = env.STORAGE_HOST.replace(/\/+$/, "");
+  return {
+    signed_url: `${host}/v/${record.id}/${input.file}?exp=${exp}&sig=${sig}`,
+    filename: downloadFilename(envelope, input.file),
+    expires_in: input.expiresIn,
+    expires_at: new Date(exp * 1000).toISOString(),
+  };
+}
+
+/**
+ * Checks a download URL's signature (timing-safe) and then its expiry. Both failures are 403, as a
+ * presigned object-store URL answers; the expiry is only trusted once the signature covers it.
+ */
+export async function verifyVaultUrl(env: Env, input: { vaultId: string; file: VaultFile; exp: string; sig: string }): Promise<void> {
+  const secret = requireSecret(env, "STORAGE_URL_SECRET");
+  const exp = /^\d{1,12}$/.test(input.exp) ? Number(input.exp) : NaN;
+  const expected = Number.isNaN(exp) ? null : await signature(secret, input.vaultId, input.file, exp);
+  if (!expected || !timingSafeEqual(expected, input.sig.toLowerCase())) throw new ApiError(403, "Invalid download link: the signature does not match");
+  if (exp * 1000 <= Date.now()) throw new ApiError(403, "This download link has expired; request a new one");
+}

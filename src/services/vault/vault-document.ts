@@ -1,0 +1,195 @@
+import type { PDFDocument } from "pdf-lib";
+import type { SecuredParty } from "../../db/schema";
+import { sha256HexOfParts } from "../../lib/crypto";
+import { ApiError, conflict } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import type { Actor } from "../audit/actor";
+import { isChainConflict } from "../audit/chain";
+import { verifyChain } from "../audit/verify-chain";
+import { factsFrom } from "../compliance/evaluate";
+import type { ServiceContext } from "../context";
+import { getEnvelope, type EnvelopeRow, type LoadedEnvelope } from "../envelopes/repository";
+import { planTransition, type TransitionPlan } from "../envelopes/transition";
+import { compliantSince, issueCertificate } from "./certificate";
+import { putParts } from "./hashing";
+import { envelopeVaultPrefix, vaultKeys } from "./keys";
+import { markNonAuthoritativeCopy } from "./pdf/mark-copy";
+
+export type VaultDocumentInput = {
+  envelope: LoadedEnvelope;
+  /** the signed PDF, its pdf-lib parse (consumed: the copy marking edits it) and its SHA-256 */
+  bytes: Uint8Array;
+  doc: PDFDocument;
+  hash: string;
+  source: "signed" | "upload";
+  actor: Actor;
+  /** auto-vault: the user whose consent the system acts on */
+  onBehalfOf?: string | null;
+  /** names the secured party on an envelope that has none yet */
+  securedParty?: SecuredParty;
+  /**
+   * Paper path: the upload is the signed document. An envelope not yet `completed` is first recorded
+   * as signed at `signedAt` (record_paper_signed) in the same batch, and the upload becomes its
+   * `signed` document.
+   */
+  paper?: { signedAt: string };
+};
+
+const stored = (role: string, envelopeId: string, vaultId: string): R2PutOptions => ({
+  httpMetadata: { contentType: "application/pdf" },
+  customMetadata: { envelope_id: envelopeId, vault_id: vaultId, role },
+});
+
+/**
+ * Vaults a signed PDF: the authoritative copy (byte-identical, SHA-256 verified by R2 on write), the
+ * marked non-authoritative copy and the certificate go to R2 first, under keys unique to this
+ * attempt; then one D1 batch moves the envelope to `vaulted` (with `vault.stored` and its audit
+ * entries) and inserts the vault record, the first integrity check and the certificate.
+ *
+ * That batch is the only thing that makes an authoritative copy exist:
+ * - a crash before it leaves unreferenced objects and an envelope still `completed` (the retry vaults
+ *   afresh, and the winner deletes every object under the envelope's vault prefix but its own);
+ * - of two concurrent attempts only one batch commits (the guarded status update, the chain's unique
+ *   sequence and the unique vault record all collide); the loser deletes its objects and answers
+ *   with the vaulted envelope, as an idempotent retry would.
+ */
+export async function vaultDocument(ctx: ServiceContext, input: VaultDocumentInput): Promise<LoadedEnvelope> {
+  const { envelope, bytes, hash, actor } = input;
+  const db = ctx.env.DB;
+  const bucket = ctx.env.DOCS;
+  const vaultId = newId("vault");
+  const keys = vaultKeys(envelope.org_id, envelope.id, vaultId);
+  const now = new Date();
+  const at = now.toISOString();
+  const securedParty = input.securedParty ? JSON.stringify(input.securedParty) : null;
+  // The envelope as the batch will leave it: the certificate describes that state.
+  const vaulted: EnvelopeRow = { ...envelope, status: "vaulted", secured_party: securedParty ?? envelope.secured_party };
+
+  const pageCount = input.doc.getPageCount();
+  const { update, pagesMarked } = await markNonAuthoritativeCopy(input.doc, bytes, { vaultId, documentHash: hash, envelopeId: envelope.id, markedAt: now });
+  const copyParts = [bytes, update];
+  const copyHash = await sha256HexOfParts(copyParts);
+  const copyMarked = pagesMarked === pageCount;
+  const chain = await verifyChain(db, envelope.id);
+  const facts = factsFrom(vaulted, { vaultId, documentHash: hash, custodianOrgId: envelope.org_id, copyMarked, lastIntegrityMatched: true }, chain.verified);
+
+  const attemptKeys = [keys.authoritative, keys.copy];
+  let plans: TransitionPlan[] = [];
+  try {
+    const puts = await Promise.allSettled([
+      // `sha256` makes R2 refuse the write unless the stored bytes hash to the recorded value.
+      bucket.put(keys.authoritative, bytes, { ...stored("authoritative", envelope.id, vaultId), sha256: hash }),
+      putParts(bucket, keys.copy, copyParts, { ...stored("non-authoritative-copy", envelope.id, vaultId), sha256: copyHash }),
+    ]);
+    for (const put of puts) if (put.status === "rejected") throw put.reason;
+    const certificate = await issueCertificate(ctx.env, { envelope: vaulted, vaultId, facts, issuedAt: at, reason: "vault_in" });
+    attemptKeys.push(certificate.pdfKey);
+
+    let current = envelope;
+    if (input.paper && envelope.status !== "completed") {
+      const recorded = await planTransition(db, current, {
+        orgId: envelope.org_id,
+        envelopeId: envelope.id,
+        action: "record_paper_signed",
+        actor,
+        set: { signed_at: input.paper.signedAt },
+        data: { signed_at: input.paper.signedAt, document_hash: hash },
+      });
+      plans.push(recorded);
+      current = recorded.updated;
+    }
+    const set: Record<string, string | null> = { vaulted_at: at, certificate_issued_at: compliantSince(certificate) };
+    if (securedParty) set.secured_party = securedParty;
+    if (input.paper && current.signed_at === null) set.signed_at = input.paper.signedAt;
+    plans.push(
+      await planTransition(db, current, {
+        orgId: envelope.org_id,
+        envelopeId: envelope.id,
+        action: "vault",
+        actor,
+        set,
+        data: {
+          vault_id: vaultId,
+          hash,
+          source: input.source,
+          ...(input.onBehalfOf ? { on_behalf_of: input.onBehalfOf } : {}),
+          ...(input.securedParty ? { secured_party: input.securedParty } : {}),
+        },
+        // Spec 6.5: the vault path travels in the webhook event only, never in the audit log or a response.
+        eventData: { path: keys.authoritative, hash },
+      }),
+    );
+
+    const extra = [
+      db
+        .prepare(
+          `INSERT INTO vault_records (id, envelope_id, org_id, custodian_org_id, authoritative_key, document_hash, size_bytes, page_count,
+             copy_key, copy_hash, copy_size_bytes, copy_marked, source, actor_type, actor_id, on_behalf_of, stored_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .bind(
+          vaultId, envelope.id, envelope.org_id, envelope.org_id, keys.authoritative, hash, bytes.byteLength, pageCount,
+          keys.copy, copyHash, bytes.byteLength + update.byteLength, copyMarked ? 1 : 0, input.source, actor.type, actor.id,
+          input.onBehalfOf ?? null, at,
+        ),
+      // R2 verified the checksum of the bytes it stored: the first integrity check.
+      db
+        .prepare(
+          `INSERT INTO vault_integrity_checks (id, vault_id, envelope_id, org_id, source, matched, expected_hash, observed_hash, observed_size_bytes, checked_at)
+           VALUES (?, ?, ?, ?, 'vault_in', 1, ?, ?, ?, ?)`,
+        )
+        .bind(newId("integrityCheck"), vaultId, envelope.id, envelope.org_id, hash, hash, bytes.byteLength, at),
+      certificate.insert(db, 1),
+      ...(input.paper
+        ? [
+            // The upload is the envelope's signed document; it is stored once, as the authoritative copy.
+            db
+              .prepare(
+                `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at)
+                 VALUES (?, ?, ?, 'signed', ?, ?, ?, ?, ?) ON CONFLICT (envelope_id, kind) DO NOTHING`,
+              )
+              .bind(newId("document"), envelope.id, envelope.org_id, keys.authoritative, hash, bytes.byteLength, pageCount, at),
+          ]
+        : []),
+    ];
+    const results = await db.batch([...plans.flatMap((p) => p.statements), ...extra]);
+    // Each plan's first statement is its guarded status update; the chain's unique sequence makes a
+    // batch whose update found the envelope moved fail as a whole, and this check backs it up.
+    let index = 0;
+    for (const plan of plans) {
+      if (results[index]?.meta.changes !== 1) throw conflict("The envelope changed while this request was processed; retry");
+      index += plan.statements.length;
+    }
+  } catch (err) {
+    await bucket.delete(attemptKeys).catch((cleanup: unknown) => console.error("vault-in: could not delete the objects of a failed attempt", cleanup));
+    if (!lostRace(err)) throw err;
+    const now = await getEnvelope(db, envelope.org_id, envelope.id);
+    if (now.status === "vaulted") return now;
+    throw conflict("The envelope changed while this request was processed; retry");
+  }
+
+  for (const plan of plans) if (plan.eventId) ctx.publish(plan.eventId);
+  await deleteStrayObjects(bucket, envelope, keys.dir);
+  return plans[plans.length - 1]!.updated;
+}
+
+function lostRace(err: unknown): boolean {
+  if (isChainConflict(err)) return true;
+  if (err instanceof Error && /UNIQUE constraint failed: vault_records\.envelope_id/.test(err.message)) return true;
+  return err instanceof ApiError && err.status === 409;
+}
+
+/**
+ * Objects under the envelope's vault prefix that are not the committed attempt's: left by an attempt
+ * that crashed between its R2 writes and its batch, or by a concurrent attempt that lost (which will
+ * fail to commit now that this one has). None of them is authoritative.
+ */
+async function deleteStrayObjects(bucket: R2Bucket, envelope: EnvelopeRow, keepDir: string): Promise<void> {
+  let cursor: string | undefined;
+  do {
+    const page = await bucket.list({ prefix: envelopeVaultPrefix(envelope.org_id, envelope.id), cursor });
+    const stray = page.objects.map((o) => o.key).filter((k) => !k.startsWith(keepDir));
+    if (stray.length > 0) await bucket.delete(stray);
+    cursor = page.truncated ? page.cursor : undefined;
+  } while (cursor);
+}

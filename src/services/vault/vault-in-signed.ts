@@ -1,0 +1,59 @@
+import type { SecuredParty } from "../../db/schema";
+import { canonicalJson, sha256Hex } from "../../lib/crypto";
+import { conflict } from "../../lib/errors";
+import type { Actor } from "../audit/actor";
+import type { ServiceContext } from "../context";
+import { getEnvelope, securedPartyOf, type LoadedEnvelope } from "../envelopes/repository";
+import { assertTransition } from "../envelopes/state-machine";
+import { assertNoUnpaidPayment } from "./payment-gate";
+import { loadVaultablePdf } from "./pdf/load-pdf";
+import { vaultDocument } from "./vault-document";
+import { assertVaultEndpoint } from "./wrong-endpoint";
+
+/**
+ * E-sign path: vaults the signed document the signing flow stored for a `completed` envelope. Already
+ * vaulted is 200 with the envelope (idempotent); any other status is 422 naming it.
+ */
+export async function vaultInSigned(
+  ctx: ServiceContext,
+  input: { orgId: string; envelopeId: string; actor: Actor; securedParty?: SecuredParty; onBehalfOf?: string | null },
+): Promise<LoadedEnvelope> {
+  const db = ctx.env.DB;
+  const envelope = await getEnvelope(db, input.orgId, input.envelopeId);
+  assertVaultEndpoint(envelope, "vault-in-signed");
+  if (envelope.status === "vaulted") return envelope;
+  assertTransition(envelope.status, "vault");
+  await assertNoUnpaidPayment(db, envelope);
+  const securedParty = securedPartyToSet(envelope, input.securedParty);
+
+  const signed = await db
+    .prepare("SELECT r2_key, sha256 FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'")
+    .bind(envelope.id)
+    .first<{ r2_key: string; sha256: string }>();
+  const object = signed ? await ctx.env.DOCS.get(signed.r2_key) : null;
+  if (!signed || !object) throw conflict("No signed document is stored for this envelope yet; it cannot be vaulted");
+  const bytes = new Uint8Array(await object.arrayBuffer());
+  const hash = await sha256Hex(bytes);
+  if (hash !== signed.sha256) {
+    // The bytes changed after signing: vaulting them would certify an altered document.
+    console.error(JSON.stringify({ level: "error", msg: "signed document does not match its recorded hash", envelope_id: envelope.id }));
+    throw conflict("The signed document no longer matches the SHA-256 recorded when it was signed; it was not vaulted");
+  }
+  const doc = await loadVaultablePdf(bytes);
+  return vaultDocument(ctx, { envelope, bytes, doc, hash, source: "signed", actor: input.actor, onBehalfOf: input.onBehalfOf, securedParty });
+}
+
+/**
+ * The body's `secured_party` names the secured party (UCC check 8) when the envelope has none. An
+ * envelope that already names a different one keeps it: changing the assignee at vault time would be
+ * an amendment outside an audited assignment, so it is refused with 409.
+ */
+function securedPartyToSet(envelope: LoadedEnvelope, requested: SecuredParty | undefined): SecuredParty | undefined {
+  if (!requested) return undefined;
+  const current = securedPartyOf(envelope);
+  if (!current) return requested;
+  if (canonicalJson(current) === canonicalJson(requested)) return undefined;
+  throw conflict("The envelope already names a different secured party; it cannot be changed at vault-in", {
+    secured_party: current,
+  });
+}
