@@ -1,0 +1,110 @@
+import { ApiError, unprocessable } from "../../lib/errors";
+import { SYSTEM_ACTOR, type Actor } from "../audit/actor";
+import { appendEnvelopeAudit } from "../audit/envelope-chain";
+import type { ServiceContext } from "../context";
+import { getEnvelope } from "../envelopes/repository";
+import { vaultInSigned } from "./vault-in-signed";
+
+/** Statuses in which consent can still matter: the envelope is not yet vaulted nor closed. */
+const CONSENTABLE = ["pending", "uploaded", "preparing", "sent", "viewed", "completed"];
+
+/**
+ * Session POST /envelopes/:id/auto-vault-consent, with the semantics of the bulk-send vault consent:
+ * enabling requires acknowledging that the vault will hold the authoritative copy, and stamps who
+ * accepted and when (`vault_in_terms_accepted_at` / `_by`); disabling withdraws it. The change goes on
+ * the envelope's audit chain. Given to an envelope that is already `completed`, it vaults it now.
+ */
+export async function setAutoVaultConsent(
+  ctx: ServiceContext,
+  input: { orgId: string; envelopeId: string; userId: string; actor: Actor; enabled: boolean; acknowledged: boolean },
+) {
+  const db = ctx.env.DB;
+  if (input.enabled && !input.acknowledged) {
+    throw unprocessable("Validation failed", [
+      {
+        code: "invalid_value",
+        expected: "true",
+        received: "false",
+        path: ["acknowledge_authoritative_copy"],
+        message: "Enabling auto-vault requires acknowledging that the vault holds the authoritative copy",
+      },
+    ]);
+  }
+  await appendEnvelopeAudit(db, {
+    orgId: input.orgId,
+    envelopeId: input.envelopeId,
+    actor: input.actor,
+    build: async (envelope, at) => {
+      if (!CONSENTABLE.includes(envelope.status)) {
+        throw unprocessable(`Cannot set auto-vault consent on an envelope with status ${envelope.status}`, { status: envelope.status });
+      }
+      const acceptedAt = input.enabled ? at : null;
+      const acceptedBy = input.enabled ? input.userId : null;
+      return {
+        action: "envelope.auto_vault_consent",
+        data: { auto_vault_enabled: input.enabled, acknowledge_authoritative_copy: input.acknowledged },
+        statements: [
+          db
+            .prepare(
+              `INSERT INTO vault_consents (envelope_id, org_id, auto_vault_enabled, terms_accepted_at, terms_accepted_by, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?)
+               ON CONFLICT (envelope_id) DO UPDATE SET auto_vault_enabled = excluded.auto_vault_enabled,
+                 terms_accepted_at = excluded.terms_accepted_at, terms_accepted_by = excluded.terms_accepted_by, updated_at = excluded.updated_at`,
+            )
+            .bind(envelope.id, envelope.org_id, input.enabled ? 1 : 0, acceptedAt, acceptedBy, at),
+        ],
+      };
+    },
+  });
+  if (input.enabled) await autoVaultIfConsented(ctx, input.envelopeId);
+  return autoVaultState(db, input.orgId, input.envelopeId);
+}
+
+export async function autoVaultState(db: D1Database, orgId: string, envelopeId: string) {
+  const envelope = await getEnvelope(db, orgId, envelopeId);
+  const consent = await db
+    .prepare("SELECT auto_vault_enabled, terms_accepted_at, terms_accepted_by FROM vault_consents WHERE envelope_id = ?")
+    .bind(envelope.id)
+    .first<{ auto_vault_enabled: number; terms_accepted_at: string | null; terms_accepted_by: string | null }>();
+  return {
+    envelope_id: envelope.id,
+    auto_vault_enabled: consent?.auto_vault_enabled === 1,
+    vault_in_terms_accepted_at: consent?.terms_accepted_at ?? null,
+    vault_in_terms_accepted_by: consent?.terms_accepted_by ?? null,
+    status: envelope.status,
+    vaulted: envelope.vaulted_at !== null,
+  };
+}
+
+export type AutoVaultOutcome = { vaulted: true } | { vaulted: false; reason: string };
+
+/**
+ * The hook the signing flow calls once an envelope is `completed` (and consent calls on an already
+ * completed one): with auto-vault consent, the system vaults the signed document on the consenting
+ * user's behalf (audit actor `system`, `on_behalf_of` that user). Without consent, or when vaulting is
+ * refused (an unpaid payment, a document that fails its hash), the envelope stays `completed` and
+ * the reason is returned rather than thrown, since the caller's own change has already committed.
+ * Unexpected failures (storage down) are thrown for the caller to log.
+ */
+export async function autoVaultIfConsented(ctx: ServiceContext, envelopeId: string): Promise<AutoVaultOutcome> {
+  const row = await ctx.env.DB.prepare(
+    `SELECT e.org_id, e.status, e.document_source, c.auto_vault_enabled, c.terms_accepted_by
+     FROM envelopes e LEFT JOIN vault_consents c ON c.envelope_id = e.id WHERE e.id = ?`,
+  )
+    .bind(envelopeId)
+    .first<{ org_id: string; status: string; document_source: string; auto_vault_enabled: number | null; terms_accepted_by: string | null }>();
+  if (!row) return { vaulted: false, reason: "envelope not found" };
+  if (row.auto_vault_enabled !== 1) return { vaulted: false, reason: "no auto-vault consent" };
+  if (row.status === "vaulted") return { vaulted: true };
+  if (row.status !== "completed") return { vaulted: false, reason: `status ${row.status}` };
+  // Paper envelopes are vaulted by their upload, which already is the vault-in.
+  if (row.document_source === "upload") return { vaulted: false, reason: "paper envelopes are vaulted by vault-in-upload" };
+  try {
+    await vaultInSigned(ctx, { orgId: row.org_id, envelopeId, actor: SYSTEM_ACTOR, onBehalfOf: row.terms_accepted_by });
+    return { vaulted: true };
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    console.warn(JSON.stringify({ level: "warn", msg: "auto-vault refused", envelope_id: envelopeId, reason: err.message }));
+    return { vaulted: false, reason: err.message };
+  }
+}
