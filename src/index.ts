@@ -2,6 +2,7 @@ import { app } from "./app";
 import type { Env, OutboxMessage } from "./env";
 import { dispatchEvents } from "./jobs/dispatch-events";
 import { expireEnvelopes } from "./jobs/expire-envelopes";
+import { continueIntegritySweep, INTEGRITY_SWEEP_CRON, startIntegritySweep } from "./jobs/integrity-sweep";
 import { relayOutbox } from "./jobs/relay-outbox";
 import { sweepDeliveries } from "./jobs/sweep-deliveries";
 import { serviceContext } from "./services/context";
@@ -18,8 +19,13 @@ export default {
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
     const services = serviceContext(env, (p) => ctx.waitUntil(p));
     const now = new Date(controller.scheduledTime);
+    if (controller.cron === INTEGRITY_SWEEP_CRON) {
+      await startIntegritySweep(services, now);
+      return;
+    }
     await expireEnvelopes(services, now);
     await relayOutbox(env, now);
     await sweepDeliveries(env, now);
+    await continueIntegritySweep(services, now);
   },
 } satisfies ExportedHandler<Env, OutboxMessage>;
