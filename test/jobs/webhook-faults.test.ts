@@ -122,7 +122,7 @@ describe("webhook delivery under faults", () => {
     const ctx = createExecutionContext();
     await dispatchEvents(batch, { ...env, DB: flakyDb, WEBHOOK_QUEUE: lostQueue });
     const result = await getQueueResult(batch, ctx);
-    expect(result.retryMessages.map((m) => m.msgId)).toEqual(["m2"]);
+    expect(result.retryMessages.map((m: { msgId: string }) => m.msgId)).toEqual(["m2"]);
     expect(result.explicitAcks.sort()).toEqual(["m0", "m1", "m3", "m4", "m5"]);
     // Nothing of the failed batch committed: its event is still undispatched, with no deliveries.
     const undispatched = await env.DB.prepare("SELECT id FROM events WHERE org_id = ? AND dispatched_at IS NULL").bind(tenant.orgId).all<{ id: string }>();

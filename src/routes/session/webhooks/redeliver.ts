@@ -26,6 +26,6 @@ export const route = createRoute(
 );
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const delivery = await redeliver(c.env.DB, { orgId: c.var.membership.orgId, deliveryId: c.req.valid("param").delivery_id, actor: c.var.actor });
+  const delivery = await redeliver(c.env.DB, { orgId: c.var.membership.orgId, deliveryId: c.req.valid("param").delivery_id });
   return c.json({ data: delivery }, 202);
 };
