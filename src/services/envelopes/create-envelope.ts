@@ -1,9 +1,9 @@
-import { unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import type { Actor } from "../audit/actor";
 import { auditInsert, GENESIS_HASH } from "../audit/chain";
 import type { ServiceContext } from "../context";
+import { templateSourceFor } from "../templates/envelope-source";
 import { getEnvelope, type LoadedEnvelope } from "./repository";
 import type { CreateEnvelopeInput } from "./schema";
 
@@ -20,17 +20,13 @@ export async function createEnvelope(
 ): Promise<LoadedEnvelope> {
   const { orgId, actor, body } = input;
   const db = ctx.env.DB;
-  if (body.template_id !== undefined) {
-    // Templates arrive with the documents capability; until then every template id is unknown.
-    throw unprocessable("Unknown template_id", [
-      { code: "invalid_value", expected: "a template of this organization", received: body.template_id, path: ["template_id"], message: "Template not found" },
-    ]);
-  }
+  // With template_id the template's document and fields are copied onto the envelope (DESIGN.md 3).
+  const template = body.template_id !== undefined ? await templateSourceFor(db, orgId, body) : null;
   const at = nowIso();
   const envelopeId = newId("envelope");
   const email = normalizeEmail(body.customer_email);
-  const documentSource = body.document_source ?? "new";
-  const metadata = { document_source: documentSource };
+  const documentSource = template ? "template" : (body.document_source ?? "new");
+  const metadata = template?.metadata ?? { document_source: documentSource };
 
   const insertCustomer = db
     .prepare(
@@ -41,8 +37,8 @@ export async function createEnvelope(
   const insertEnvelope = db
     .prepare(
       `INSERT INTO envelopes (id, org_id, customer_id, name, status, document_source, external_id, template_id, metadata,
-         prefilled_data, secured_party, expires_in_days, created_by_key_id, audit_seq, created_at, updated_at)
-       VALUES (?, ?, (SELECT id FROM customers WHERE org_id = ? AND email_normalized = ?), ?, 'pending', ?, ?, NULL, ?, ?, ?, ?, ?, 1, ?, ?)`,
+         prefilled_data, secured_party, kba_required, provider_instance, expires_in_days, created_by_key_id, audit_seq, created_at, updated_at)
+       VALUES (?, ?, (SELECT id FROM customers WHERE org_id = ? AND email_normalized = ?), ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
     )
     .bind(
       envelopeId,
@@ -52,9 +48,12 @@ export async function createEnvelope(
       body.envelope_name,
       documentSource,
       body.external_id ?? null,
+      template?.templateId ?? null,
       JSON.stringify(metadata),
       body.prefilled_data ? JSON.stringify(body.prefilled_data) : null,
       body.secured_party ? JSON.stringify(body.secured_party) : null,
+      template?.kbaRequired ? 1 : 0,
+      template?.providerInstance ?? "default",
       body.expires_in_days ?? 30,
       actor.type === "api_key" ? actor.id : null,
       at,
@@ -72,6 +71,7 @@ export async function createEnvelope(
       document_source: documentSource,
       external_id: body.external_id ?? null,
       secured_party: body.secured_party ?? null,
+      ...(template ? { template_id: template.templateId } : {}),
     },
     at,
   });
@@ -87,7 +87,7 @@ export async function createEnvelope(
        FROM envelopes e WHERE e.id = ?`,
     )
     .bind(eventId, at, envelopeId);
-  await db.batch([insertCustomer, insertEnvelope, audit.statement, insertEvent]);
+  await db.batch([insertCustomer, insertEnvelope, ...(template?.statements(db, envelopeId, at) ?? []), audit.statement, insertEvent]);
   ctx.publish(eventId);
   const envelope = await getEnvelope(db, orgId, envelopeId);
   return envelope;

@@ -1,0 +1,82 @@
+import { unprocessable } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import type { ApiIssue } from "../../lib/validation";
+import { copyTemplateFields, insertOriginalDocument } from "../documents/envelope-fields";
+import type { CreateEnvelopeInput } from "../envelopes/schema";
+import { findTemplate, listTemplateFields } from "./repository";
+import type { ProviderInstance, ResolvedField } from "./schema";
+
+/** What an envelope created from a template takes from it. */
+export type TemplateSource = {
+  templateId: string;
+  metadata: { document_source: "template"; source_template_id: string };
+  kbaRequired: boolean;
+  providerInstance: ProviderInstance;
+  /** the envelope's original document (the template's PDF) and its fields, for the create batch */
+  statements(db: D1Database, envelopeId: string, at: string): D1PreparedStatement[];
+};
+
+const issue = (path: (string | number)[], expected: string, received: string, message: string): ApiIssue => ({ code: "invalid_value", expected, received, path, message });
+
+/**
+ * A prefilled value as stored text: checkboxes take booleans ("true"/"false"), numbers take numbers,
+ * signature and initials fields take nothing (a prefilled signature would be a forged one).
+ */
+function prefillValue(field: ResolvedField, value: string | number | boolean | null, path: (string | number)[]): string | null | ApiIssue {
+  if (value === null) return null;
+  switch (field.type) {
+    case "signature":
+    case "initials":
+      return issue(path, "no prefill", typeof value, `${field.type} fields cannot be prefilled`);
+    case "checkbox":
+      if (value === true || value === "true") return "true";
+      if (value === false || value === "false") return "false";
+      return issue(path, "boolean", typeof value, "a checkbox takes true or false");
+    case "number":
+      if (typeof value === "number" || (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)))) return String(value);
+      return issue(path, "number", typeof value, "a number field takes a number");
+    default:
+      return String(value);
+  }
+}
+
+/**
+ * Resolves `template_id` of a create-envelope body: a template of the caller's organization that is
+ * not deleted and has a document. Unknown, foreign and deleted templates are the same 422 on
+ * `template_id` (the body refers to something that is not there; no existence leak across orgs).
+ * `prefilled_data` keys must name fields of the template.
+ */
+export async function templateSourceFor(db: D1Database, orgId: string, body: CreateEnvelopeInput): Promise<TemplateSource> {
+  const templateId = body.template_id!;
+  const template = await findTemplate(db, orgId, templateId);
+  if (!template) throw unprocessable("Unknown template_id", [issue(["template_id"], "a template of this organization", templateId, "Template not found")]);
+  if (!template.document_key) throw unprocessable("The template has no document yet", [issue(["template_id"], "a template with a PDF", templateId, "Template has no document")]);
+  if (body.document_source === "upload") {
+    throw unprocessable("A paper envelope (document_source upload) cannot use a template", [issue(["document_source"], "new (or omitted) with template_id", "upload", "template_id implies document_source template")]);
+  }
+  const fields = new Map((await listTemplateFields(db, templateId)).map((f) => [f.name, f]));
+  const values: Record<string, string | null> = {};
+  const issues: ApiIssue[] = [];
+  for (const [name, value] of Object.entries(body.prefilled_data ?? {})) {
+    const field = fields.get(name);
+    if (!field) {
+      issues.push(issue(["prefilled_data", name], "the name of a field of the template", JSON.stringify(name), `The template has no field named ${JSON.stringify(name)}`));
+      continue;
+    }
+    const v = prefillValue(field, value, ["prefilled_data", name]);
+    if (v !== null && typeof v === "object") issues.push(v);
+    else values[name] = v;
+  }
+  if (issues.length) throw unprocessable("Validation failed", issues);
+  return {
+    templateId,
+    metadata: { document_source: "template", source_template_id: templateId },
+    kbaRequired: template.kba_required === 1,
+    providerInstance: template.provider_instance,
+    statements: (db, envelopeId, at) => [
+      // Template PDFs are never rewritten in place, so the envelope shares the object instead of copying it.
+      insertOriginalDocument(db, { id: newId("document"), envelopeId, orgId, key: template.document_key!, sha256: template.document_sha256!, sizeBytes: template.document_size_bytes!, pageCount: template.page_count, at }),
+      copyTemplateFields(db, { envelopeId, templateId, values, at }),
+    ],
+  };
+}
