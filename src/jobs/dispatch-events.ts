@@ -4,7 +4,7 @@ import { deliverWebhook, type DeliverOptions } from "../services/webhooks/delive
 import { fanOutEvent } from "../services/webhooks/fan-out";
 
 /** Messages of one batch handled at once: deliveries spend their time waiting on receivers. */
-const CONCURRENCY = 10;
+const CONCURRENCY = 25;
 const SEND_BATCH = 100; // Queue#sendBatch takes at most 100 messages
 
 /**

@@ -48,16 +48,27 @@ export function webhookPayload(event: EventFields) {
 export const claimUntil = (now: Date) => new Date(now.getTime() + CLAIM_LEASE_MS).toISOString();
 
 /**
- * Sends one delivery if it is due and nobody else holds it: claim, then attempt. Returns null when
- * nothing was sent (not due, finished, claimed elsewhere, or its endpoint is gone).
+ * Sends one delivery if it is due and nobody else holds it. The claim and the read of what to send
+ * go in one batch (one round trip); the read only counts if the claim took. Returns null when nothing
+ * was sent (not due, finished, claimed elsewhere, or its endpoint is gone).
  */
 export async function deliverWebhook(env: Env, deliveryId: string, opts: DeliverOptions = {}): Promise<AttemptResult | null> {
   const now = opts.now ?? new Date();
-  const claim = await env.DB.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at <= ?")
-    .bind(claimUntil(now), deliveryId, now.toISOString())
-    .run();
-  if (claim.meta.changes !== 1) return null;
-  return attemptClaimed(env, deliveryId, { ...opts, now });
+  const [claim, loaded] = await env.DB.batch([
+    env.DB.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at <= ?").bind(
+      claimUntil(now),
+      deliveryId,
+      now.toISOString(),
+    ),
+    loadForAttempt(env.DB, deliveryId),
+  ]);
+  if (claim?.meta.changes !== 1) return null;
+  return attemptLoaded(env, deliveryId, (loaded?.results[0] as LoadedDelivery | undefined) ?? null, { ...opts, now });
+}
+
+/** One HTTP attempt of a delivery the caller has already claimed. */
+export async function attemptClaimed(env: Env, deliveryId: string, opts: DeliverOptions & { now: Date }): Promise<AttemptResult | null> {
+  return attemptLoaded(env, deliveryId, await loadForAttempt(env.DB, deliveryId).first<LoadedDelivery>(), opts);
 }
 
 type LoadedDelivery = DeliveryRow &
@@ -67,12 +78,9 @@ type LoadedDelivery = DeliveryRow &
     event_created_at: string;
   };
 
-/** One HTTP attempt of a delivery the caller has claimed, logged and scheduled in one batch. */
-export async function attemptClaimed(env: Env, deliveryId: string, opts: DeliverOptions & { now: Date }): Promise<AttemptResult | null> {
-  const db = env.DB;
-  const { now } = opts;
-  // Joined on the organization too: a delivery can only ever reach its own organization's endpoint.
-  const row = await db
+/** Joined on the organization too: a delivery can only ever reach its own organization's endpoint. */
+const loadForAttempt = (db: D1Database, deliveryId: string) =>
+  db
     .prepare(
       `SELECT d.*, e.url, e.is_active, e.deleted_at, e.secret, e.previous_secret, e.grace_expires_at,
               ev.envelope_id, ev.data AS event_data, ev.created_at AS event_created_at
@@ -81,8 +89,12 @@ export async function attemptClaimed(env: Env, deliveryId: string, opts: Deliver
        JOIN events ev ON ev.id = d.event_id AND ev.org_id = d.org_id
        WHERE d.id = ?`,
     )
-    .bind(deliveryId)
-    .first<LoadedDelivery>();
+    .bind(deliveryId);
+
+/** The attempt itself, logged and scheduled in one batch. */
+async function attemptLoaded(env: Env, deliveryId: string, row: LoadedDelivery | null, opts: DeliverOptions & { now: Date }): Promise<AttemptResult | null> {
+  const db = env.DB;
+  const { now } = opts;
   if (!row || row.deleted_at || row.is_active !== 1) {
     // Normally failed already by the disable or delete; this covers a fan-out that raced it.
     const reason = !row ? "endpoint or event not found in the delivery's organization" : row.deleted_at ? "endpoint deleted" : "endpoint disabled";

@@ -11,15 +11,16 @@ import { subscribes } from "./selectors";
  * once, so the cron sweep sends any that never reach the queue.
  */
 export async function fanOutEvent(db: D1Database, eventId: string, now = new Date()): Promise<string[]> {
-  const event = await db
-    .prepare("SELECT id, org_id, type, dispatched_at FROM events WHERE id = ?")
-    .bind(eventId)
-    .first<{ id: string; org_id: string; type: string; dispatched_at: string | null }>();
+  // One round trip for the event and its organization's live endpoints.
+  const [eventResult, endpointResult] = await db.batch([
+    db.prepare("SELECT id, org_id, type, dispatched_at FROM events WHERE id = ?").bind(eventId),
+    db
+      .prepare("SELECT id, events FROM webhook_endpoints WHERE org_id = (SELECT org_id FROM events WHERE id = ?) AND is_active = 1 AND deleted_at IS NULL")
+      .bind(eventId),
+  ]);
+  const event = eventResult?.results[0] as { id: string; org_id: string; type: string; dispatched_at: string | null } | undefined;
   if (!event || event.dispatched_at) return [];
-  const { results: endpoints } = await db
-    .prepare("SELECT id, events FROM webhook_endpoints WHERE org_id = ? AND is_active = 1 AND deleted_at IS NULL")
-    .bind(event.org_id)
-    .all<{ id: string; events: string }>();
+  const endpoints = (endpointResult?.results ?? []) as { id: string; events: string }[];
   const at = now.toISOString();
   const deliveries = endpoints
     .filter((e) => subscribes(JSON.parse(e.events) as string[], event.type))
