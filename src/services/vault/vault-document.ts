@@ -1,4 +1,3 @@
-import type { PDFDocument } from "pdf-lib";
 import type { SecuredParty } from "../../db/schema";
 import { sha256HexOfParts } from "../../lib/crypto";
 import { ApiError, conflict } from "../../lib/errors";
@@ -17,9 +16,8 @@ import { markNonAuthoritativeCopy } from "./pdf/mark-copy";
 
 export type VaultDocumentInput = {
   envelope: LoadedEnvelope;
-  /** the signed PDF, its pdf-lib parse (consumed: the copy marking edits it) and its SHA-256 */
+  /** the signed PDF (checked to be one here: 415 otherwise) and its SHA-256 */
   bytes: Uint8Array;
-  doc: PDFDocument;
   hash: string;
   source: "signed" | "upload";
   actor: Actor;
@@ -65,8 +63,7 @@ export async function vaultDocument(ctx: ServiceContext, input: VaultDocumentInp
   // The envelope as the batch will leave it: the certificate describes that state.
   const vaulted: EnvelopeRow = { ...envelope, status: "vaulted", secured_party: securedParty ?? envelope.secured_party };
 
-  const pageCount = input.doc.getPageCount();
-  const { update, pagesMarked } = await markNonAuthoritativeCopy(input.doc, bytes, { vaultId, documentHash: hash, envelopeId: envelope.id, markedAt: now });
+  const { update, pageCount, pagesMarked } = await markNonAuthoritativeCopy(bytes, { vaultId, documentHash: hash, envelopeId: envelope.id, markedAt: now });
   const copyParts = [bytes, update];
   const copyHash = await sha256HexOfParts(copyParts);
   const copyMarked = pagesMarked === pageCount;
@@ -78,7 +75,7 @@ export async function vaultDocument(ctx: ServiceContext, input: VaultDocumentInp
   try {
     const puts = await Promise.allSettled([
       // `sha256` makes R2 refuse the write unless the stored bytes hash to the recorded value.
-      bucket.put(keys.authoritative, bytes, { ...stored("authoritative", envelope.id, vaultId), sha256: hash }),
+      putParts(bucket, keys.authoritative, [bytes], { ...stored("authoritative", envelope.id, vaultId), sha256: hash }),
       putParts(bucket, keys.copy, copyParts, { ...stored("non-authoritative-copy", envelope.id, vaultId), sha256: copyHash }),
     ]);
     for (const put of puts) if (put.status === "rejected") throw put.reason;

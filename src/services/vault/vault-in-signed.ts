@@ -6,7 +6,6 @@ import type { ServiceContext } from "../context";
 import { getEnvelope, securedPartyOf, type LoadedEnvelope } from "../envelopes/repository";
 import { assertTransition } from "../envelopes/state-machine";
 import { assertNoUnpaidPayment } from "./payment-gate";
-import { loadVaultablePdf } from "./pdf/load-pdf";
 import { vaultDocument } from "./vault-document";
 import { assertVaultEndpoint } from "./wrong-endpoint";
 
@@ -39,8 +38,7 @@ export async function vaultInSigned(
     console.error(JSON.stringify({ level: "error", msg: "signed document does not match its recorded hash", envelope_id: envelope.id }));
     throw conflict("The signed document no longer matches the SHA-256 recorded when it was signed; it was not vaulted");
   }
-  const doc = await loadVaultablePdf(bytes);
-  return vaultDocument(ctx, { envelope, bytes, doc, hash, source: "signed", actor: input.actor, onBehalfOf: input.onBehalfOf, securedParty });
+  return vaultDocument(ctx, { envelope, bytes, hash, source: "signed", actor: input.actor, onBehalfOf: input.onBehalfOf, securedParty });
 }
 
 /**

@@ -8,7 +8,6 @@ import type { ServiceContext } from "../context";
 import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
 import { assertTransition } from "../envelopes/state-machine";
 import { assertNoUnpaidPayment } from "./payment-gate";
-import { loadVaultablePdf } from "./pdf/load-pdf";
 import { findVaultRecord } from "./repository";
 import { VaultInUploadFields } from "./schema";
 import { vaultDocument } from "./vault-document";
@@ -57,7 +56,6 @@ export async function vaultInUpload(
   }
   assertTransition(envelope.status, envelope.status === "completed" ? "vault" : "record_paper_signed");
   await assertNoUnpaidPayment(db, envelope);
-  const doc = await loadVaultablePdf(bytes);
 
   const recorded = await db
     .prepare("SELECT sha256 FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'")
@@ -66,5 +64,5 @@ export async function vaultInUpload(
   if (recorded && recorded.sha256 !== hash) {
     throw conflict("A different signed document is already recorded for this envelope; upload that document to vault it");
   }
-  return vaultDocument(ctx, { envelope, bytes, doc, hash, source: "upload", actor: input.actor, paper: { signedAt } });
+  return vaultDocument(ctx, { envelope, bytes, hash, source: "upload", actor: input.actor, paper: { signedAt } });
 }

@@ -5,9 +5,8 @@ import { COPY_MARKING, markNonAuthoritativeCopy } from "../../../src/services/va
 import { makePdf, pageTexts, pdfInfo, sha256Hex } from "../../helpers/pdf";
 
 async function markedCopyOf(original: Uint8Array) {
-  const doc = await loadVaultablePdf(original);
   const stamp = { vaultId: "vlt_test", documentHash: await sha256Hex(original), envelopeId: "env_test", markedAt: new Date("2026-05-01T00:00:00Z") };
-  const { update, pagesMarked } = await markNonAuthoritativeCopy(doc, original, stamp);
+  const { update, pagesMarked } = await markNonAuthoritativeCopy(original, stamp);
   const copy = new Uint8Array(original.length + update.length);
   copy.set(original);
   copy.set(update, original.length);

@@ -15,6 +15,7 @@ import {
   type PDFDict,
   type PDFObject,
 } from "pdf-lib";
+import { loadVaultablePdf } from "./load-pdf";
 
 export const COPY_MARKING = "NON-AUTHORITATIVE COPY";
 
@@ -30,13 +31,14 @@ export type CopyStamp = { vaultId: string; documentHash: string; envelopeId: str
  * original still verifies in the copy (the marking shows as a later revision), and a 50 MB document
  * needs only its small update serialized rather than a second full-size buffer.
  *
- * `doc` must have been loaded from `original` (it is modified). Returns the bytes to append.
+ * Parses `original` here (415 if it is not a PDF, 422 if encrypted), so that pdf-lib's parse, which
+ * copies every stream, is garbage once this returns: the caller keeps only the bytes to append.
  */
 export async function markNonAuthoritativeCopy(
-  doc: PDFDocument,
   original: Uint8Array,
   stamp: CopyStamp,
-): Promise<{ update: Uint8Array; pagesMarked: number }> {
+): Promise<{ update: Uint8Array; pageCount: number; pagesMarked: number }> {
+  const doc = await loadVaultablePdf(original);
   const context = doc.context;
   const previous = findLastXref(original);
   // New objects must not reuse numbers the original's cross-reference section lists as free.
@@ -75,7 +77,7 @@ export async function markNonAuthoritativeCopy(
   info.set(PDFName.of("AuthoritativeSHA256"), PDFString.of(stamp.documentHash));
   await doc.flush();
 
-  return { update: serializeUpdate(doc, original, previous, changedObjects(doc, before)), pagesMarked };
+  return { update: serializeUpdate(doc, original, previous, changedObjects(doc, before)), pageCount: doc.getPageCount(), pagesMarked };
 }
 
 type PreviousXref = { offset: number; size: number; isStream: boolean };
