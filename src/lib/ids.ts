@@ -44,6 +44,7 @@ export const PREFIXES = {
   vault: "vlt",
   certificate: "cert",
   integrityCheck: "ichk",
+  builderSession: "bld",
 } as const;
 
 export function newId(kind: keyof typeof PREFIXES): string {

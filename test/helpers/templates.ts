@@ -1,6 +1,6 @@
 import { SELF } from "cloudflare:test";
 import { degrees, PDFDocument, PDFName, PDFNumber, rgb, StandardFonts, type PDFFont, type PDFPage } from "pdf-lib";
-import { BASE, type ApiResponse } from "./api";
+import { BASE, call, operator, type ApiResponse } from "./api";
 
 export const PAGE_SIZES = { letter: [612, 792], a4: [595.28, 841.89], legal: [612, 1008] } as const;
 
@@ -144,4 +144,29 @@ export function failingDb(db: D1Database, failOn: RegExp): D1Database {
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
+}
+
+/** A console access token for a new user with `role` in the organization (minted by the operator). */
+export async function memberToken(orgId: string, role: "admin" | "custodian" | "member" = "member"): Promise<string> {
+  const user = await operator("POST", `/orgs/${orgId}/users`, { email: `${role}-${crypto.randomUUID()}@example.com`, name: role, role });
+  const token = await operator("POST", `/users/${user.body.data.user_id}/access-tokens`, { org_id: orgId, ttl_seconds: 3600 });
+  return token.body.data.access_token as string;
+}
+
+/** PUT /templates/:id/document as the console sends it. */
+export function putTemplateDocument(bearer: string, templateId: string, file: Uint8Array) {
+  const form = new FormData();
+  form.append("file", new File([file], "t.pdf", { type: "application/pdf" }));
+  return send("PUT", `/templates/${templateId}/document`, undefined, form, { Authorization: `Bearer ${bearer}` });
+}
+
+/** A console template with a one-line PDF, KBA or not; `lines` are drawn on the given page sizes. */
+export async function consoleTemplate(bearer: string, opts: { name?: string; kba?: boolean; pages?: PageSpec[] } = {}) {
+  const created = await call("POST", "/templates", { bearer, body: { name: opts.name ?? "Console template", kba_required: opts.kba ?? false } });
+  if (created.status !== 201) throw new Error(`template create failed: ${JSON.stringify(created.body)}`);
+  const id = created.body.data.template_id as string;
+  const { bytes } = await buildPdf(opts.pages ?? [{ lines: [{ text: opts.name ?? "Console template", x: 72, y: 700 }] }]);
+  const res = await putTemplateDocument(bearer, id, bytes);
+  if (res.status !== 200) throw new Error(`template document failed: ${JSON.stringify(res.body)}`);
+  return res.body.data as { template_id: string; provider_template_id: number; kba_required: boolean; provider_instance: string; page_count: number };
 }

@@ -27,6 +27,15 @@ export class BuiltinSigningProvider implements SigningProvider {
     return { providerTemplateId: row.id };
   }
 
+  async setTemplateDocument(input: Parameters<SigningProvider["setTemplateDocument"]>[0]) {
+    const result = await this.write(() =>
+      this.env.DB.prepare("UPDATE signing_provider_templates SET document_key = ?, page_count = ?, updated_at = ? WHERE id = ? AND instance = ?")
+        .bind(input.documentKey, input.pageCount, nowIso(), input.providerTemplateId, input.instance)
+        .run(),
+    );
+    if (result.meta.changes !== 1) throw new SigningProviderError("rejected", `provider template ${input.providerTemplateId} does not exist`);
+  }
+
   async setTemplateFields(input: Parameters<SigningProvider["setTemplateFields"]>[0]) {
     const result = await this.write(() =>
       this.env.DB.prepare("UPDATE signing_provider_templates SET fields = ?, updated_at = ? WHERE id = ? AND instance = ?")

@@ -17,6 +17,9 @@ export interface SigningProvider {
     pageCount: number | null;
   }): Promise<{ providerTemplateId: number }>;
 
+  /** Gives a template created without a document its PDF (stored in R2 under `documentKey`). */
+  setTemplateDocument(input: { instance: ProviderInstance; providerTemplateId: number; documentKey: string; pageCount: number }): Promise<void>;
+
   /** Replaces the counterpart's fields with `fields` (the template's whole list). */
   setTemplateFields(input: { instance: ProviderInstance; providerTemplateId: number; fields: ResolvedField[] }): Promise<void>;
 

@@ -1,13 +1,20 @@
 import { createRouter } from "../../lib/hono";
 import { sessionAuth } from "../../middleware/session-auth";
+import { builderRouter } from "./builder";
+import { documentPackagesRouter } from "./document-packages";
 import * as audit from "./envelopes/audit";
 import * as autoVaultConsent from "./envelopes/auto-vault-consent";
 import * as voidEnvelope from "./envelopes/void";
+import { templatesRouter } from "./templates";
 import { webhooksRouter } from "./webhooks";
 
 export const sessionRouter = createRouter();
 sessionRouter.use("/envelopes/*", sessionAuth);
 sessionRouter.use("/webhooks/*", sessionAuth);
+for (const path of ["/templates", "/templates/*", "/document-packages", "/document-packages/*", "/esign/*"]) sessionRouter.use(path, sessionAuth);
 sessionRouter.openapi(voidEnvelope.route, voidEnvelope.handler).openapi(audit.route, audit.handler);
 sessionRouter.route("/", webhooksRouter);
 sessionRouter.openapi(autoVaultConsent.route, autoVaultConsent.handler);
+sessionRouter.route("/", templatesRouter);
+sessionRouter.route("/", documentPackagesRouter);
+sessionRouter.route("/", builderRouter);

@@ -163,3 +163,21 @@ export const TemplateSchema = z
 export const TemplateParams = z.object({
   template_id: z.string().max(64).openapi({ param: { name: "template_id", in: "path" }, example: "tmpl_4h8j2k6m0p3r7t1v5x9z2b4d6f" }),
 });
+
+export const CreateConsoleTemplateBody = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    kba_required: z.boolean().default(false).openapi({ description: "Fixed at creation; KBA templates live in the `cloud` provider instance" }),
+    external_id: z.string().trim().min(1).max(200).optional(),
+  })
+  .openapi("CreateTemplate", { example: { name: "Retail installment contract (KBA)", kba_required: true } });
+export type CreateConsoleTemplateInput = z.infer<typeof CreateConsoleTemplateBody>;
+
+export const UpdateTemplateBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).optional(),
+    external_id: z.string().trim().min(1).max(200).nullable().optional(),
+    kba_required: z.boolean().optional().openapi({ description: "Immutable: any change is 409" }),
+  })
+  .openapi("UpdateTemplate", { example: { name: "Retail installment contract v4" } });
+export type UpdateTemplateInput = z.infer<typeof UpdateTemplateBody>;

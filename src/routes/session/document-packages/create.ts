@@ -1,0 +1,31 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../../lib/hono";
+import { dataOf, ErrorSchema, jsonBody, jsonContent } from "../../../lib/openapi";
+import { requireContentType } from "../../../middleware/content-type";
+import { requireMembership } from "../../../middleware/session-auth";
+import { serviceContext } from "../../../services/context";
+import { CreatePackageBody, DocumentPackageSchema } from "../../../services/packages/schema";
+import { createPackage } from "../../../services/packages/save-package";
+import { sessionRoute } from "../common";
+
+export const PACKAGE_502 = jsonContent(ErrorSchema, "A member could not be copied to the KBA (cloud) signing account (built-in provider: its PDF is missing from storage, or the provider's store refused the write)");
+
+export const route = createRoute(
+  sessionRoute(
+    {
+      method: "post",
+      path: "/document-packages",
+      summary: "Create a document package (console)",
+      description: "`kba_required` (any member requires KBA) and `provider_instance` are derived, per package and per item; in a KBA package the other members are copied to the `cloud` account.",
+      middleware: [requireContentType("json"), requireMembership()] as const,
+      request: { body: jsonBody(CreatePackageBody) },
+      responses: { 201: jsonContent(dataOf(DocumentPackageSchema), "The new package"), 502: PACKAGE_502 },
+    },
+    [400, 415, 422],
+  ),
+);
+
+export const handler: AppRouteHandler<typeof route> = async (c) => {
+  const data = await createPackage(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), { orgId: c.var.membership.orgId, actor: c.var.actor, body: c.req.valid("json") });
+  return c.json({ data }, 201);
+};

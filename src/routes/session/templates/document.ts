@@ -1,0 +1,44 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../../lib/hono";
+import { readMultipartForm } from "../../../lib/multipart";
+import { dataOf, ErrorSchema, jsonContent } from "../../../lib/openapi";
+import { MAX_PDF_BYTES } from "../../../lib/pdf";
+import { requireContentType } from "../../../middleware/content-type";
+import { requireMembership } from "../../../middleware/session-auth";
+import { serviceContext } from "../../../services/context";
+import { attachTemplateDocument } from "../../../services/templates/attach-template-document";
+import { TemplateParams, TemplateSchema } from "../../../services/templates/schema";
+import { sessionRoute } from "../common";
+
+export const route = createRoute(
+  sessionRoute(
+    {
+      method: "put",
+      path: "/templates/{template_id}/document",
+      summary: "Upload a console template's PDF (multipart)",
+      description: "Once per template (409 afterwards). Multipart `file`, at most 50 MB, checked by its bytes (415); embedded tags become fields and are stripped.",
+      middleware: [requireContentType("multipart"), requireMembership()] as const,
+      request: {
+        params: TemplateParams,
+        body: { required: true, content: { "multipart/form-data": { schema: { type: "object", required: ["file"], properties: { file: { type: "string", format: "binary" } } } } } },
+      },
+      responses: {
+        200: jsonContent(dataOf(TemplateSchema), "The template with its document and tag fields"),
+        413: jsonContent(ErrorSchema, "The file is larger than 50 MB"),
+        502: jsonContent(ErrorSchema, "The signing provider rejected the write"),
+      },
+    },
+    [400, 404, 409, 415, 422],
+  ),
+);
+
+export const handler: AppRouteHandler<typeof route> = async (c) => {
+  const form = await readMultipartForm(c.req.raw, { fileField: "file", maxFileBytes: MAX_PDF_BYTES });
+  const data = await attachTemplateDocument(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
+    orgId: c.var.membership.orgId,
+    actor: c.var.actor,
+    templateId: c.req.valid("param").template_id,
+    form,
+  });
+  return c.json({ data }, 200);
+};

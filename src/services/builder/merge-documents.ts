@@ -1,0 +1,42 @@
+import { PDFDocument } from "pdf-lib";
+import type { Env } from "../../env";
+import { ApiError, unprocessable } from "../../lib/errors";
+import { newDocumentKey, putDocument, type StoredDocument } from "../documents/ingest-pdf";
+import { listTemplateFields, type TemplateRow } from "../templates/repository";
+import type { ResolvedField } from "../templates/schema";
+
+/** pdf-lib holds every source and the result at once: the merge is bounded well inside 128 MB. */
+export const MAX_MERGE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Merges the templates' PDFs in order (pdf-lib copyPages keeps each page's size, rotation and boxes)
+ * and carries their fields over with page numbers offset. Fields of the same name, type and role are
+ * one field with the areas of all of them (one value shown wherever it appears, as prefill by name
+ * expects); a name that means something else in a later template gets " (n)" appended.
+ */
+export async function mergeTemplates(env: Env, orgId: string, templates: TemplateRow[]): Promise<{ document: StoredDocument; fields: ResolvedField[] }> {
+  const total = templates.reduce((n, t) => n + (t.document_size_bytes ?? 0), 0);
+  if (total > MAX_MERGE_BYTES) {
+    throw unprocessable(`The templates total ${(total / 1048576).toFixed(1)} MB; at most ${MAX_MERGE_BYTES / 1048576} MB of PDFs can be merged`);
+  }
+  const merged = await PDFDocument.create();
+  const fields: ResolvedField[] = [];
+  let offset = 0;
+  for (const [k, template] of templates.entries()) {
+    const object = await env.DOCS.get(template.document_key!);
+    if (!object) throw new ApiError(502, `The PDF of template ${template.id} could not be fetched from storage`);
+    const source = await PDFDocument.load(new Uint8Array(await object.arrayBuffer()), { ignoreEncryption: true, updateMetadata: false });
+    for (const page of await merged.copyPages(source, source.getPageIndices())) merged.addPage(page);
+    for (const field of await listTemplateFields(env.DB, template.id)) {
+      const moved = { ...field, areas: field.areas.map((a) => ({ ...a, page: a.page + offset })), ...(field.anchor_match ? { anchor_match: { ...field.anchor_match, page: field.anchor_match.page + offset } } : {}) };
+      const same = fields.find((f) => f.name === field.name);
+      if (same && same.type === field.type && same.role === field.role) same.areas.push(...moved.areas);
+      else fields.push(same ? { ...moved, name: `${field.name} (${k + 1})` } : moved);
+    }
+    offset += source.getPageCount();
+  }
+  const bytes = await merged.save();
+  const key = newDocumentKey(orgId);
+  const stored = await putDocument(env, key, bytes);
+  return { document: { key, ...stored, pageCount: offset }, fields };
+}

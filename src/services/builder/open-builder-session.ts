@@ -1,0 +1,159 @@
+import { ApiError, conflict } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { addSeconds, nowIso } from "../../lib/time";
+import type { Actor } from "../audit/actor";
+import { auditInsert, isChainConflict } from "../audit/chain";
+import type { ServiceContext } from "../context";
+import { discardDocuments } from "../documents/ingest-pdf";
+import { insertEnvelopeFields, insertOriginalDocument } from "../documents/envelope-fields";
+import { getEnvelope, metadataOf, type LoadedEnvelope } from "../envelopes/repository";
+import { applyTransition } from "../envelopes/transition";
+import { insertTemplate } from "../templates/insert-template";
+import { findTemplate, listTemplateFields, type TemplateRow } from "../templates/repository";
+import type { ResolvedField } from "../templates/schema";
+import { mergeTemplates } from "./merge-documents";
+import { resolveSources, type BuilderSource } from "./resolve-sources";
+import type { OpenBuilderSessionInput } from "./schema";
+
+const SESSION_SECONDS = 3600;
+
+type StoredSource = { kind: BuilderSource["kind"]; template_ids: string[]; package_id: string | null };
+
+const sourceOf = (s: BuilderSource): StoredSource => ({ kind: s.kind, template_ids: s.templates.map((t) => t.id), package_id: s.packageId });
+const sameSource = (a: StoredSource, b: StoredSource) => a.kind === b.kind && a.package_id === b.package_id && a.template_ids.join() === b.template_ids.join();
+
+/**
+ * The working document: a copy of the single source template (same PDF, its fields), a merge of
+ * several, or an empty template for a new document. It lives in the instance the KBA flag decides.
+ */
+async function buildWorkingTemplate(ctx: ServiceContext, input: { orgId: string; actor: Actor; source: BuilderSource; name: string }): Promise<{ template: TemplateRow; fields: ResolvedField[] }> {
+  const { source } = input;
+  const base = { orgId: input.orgId, actor: input.actor, name: input.name, externalId: null, kbaRequired: source.kbaRequired, origin: "builder" as const };
+  if (source.templates.length === 0) return { template: await insertTemplate(ctx, { ...base, document: null, fields: [] }), fields: [] };
+  if (source.templates.length === 1) {
+    const t = source.templates[0]!;
+    const fields = await listTemplateFields(ctx.env.DB, t.id);
+    const document = t.document_key ? { key: t.document_key, sha256: t.document_sha256!, sizeBytes: t.document_size_bytes!, pageCount: t.page_count! } : null;
+    return { template: await insertTemplate(ctx, { ...base, document, fields }), fields };
+  }
+  const merged = await mergeTemplates(ctx.env, input.orgId, source.templates);
+  try {
+    return { template: await insertTemplate(ctx, { ...base, document: merged.document, fields: merged.fields }), fields: merged.fields };
+  } catch (err) {
+    await discardDocuments(ctx.env, [merged.document.key]);
+    throw err;
+  }
+}
+
+function defaultName(source: BuilderSource, envelope: LoadedEnvelope): string {
+  if (source.templates.length === 1) return source.templates[0]!.name;
+  if (source.templates.length > 1) return source.templates.map((t) => t.name).join(" + ").slice(0, 200);
+  return envelope.name;
+}
+
+/**
+ * POST /esign/builder-session: opens the editor on an envelope's document. A pending envelope gets a
+ * working template built from the source, and, when that has a PDF, the document and fields are
+ * attached (pending -> uploaded) in the same batch as the session. Reopening without a source, or
+ * with the same source, continues the same working template. An envelope whose document came from
+ * elsewhere (template_id at creation, an upload) is 409; one past `uploaded` is 422.
+ */
+export async function openBuilderSession(ctx: ServiceContext, input: { orgId: string; actor: Actor; userId: string; body: OpenBuilderSessionInput }) {
+  const db = ctx.env.DB;
+  const source = await resolveSources(db, input.orgId, input.body);
+  const envelope = await getEnvelope(db, input.orgId, input.body.envelope_id!);
+  if (envelope.status !== "pending" && envelope.status !== "uploaded") {
+    throw new ApiError(422, `Cannot open the builder for an envelope with status ${envelope.status}`, { status: envelope.status });
+  }
+  const at = nowIso();
+  const session = { id: newId("builderSession"), created_at: at, expires_at: addSeconds(at, SESSION_SECONDS) };
+  const existing = envelope.template_id ? await findTemplate(db, input.orgId, envelope.template_id, { includeDeleted: true }) : null;
+  if (existing || envelope.status !== "pending") {
+    const last = existing?.origin === "builder"
+      ? await db.prepare("SELECT source FROM builder_sessions WHERE envelope_id = ? ORDER BY created_at DESC LIMIT 1").bind(envelope.id).first<{ source: string }>()
+      : null;
+    const previous = last ? (JSON.parse(last.source) as StoredSource) : null;
+    const sourceless = source.kind === "new" && (input.body.kba_required === undefined || input.body.kba_required === (existing?.kba_required === 1));
+    if (!existing || !previous || !(sourceless || sameSource(previous, sourceOf(source)))) {
+      throw conflict("The envelope already has its document (from its template, an upload or another builder source); reopen the builder without a source to continue it", {
+        template_id: envelope.template_id,
+      });
+    }
+    await db.batch([sessionInsert(db, input, session, envelope.id, existing, previous)]);
+    return sessionOut(session, envelope.id, existing, previous, true, await listTemplateFields(db, existing.id));
+  }
+
+  const { template, fields } = await buildWorkingTemplate(ctx, { orgId: input.orgId, actor: input.actor, source, name: input.body.template_name ?? defaultName(source, envelope) });
+  const stored = sourceOf(source);
+  const metadata = {
+    ...metadataOf(envelope),
+    document_source: source.kind === "package" ? "package" : source.kind === "new" ? "new" : "template",
+    ...(source.kind === "template" ? { source_template_id: source.templates[0]!.id } : {}),
+    builder_source: stored,
+  };
+  const bind = [
+    db
+      .prepare("UPDATE envelopes SET template_id = ?, metadata = ?, kba_required = ?, provider_instance = ? WHERE id = ?")
+      .bind(template.id, JSON.stringify(metadata), template.kba_required, template.provider_instance, envelope.id),
+    sessionInsert(db, input, session, envelope.id, template, stored),
+  ];
+  const data = { builder_session_id: session.id, template_id: template.id, source: stored };
+  if (template.document_key) {
+    await applyTransition(ctx, envelope, {
+      orgId: input.orgId,
+      envelopeId: envelope.id,
+      action: "attach_document",
+      actor: input.actor,
+      data,
+      extra: [
+        insertOriginalDocument(db, { id: newId("document"), envelopeId: envelope.id, orgId: input.orgId, key: template.document_key, sha256: template.document_sha256!, sizeBytes: template.document_size_bytes!, pageCount: template.page_count, at }),
+        ...insertEnvelopeFields(db, { envelopeId: envelope.id, orgId: input.orgId, fields, sourceTemplateId: template.id, at }),
+        ...bind,
+      ],
+    });
+  } else {
+    // A new document: nothing to attach yet, but the envelope is bound to its working template (and
+    // its KBA choice) with an audit entry, guarded like a transition.
+    const audit = await auditInsert(db, { orgId: input.orgId, chainId: envelope.id, head: envelope.head, action: "envelope.builder_opened", actor: input.actor, data, at });
+    try {
+      const [guard] = await db.batch([
+        db.prepare("UPDATE envelopes SET updated_at = ?, audit_seq = audit_seq + 1 WHERE id = ? AND status = 'pending' AND audit_seq = ?").bind(at, envelope.id, envelope.audit_seq),
+        audit.statement,
+        ...bind,
+      ]);
+      if (guard?.meta.changes !== 1) throw conflict("The envelope changed while this request was processed; retry");
+    } catch (err) {
+      if (isChainConflict(err)) throw conflict("The envelope changed while this request was processed; retry");
+      throw err;
+    }
+  }
+  return sessionOut(session, envelope.id, template, stored, false, fields);
+}
+
+function sessionInsert(db: D1Database, input: { orgId: string; userId: string }, session: { id: string; created_at: string; expires_at: string }, envelopeId: string, template: TemplateRow, source: StoredSource) {
+  return db
+    .prepare(
+      `INSERT INTO builder_sessions (id, org_id, envelope_id, template_id, source, kba_required, provider_instance, created_by, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(session.id, input.orgId, envelopeId, template.id, JSON.stringify(source), template.kba_required, template.provider_instance, input.userId, session.created_at, session.expires_at);
+}
+
+function sessionOut(session: { id: string; created_at: string; expires_at: string }, envelopeId: string, template: TemplateRow, source: StoredSource, continued: boolean, fields: ResolvedField[]) {
+  return {
+    session_id: session.id,
+    envelope_id: envelopeId,
+    template_id: template.id,
+    template_name: template.name,
+    source,
+    continued,
+    document_source: source.kind === "package" ? ("package" as const) : source.kind === "new" ? ("new" as const) : ("template" as const),
+    kba_required: template.kba_required === 1,
+    provider_instance: template.provider_instance,
+    provider_template_id: template.provider_template_id,
+    page_count: template.page_count,
+    fields,
+    created_at: session.created_at,
+    expires_at: session.expires_at,
+  };
+}

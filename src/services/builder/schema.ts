@@ -1,0 +1,45 @@
+import { z } from "@hono/zod-openapi";
+import { Timestamp } from "../envelopes/schema";
+import { PROVIDER_INSTANCES, ResolvedFieldSchema } from "../templates/schema";
+
+const Id = z.string().min(1).max(64);
+
+/**
+ * The editor session of spec 4.7. List lengths and combinations are checked by the service, because
+ * the spec answers them with 400 (invalid id lists), not with the 422 of a body that fails its schema.
+ */
+export const OpenBuilderSessionBody = z
+  .object({
+    envelope_id: Id.optional(),
+    batch_id: Id.optional().openapi({ description: "Bulk send is not available yet: 422" }),
+    template_id: Id.optional(),
+    template_name: z.string().trim().min(1).max(200).optional().openapi({ description: "Name of the working document" }),
+    package_id: Id.optional(),
+    package_template_ids: z.array(Id).max(100).optional().openapi({ description: "With package_id: members to keep (package order; at least one)" }),
+    template_ids: z.array(Id).max(100).optional().openapi({ description: "2 to 20 templates merged in this order; replaces template_id/package_id" }),
+    kba_required: z.boolean().optional().openapi({ description: "Only for a new document (no template_id, package_id or template_ids)" }),
+  })
+  .openapi("OpenBuilderSession", { example: { envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y", template_ids: ["tmpl_4h8j2k6m0p3r7t1v5x9z2b4d6f", "tmpl_7q2w9e4r1t6y3u8i5o0p2a4s6d"] } });
+export type OpenBuilderSessionInput = z.infer<typeof OpenBuilderSessionBody>;
+
+export const SOURCE_KINDS = ["new", "template", "package", "templates"] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+export const BuilderSessionSchema = z
+  .object({
+    session_id: z.string(),
+    envelope_id: z.string(),
+    template_id: z.string().openapi({ description: "The working template holding the envelope's document and fields" }),
+    template_name: z.string(),
+    source: z.object({ kind: z.enum(SOURCE_KINDS), template_ids: z.array(z.string()), package_id: z.string().nullable() }),
+    continued: z.boolean().openapi({ description: "true when an earlier session's working document was reopened" }),
+    document_source: z.enum(["template", "package", "new"]),
+    kba_required: z.boolean(),
+    provider_instance: z.enum(PROVIDER_INSTANCES),
+    provider_template_id: z.int(),
+    page_count: z.int().nullable().openapi({ description: "null for a new document not uploaded yet" }),
+    fields: z.array(ResolvedFieldSchema),
+    created_at: Timestamp,
+    expires_at: Timestamp,
+  })
+  .openapi("BuilderSession");

@@ -1,0 +1,100 @@
+import { unprocessable } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { nowIso } from "../../lib/time";
+import type { ApiIssue } from "../../lib/validation";
+import { signingProvider, viaProvider } from "../../providers/signing";
+import type { Actor } from "../audit/actor";
+import { commitWithOrgAudit } from "../audit/org-chain";
+import type { ServiceContext } from "../context";
+import type { TemplateRow } from "../templates/repository";
+import { instanceFor } from "../templates/schema";
+import { getPackage, packageDetail, type PackageItemRow, type PackageRow } from "./repository";
+import type { CreatePackageInput, UpdatePackageInput } from "./schema";
+
+/** The member templates, in the order given: each a live template of the organization, none twice. */
+async function memberTemplates(db: D1Database, orgId: string, ids: string[]): Promise<TemplateRow[]> {
+  const placeholders = ids.map(() => "?").join(", ");
+  const { results } = await db.prepare(`SELECT * FROM templates WHERE org_id = ? AND id IN (${placeholders})`).bind(orgId, ...ids).all<TemplateRow>();
+  const byId = new Map(results.map((t) => [t.id, t]));
+  const issues: ApiIssue[] = [];
+  ids.forEach((id, i) => {
+    const t = byId.get(id);
+    const path = ["template_ids", i];
+    if (ids.indexOf(id) !== i) issues.push({ code: "invalid_value", expected: "each template once", received: id, path, message: `Template ${id} is listed twice` });
+    else if (!t) issues.push({ code: "invalid_value", expected: "a template of this organization", received: id, path, message: "Template not found" });
+    else if (t.deleted_at) issues.push({ code: "invalid_value", expected: "a template that is not deleted", received: id, path, message: `Template ${id} is deleted` });
+  });
+  if (issues.length) throw unprocessable("Validation failed", issues);
+  return ids.map((id) => byId.get(id)!);
+}
+
+/**
+ * Works out the package's KBA flag and each member's counterpart. In a KBA package every member must
+ * live in the KBA (`cloud`) account: members that are not KBA templates are copied there by the
+ * provider (a copy the package already had is reused). A copy that fails is the spec's 502.
+ */
+async function deriveItems(ctx: ServiceContext, members: TemplateRow[], previous: PackageItemRow[]) {
+  const kbaRequired = members.some((t) => t.kba_required === 1);
+  const instance = instanceFor(kbaRequired);
+  const provider = signingProvider(ctx.env);
+  const items = [];
+  for (const t of members) {
+    let providerTemplateId = t.provider_template_id;
+    if (t.provider_instance !== instance) {
+      const reuse = previous.find((p) => p.template_id === t.id && p.provider_instance === instance);
+      providerTemplateId =
+        reuse?.provider_template_id ??
+        (
+          await viaProvider(`template ${t.id} could not be copied to the ${instance} (KBA) signing account`, () =>
+            provider.copyTemplate({ from: t.provider_instance, providerTemplateId: t.provider_template_id, to: instance }),
+          )
+        ).providerTemplateId;
+    }
+    items.push({ template_id: t.id, name: t.name, kba_required: t.kba_required, provider_instance: instance, provider_template_id: providerTemplateId, deleted_at: null });
+  }
+  return { kbaRequired, instance, items };
+}
+
+function itemInserts(db: D1Database, orgId: string, packageId: string, items: Omit<PackageItemRow, "position">[]) {
+  return items.map((item, i) =>
+    db
+      .prepare(
+        `INSERT INTO document_package_items (package_id, position, template_id, org_id, kba_required, provider_instance, provider_template_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .bind(packageId, i + 1, item.template_id, orgId, item.kba_required, item.provider_instance, item.provider_template_id),
+  );
+}
+
+/** POST /document-packages: `kba_required` and `provider_instance` are derived from the members. */
+export async function createPackage(ctx: ServiceContext, input: { orgId: string; actor: Actor; body: CreatePackageInput }) {
+  const db = ctx.env.DB;
+  const members = await memberTemplates(db, input.orgId, input.body.template_ids);
+  const { kbaRequired, instance, items } = await deriveItems(ctx, members, []);
+  const at = nowIso();
+  const pkg: PackageRow = { id: newId("package"), org_id: input.orgId, name: input.body.name, kba_required: kbaRequired ? 1 : 0, provider_instance: instance, created_at: at, updated_at: at, deleted_at: null };
+  await commitWithOrgAudit(db, { orgId: input.orgId, action: "package.created", actor: input.actor, data: { package_id: pkg.id, template_ids: input.body.template_ids, kba_required: kbaRequired }, at }, [
+    db
+      .prepare("INSERT INTO document_packages (id, org_id, name, kba_required, provider_instance, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .bind(pkg.id, pkg.org_id, pkg.name, pkg.kba_required, pkg.provider_instance, at, at),
+    ...itemInserts(db, input.orgId, pkg.id, items),
+  ]);
+  return packageDetail(pkg, items.map((item, i) => ({ ...item, position: i + 1 })));
+}
+
+/** PATCH /document-packages/:id: a new member list replaces the old one and everything is derived again. */
+export async function updatePackage(ctx: ServiceContext, input: { orgId: string; actor: Actor; packageId: string; body: UpdatePackageInput }) {
+  const db = ctx.env.DB;
+  const { pkg, items: previous } = await getPackage(db, input.orgId, input.packageId);
+  const ids = input.body.template_ids ?? previous.map((i) => i.template_id);
+  const members = await memberTemplates(db, input.orgId, ids);
+  const { kbaRequired, instance, items } = await deriveItems(ctx, members, previous);
+  const at = nowIso();
+  const next: PackageRow = { ...pkg, name: input.body.name ?? pkg.name, kba_required: kbaRequired ? 1 : 0, provider_instance: instance, updated_at: at };
+  await commitWithOrgAudit(db, { orgId: input.orgId, action: "package.updated", actor: input.actor, data: { package_id: pkg.id, ...input.body, kba_required: kbaRequired }, at }, [
+    db.prepare("UPDATE document_packages SET name = ?, kba_required = ?, provider_instance = ?, updated_at = ? WHERE id = ?").bind(next.name, next.kba_required, next.provider_instance, at, pkg.id),
+    db.prepare("DELETE FROM document_package_items WHERE package_id = ?").bind(pkg.id),
+    ...itemInserts(db, input.orgId, pkg.id, items),
+  ]);
+  return packageDetail(next, items.map((item, i) => ({ ...item, position: i + 1 })));
+}
