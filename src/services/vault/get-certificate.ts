@@ -1,4 +1,4 @@
-import { notFound } from "../../lib/errors";
+import { ApiError } from "../../lib/errors";
 import { getEnvelope } from "../envelopes/repository";
 import type { Certificate } from "./certificate";
 import { latestCertificate } from "./repository";
@@ -7,6 +7,6 @@ import { latestCertificate } from "./repository";
 export async function getCertificate(db: D1Database, orgId: string, envelopeId: string): Promise<Certificate> {
   const envelope = await getEnvelope(db, orgId, envelopeId);
   const row = await latestCertificate(db, envelope.id);
-  if (!row) throw notFound("Compliance certificate (not yet generated: the envelope is not vaulted)");
+  if (!row) throw new ApiError(404, "Compliance certificate not found: it is generated when the envelope is vaulted");
   return JSON.parse(row.body) as Certificate;
 }

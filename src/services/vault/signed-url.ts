@@ -1,6 +1,6 @@
 import type { Env } from "../../env";
 import { hmacSha256, timingSafeEqual, toHex } from "../../lib/crypto";
-import { ApiError, notFound } from "../../lib/errors";
+import { ApiError } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
 import { findVaultRecord } from "./repository";
@@ -32,7 +32,7 @@ export function downloadFilename(envelope: Pick<EnvelopeRow, "id" | "name">, fil
 export async function createVaultUrl(env: Env, input: { orgId: string; envelopeId: string; file: VaultFile; expiresIn: number }) {
   const envelope = await getEnvelope(env.DB, input.orgId, input.envelopeId);
   const record = envelope.status === "vaulted" ? await findVaultRecord(env.DB, envelope.id) : null;
-  if (!record) throw notFound("Vaulted document (the envelope is not vaulted)");
+  if (!record) throw new ApiError(404, "Vaulted document not found: the envelope is not vaulted");
   const secret = requireSecret(env, "STORAGE_URL_SECRET");
   const exp = Math.floor(Date.now() / 1000) + input.expiresIn;
   const sig = await signature(secret, record.id, input.file, exp);

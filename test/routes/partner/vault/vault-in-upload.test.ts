@@ -147,7 +147,7 @@ describe("paper path: POST /partner/envelopes/:id/vault-in-upload", () => {
   it("answers 413 above 50 MB, before reading the body when it declares its length", async () => {
     const t = await newTenant();
     const e = await paperEnvelope(t.key);
-    // A streamed body of 51 MiB with no Content-Length: refused once the limit is crossed.
+    // A streamed body of 60 MiB with no Content-Length: refused once the limit is crossed, not read to the end.
     const chunk = new Uint8Array(1024 * 1024);
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
@@ -155,7 +155,7 @@ describe("paper path: POST /partner/envelopes/:id/vault-in-upload", () => {
         controller.enqueue(new TextEncoder().encode(`--b\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n`));
       },
       pull(controller) {
-        if (sent >= 52) return controller.close();
+        if (sent >= 60) return controller.close();
         sent += 1;
         controller.enqueue(chunk);
       },
@@ -167,6 +167,7 @@ describe("paper path: POST /partner/envelopes/:id/vault-in-upload", () => {
     });
     expect(streamed.status).toBe(413);
     expect(((await streamed.json()) as { error: string }).error).toMatch(/50 MB/);
+    expect(sent).toBeLessThan(60);
 
     const declared = await SELF.fetch(`${BASE}/partner/envelopes/${e.envelope_id}/vault-in-upload`, {
       method: "POST",
