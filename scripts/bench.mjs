@@ -3,12 +3,14 @@
 // key and an envelope through the operator API, load-tests a few routes with autocannon, and sizes
 // the deploy bundle. Each entry of `sections` is an async function returning a table to print;
 // later figures are added there. Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50).
+// The webhook section fans BENCH_WEBHOOK_EVENTS (default 2000) events out to 3 loopback receivers.
 // Exits non-zero if any measured request failed (non-2xx, connection error) or a step broke; a missed
 // latency target is reported, not failed, since local figures depend on the machine's load.
 import autocannon from "autocannon";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -87,7 +89,8 @@ async function startServer(persistDir, secrets) {
   const vars = Object.entries(secrets).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort)];
   args.push("--persist-to", persistDir, "--show-interactive-dev-session=false", ...vars);
-  args.push("--test-scheduled"); // the vault section runs the cron handler on demand (/__scheduled)
+  // the webhook section: receivers on 127.0.0.1, and the cron handler run on demand (/__scheduled)
+  args.push("--var", "WEBHOOK_URL_POLICY:allow-loopback", "--test-scheduled");
   const child = spawn(WRANGLER, args, { cwd: root, env: ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const server = { child, base: `http://127.0.0.1:${port}`, exited: null, tail: [], watching: false, phase: "start" };
   Object.assign(server, { requests: new Map(), other: new Map(), reloads: new Map() });
@@ -265,6 +268,186 @@ async function bundleSection(ctx) {
   };
 }
 
+// --- webhooks: fan-out of BENCH_WEBHOOK_EVENTS events to 3 loopback receivers ---------------------
+
+const WEBHOOK_EVENTS = positiveInt("BENCH_WEBHOOK_EVENTS", 2000);
+const EVENT_CONCURRENCY = 20; // envelope creates in flight (each fires one envelope.created)
+
+/**
+ * A receiver on 127.0.0.1 answering 200, or with `flaky` 500 to every other request. It keeps each
+ * event's first receipt and, for first attempts of a delivery (new X-Service-Delivery), the time from
+ * the event's creation (payload `timestamp`) to receipt.
+ */
+function startReceiver({ flaky = false } = {}) {
+  const r = { requests: 0, failedAnswers: 0, firstAttempts: 0, firstAttemptFailures: 0, seen: new Map(), deliveries: new Set(), latencies: [], lastReceipt: 0 };
+  r.server = createHttpServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      const now = Date.now();
+      r.requests += 1;
+      const fail = flaky && r.requests % 2 === 1;
+      const delivery = req.headers["x-service-delivery"];
+      const first = !r.deliveries.has(delivery);
+      r.deliveries.add(delivery);
+      if (first) r.firstAttempts += 1;
+      if (fail) {
+        r.failedAnswers += 1;
+        if (first) r.firstAttemptFailures += 1;
+        return res.writeHead(500).end("failing half the time");
+      }
+      const payload = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      if (!r.seen.has(payload.event_id)) {
+        r.seen.set(payload.event_id, now);
+        if (first) r.latencies.push(now - Date.parse(payload.timestamp));
+        r.lastReceipt = now;
+      }
+      res.writeHead(200).end("ok");
+    });
+  });
+  const server = r.server;
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, stats: r, url: `http://127.0.0.1:${server.address().port}/hook` })));
+}
+
+/** An organization with a partner key (to create events) and an admin access token (to manage endpoints). */
+async function webhookTenant(ctx, name) {
+  const op = { token: ctx.operatorToken };
+  const org = await api(ctx.base, "POST", "/operator/orgs", { ...op, body: { name } });
+  const key = await api(ctx.base, "POST", `/operator/orgs/${org.org_id}/api-keys`, { ...op, body: { scopes: ["envelopes:write"], rate_limit_rpm: 1_000_000 } });
+  const user = await api(ctx.base, "POST", `/operator/orgs/${org.org_id}/users`, { ...op, body: { email: `admin-${org.org_id}@bench.example`, name: "Bench Admin", role: "admin" } });
+  const session = await api(ctx.base, "POST", `/operator/users/${user.user_id}/access-tokens`, { ...op, body: { org_id: org.org_id, ttl_seconds: 3600 } });
+  return { apiKey: key.api_key, token: session.access_token };
+}
+
+async function createEvents(ctx, apiKey) {
+  let next = 0;
+  const worker = async () => {
+    while (next < WEBHOOK_EVENTS) {
+      next += 1;
+      await api(ctx.base, "POST", "/partner/envelopes", { apiKey, body: newEnvelope() });
+    }
+  };
+  await Promise.all(Array.from({ length: EVENT_CONCURRENCY }, worker));
+}
+
+async function waitFor(done, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (!done() && Date.now() < deadline) await sleep(200);
+  return done();
+}
+
+const percentile = (values, q) => {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+};
+
+/**
+ * Retries are minutes to hours apart (1 m ... 8 h) and wrangler dev cannot run the cron handler at a
+ * chosen instant (/cdn-cgi/handler/scheduled does not reach a Worker with static assets), so the bench
+ * proves eventual delivery the way an operator would recover a failing endpoint: replay every delivery
+ * whose event the endpoint has not received (POST /webhooks/deliveries/:id/redeliver), then run the
+ * cron handler (/__scheduled, wrangler dev --test-scheduled), whose sweep sends every due delivery.
+ * Rounds repeat until nothing is missing. The retry schedule itself is tested on an injected clock
+ * (test/jobs/webhook-retries.test.ts).
+ */
+async function replayUntilDelivered(ctx, tenant, endpointId, receiver) {
+  const replayed = new Set();
+  let rounds = 0;
+  const missing = async () => {
+    const out = [];
+    for (const status of ["pending", "failed"]) {
+      for (let page = 1; ; page++) {
+        const list = await fetch(`${ctx.base}/api/v2/webhooks/endpoints/${endpointId}/deliveries?status=${status}&limit=100&page=${page}`, {
+          headers: { authorization: `Bearer ${tenant.token}` },
+        }).then((r) => r.json());
+        out.push(...list.data.filter((d) => !receiver.stats.seen.has(d.event_id) && !replayed.has(d.delivery_id)));
+        if (list.data.length < 100) break;
+      }
+    }
+    return out;
+  };
+  while (receiver.stats.seen.size < WEBHOOK_EVENTS && rounds < 30) {
+    rounds += 1;
+    const todo = await missing();
+    let next = 0;
+    const worker = async () => {
+      while (next < todo.length) {
+        const d = todo[next++];
+        replayed.add(d.delivery_id);
+        await api(ctx.base, "POST", `/webhooks/deliveries/${d.delivery_id}/redeliver`, { token: tenant.token, body: {} });
+      }
+    };
+    await Promise.all(Array.from({ length: EVENT_CONCURRENCY }, worker));
+    const res = await fetch(`${ctx.base}/__scheduled?cron=${encodeURIComponent("* * * * *")}`);
+    if (!res.ok) throw new Error(`/__scheduled answered ${res.status}: ${await res.text()}`);
+  }
+  return { rounds, redelivered: replayed.size };
+}
+
+async function fanOutScenario(ctx, name, { flaky }) {
+  ctx.setPhase(`webhooks: ${name}`);
+  const tenant = await webhookTenant(ctx, `Bench webhooks ${name}`);
+  const receivers = await Promise.all([startReceiver(), startReceiver(), startReceiver({ flaky })]);
+  try {
+    const endpoints = [];
+    for (const r of receivers) endpoints.push(await api(ctx.base, "POST", "/webhooks/endpoints", { token: tenant.token, body: { url: r.url, events: ["envelope.*"] } }));
+    log(`webhooks, ${name}: ${WEBHOOK_EVENTS} events to 3 receivers`);
+    const started = Date.now();
+    await createEvents(ctx, tenant.apiKey);
+    const createdIn = Date.now() - started;
+    const firstPassDone = () => receivers.every((r) => r.stats.firstAttempts >= WEBHOOK_EVENTS);
+    const settled = await waitFor(firstPassDone, 300_000);
+    const firstPassMs = Math.max(...receivers.map((r) => r.stats.lastReceipt)) - started;
+    const delivered = receivers.reduce((n, r) => n + r.stats.seen.size, 0);
+    const latencies = receivers.flatMap((r) => r.stats.latencies);
+    const firstAttempts = receivers.reduce((n, r) => n + r.stats.firstAttempts, 0);
+    const firstFailures = receivers.reduce((n, r) => n + r.stats.firstAttemptFailures, 0);
+    const retry = flaky && settled ? await replayUntilDelivered(ctx, tenant, endpoints[2].endpoint_id, receivers[2]) : { rounds: 0, redelivered: 0 };
+    const lost = receivers.reduce((n, r) => n + (WEBHOOK_EVENTS - r.stats.seen.size), 0);
+    const duplicates = receivers.reduce((n, r) => n + (r.stats.requests - r.stats.failedAnswers - r.stats.seen.size), 0);
+    return {
+      row: [
+        name,
+        String(WEBHOOK_EVENTS),
+        `${fmt(WEBHOOK_EVENTS / (createdIn / 1000), 0)}`,
+        `${fmt(delivered / (firstPassMs / 1000), 0)}`,
+        fmt(percentile(latencies, 0.5), 0),
+        fmt(percentile(latencies, 0.99), 0),
+        `${firstFailures}/${firstAttempts}`,
+        String(retry.rounds),
+        String(retry.redelivered),
+        String(lost),
+      ],
+      duplicates,
+      failures: [
+        ...(settled ? [] : [`webhooks, ${name}: first attempts incomplete after 300 s (${receivers.map((r) => r.stats.firstAttempts).join("/")} of ${WEBHOOK_EVENTS} per receiver)`]),
+        ...(lost > 0 ? [`webhooks, ${name}: ${lost} event deliveries never received`] : []),
+      ],
+    };
+  } finally {
+    for (const r of receivers) r.server.close();
+  }
+}
+
+async function webhookSection(ctx) {
+  const healthy = await fanOutScenario(ctx, "3 healthy endpoints", { flaky: false });
+  const failing = await fanOutScenario(ctx, "1 of 3 failing every other request", { flaky: true });
+  return {
+    title: `Webhook fan-out: ${WEBHOOK_EVENTS} envelope.created events (partner POSTs, ${EVENT_CONCURRENCY} in flight) to 3 loopback receivers, wrangler dev (local)`,
+    columns: ["scenario", "events", "events/s", "deliveries/s", "p50 ms", "p99 ms", "1st-attempt fails", "replay rounds", "redelivered", "lost"],
+    rows: [healthy.row, failing.row],
+    notes: [
+      "deliveries/s: events received (first time) by all receivers over the time from the first event's creation to the last first-pass receipt.",
+      "p50/p99: event creation (payload timestamp) to receipt, first attempts that succeeded; both hops through the queue included.",
+        "Failing endpoint: then every delivery whose event it has not received is replayed (redeliver) and the cron handler's sweep run (/__scheduled), " +
+        "in rounds until nothing is missing (the retry schedule itself is tested on an injected clock). lost = events some receiver never got.",
+      `Duplicate receipts (at-least-once): ${healthy.duplicates} healthy run, ${failing.duplicates} failing run.`,
+    ],
+    failures: [...healthy.failures, ...failing.failures],
+  };
+}
+
 // --- vault: vault-in of a ~50 MB PDF, and the integrity sweep's re-hash throughput ---------------
 
 const VAULT_PDF_PAGES = 10;
@@ -416,7 +599,7 @@ async function vaultSection(ctx) {
   };
 }
 
-const sections = [latencySection, vaultSection, bundleSection];
+const sections = [latencySection, webhookSection, vaultSection, bundleSection];
 
 function printTable({ title, columns, rows, notes = [] }) {
   const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => String(r[i]).length)));
