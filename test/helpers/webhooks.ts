@@ -1,7 +1,9 @@
 import { env } from "cloudflare:test";
 import { inject } from "vitest";
 import { outboxInsert, type EventType } from "../../src/services/events/outbox";
-import { call, operator } from "./api";
+import type { AttemptRow } from "../../src/services/webhooks/get-delivery";
+import type { DeliveryRow } from "../../src/services/webhooks/repository";
+import { call, newTenant, operator } from "./api";
 
 /** What the receiver (test/global/webhook-receiver.mjs) recorded for one request. */
 export type Received = { method: string; path: string; headers: Record<string, string>; body: string; received_at: number };
@@ -42,6 +44,15 @@ export async function createEndpoint(token: string, body: { url: string; events?
   return res.body.data as { endpoint_id: string; secret: string; url: string; events: string[] };
 }
 
+/** A fresh organization, an admin token, and one endpoint on a fresh receiver path. */
+export async function tenantWithEndpoint(behaviour: string, events?: string[]) {
+  const t = await newTenant();
+  const token = await adminToken(t.orgId);
+  const target = receiverUrl(behaviour);
+  const ep = await createEndpoint(token, { url: target.url, ...(events ? { events } : {}) });
+  return { t, token, target, ep };
+}
+
 /** An outbox event written straight to the table, not published: the test decides who dispatches it. */
 export async function insertEvent(orgId: string, type: EventType = "envelope.completed", data: Record<string, unknown> = { note: "test" }) {
   const event = outboxInsert(env.DB, { orgId, envelopeId: null, type, data, at: new Date().toISOString() });
@@ -50,28 +61,11 @@ export async function insertEvent(orgId: string, type: EventType = "envelope.com
 }
 
 export async function deliveriesOf(endpointId: string) {
-  const { results } = await env.DB.prepare("SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at, id").bind(endpointId).all<{
-    id: string;
-    event_id: string;
-    status: string;
-    attempts: number;
-    next_attempt_at: string | null;
-    last_error: string | null;
-    response_status: number | null;
-    redelivery_of: string | null;
-  }>();
+  const { results } = await env.DB.prepare("SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at, id").bind(endpointId).all<DeliveryRow>();
   return results;
 }
 
 export async function attemptsOf(deliveryId: string) {
-  const { results } = await env.DB.prepare("SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt").bind(deliveryId).all<{
-    attempt: number;
-    attempted_at: string;
-    succeeded: number;
-    response_status: number | null;
-    response_body: string | null;
-    error: string | null;
-    next_attempt_at: string | null;
-  }>();
+  const { results } = await env.DB.prepare("SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt").bind(deliveryId).all<AttemptRow>();
   return results;
 }

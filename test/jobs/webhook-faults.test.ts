@@ -5,7 +5,7 @@ import { dispatchEvents } from "../../src/jobs/dispatch-events";
 import { relayOutbox } from "../../src/jobs/relay-outbox";
 import { sweepDeliveries } from "../../src/jobs/sweep-deliveries";
 import { newTenant } from "../helpers/api";
-import { adminToken, attemptsOf, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl } from "../helpers/webhooks";
+import { adminToken, attemptsOf, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl, tenantWithEndpoint } from "../helpers/webhooks";
 
 const TIMEOUT_MS = 300; // the hanging receiver must not cost the suite 10 s per attempt
 const HOUR = 3600_000;
@@ -151,10 +151,7 @@ describe("webhook delivery under faults", () => {
   });
 
   it("resends a delivery whose sender died mid-attempt once its claim lapses", async () => {
-    const tenant = await newTenant();
-    const token = await adminToken(tenant.orgId);
-    const target = receiverUrl("ok");
-    const ep = await createEndpoint(token, { url: target.url });
+    const { t: tenant, token, target, ep } = await tenantWithEndpoint("ok");
     const eventId = await insertEvent(tenant.orgId);
     const { queue, sent } = recordingQueue();
     const now = new Date();

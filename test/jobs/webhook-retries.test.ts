@@ -4,18 +4,15 @@ import { sweepDeliveries } from "../../src/jobs/sweep-deliveries";
 import { deliverWebhook } from "../../src/services/webhooks/deliver";
 import { fanOutEvent } from "../../src/services/webhooks/fan-out";
 import { MAX_ATTEMPTS, nextRetryAt, RETRY_DELAYS_MS } from "../../src/services/webhooks/retry-schedule";
-import { call, newTenant } from "../helpers/api";
-import { adminToken, attemptsOf, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl } from "../helpers/webhooks";
+import { call } from "../helpers/api";
+import { attemptsOf, deliveriesOf, insertEvent, received, tenantWithEndpoint } from "../helpers/webhooks";
 
 const MINUTE = 60_000;
 const at = (iso: string) => Date.parse(iso);
 
-/** One failing delivery, its first attempt made at `start`. */
+/** One failing delivery, due at `start`. */
 async function failingDelivery(behaviour = "fail") {
-  const t = await newTenant();
-  const token = await adminToken(t.orgId);
-  const target = receiverUrl(behaviour);
-  const ep = await createEndpoint(token, { url: target.url });
+  const { t, token, target, ep } = await tenantWithEndpoint(behaviour);
   const start = new Date();
   const [deliveryId] = await fanOutEvent(env.DB, await insertEvent(t.orgId), start);
   return { t, token, target, ep, start, deliveryId: deliveryId! };

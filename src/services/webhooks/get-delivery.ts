@@ -1,7 +1,7 @@
 import { webhookPayload } from "./deliver";
 import { deliveryView, getDelivery } from "./repository";
 
-type AttemptRow = {
+export type AttemptRow = {
   attempt: number;
   attempted_at: string;
   succeeded: number;

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { DELIVERY_STATUSES } from "../../db/schema";
-import { Timestamp } from "../envelopes/schema";
+import { ListEnvelopesQuery, Timestamp } from "../envelopes/schema";
 import { isValidSelector } from "./selectors";
 import { MAX_URL_LENGTH } from "./url-policy";
 
@@ -145,8 +145,4 @@ export const EventCatalogEntrySchema = z
   .object({ event_type: z.string(), domain: z.string(), description: z.string() })
   .openapi("WebhookEventType", { example: { event_type: "envelope.completed", domain: "envelope", description: "Every signer has signed." } });
 
-export const ListDeliveriesQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({ example: 1 }),
-  limit: z.coerce.number().int().min(1).max(100).default(20).openapi({ example: 20 }),
-  status: DeliveryStatusEnum.optional(),
-});
+export const ListDeliveriesQuery = ListEnvelopesQuery.pick({ page: true, limit: true }).extend({ status: DeliveryStatusEnum.optional() });

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { deliverWebhook } from "../../../src/services/webhooks/deliver";
 import { fanOutEvent } from "../../../src/services/webhooks/fan-out";
 import { call, createEnvelope, newTenant } from "../../helpers/api";
-import { adminToken, createEndpoint, insertEvent, received, receiverUrl, waitForRequests, type Received } from "../../helpers/webhooks";
+import { adminToken, createEndpoint, insertEvent, received, type Received, receiverUrl, tenantWithEndpoint, waitForRequests } from "../../helpers/webhooks";
 
 const HOUR = 3600_000;
 const OTHER_SECRET = `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))}`;
@@ -33,10 +33,7 @@ async function deliverOnce(orgId: string, now = new Date()) {
 
 describe("webhook payload, headers and signatures", () => {
   it("sends the spec's payload and headers exactly, verifiable by @octokit/webhooks-methods and standardwebhooks", async () => {
-    const t = await newTenant();
-    const token = await adminToken(t.orgId);
-    const target = receiverUrl("ok");
-    const ep = await createEndpoint(token, { url: target.url });
+    const { t, token, target, ep } = await tenantWithEndpoint("ok");
     const { eventId, deliveryIds } = await deliverOnce(t.orgId);
     const [req] = await received(target.path);
     expect(req!.method).toBe("POST");
@@ -66,10 +63,7 @@ describe("webhook payload, headers and signatures", () => {
   });
 
   it("signs with both secrets for 48 h after a rotation, then only with the new one", async () => {
-    const t = await newTenant();
-    const token = await adminToken(t.orgId);
-    const target = receiverUrl("ok");
-    const ep = await createEndpoint(token, { url: target.url });
+    const { t, token, target, ep } = await tenantWithEndpoint("ok");
     const rotated = await call("POST", `/webhooks/endpoints/${ep.endpoint_id}/rotate-secret`, { bearer: token, body: {} });
     const newSecret: string = rotated.body.data.secret;
     const grace = Date.parse(rotated.body.data.grace_expires_at);
@@ -124,10 +118,7 @@ describe("webhook payload, headers and signatures", () => {
   });
 
   it("delivers a real envelope event end to end through the queue, signed", async () => {
-    const t = await newTenant();
-    const token = await adminToken(t.orgId);
-    const target = receiverUrl("ok");
-    const ep = await createEndpoint(token, { url: target.url, events: ["envelope.created"] });
+    const { t, token, target, ep } = await tenantWithEndpoint("ok", ["envelope.created"]);
     const envelope = await createEnvelope(t.key);
     const [req] = await waitForRequests(target.path, 1);
     expect(req, "the fast path delivered within 15 s").toBeDefined();

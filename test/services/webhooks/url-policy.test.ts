@@ -4,7 +4,7 @@ import { deliverWebhook } from "../../../src/services/webhooks/deliver";
 import { fanOutEvent } from "../../../src/services/webhooks/fan-out";
 import { checkWebhookUrl } from "../../../src/services/webhooks/url-policy";
 import { call, newTenant } from "../../helpers/api";
-import { adminToken, attemptsOf, createEndpoint, insertEvent, received, receiverUrl } from "../../helpers/webhooks";
+import { adminToken, attemptsOf, createEndpoint, insertEvent, received, receiverUrl, tenantWithEndpoint } from "../../helpers/webhooks";
 
 const strict = (url: string) => checkWebhookUrl(url, "public-https");
 const loopback = (url: string) => checkWebhookUrl(url, "allow-loopback");
@@ -131,10 +131,7 @@ describe("webhook URL rules", () => {
   });
 
   it("re-checks the URL before every attempt: a URL the policy no longer allows is never contacted", async () => {
-    const t = await newTenant();
-    const token = await adminToken(t.orgId);
-    const target = receiverUrl("ok");
-    const ep = await createEndpoint(token, { url: target.url });
+    const { t, token, target, ep } = await tenantWithEndpoint("ok");
     const eventId = await insertEvent(t.orgId);
     const [deliveryId] = await fanOutEvent(env.DB, eventId);
     // The same stored URL, now under the production policy.

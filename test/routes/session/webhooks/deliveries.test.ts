@@ -5,7 +5,7 @@ import worker from "../../../../src/index";
 import { sweepDeliveries } from "../../../../src/jobs/sweep-deliveries";
 import { fanOutEvent } from "../../../../src/services/webhooks/fan-out";
 import { call, newTenant } from "../../../helpers/api";
-import { adminToken, createEndpoint, insertEvent, received, receiverUrl } from "../../../helpers/webhooks";
+import { adminToken, createEndpoint, insertEvent, received, receiverUrl, tenantWithEndpoint } from "../../../helpers/webhooks";
 
 async function runCron(at: Date) {
   const ctx = createExecutionContext();
@@ -15,10 +15,7 @@ async function runCron(at: Date) {
 
 describe("test event", () => {
   it("sends a signed webhook.test event and reports a 2xx, without the endpoint's response body", async () => {
-    const t = await newTenant();
-    const token = await adminToken(t.orgId);
-    const target = receiverUrl("ok");
-    const ep = await createEndpoint(token, { url: target.url, events: ["envelope.completed"] });
+    const { t, token, target, ep } = await tenantWithEndpoint("ok", ["envelope.completed"]);
     const res = await call("POST", `/webhooks/endpoints/${ep.endpoint_id}/test`, { bearer: token, body: {} });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ success: true, response_code: 200, error: null });
@@ -38,10 +35,7 @@ describe("test event", () => {
   });
 
   it("reports a failure (status, error) but never the body, and does not retry a test", async () => {
-    const t = await newTenant();
-    const token = await adminToken(t.orgId);
-    const target = receiverUrl("fail");
-    const ep = await createEndpoint(token, { url: target.url });
+    const { t, token, target, ep } = await tenantWithEndpoint("fail");
     const res = await call("POST", `/webhooks/endpoints/${ep.endpoint_id}/test`, { bearer: token, body: {} });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ success: false, response_code: 500, error: "HTTP 500" });
@@ -117,10 +111,7 @@ describe("delivery log, single delivery and redeliver", () => {
   });
 
   it("redelivers as a new row linked by redelivery_of, same event_id, sent on the next sweep", async () => {
-    const t = await newTenant();
-    const token = await adminToken(t.orgId);
-    const target = receiverUrl("ok");
-    const ep = await createEndpoint(token, { url: target.url });
+    const { t, token, target, ep } = await tenantWithEndpoint("ok");
     const eventId = await insertEvent(t.orgId);
     const [original] = await fanOutEvent(env.DB, eventId);
     await sweepDeliveries(env);
