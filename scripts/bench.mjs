@@ -439,7 +439,9 @@ async function webhookSection(ctx) {
     rows: [healthy.row, failing.row],
     notes: [
       "deliveries/s: events received (first time) by all receivers over the time from the first event's creation to the last first-pass receipt.",
-      "p50/p99: event creation (payload timestamp) to receipt, first attempts that succeeded; both hops through the queue included.",
+      "p50/p99: event creation (payload timestamp) to receipt, first attempts that succeeded; both hops through the queue included. " +
+        "When events/s x 3 exceeds deliveries/s, later events wait behind a growing backlog, and that wait is most of the figure: locally one consumer " +
+        "takes one batch of 50 at a time and every D1 round trip goes to one SQLite-backed simulator (Cloudflare runs consumers concurrently).",
         "Failing endpoint: then every delivery whose event it has not received is replayed (redeliver) and the cron handler's sweep run (/__scheduled), " +
         "in rounds until nothing is missing (the retry schedule itself is tested on an injected clock). lost = events some receiver never got.",
       `Duplicate receipts (at-least-once): ${healthy.duplicates} healthy run, ${failing.duplicates} failing run.`,
