@@ -1,4 +1,5 @@
 import { env } from "cloudflare:test";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { deliverWebhook } from "../../../src/services/webhooks/deliver";
 import { fanOutEvent } from "../../../src/services/webhooks/fan-out";
@@ -105,6 +106,31 @@ describe("webhook URL rules", () => {
       expect(strict(url), url).toMatchObject({ ok: true });
     }
     expect(strict(`https://hooks.lender.example/${"a".repeat(2100)}`).ok).toBe(false);
+  });
+
+  it("never throws, and admits only https on 443 without credentials and no non-public IPv4 (property)", () => {
+    const nonPublic = (ip: string) => {
+      const [a, b] = ip.split(".").map(Number) as [number, number];
+      return a === 0 || a === 10 || a === 127 || a >= 224 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b < 32) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b < 128);
+    };
+    const inputs = fc.oneof(
+      fc.string(),
+      fc.webUrl({ withQueryParameters: true, withFragments: true }),
+      fc.ipV4().map((ip) => `https://${ip}/hook`),
+      fc.ipV6().map((ip) => `https://[${ip}]/hook`),
+      fc.tuple(fc.constantFrom("http", "https", "HTTPS", "ftp"), fc.string(), fc.string()).map(([scheme, host, path]) => `${scheme}://${host}/${path}`),
+    );
+    fc.assert(
+      fc.property(inputs, (raw) => {
+        const verdict = strict(raw);
+        if (!verdict.ok) return;
+        expect(verdict.url.protocol).toBe("https:");
+        expect(verdict.url.port).toBe("");
+        expect(verdict.url.username + verdict.url.password).toBe("");
+        if (/^\d+\.\d+\.\d+\.\d+$/.test(verdict.url.hostname)) expect(nonPublic(verdict.url.hostname), raw).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("allows exactly http://127.0.0.1:<port> and http://localhost:<port> under allow-loopback, never in production", () => {

@@ -1,4 +1,5 @@
 import { env } from "cloudflare:test";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { call, newTenant } from "../../../helpers/api";
 import { adminToken, createEndpoint, receiverUrl } from "../../../helpers/webhooks";
@@ -151,6 +152,27 @@ describe("webhook endpoint management", () => {
     }
     // X-Org-Id naming an organization the admin is not in is refused.
     expect((await call("GET", "/webhooks/endpoints", { bearer: foreignAdmin, headers: { "X-Org-Id": t.orgId } })).status).toBe(403);
+  });
+
+  it("never answers 500 to hostile create bodies, and creates nothing on refusal", async () => {
+    const t = await newTenant();
+    const token = await adminToken(t.orgId);
+    const value = fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.array(fc.string(), { maxLength: 3 }), fc.object({ maxDepth: 1 }));
+    const body = fc.record(
+      { url: fc.oneof(value, fc.webUrl(), fc.constant(receiverUrl("ok").url)), events: fc.oneof(value, fc.array(fc.constantFrom("*", "envelope.*", "*.x", "vault.stored", ""), { maxLength: 3 })), description: value },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (b) => {
+        const before = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE org_id = ?").bind(t.orgId).first<{ n: number }>();
+        const res = await call("POST", "/webhooks/endpoints", { bearer: token, body: b });
+        expect([201, 422]).toContain(res.status);
+        const after = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE org_id = ?").bind(t.orgId).first<{ n: number }>();
+        if (res.status === 201) await env.DB.prepare("DELETE FROM webhook_endpoints WHERE id = ?").bind(res.body.data.endpoint_id).run();
+        else expect(after!.n).toBe(before!.n);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it("takes writes only as JSON", async () => {
