@@ -7,3 +7,4 @@ export * from "./documents";
 export * from "./webhooks";
 export * from "./vault";
 export * from "./templates";
+export * from "./email";

@@ -1,0 +1,41 @@
+import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const EMAIL_STATUSES = ["queued", "sent", "failed"] as const;
+export type EmailStatus = (typeof EMAIL_STATUSES)[number];
+
+export const EMAIL_KINDS = ["invitation"] as const;
+export type EmailKind = (typeof EMAIL_KINDS)[number];
+
+/**
+ * Email outbox: every email the service sends is first a row here, written in the same D1 batch as
+ * the change that causes it (a send writes its first signers' invitations), then handed to the
+ * configured EmailTransport (src/providers/email). The default transport leaves rows `queued`; the
+ * dev-only page GET /dev/emails lists them. The unique (signer, kind) index makes queueing a
+ * signer's invitation idempotent, so the signing flow may ask for the next invitations repeatedly.
+ */
+export const emailOutbox = sqliteTable(
+  "email_outbox",
+  {
+    id: text("id").primaryKey(),
+    orgId: text("org_id").notNull(),
+    envelopeId: text("envelope_id"),
+    signerId: text("signer_id"),
+    kind: text("kind", { enum: EMAIL_KINDS }).notNull(),
+    toEmail: text("to_email").notNull(),
+    toName: text("to_name").notNull(),
+    subject: text("subject").notNull(),
+    text: text("text").notNull(),
+    html: text("html").notNull(),
+    /** the email's call to action (a signer's signing link), shown on the dev page */
+    linkUrl: text("link_url"),
+    status: text("status", { enum: EMAIL_STATUSES }).notNull().default("queued"),
+    createdAt: text("created_at").notNull(),
+    sentAt: text("sent_at"),
+    error: text("error"),
+  },
+  (t) => [
+    uniqueIndex("email_outbox_signer_kind_uq").on(t.signerId, t.kind),
+    index("email_outbox_created_idx").on(t.createdAt),
+    index("email_outbox_envelope_idx").on(t.envelopeId),
+  ],
+);
