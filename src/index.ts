@@ -23,9 +23,18 @@ export default {
       await startIntegritySweep(services, now);
       return;
     }
-    await expireEnvelopes(services, now);
-    await relayOutbox(env, now);
-    await sweepDeliveries(env, now);
-    await continueIntegritySweep(services, now);
+    // Independent jobs: one failing must not starve the others for that minute.
+    const jobs: [string, () => Promise<unknown>][] = [
+      ["expire-envelopes", () => expireEnvelopes(services, now)],
+      ["relay-outbox", () => relayOutbox(env, now)],
+      ["sweep-deliveries", () => sweepDeliveries(env, now)],
+      ["integrity-sweep", () => continueIntegritySweep(services, now)],
+    ];
+    const results = await Promise.allSettled(jobs.map(([, run]) => run()));
+    const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`${jobs[i]![0]}: ${String(r.reason)}`] : []));
+    if (failed.length > 0) {
+      console.error(JSON.stringify({ level: "error", cron: controller.cron, failed }));
+      throw new Error(`scheduled jobs failed: ${failed.join("; ")}`);
+    }
   },
 } satisfies ExportedHandler<Env, OutboxMessage>;

@@ -90,3 +90,26 @@ async function waitForDispatch(envelopeId: string): Promise<string | null> {
   }
   return null;
 }
+
+describe("scheduled jobs", () => {
+  it("runs every job even when one fails, and reports the failure", async () => {
+    const t = await newTenant();
+    const overdue = await sentEnvelope(t.key, new Date(Date.now() - 60_000).toISOString());
+    const relayed = await createEnvelope(t.key);
+    await env.DB.prepare("UPDATE events SET dispatched_at = NULL, created_at = ? WHERE envelope_id = ?")
+      .bind(new Date(Date.now() - 5 * 60_000).toISOString(), relayed.envelope_id)
+      .run();
+    // The queue refuses every message: the relay fails, the expiry sweep must still run.
+    const brokenQueue = { send: async () => { throw new Error("queue down"); }, sendBatch: async () => { throw new Error("queue down"); } };
+    const ctx = createExecutionContext();
+    const run = worker.scheduled(
+      createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }),
+      { ...env, WEBHOOK_QUEUE: brokenQueue as unknown as Queue<OutboxMessage> },
+      ctx,
+    );
+    await expect(run).rejects.toThrow(/relay-outbox: Error: queue down/);
+    await waitOnExecutionContext(ctx);
+    const row = await env.DB.prepare("SELECT status FROM envelopes WHERE id = ?").bind(overdue.envelope_id).first<{ status: string }>();
+    expect(row!.status).toBe("expired");
+  });
+});

@@ -93,3 +93,21 @@ describe("operator API authentication", () => {
     expect(res.status).toBe(401);
   });
 });
+
+describe("org-level audit under contention", () => {
+  it("commits concurrent org changes with their audit entries, never answering 500", async () => {
+    const t = await newTenant();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => operator("POST", `/orgs/${t.orgId}/customers`, { name: `Customer ${i}`, email: `c${i}@example.com` })),
+    );
+    for (const r of results) expect([201, 409]).toContain(r.status);
+    const created = results.filter((r) => r.status === 201).length;
+    expect(created).toBeGreaterThan(0);
+    const { env } = await import("cloudflare:test");
+    const { verifyChain } = await import("../../../src/services/audit/verify-chain");
+    const chain = await verifyChain(env.DB, t.orgId);
+    expect(chain.verified).toBe(true);
+    const customers = await env.DB.prepare("SELECT COUNT(*) AS n FROM customers WHERE org_id = ?").bind(t.orgId).first<{ n: number }>();
+    expect(customers!.n).toBe(created);
+  });
+});
