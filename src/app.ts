@@ -6,6 +6,7 @@ import { createRouter } from "./lib/hono";
 import { jsonContent } from "./lib/openapi";
 import { requestId } from "./middleware/request-id";
 import { docsPage } from "./pages/docs";
+import { devRouter } from "./routes/dev";
 import { operatorRouter } from "./routes/operator";
 import { partnerRouter } from "./routes/partner";
 import { sessionRouter } from "./routes/session";
@@ -46,6 +47,7 @@ export function buildApp() {
   app.openapi(healthRoute, (c) => c.json({ data: { status: "ok" as const } }, 200));
   app.route(API_BASE, buildApi());
   app.route("/", storageRouter);
+  app.route("/", devRouter);
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
     type: "apiKey",
     in: "header",

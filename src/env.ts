@@ -19,6 +19,8 @@ export type Env = {
   STRIPE_PUBLISHABLE_KEY?: string;
   STRIPE_WEBHOOK_SECRET?: string;
   STRIPE_API_BASE?: string;
+  /** "true" serves the dev-only pages (GET /dev/emails); anything else answers 404. Never set in production. */
+  DEV_PAGES?: string;
 };
 
 /**

@@ -45,6 +45,7 @@ export const PREFIXES = {
   certificate: "cert",
   integrityCheck: "ichk",
   builderSession: "bld",
+  email: "eml",
 } as const;
 
 export function newId(kind: keyof typeof PREFIXES): string {

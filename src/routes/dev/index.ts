@@ -1,0 +1,5 @@
+import { createRouter } from "../../lib/hono";
+import * as emails from "./emails";
+
+/** Pages for local development only; each answers 404 unless DEV_PAGES is "true". */
+export const devRouter = createRouter().openapi(emails.route, emails.handler);

@@ -1,0 +1,57 @@
+import type { Env } from "../../env";
+import { escapeHtml } from "../../lib/html";
+import type { EnvelopeRow } from "../envelopes/repository";
+import type { SignerRow } from "../signers/repository";
+import { signingUrl } from "../signers/signing-links";
+import { queueEmail } from "./outbox";
+
+type Invitation = { orgName: string; envelopeName: string; signerName: string; role: string; url: string; expiresAt: string | null; kba: boolean };
+
+/** Subject, plain text and HTML of a signing invitation. The HTML carries nothing the text does not. */
+export function renderInvitation(inv: Invitation): { subject: string; text: string; html: string } {
+  const subject = `${inv.orgName} sent you "${inv.envelopeName}" to sign`;
+  const lines = [
+    `${inv.orgName} has sent you "${inv.envelopeName}" to sign (as ${inv.role}).`,
+    ...(inv.kba ? ["Before the document opens you will answer a few questions that confirm your identity."] : []),
+    `This link is personal to you: do not forward it.${inv.expiresAt ? ` It can be used until ${inv.expiresAt.slice(0, 10)} (UTC).` : ""}`,
+  ];
+  const text = [`Hello ${inv.signerName},`, "", lines[0], "", `Review and sign: ${inv.url}`, "", ...lines.slice(1), ""].join("\n");
+  const html = `<!doctype html>
+<html lang="en"><body style="font-family:system-ui,sans-serif;line-height:1.5">
+<p>Hello ${escapeHtml(inv.signerName)},</p>
+<p>${escapeHtml(lines[0]!)}</p>
+<p><a href="${escapeHtml(inv.url)}" style="display:inline-block;padding:10px 18px;background:#1d4ed8;color:#fff;text-decoration:none;border-radius:4px">Review and sign</a></p>
+${lines.slice(1).map((l) => `<p>${escapeHtml(l)}</p>`).join("\n")}
+</body></html>`;
+  return { subject, text, html };
+}
+
+/** Outbox INSERTs of the invitations of `signers` (those whose turn it is), each with its signing link. */
+export function invitationEmails(
+  env: Env,
+  input: { envelope: Pick<EnvelopeRow, "id" | "org_id" | "name" | "kba_required">; orgName: string; expiresAt: string | null; signers: SignerRow[]; at: string },
+) {
+  const { envelope } = input;
+  return input.signers.map((signer) => {
+    const url = signingUrl(env, envelope, signer.slug);
+    const content = renderInvitation({
+      orgName: input.orgName,
+      envelopeName: envelope.name,
+      signerName: signer.name,
+      role: signer.role,
+      url,
+      expiresAt: input.expiresAt,
+      kba: envelope.kba_required === 1,
+    });
+    return queueEmail(env.DB, {
+      orgId: envelope.org_id,
+      envelopeId: envelope.id,
+      signerId: signer.id,
+      kind: "invitation",
+      to: { email: signer.email, name: signer.name },
+      ...content,
+      linkUrl: url,
+      at: input.at,
+    });
+  });
+}

@@ -1,0 +1,30 @@
+import { nowIso } from "../../lib/time";
+import type { OutboxEmail } from "../../providers/email";
+import type { ServiceContext } from "../context";
+import { getEnvelope, metadataOf } from "../envelopes/repository";
+import { listSigners, signersWhoseTurnItIs } from "../signers/repository";
+import { deliverEmails } from "./deliver";
+import { invitationEmails } from "./invitation";
+
+/**
+ * For the signing flow: call after a signer's completion has committed. Queues (and hands to the
+ * transport) the invitations of the signers whose turn it now is, i.e. the next routing order once
+ * every signer of the previous one has completed. Idempotent: a signer is invited once (unique
+ * outbox index), so concurrent completions of parallel signers, retries, or a call while the turn has
+ * not moved queue nothing twice. Nothing is queued for an envelope sent with `send_email: false`, or
+ * one no longer `sent`/`viewed`. Returns the emails this call queued.
+ */
+export async function inviteNextSigners(ctx: ServiceContext, input: { orgId: string; envelopeId: string }): Promise<OutboxEmail[]> {
+  const db = ctx.env.DB;
+  const envelope = await getEnvelope(db, input.orgId, input.envelopeId);
+  if (envelope.status !== "sent" && envelope.status !== "viewed") return [];
+  if (metadataOf(envelope).send_email === false) return [];
+  const due = signersWhoseTurnItIs(await listSigners(db, envelope.id));
+  if (due.length === 0) return [];
+  const org = await db.prepare("SELECT name FROM organizations WHERE id = ?").bind(envelope.org_id).first<{ name: string }>();
+  const queued = invitationEmails(ctx.env, { envelope, orgName: org!.name, expiresAt: envelope.expires_at, signers: due, at: nowIso() });
+  const results = await db.batch<{ id: string }>(queued.map((q) => q.statement));
+  const fresh = queued.filter((_, i) => (results[i]?.results.length ?? 0) > 0).map((q) => q.email);
+  await deliverEmails(ctx.env, fresh);
+  return fresh;
+}
