@@ -4,6 +4,8 @@ import { builderRouter } from "./builder";
 import { documentPackagesRouter } from "./document-packages";
 import * as audit from "./envelopes/audit";
 import * as autoVaultConsent from "./envelopes/auto-vault-consent";
+import * as send from "./envelopes/send";
+import * as signingLinks from "./envelopes/signing-links";
 import * as voidEnvelope from "./envelopes/void";
 import { templatesRouter } from "./templates";
 import { webhooksRouter } from "./webhooks";
@@ -15,6 +17,7 @@ for (const path of ["/templates", "/templates/*", "/document-packages", "/docume
 sessionRouter.openapi(voidEnvelope.route, voidEnvelope.handler).openapi(audit.route, audit.handler);
 sessionRouter.route("/", webhooksRouter);
 sessionRouter.openapi(autoVaultConsent.route, autoVaultConsent.handler);
+sessionRouter.openapi(send.route, send.handler).openapi(signingLinks.route, signingLinks.handler);
 sessionRouter.route("/", templatesRouter);
 sessionRouter.route("/", documentPackagesRouter);
 sessionRouter.route("/", builderRouter);

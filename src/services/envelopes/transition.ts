@@ -41,17 +41,29 @@ export async function applyTransition(
   envelope: LoadedEnvelope,
   input: TransitionInput,
 ): Promise<LoadedEnvelope> {
-  const db = ctx.env.DB;
-  const plan = await planTransition(db, envelope, input);
+  const plan = await planTransition(ctx.env.DB, envelope, input);
+  return commitPlans(ctx, [plan], input.extra);
+}
+
+/**
+ * Commits planned transitions of one envelope (each planned from the previous one's `updated`) and
+ * the statements that belong with them in one batch, then publishes their events. Returns the
+ * envelope as the last plan leaves it; a concurrent change makes the whole batch fail: 409.
+ */
+export async function commitPlans(ctx: ServiceContext, plans: TransitionPlan[], extra: D1PreparedStatement[] = []): Promise<LoadedEnvelope> {
   try {
-    const results = await db.batch([...plan.statements, ...(input.extra ?? [])]);
-    if (results[0]?.meta.changes !== 1) throw conflict("The envelope changed while this request was processed; retry");
+    const results = await ctx.env.DB.batch([...plans.flatMap((p) => p.statements), ...extra]);
+    let index = 0;
+    for (const plan of plans) {
+      if (results[index]?.meta.changes !== 1) throw conflict("The envelope changed while this request was processed; retry");
+      index += plan.statements.length;
+    }
   } catch (err) {
     if (isChainConflict(err)) throw conflict("The envelope changed while this request was processed; retry");
     throw err;
   }
-  if (plan.eventId) ctx.publish(plan.eventId);
-  return plan.updated;
+  for (const plan of plans) if (plan.eventId) ctx.publish(plan.eventId);
+  return plans[plans.length - 1]!.updated;
 }
 
 export type TransitionPlan = {

@@ -3,6 +3,8 @@ import * as compliance from "./compliance";
 import * as create from "./create";
 import * as get from "./get";
 import * as list from "./list";
+import * as send from "./send";
+import * as signingLinks from "./signing-links";
 import * as status from "./status";
 import * as voidEnvelope from "./void";
 
@@ -12,4 +14,6 @@ export const envelopesRouter = createRouter()
   .openapi(get.route, get.handler)
   .openapi(status.route, status.handler)
   .openapi(voidEnvelope.route, voidEnvelope.handler)
-  .openapi(compliance.route, compliance.handler);
+  .openapi(compliance.route, compliance.handler)
+  .openapi(send.route, send.handler)
+  .openapi(signingLinks.route, signingLinks.handler);

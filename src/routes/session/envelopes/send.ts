@@ -1,0 +1,38 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../../lib/hono";
+import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
+import { requireContentType } from "../../../middleware/content-type";
+import { requireMembership } from "../../../middleware/session-auth";
+import { serviceContext } from "../../../services/context";
+import { sendEnvelope } from "../../../services/envelopes/send-envelope";
+import { envelopeDetail } from "../../../services/envelopes/serialize";
+import { SendEnvelopeBody, SessionSentEnvelopeSchema } from "../../../services/signers/schema";
+import { signingLinks } from "../../../services/signers/signing-links";
+import { EnvelopeParams } from "../../partner/envelopes/params";
+import { sessionRoute } from "../common";
+
+export const route = createRoute(
+  sessionRoute(
+    {
+      method: "post",
+      path: "/envelopes/{envelope_id}/send",
+      summary: "Send an envelope for signature (console)",
+      description:
+        "Any member of the organization may send, with the partner route's body and rules; `send_email: false` on a KBA envelope is 422. Returns the envelope and each signer's `signing_url`.",
+      middleware: [requireContentType("json"), requireMembership()] as const,
+      request: { params: EnvelopeParams, body: jsonBody(SendEnvelopeBody) },
+      responses: { 200: jsonContent(dataOf(SessionSentEnvelopeSchema), "The sent envelope and its signing links") },
+    },
+    [400, 404, 409, 415, 422],
+  ),
+);
+
+export const handler: AppRouteHandler<typeof route> = async (c) => {
+  const { envelope, signers } = await sendEnvelope(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
+    orgId: c.var.membership.orgId,
+    actor: c.var.actor,
+    envelopeId: c.req.valid("param").envelope_id,
+    body: c.req.valid("json"),
+  });
+  return c.json({ data: { ...envelopeDetail(envelope), signers: signingLinks(c.env, envelope, signers, "signing_url") } }, 200);
+};

@@ -1,0 +1,28 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../../lib/hono";
+import { dataOf, jsonContent } from "../../../lib/openapi";
+import { requireMembership } from "../../../middleware/session-auth";
+import { SessionSigningLinksSchema } from "../../../services/signers/schema";
+import { getSigningLinks } from "../../../services/signers/signing-links";
+import { EnvelopeParams } from "../../partner/envelopes/params";
+import { sessionRoute } from "../common";
+
+export const route = createRoute(
+  sessionRoute(
+    {
+      method: "get",
+      path: "/envelopes/{envelope_id}/signing-links",
+      summary: "Get each signer's signing link (console)",
+      description: "The partner route's answer with the URL named `signing_url`. Before the envelope is sent: 409.",
+      middleware: [requireMembership()] as const,
+      request: { params: EnvelopeParams },
+      responses: { 200: jsonContent(dataOf(SessionSigningLinksSchema), "The signers and their links") },
+    },
+    [400, 404, 409],
+  ),
+);
+
+export const handler: AppRouteHandler<typeof route> = async (c) => {
+  const links = await getSigningLinks(c.env, { orgId: c.var.membership.orgId, envelopeId: c.req.valid("param").envelope_id, field: "signing_url" });
+  return c.json({ data: links }, 200);
+};

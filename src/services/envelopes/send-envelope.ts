@@ -1,0 +1,107 @@
+import { conflict, unprocessable } from "../../lib/errors";
+import { newId, randomToken } from "../../lib/ids";
+import { addDays, nowIso } from "../../lib/time";
+import type { Actor } from "../audit/actor";
+import type { ServiceContext } from "../context";
+import { deliverEmails } from "../email/deliver";
+import { invitationEmails } from "../email/invitation";
+import { planSigners } from "../signers/plan-signers";
+import { insertSigner, signersWhoseTurnItIs, type SignerRow } from "../signers/repository";
+import type { SendEnvelopeInput } from "../signers/schema";
+import { getEnvelope } from "./repository";
+import { assertTransition, canTransition } from "./state-machine";
+import { commitPlans, planTransition, type TransitionPlan } from "./transition";
+
+/** Signer slugs: 16 bytes (128 bits) from the CSPRNG, the signer's only credential. */
+const SLUG_BYTES = 16;
+
+/** What a send needs to know besides the envelope, read in one round trip. */
+async function readSendFacts(db: D1Database, envelope: { id: string; org_id: string; customer_id: string }) {
+  const [roles, document, org, customer] = await db.batch([
+    db.prepare("SELECT role FROM envelope_fields WHERE envelope_id = ? GROUP BY role ORDER BY MIN(seq)").bind(envelope.id),
+    db.prepare("SELECT 1 AS present FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'").bind(envelope.id),
+    db.prepare("SELECT name FROM organizations WHERE id = ?").bind(envelope.org_id),
+    db.prepare("SELECT name, email FROM customers WHERE id = ?").bind(envelope.customer_id),
+  ]);
+  return {
+    roles: (roles!.results as { role: string }[]).map((r) => r.role),
+    hasDocument: document!.results.length > 0,
+    orgName: (org!.results[0] as { name: string }).name,
+    customer: customer!.results[0] as { name: string; email: string | null },
+  };
+}
+
+/**
+ * POST …/send (DESIGN.md 3): attaches the signers and sends. From `pending` or `uploaded` the envelope
+ * moves to `preparing` and on to `sent` in one batch (from `preparing`, bulk send's state, straight to
+ * `sent`), together with the signer rows, `expires_at`, the `envelope.sent` event and the invitations
+ * of the first routing order. The send guards on the status and audit sequence it read, so of two
+ * concurrent sends one commits and the other is a 409 (or a 422 naming `sent`). Later routing orders
+ * are invited by `inviteNextSigners` as the signing flow completes each order.
+ *
+ * KBA envelopes are sent only by email (the signer verifies on the signing host, where their link
+ * points); the KBA step itself runs on the signing page.
+ */
+export async function sendEnvelope(ctx: ServiceContext, input: { orgId: string; actor: Actor; envelopeId: string; body: SendEnvelopeInput }) {
+  const db = ctx.env.DB;
+  const { body } = input;
+  const envelope = await getEnvelope(db, input.orgId, input.envelopeId);
+  if (envelope.document_source === "upload") {
+    throw conflict(`Paper envelopes are signed outside the service and never sent: vault the signed document through POST /partner/envelopes/${envelope.id}/vault-in-upload`, { document_source: "upload" });
+  }
+  const preparing = canTransition(envelope.status, "prepare");
+  if (!preparing) assertTransition(envelope.status, "send");
+  const facts = await readSendFacts(db, envelope);
+  if (!facts.hasDocument) {
+    throw unprocessable("The envelope has no document to sign: attach one before sending", { status: envelope.status });
+  }
+  if (envelope.kba_required === 1 && !body.send_email) {
+    throw unprocessable("KBA envelopes are sent by email: send_email cannot be false, because the signer verifies their identity on the signing host before the document opens", [
+      { code: "invalid_value", expected: "true", received: "false", path: ["send_email"], message: "send_email: false is not allowed for an envelope that requires KBA" },
+    ]);
+  }
+  const planned = planSigners({ roles: facts.roles, customer: facts.customer, signers: body.signers });
+
+  const at = nowIso();
+  const expiresAt = addDays(at, envelope.expires_in_days);
+  const signers: SignerRow[] = planned.map((s) => ({
+    id: newId("signer"),
+    envelope_id: envelope.id,
+    org_id: envelope.org_id,
+    ...s,
+    status: "pending",
+    slug: randomToken(SLUG_BYTES),
+    viewed_at: null,
+    signed_at: null,
+    created_at: at,
+  }));
+
+  const plans: TransitionPlan[] = [];
+  let current = envelope;
+  if (preparing) {
+    plans.push(await planTransition(db, current, { orgId: input.orgId, envelopeId: envelope.id, action: "prepare", actor: input.actor, data: { signers: signers.length } }));
+    current = plans[0]!.updated;
+  }
+  plans.push(
+    await planTransition(db, current, {
+      orgId: input.orgId,
+      envelopeId: envelope.id,
+      action: "send",
+      actor: input.actor,
+      set: { expires_at: expiresAt },
+      // Who it went to, for the receiver and the audit trail; never the slugs (they are credentials).
+      data: { expires_at: expiresAt, send_email: body.send_email, signers: planned },
+    }),
+  );
+  const invitations = body.send_email
+    ? invitationEmails(ctx.env, { envelope, orgName: facts.orgName, expiresAt, signers: signersWhoseTurnItIs(signers), at })
+    : [];
+  const sent = await commitPlans(ctx, plans, [
+    ...signers.map((s) => insertSigner(db, s)),
+    // Internal metadata (never shown to partners): later routing orders are emailed only if this one was.
+    db.prepare("UPDATE envelopes SET metadata = json_set(metadata, '$.send_email', json(?)) WHERE id = ?").bind(String(body.send_email), envelope.id),
+    ...invitations.map((i) => i.statement),
+  ]);
+  await deliverEmails(ctx.env, invitations.map((i) => i.email));
+  return { envelope: sent, signers };
+}

@@ -1,0 +1,68 @@
+import { z } from "@hono/zod-openapi";
+import { EnvelopeSchema } from "../envelopes/schema";
+
+export const MAX_SIGNERS = 50;
+export const MAX_ROUTING_ORDER = 100;
+export const SIGNER_STATUSES = ["pending", "viewed", "started", "completed", "declined"] as const;
+
+const SignerInput = z
+  .object({
+    role: z.string().trim().min(1).max(100).openapi({ description: "A role named by the envelope's fields" }),
+    email: z.email().max(254),
+    name: z.string().trim().min(1).max(200),
+    routing_order: z
+      .int()
+      .min(1)
+      .max(MAX_ROUTING_ORDER)
+      .optional()
+      .openapi({ description: "Signing order: lower signs first, equal orders sign in parallel. Default: the signer's position in the array (1, 2, …)" }),
+  })
+  .openapi("SignerInput");
+
+export const SendEnvelopeBody = z
+  .object({
+    send_email: z.boolean().default(true).openapi({ description: "Email each signer an invitation when it is their turn. `false`: you hand out the signing links yourself (refused for KBA envelopes)" }),
+    signers: z
+      .array(SignerInput)
+      .min(1)
+      .max(MAX_SIGNERS)
+      .optional()
+      .openapi({ description: "One signer per role of the envelope's fields. Omitted: the envelope's customer signs its single role" }),
+  })
+  .openapi("SendEnvelope", {
+    example: {
+      send_email: true,
+      signers: [
+        { role: "buyer", email: "jane.doe@example.com", name: "Jane Doe", routing_order: 1 },
+        { role: "co_buyer", email: "john.doe@example.com", name: "John Doe", routing_order: 1 },
+        { role: "dealer", email: "finance@dealer.example", name: "Dealer Finance", routing_order: 2 },
+      ],
+    },
+  });
+export type SendEnvelopeInput = z.infer<typeof SendEnvelopeBody>;
+
+const linkFields = {
+  email: z.string(),
+  name: z.string(),
+  role: z.string(),
+  routing_order: z.int(),
+  slug: z.string().openapi({ description: "Opaque, 128 bits from a CSPRNG; never build a URL from it" }),
+  status: z.enum(SIGNER_STATUSES),
+};
+const linkExample = { email: "jane.doe@example.com", name: "Jane Doe", role: "buyer", routing_order: 1, slug: "8k2m4p6r8t0v2x4z6b8d0f2h4j", status: "pending" };
+
+/** A signing link as partners see it (spec part 2): the URL on the embed host (signing host for KBA). */
+export const SigningLinkSchema = z
+  .object({ ...linkFields, embed_url: z.string().openapi({ description: "Opaque; read it from here, never assemble it" }) })
+  .openapi("SigningLink", { example: { ...linkExample, embed_url: "https://embed.example.com/s/8k2m4p6r8t0v2x4z6b8d0f2h4j" } });
+
+/** The console's variant names the same URL `signing_url` (spec part 2). */
+export const SessionSigningLinkSchema = z
+  .object({ ...linkFields, signing_url: z.string().openapi({ description: "Opaque; read it from here, never assemble it" }) })
+  .openapi("SessionSigningLink", { example: { ...linkExample, signing_url: "https://embed.example.com/s/8k2m4p6r8t0v2x4z6b8d0f2h4j" } });
+
+export const SigningLinksSchema = z.object({ signers: z.array(SigningLinkSchema) }).openapi("SigningLinks");
+export const SessionSigningLinksSchema = z.object({ signers: z.array(SessionSigningLinkSchema) }).openapi("SessionSigningLinks");
+
+export const SentEnvelopeSchema = EnvelopeSchema.extend({ signers: z.array(SigningLinkSchema) }).openapi("SentEnvelope");
+export const SessionSentEnvelopeSchema = EnvelopeSchema.extend({ signers: z.array(SessionSigningLinkSchema) }).openapi("SessionSentEnvelope");
