@@ -25,6 +25,9 @@ const DEMO_USER_NAME = "Demo Admin";
 const DEMO_KEY_NAME = "Demo key (npm run dev)";
 const DEMO_SCOPES = ["envelopes:read", "envelopes:write", "vault:read", "vault:write", "compliance:read", "esign:write"];
 const DEMO_RPM = 60;
+// Variables whose local value differs from the example's production-safe default. Applied only when
+// the variable is first written to .dev.vars, so a developer's own choice is kept.
+const LOCAL_DEV_VALUES = { DEV_PAGES: "true" };
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -110,6 +113,7 @@ function ensureDevVars() {
   const example = readFileSync(DEV_VARS_EXAMPLE, "utf8");
   const fill = (line) => {
     const m = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
+    if (m && m[1] in LOCAL_DEV_VALUES) return `${m[1]}=${LOCAL_DEV_VALUES[m[1]]}`;
     if (!m || !m[2].trim().startsWith("change-me")) return line;
     return `${m[1]}=${randomBytes(32).toString("hex")}`;
   };
