@@ -68,6 +68,8 @@ export type PdfDocument = {
   numPages: number;
   getPage(pageNumber: number): Promise<PdfPage>;
   getData(): Promise<Uint8Array>;
+  /** drops what pdf.js cached while parsing pages (fonts, parsed objects) on both of its sides */
+  cleanup(): Promise<void>;
   /** destroying the loading task releases the document and everything pdf.js parsed from it */
   loadingTask: { destroy(): Promise<void> };
 };

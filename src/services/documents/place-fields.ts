@@ -9,6 +9,8 @@ import { readPageText } from "./text-layer";
 type Path = (string | number)[];
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
 
+const CLEANUP_EVERY = 50;
+
 export type DocumentScan = { pageCount: number; tags: FoundTag[]; textChars: number; anchors: AnchorSearch };
 
 /**
@@ -29,6 +31,8 @@ export async function scanDocument(pdf: PdfDocument, opts: { tags: boolean; fiel
     if (opts.tags) tags.push(...findTags(page));
     anchors.visit(page);
     if (!opts.tags && anchors.done) break;
+    // pdf.js keeps every parsed page's objects; dropping them now and then keeps a long scan flat.
+    if (n % CLEANUP_EVERY === 0) await pdf.cleanup();
   }
   return { pageCount, tags, textChars, anchors };
 }
