@@ -1,6 +1,7 @@
 import type { Env } from "../../env";
 import { conflict } from "../../lib/errors";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
+import { envelopeDetail } from "../envelopes/serialize";
 import { listSigners, type SignerRow } from "./repository";
 
 /**
@@ -27,6 +28,11 @@ export function signingLinks<F extends LinkField>(env: Env, envelope: Pick<Envel
     status: s.status,
     ...({ [field]: signingUrl(env, envelope, s.slug) } as Record<F, string>),
   }));
+}
+
+/** The answer of a send: the envelope and its signers' links. */
+export function sentEnvelopeDetail<F extends LinkField>(env: Env, sent: { envelope: EnvelopeRow; signers: SignerRow[] }, field: F) {
+  return { ...envelopeDetail(sent.envelope), signers: signingLinks(env, sent.envelope, sent.signers, field) };
 }
 
 /**

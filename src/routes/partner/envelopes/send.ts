@@ -5,9 +5,8 @@ import { requireContentType } from "../../../middleware/content-type";
 import { requireScope } from "../../../middleware/partner-auth";
 import { serviceContext } from "../../../services/context";
 import { sendEnvelope } from "../../../services/envelopes/send-envelope";
-import { envelopeDetail } from "../../../services/envelopes/serialize";
 import { SendEnvelopeBody, SentEnvelopeSchema } from "../../../services/signers/schema";
-import { signingLinks } from "../../../services/signers/signing-links";
+import { sentEnvelopeDetail } from "../../../services/signers/signing-links";
 import { EnvelopeParams } from "./params";
 
 export const route = createRoute(
@@ -28,11 +27,11 @@ export const route = createRoute(
 );
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const { envelope, signers } = await sendEnvelope(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
+  const sent = await sendEnvelope(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
     orgId: c.var.apiKey.orgId,
     actor: c.var.actor,
     envelopeId: c.req.valid("param").envelope_id,
     body: c.req.valid("json"),
   });
-  return c.json({ data: { ...envelopeDetail(envelope), signers: signingLinks(c.env, envelope, signers, "embed_url") } }, 200);
+  return c.json({ data: sentEnvelopeDetail(c.env, sent, "embed_url") }, 200);
 };

@@ -5,9 +5,8 @@ import { requireContentType } from "../../../middleware/content-type";
 import { requireMembership } from "../../../middleware/session-auth";
 import { serviceContext } from "../../../services/context";
 import { sendEnvelope } from "../../../services/envelopes/send-envelope";
-import { envelopeDetail } from "../../../services/envelopes/serialize";
 import { SendEnvelopeBody, SessionSentEnvelopeSchema } from "../../../services/signers/schema";
-import { signingLinks } from "../../../services/signers/signing-links";
+import { sentEnvelopeDetail } from "../../../services/signers/signing-links";
 import { EnvelopeParams } from "../../partner/envelopes/params";
 import { sessionRoute } from "../common";
 
@@ -28,11 +27,11 @@ export const route = createRoute(
 );
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const { envelope, signers } = await sendEnvelope(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
+  const sent = await sendEnvelope(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
     orgId: c.var.membership.orgId,
     actor: c.var.actor,
     envelopeId: c.req.valid("param").envelope_id,
     body: c.req.valid("json"),
   });
-  return c.json({ data: { ...envelopeDetail(envelope), signers: signingLinks(c.env, envelope, signers, "signing_url") } }, 200);
+  return c.json({ data: sentEnvelopeDetail(c.env, sent, "signing_url") }, 200);
 };
