@@ -1,4 +1,5 @@
 import { ApiError, badRequest } from "./errors";
+import { MAX_PDF_BYTES } from "./pdf";
 
 /** Room for the form's text fields, part headers and boundaries on top of the file itself. */
 export const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;
@@ -14,6 +15,38 @@ function boundaryOf(contentType: string): string {
   const boundary = match?.[1] ?? match?.[2];
   if (!boundary || boundary.length > 70) throw badRequest("Malformed multipart body: the Content-Type has no valid boundary");
   return boundary;
+}
+
+export const isMultipart = (contentType: string | null | undefined) => /^multipart\/form-data/i.test(contentType ?? "");
+
+const bodies = new WeakMap<Request, Promise<Uint8Array>>();
+
+/**
+ * The raw body of an upload, read once per request and bounded by the largest upload any route takes:
+ * the Idempotency-Key fingerprint and the route share this one buffer instead of each holding a copy.
+ */
+export function uploadBody(req: Request): Promise<Uint8Array> {
+  let body = bodies.get(req);
+  if (!body) bodies.set(req, (body = readBody(req, MAX_PDF_BYTES)));
+  return body;
+}
+
+/**
+ * The body cut at its boundary delimiters (views, no copies): what an Idempotency-Key fingerprint
+ * hashes, because a client retrying an upload re-encodes the form with a fresh random boundary.
+ */
+export function partsWithoutBoundary(body: Uint8Array, contentType: string | undefined): (Uint8Array | string)[] {
+  const boundary = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType ?? "");
+  const delimiter = boundary ? new TextEncoder().encode(`--${boundary[1] ?? boundary[2]}`) : null;
+  if (!delimiter) return [body];
+  const parts: (Uint8Array | string)[] = [];
+  let from = 0;
+  for (let at = indexOf(body, delimiter, 0); at !== -1; at = indexOf(body, delimiter, from)) {
+    parts.push(body.subarray(from, at), "\n--\n");
+    from = at + delimiter.length;
+  }
+  parts.push(body.subarray(from));
+  return parts;
 }
 
 /**
@@ -72,7 +105,8 @@ const utf8 = new TextDecoder("utf-8");
  */
 export async function readMultipartForm(req: Request, opts: { fileField: string; maxFileBytes: number }): Promise<MultipartForm> {
   const boundary = boundaryOf(req.headers.get("content-type") ?? "");
-  const body = await readBody(req, opts.maxFileBytes);
+  const body = await uploadBody(req);
+  bodies.delete(req); // the file is moved within this buffer below: nothing else may read it after
   const delimiter = new TextEncoder().encode(`\r\n--${boundary}`);
   const fields: Record<string, string> = {};
   let fileRange: { start: number; end: number; filename: string | null; contentType: string | null } | null = null;

@@ -2,6 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { sha256HexOfParts } from "../lib/crypto";
 import { ApiError, badRequest, conflict } from "../lib/errors";
 import type { AppEnv } from "../lib/hono";
+import { isMultipart, partsWithoutBoundary, uploadBody } from "../lib/multipart";
 
 const WINDOW_MS = 24 * 60 * 60 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -23,9 +24,13 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   const { keyId, orgId } = c.var.apiKey;
   // The body as bytes (an upload is binary, and text decoding would lose it); the request is rebuilt
   // around them so the route can still read its body. Same fingerprint as over the text for UTF-8.
-  const requestBody = new Uint8Array(await c.req.raw.arrayBuffer());
-  c.req.raw = new Request(c.req.raw, { body: requestBody });
-  const fingerprint = await sha256HexOfParts([`${c.req.method} ${c.req.path}\n`, requestBody]);
+  // An upload is read by the bounded reader its route shares (413 past the limit, one copy held) and
+  // fingerprinted without its boundaries, which differ between a request and its retry.
+  const upload = isMultipart(c.req.header("content-type"));
+  const requestBody = upload ? await uploadBody(c.req.raw) : new Uint8Array(await c.req.raw.arrayBuffer());
+  if (!upload) c.req.raw = new Request(c.req.raw, { body: requestBody });
+  const parts = upload ? partsWithoutBoundary(requestBody, c.req.header("content-type")) : [requestBody];
+  const fingerprint = await sha256HexOfParts([`${c.req.method} ${c.req.path}\n`, ...parts]);
   const now = Date.now();
   const cutoff = new Date(now - WINDOW_MS).toISOString();
 

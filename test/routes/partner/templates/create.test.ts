@@ -200,3 +200,28 @@ describe("POST /partner/templates", () => {
     expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM templates WHERE org_id = ?").bind(t.orgId).first()).toEqual({ n: 0 });
   });
 });
+
+describe("POST /partner/templates with an Idempotency-Key", () => {
+  it("replays the first answer to a retry of the same upload (re-encoded with a new boundary) and refuses another file", async () => {
+    const t = await newTenant();
+    const { bytes } = await twoPages();
+    const headers = { "Idempotency-Key": `upload-${crypto.randomUUID()}` };
+    const first = await uploadTemplate(t.key, { file: bytes, headers });
+    expect(first.status).toBe(200);
+    const retry = await uploadTemplate(t.key, { file: bytes, headers });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(retry.body.data.template_id).toBe(first.body.data.template_id);
+    const other = await uploadTemplate(t.key, { file: (await buildPdf([{ lines: [{ text: "Another", x: 72, y: 700 }] }])).bytes, headers });
+    expect(other.status).toBe(422);
+    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM templates WHERE org_id = ?").bind(t.orgId).first()).toEqual({ n: 1 });
+  });
+
+  it("still answers 413 above the limit without reading the body into memory first", async () => {
+    const t = await newTenant();
+    const big = new Uint8Array(50 * 1024 * 1024 + 1);
+    big.set(new TextEncoder().encode("%PDF-1.7\n"));
+    const res = await uploadTemplate(t.key, { file: big, headers: { "Idempotency-Key": `big-${crypto.randomUUID()}` } });
+    expect(res.status).toBe(413);
+  });
+});
