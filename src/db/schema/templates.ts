@@ -34,26 +34,31 @@ export const templates = sqliteTable(
   ],
 );
 
+/** The columns a placed field has wherever it lives (a template, or an envelope it was copied onto). */
+const fieldColumns = () => ({
+  seq: integer("seq").notNull(),
+  orgId: text("org_id").notNull(),
+  name: text("name").notNull(),
+  type: text("type").notNull(),
+  role: text("role").notNull(),
+  required: integer("required", { mode: "boolean" }).notNull().default(false),
+  readonly: integer("readonly", { mode: "boolean" }).notNull().default(false),
+  defaultValue: text("default_value"),
+  placementMode: text("placement_mode", { enum: ["absolute", "anchor", "tag"] }).notNull(),
+  /** resolved areas (fractions of the displayed page), JSON array of { page, x, y, w, h } */
+  areas: text("areas", { mode: "json" }).notNull(),
+  anchorMatch: text("anchor_match", { mode: "json" }),
+  createdAt: text("created_at").notNull(),
+});
+
 /** Fields of a template, in the order they were added; names are unique within a template. */
 export const templateFields = sqliteTable(
   "template_fields",
   {
     templateId: text("template_id").notNull().references(() => templates.id),
-    seq: integer("seq").notNull(),
-    orgId: text("org_id").notNull(),
-    name: text("name").notNull(),
-    type: text("type").notNull(),
-    role: text("role").notNull(),
-    required: integer("required", { mode: "boolean" }).notNull().default(false),
-    readonly: integer("readonly", { mode: "boolean" }).notNull().default(false),
-    defaultValue: text("default_value"),
-    placementMode: text("placement_mode", { enum: ["absolute", "anchor", "tag"] }).notNull(),
-    /** resolved areas (fractions of the displayed page), JSON array of { page, x, y, w, h } */
-    areas: text("areas", { mode: "json" }).notNull(),
-    anchorMatch: text("anchor_match", { mode: "json" }),
+    ...fieldColumns(),
     /** the placement as requested (anchor text, offsets), kept for audit and re-resolution */
     placement: text("placement", { mode: "json" }),
-    createdAt: text("created_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.templateId, t.seq] }), uniqueIndex("template_fields_name_uq").on(t.templateId, t.name)],
 );
@@ -63,21 +68,10 @@ export const envelopeFields = sqliteTable(
   "envelope_fields",
   {
     envelopeId: text("envelope_id").notNull().references(() => envelopes.id),
-    seq: integer("seq").notNull(),
-    orgId: text("org_id").notNull(),
-    name: text("name").notNull(),
-    type: text("type").notNull(),
-    role: text("role").notNull(),
-    required: integer("required", { mode: "boolean" }).notNull().default(false),
-    readonly: integer("readonly", { mode: "boolean" }).notNull().default(false),
-    defaultValue: text("default_value"),
+    ...fieldColumns(),
     /** the prefilled value (prefilled_data by field name), else the default */
     value: text("value"),
-    placementMode: text("placement_mode", { enum: ["absolute", "anchor", "tag"] }).notNull(),
-    areas: text("areas", { mode: "json" }).notNull(),
-    anchorMatch: text("anchor_match", { mode: "json" }),
     sourceTemplateId: text("source_template_id"),
-    createdAt: text("created_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.envelopeId, t.seq] }), uniqueIndex("envelope_fields_name_uq").on(t.envelopeId, t.name)],
 );

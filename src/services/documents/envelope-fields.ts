@@ -47,21 +47,3 @@ export function insertOriginalDocument(
     )
     .bind(input.id, input.envelopeId, input.orgId, input.key, input.sha256, input.sizeBytes, input.pageCount, input.at);
 }
-
-export type EnvelopeFieldRow = { name: string; type: string; role: string; required: number; readonly: number; default_value: string | null; value: string | null; placement_mode: string; areas: string; anchor_match: string | null };
-
-export async function listEnvelopeFields(db: D1Database, envelopeId: string) {
-  const { results } = await db.prepare("SELECT * FROM envelope_fields WHERE envelope_id = ? ORDER BY seq").bind(envelopeId).all<EnvelopeFieldRow>();
-  return results.map((r) => ({
-    name: r.name,
-    type: r.type,
-    role: r.role,
-    required: r.required === 1,
-    readonly: r.readonly === 1,
-    default_value: r.default_value,
-    value: r.value,
-    placement_mode: r.placement_mode,
-    areas: JSON.parse(r.areas) as unknown[],
-    ...(r.anchor_match ? { anchor_match: JSON.parse(r.anchor_match) as unknown } : {}),
-  }));
-}

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../../lib/hono";
 import { readMultipartForm } from "../../../lib/multipart";
-import { dataOf, ErrorSchema, jsonContent, partnerRoute } from "../../../lib/openapi";
+import { dataOf, jsonContent, partnerRoute } from "../../../lib/openapi";
 import { MAX_PDF_BYTES } from "../../../lib/pdf";
 import { requireContentType } from "../../../middleware/content-type";
 import { requireScope } from "../../../middleware/partner-auth";
@@ -9,6 +9,7 @@ import { serviceContext } from "../../../services/context";
 import { attachEnvelopeDocument } from "../../../services/documents/attach-envelope-document";
 import { EnvelopeDocumentResponse } from "../../../services/documents/schema";
 import { EnvelopeParams } from "../envelopes/params";
+import { pdfUploadBody, TooLarge } from "../templates/common";
 
 export const route = createRoute(
   partnerRoute(
@@ -22,14 +23,11 @@ export const route = createRoute(
       middleware: [requireContentType("multipart"), requireScope("envelopes:write")] as const,
       request: {
         params: EnvelopeParams,
-        body: {
-          required: true,
-          content: { "multipart/form-data": { schema: { type: "object", required: ["file"], properties: { file: { type: "string", format: "binary", description: "The PDF, at most 50 MB" } } } } },
-        },
+        body: pdfUploadBody(),
       },
       responses: {
         200: jsonContent(dataOf(EnvelopeDocumentResponse), "The envelope, now `uploaded`, with its document and fields"),
-        413: jsonContent(ErrorSchema, "The file is larger than 50 MB"),
+        413: TooLarge,
       },
     },
     [400, 404, 409, 415, 422],

@@ -6,6 +6,7 @@ import { requireScope } from "../../../middleware/partner-auth";
 import { serviceContext } from "../../../services/context";
 import { addTemplateFields } from "../../../services/templates/add-fields";
 import { AddFieldsBody, FieldsAddedResponse, TemplateParams } from "../../../services/templates/schema";
+import { ProviderErrors } from "./common";
 
 export const route = createRoute(
   partnerRoute(
@@ -20,8 +21,8 @@ export const route = createRoute(
       request: { params: TemplateParams, body: jsonBody(AddFieldsBody) },
       responses: {
         200: jsonContent(dataOf(FieldsAddedResponse), "The fields added, resolved"),
+        ...ProviderErrors,
         502: jsonContent(ErrorSchema, "The template PDF could not be fetched, or the signing provider rejected the write"),
-        503: jsonContent(ErrorSchema, "Signing provider not configured (never with the built-in provider)"),
       },
     },
     [400, 404, 409, 415, 422],

@@ -8,7 +8,7 @@ import { requireScope } from "../../../middleware/partner-auth";
 import { serviceContext } from "../../../services/context";
 import { createTemplateFromUpload } from "../../../services/templates/create-template";
 import { TemplateUploadResponse } from "../../../services/templates/schema";
-import { UploadErrors } from "./common";
+import { pdfUploadBody, ProviderErrors, TooLarge } from "./common";
 
 export const route = createRoute(
   partnerRoute(
@@ -21,28 +21,19 @@ export const route = createRoute(
         "Stores the PDF (at most 50 MB, checked by its bytes) and places fields: embedded `{{name;attr=value}}` tags become fields and are stripped from the stored PDF; `fields_json` adds absolute and anchor fields, anchors resolved against the PDF's text layer. Beta (spec 9.2).",
       middleware: [requireContentType("multipart"), requireScope("envelopes:write")] as const,
       request: {
-        body: {
-          required: true,
-          content: {
-            "multipart/form-data": {
-              // A plain schema (not zod): the route reads the body itself, once and bounded.
-              schema: {
-                type: "object",
-                required: ["file", "name"],
-                properties: {
-                  file: { type: "string", format: "binary", description: "The PDF, at most 50 MB" },
-                  name: { type: "string", maxLength: 200 },
-                  external_id: { type: "string", maxLength: 200 },
-                  fields_json: { type: "string", description: "JSON-encoded array of TemplateField; omit for an empty template or one placed by embedded tags" },
-                },
-              },
-            },
+        body: pdfUploadBody(
+          {
+            name: { type: "string", maxLength: 200 },
+            external_id: { type: "string", maxLength: 200 },
+            fields_json: { type: "string", description: "JSON-encoded array of TemplateField; omit for an empty template or one placed by embedded tags" },
           },
-        },
+          ["name"],
+        ),
       },
       responses: {
         200: jsonContent(dataOf(TemplateUploadResponse), "The template, with every field placed"),
-        ...UploadErrors,
+        413: TooLarge,
+        ...ProviderErrors,
         500: jsonContent(ErrorSchema, "The template record could not be persisted"),
       },
     },

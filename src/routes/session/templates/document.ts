@@ -1,13 +1,14 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../../lib/hono";
 import { readMultipartForm } from "../../../lib/multipart";
-import { dataOf, ErrorSchema, jsonContent } from "../../../lib/openapi";
+import { dataOf, jsonContent } from "../../../lib/openapi";
 import { MAX_PDF_BYTES } from "../../../lib/pdf";
 import { requireContentType } from "../../../middleware/content-type";
 import { requireMembership } from "../../../middleware/session-auth";
 import { serviceContext } from "../../../services/context";
 import { attachTemplateDocument } from "../../../services/templates/attach-template-document";
 import { TemplateParams, TemplateSchema } from "../../../services/templates/schema";
+import { pdfUploadBody, ProviderErrors, TooLarge } from "../../partner/templates/common";
 import { sessionRoute } from "../common";
 
 export const route = createRoute(
@@ -20,12 +21,12 @@ export const route = createRoute(
       middleware: [requireContentType("multipart"), requireMembership()] as const,
       request: {
         params: TemplateParams,
-        body: { required: true, content: { "multipart/form-data": { schema: { type: "object", required: ["file"], properties: { file: { type: "string", format: "binary" } } } } } },
+        body: pdfUploadBody(),
       },
       responses: {
         200: jsonContent(dataOf(TemplateSchema), "The template with its document and tag fields"),
-        413: jsonContent(ErrorSchema, "The file is larger than 50 MB"),
-        502: jsonContent(ErrorSchema, "The signing provider rejected the write"),
+        413: TooLarge,
+        ...ProviderErrors,
       },
     },
     [400, 404, 409, 415, 422],
