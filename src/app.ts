@@ -10,6 +10,7 @@ import { devRouter } from "./routes/dev";
 import { operatorRouter } from "./routes/operator";
 import { partnerRouter } from "./routes/partner";
 import { sessionRouter } from "./routes/session";
+import { signingRouter } from "./routes/signing";
 import { storageRouter } from "./routes/storage";
 
 export const API_BASE = "/api/v2";
@@ -37,6 +38,7 @@ function buildApi() {
   api.route("/", partnerRouter);
   api.route("/", sessionRouter);
   api.route("/", operatorRouter);
+  api.route("/", signingRouter);
   api.get("/docs", docsPage);
   return api;
 }

@@ -1,0 +1,28 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../lib/hono";
+import { errorResponses } from "../../lib/openapi";
+import { openSigningDocument } from "../../services/signing/get-signing";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+
+export const route = createRoute({
+  method: "get",
+  path: "/signing/{slug}/document",
+  summary: "The document to sign (original PDF)",
+  description: `Streams the envelope's original PDF for the signing page to render. ${SIGNING_SECURITY_NOTE}`,
+  tags: SIGNING_TAGS,
+  request: { params: SlugParams },
+  responses: {
+    200: { description: "The PDF", content: { "application/pdf": { schema: { type: "string", format: "binary" } } } },
+    ...errorResponses(400, 404, 410),
+  },
+});
+
+export const handler: AppRouteHandler<typeof route> = async (c) => {
+  const doc = await openSigningDocument(c.env, c.req.valid("param").slug);
+  return c.body(doc.body, 200, {
+    "Content-Type": "application/pdf",
+    "Content-Length": String(doc.size),
+    "Cache-Control": "private, no-store",
+    "X-Content-Type-Options": "nosniff",
+  });
+};

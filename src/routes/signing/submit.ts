@@ -1,0 +1,40 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../lib/hono";
+import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
+import { requireContentType } from "../../middleware/content-type";
+import { serviceContext } from "../../services/context";
+import { submitSigning } from "../../services/signing/submit-signing";
+import { originOf, SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+
+const SubmitBody = z.object({
+  values: z
+    .record(z.string().max(200), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+    .openapi({
+      description:
+        "Values by field name. signature/initials: a `data:image/png;base64,…` URL (drawn, at most 1 MB) or text (typed); text; date `YYYY-MM-DD`; number; checkbox boolean; select/radio the chosen option. Readonly fields may be omitted (they keep their value).",
+      example: { buyer_signature: "Ann Buyer", buyer_phone: "555-0100" },
+    }),
+});
+
+export const route = createRoute({
+  method: "post",
+  path: "/signing/{slug}/submit",
+  summary: "Sign: submit the signer's values",
+  description: `Fires \`signer.started\` and \`signer.completed\`. The last signer's submit stamps the values into the PDF, appends the signing certificate, stores the signed document and moves the envelope to \`completed\` (\`envelope.completed\` with the values by field name). Required fields empty, a changed readonly field or an invalid value: 422 listing them. Not this signer's turn, or already signed: 409. ${SIGNING_SECURITY_NOTE}`,
+  tags: SIGNING_TAGS,
+  middleware: [requireContentType("json")] as const,
+  request: { params: SlugParams, body: jsonBody(SubmitBody) },
+  responses: {
+    200: jsonContent(dataOf(z.object({ signer_status: z.literal("completed"), envelope_status: z.string(), completed: z.boolean() })), "Signed"),
+    ...errorResponses(400, 404, 409, 410, 415, 422),
+  },
+});
+
+export const handler: AppRouteHandler<typeof route> = async (c) => {
+  const data = await submitSigning(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
+    slug: c.req.valid("param").slug,
+    values: c.req.valid("json").values,
+    origin: originOf(c),
+  });
+  return c.json({ data }, 200);
+};

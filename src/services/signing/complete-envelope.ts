@@ -1,0 +1,105 @@
+import { sha256Hex } from "../../lib/crypto";
+import { newId } from "../../lib/ids";
+import type { ServiceContext } from "../context";
+import { discardDocuments, putDocument } from "../documents/ingest-pdf";
+import type { SignerRow } from "../signers/repository";
+import { appendCertificatePage, type CertificateSigner } from "./certificate-page";
+import { publicValue } from "./field-values";
+import { areasOf, type EnvelopeFieldRow, type SigningContext } from "./repository";
+import type { RequestOrigin } from "./signer-actor";
+import { stampDocument, type Stamp } from "./stamp-document";
+
+export type SignedDocument = { key: string; sha256: string; sizeBytes: number; pageCount: number; stampedSha256: string; statement: D1PreparedStatement };
+
+/**
+ * Builds the signed document for the last signer's submit, before anything is committed: stamps every
+ * field's final value (`fields` already carries this submit's values) at its areas, appends the
+ * certificate page, and writes the result to R2 under a fresh key, so a losing or failed attempt
+ * leaves at most an orphan object and never overwrites a committed one. Returns the `signed`
+ * envelope_documents INSERT for the caller's batch.
+ */
+export async function buildSignedDocument(
+  ctx: ServiceContext,
+  sc: SigningContext,
+  input: { fields: EnvelopeFieldRow[]; images: Map<string, Uint8Array>; completedAt: string; lastSigner: { id: string; origin: RequestOrigin } },
+): Promise<SignedDocument> {
+  const { env } = ctx;
+  const original = await env.DB.prepare("SELECT r2_key, sha256 FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'")
+    .bind(sc.envelope.id)
+    .first<{ r2_key: string; sha256: string }>();
+  const object = original ? await env.DOCS.get(original.r2_key) : null;
+  if (!original || !object) throw new Error(`envelope ${sc.envelope.id} has no original document in R2`);
+  const originalBytes = new Uint8Array(await object.arrayBuffer());
+
+  const stamps: Stamp[] = [];
+  for (const field of input.fields) {
+    if (field.value === null || field.value === "") continue;
+    const areas = areasOf(field);
+    if (field.value.startsWith("image:")) {
+      const png = input.images.get(field.name) ?? (await readImage(ctx, field.value.slice("image:".length)));
+      if (png) stamps.push({ areas, value: { kind: "image", png } });
+      continue;
+    }
+    const shown = publicValue(field);
+    if (field.type === "checkbox") {
+      if (shown === true) stamps.push({ areas, value: { kind: "check" } });
+    } else if (typeof shown === "object" && shown !== null && "text" in shown) {
+      stamps.push({ areas, value: { kind: "text", text: String((shown as { text: string }).text), script: true } });
+    } else {
+      stamps.push({ areas, value: { kind: "text", text: String(shown) } });
+    }
+  }
+  const stamped = await stampDocument(originalBytes, stamps);
+  const stampedSha256 = await sha256Hex(stamped);
+  const signers = await certificateSigners(env.DB, sc.signers, input);
+  const { bytes: final, pageCount } = await appendCertificatePage(stamped, {
+    envelopeId: sc.envelope.id,
+    envelopeName: sc.envelope.name,
+    completedAt: input.completedAt,
+    originalSha256: original.sha256,
+    stampedSha256,
+    signers,
+  });
+  const key = `documents/${sc.envelope.org_id}/${newId("document")}-signed.pdf`;
+  const stored = await putDocument(env, key, final);
+  const statement = env.DB.prepare(
+    `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at)
+     VALUES (?, ?, ?, 'signed', ?, ?, ?, ?, ?)`,
+  ).bind(newId("document"), sc.envelope.id, sc.envelope.org_id, key, stored.sha256, stored.sizeBytes, pageCount, input.completedAt);
+  return { key, ...stored, pageCount, stampedSha256, statement };
+}
+
+export const discardSigned = (ctx: ServiceContext, key: string) => discardDocuments(ctx.env, [key]);
+
+async function readImage(ctx: ServiceContext, key: string): Promise<Uint8Array | null> {
+  const obj = await ctx.env.DOCS.get(key);
+  return obj ? new Uint8Array(await obj.arrayBuffer()) : null;
+}
+
+/** Each signer's IP and user agent are those of their completing request, as the audit log recorded them. */
+async function certificateSigners(
+  db: D1Database,
+  signers: SignerRow[],
+  input: { completedAt: string; lastSigner: { id: string; origin: RequestOrigin } },
+): Promise<CertificateSigner[]> {
+  const ids = signers.map((s) => s.id);
+  const { results } = await db
+    .prepare(`SELECT actor_id, ip, user_agent FROM audit_log WHERE action = 'signer.completed' AND actor_id IN (${ids.map(() => "?").join(",")})`)
+    .bind(...ids)
+    .all<{ actor_id: string; ip: string | null; user_agent: string | null }>();
+  const byId = new Map(results.map((r) => [r.actor_id, r]));
+  return signers.map((s) => {
+    const last = s.id === input.lastSigner.id;
+    const seen = byId.get(s.id);
+    return {
+      name: s.name,
+      email: s.email,
+      role: s.role,
+      routing_order: s.routing_order,
+      ip: last ? input.lastSigner.origin.ip : (seen?.ip ?? null),
+      user_agent: last ? input.lastSigner.origin.userAgent : (seen?.user_agent ?? null),
+      viewed_at: s.viewed_at ?? (last ? input.completedAt : null),
+      signed_at: last ? input.completedAt : s.signed_at,
+    };
+  });
+}

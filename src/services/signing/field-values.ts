@@ -1,0 +1,122 @@
+import { unprocessable } from "../../lib/errors";
+import type { EnvelopeFieldRow } from "./repository";
+
+/** Drawn signatures arrive as PNG data URLs; 1 MB of PNG is far above a pen stroke at screen resolution. */
+export const MAX_SIGNATURE_PNG_BYTES = 1024 * 1024;
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const PNG_DATA_URL = /^data:image\/png;base64,([A-Za-z0-9+/=\s]+)$/;
+
+export type SubmittedValue = string | number | boolean | null;
+
+/** A validated value: what is stored on the field (`value`), and a drawn signature's bytes to upload. */
+export type AcceptedValue = { field: EnvelopeFieldRow; stored: string; png?: Uint8Array };
+
+type Issue = { path: (string | number)[]; message: string; code: string };
+
+/**
+ * Checks the signer's values against their fields. Signatures and initials: a PNG data URL (drawn) or
+ * text (typed, stamped in a script face). Dates ISO 8601 (YYYY-MM-DD), numbers finite, checkboxes
+ * boolean, select/radio a non-empty choice. Readonly fields keep their default or prefilled value: a
+ * different value is refused rather than ignored, so the signer's page and the document never disagree.
+ * Required fields without a value: 422 listing them.
+ */
+export function acceptValues(fields: EnvelopeFieldRow[], values: Record<string, SubmittedValue>): AcceptedValue[] {
+  const issues: Issue[] = [];
+  const byName = new Map(fields.map((f) => [f.name, f]));
+  for (const name of Object.keys(values)) {
+    if (!byName.has(name)) issues.push({ path: ["values", name], code: "unknown_field", message: `No field named ${name} belongs to this signer` });
+  }
+  const accepted: AcceptedValue[] = [];
+  const missing: string[] = [];
+  for (const field of fields) {
+    const given = values[field.name];
+    const path = ["values", field.name];
+    if (field.readonly === 1) {
+      if (given !== undefined && given !== null && String(given) !== (field.value ?? "")) {
+        issues.push({ path, code: "readonly", message: `${field.name} is read-only; it keeps its value` });
+      }
+      continue;
+    }
+    const empty = given === undefined || given === null || given === "" || (field.type === "checkbox" && given === false && field.required === 1);
+    if (empty) {
+      if (field.required === 1 && !field.value) missing.push(field.name);
+      else if (field.value && given === undefined) accepted.push({ field, stored: field.value });
+      continue;
+    }
+    const result = acceptOne(field, given);
+    if ("message" in result) issues.push({ path, code: "invalid_value", message: result.message });
+    else accepted.push(result);
+  }
+  for (const name of missing) issues.push({ path: ["values", name], code: "required", message: `${name} is required` });
+  if (issues.length) {
+    throw unprocessable(missing.length ? `Required fields are not filled: ${missing.join(", ")}` : "Validation failed", issues);
+  }
+  return accepted;
+}
+
+function acceptOne(field: EnvelopeFieldRow, given: SubmittedValue): AcceptedValue | { message: string } {
+  switch (field.type) {
+    case "signature":
+    case "initials": {
+      if (typeof given !== "string") return { message: `${field.name} must be a PNG data URL or typed text` };
+      if (given.startsWith("data:")) {
+        const png = decodePng(given);
+        return typeof png === "string" ? { message: `${field.name}: ${png}` } : { field, stored: "", png };
+      }
+      if (given.trim().length === 0 || given.length > 200) return { message: `${field.name}: a typed signature is 1 to 200 characters` };
+      return { field, stored: JSON.stringify({ typed: given.trim() }) };
+    }
+    case "date": {
+      if (typeof given !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(given) || Number.isNaN(Date.parse(`${given}T00:00:00Z`))) {
+        return { message: `${field.name} must be an ISO date (YYYY-MM-DD)` };
+      }
+      return { field, stored: given };
+    }
+    case "number": {
+      const n = typeof given === "number" ? given : typeof given === "string" && given.trim() !== "" ? Number(given) : Number.NaN;
+      return Number.isFinite(n) ? { field, stored: String(n) } : { message: `${field.name} must be a number` };
+    }
+    case "checkbox":
+      return typeof given === "boolean" ? { field, stored: given ? "true" : "false" } : { message: `${field.name} must be true or false` };
+    default: {
+      if (typeof given !== "string" || given.length > 1000) return { message: `${field.name} must be text of at most 1000 characters` };
+      return { field, stored: given };
+    }
+  }
+}
+
+function decodePng(dataUrl: string): Uint8Array | string {
+  const match = PNG_DATA_URL.exec(dataUrl);
+  if (!match) return "a drawn signature must be a data:image/png;base64 URL";
+  const b64 = match[1]!.replace(/\s+/g, "");
+  if ((b64.length * 3) / 4 > MAX_SIGNATURE_PNG_BYTES + 3) return `the image is larger than ${MAX_SIGNATURE_PNG_BYTES} bytes`;
+  let binary: string;
+  try {
+    binary = atob(b64);
+  } catch {
+    return "the image is not valid base64";
+  }
+  const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+  if (bytes.length > MAX_SIGNATURE_PNG_BYTES) return `the image is larger than ${MAX_SIGNATURE_PNG_BYTES} bytes`;
+  if (bytes.length < 33 || !PNG_SIGNATURE.every((b, i) => bytes[i] === b)) return "the image is not a PNG";
+  return bytes;
+}
+
+/** What a stored value means on the page and in `envelope.completed`. */
+export function publicValue(field: Pick<EnvelopeFieldRow, "type" | "value">): unknown {
+  const v = field.value;
+  if (v === null) return null;
+  if (field.type === "signature" || field.type === "initials") {
+    if (v.startsWith("image:")) return { kind: "drawn" };
+    try {
+      const parsed = JSON.parse(v) as { typed?: string };
+      if (typeof parsed.typed === "string") return { kind: "typed", text: parsed.typed };
+    } catch {
+      /* a default value that is plain text */
+    }
+    return { kind: "typed", text: v };
+  }
+  if (field.type === "checkbox") return v === "true";
+  if (field.type === "number") return Number(v);
+  return v;
+}

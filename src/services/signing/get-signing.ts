@@ -1,0 +1,42 @@
+import { ApiError } from "../../lib/errors";
+import type { Env } from "../../env";
+import { signersWhoseTurnItIs } from "../signers/repository";
+import { publicValue } from "./field-values";
+import { areasOf, loadBySlug } from "./repository";
+
+/**
+ * GET /signing/:slug: what the signing page needs. The signer's own fields with their rules and
+ * current value (prefilled or default); the other signers only as progress (name, role, order,
+ * status), never their fields or values.
+ */
+export async function getSigning(env: Env, slug: string) {
+  const sc = await loadBySlug(env.DB, slug);
+  const { signer, envelope } = sc;
+  const turn = signersWhoseTurnItIs(sc.signers);
+  return {
+    envelope: { id: envelope.id, name: envelope.name, status: envelope.status, expires_at: envelope.expires_at },
+    signer: { name: signer.name, email: signer.email, role: signer.role, routing_order: signer.routing_order, status: signer.status, viewed_at: signer.viewed_at, signed_at: signer.signed_at },
+    is_your_turn: turn.some((s) => s.id === signer.id),
+    fields: sc.fields
+      .filter((f) => f.role === signer.role)
+      .map((f) => ({
+        name: f.name,
+        type: f.type,
+        required: f.required === 1,
+        readonly: f.readonly === 1,
+        default_value: f.default_value,
+        value: publicValue(f),
+        areas: areasOf(f),
+      })),
+    signers: sc.signers.map((s) => ({ name: s.name, role: s.role, routing_order: s.routing_order, status: s.status, is_you: s.id === signer.id })),
+  };
+}
+
+/** GET /signing/:slug/document: the original PDF, streamed from R2. */
+export async function openSigningDocument(env: Env, slug: string) {
+  const sc = await loadBySlug(env.DB, slug);
+  const row = await env.DB.prepare("SELECT r2_key FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'").bind(sc.envelope.id).first<{ r2_key: string }>();
+  const object = row ? await env.DOCS.get(row.r2_key) : null;
+  if (!object) throw new ApiError(404, "This envelope has no document");
+  return { body: object.body, size: object.size };
+}

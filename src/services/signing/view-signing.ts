@@ -1,0 +1,28 @@
+import type { ServiceContext } from "../context";
+import { commitSignerChange } from "./commit-signer-change";
+import type { RequestOrigin } from "./signer-actor";
+import { signerData } from "./signer-actor";
+
+/**
+ * POST /signing/:slug/view: the signer opened the document. The first open records `viewed_at` and
+ * `signer.viewed`; the envelope's first open also moves it `sent` -> `viewed` (that transition emits
+ * the `signer.viewed` event). Opening again changes nothing: idempotent.
+ */
+export async function viewSigning(ctx: ServiceContext, input: { slug: string; origin: RequestOrigin }): Promise<{ viewed_at: string }> {
+  return commitSignerChange(ctx, input.slug, input.origin, async (sc, at) => {
+    const { signer, envelope } = sc;
+    if (signer.viewed_at) return { change: null, result: { viewed_at: signer.viewed_at } };
+    const data = { envelope_id: envelope.id, ...signerData(signer), viewed_at: at };
+    const statements = [
+      ctx.env.DB.prepare("UPDATE signers SET viewed_at = ?, status = CASE WHEN status = 'pending' THEN 'viewed' ELSE status END WHERE id = ? AND viewed_at IS NULL").bind(
+        at,
+        signer.id,
+      ),
+    ];
+    const change =
+      envelope.status === "sent"
+        ? { entries: [], statements, transition: { action: "view" as const, data } }
+        : { entries: [{ action: "signer.viewed", data, event: { type: "signer.viewed" as const, data } }], statements };
+    return { change, result: { viewed_at: at } };
+  });
+}
