@@ -64,8 +64,8 @@ export async function stampDocument(original: Uint8Array, stamps: Stamp[]): Prom
         const font: PDFFont = v.kind === "text" && v.script ? fonts.script : fonts.plain;
         const size = fitSize(font, text, w, h);
         // The baseline sits above the area's bottom edge by the font's descent, so nothing spills out.
-        const lift = -font.heightAtSize(size, { descender: true }) + font.heightAtSize(size, { descender: false });
-        const base = displayedToUser(page, area.x, area.y + area.h - Math.max(0, -lift) / areaDisplayedHeight(page));
+        const descent = font.heightAtSize(size, { descender: true }) - font.heightAtSize(size, { descender: false });
+        const base = displayedToUser(page, area.x, area.y + area.h - descent / areaDisplayedHeight(page));
         page.drawText(text, { x: base.x, y: base.y, size, font, color: rgb(0, 0, 0.45), rotate: degrees(base.rotation) });
       }
     }
