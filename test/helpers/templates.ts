@@ -11,6 +11,7 @@ export type PageSpec = {
   size?: readonly [number, number];
   rotate?: 0 | 90 | 180 | 270;
   cropBox?: [number, number, number, number];
+  mediaBox?: [number, number, number, number];
   lines?: { text: string; x: number; y: number; size?: number }[];
   /** a full-page image and no text at all (a scan) */
   image?: boolean;
@@ -25,6 +26,7 @@ export async function buildPdf(pages: PageSpec[]): Promise<{ bytes: Uint8Array; 
     const [w, h] = spec.size ?? PAGE_SIZES.letter;
     const page = doc.addPage([w, h]);
     if (spec.rotate) page.setRotation(degrees(spec.rotate));
+    if (spec.mediaBox) page.setMediaBox(...spec.mediaBox);
     if (spec.cropBox) page.setCropBox(...spec.cropBox);
     if (spec.image) await drawScan(doc, page);
     for (const line of spec.lines ?? []) {

@@ -87,6 +87,18 @@ describe("anchor placement: the matched text's rectangle is where the text was d
     });
   });
 
+  it("on a page whose MediaBox does not start at the origin", async () => {
+    const text = "Witness signature";
+    const { fields, built } = await resolve([{ mediaBox: [100, 150, 500, 600], lines: [{ text, x: 180, y: 400, size: 10 }] }], [anchor("w", { anchor_text: "witness" })]);
+    expectNear(fields[0]!.anchor_match, {
+      page: 1,
+      x: (180 - 100) / 500,
+      y: (750 - (400 + ASCENT * 10)) / 600,
+      w: advance(built.font, "Witness", 10) / 500,
+      h: ((ASCENT - DESCENT) * 10) / 600,
+    });
+  });
+
   it("matches a phrase split across text items on one line and across a line break", async () => {
     const size = 12;
     const { fields, issues, built } = await resolve(

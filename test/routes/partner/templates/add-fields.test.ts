@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, newKey, newTenant } from "../../../helpers/api";
-import { absolute, anchor, buildPdf, expectedRect, uploadTemplate } from "../../../helpers/templates";
+import { app } from "../../../../src/app";
+import { BASE, call, newKey, newTenant } from "../../../helpers/api";
+import { absolute, anchor, buildPdf, expectedRect, failingDb, uploadTemplate } from "../../../helpers/templates";
 
 const LINE = "Buyer signature: ____________________";
 
@@ -84,5 +85,19 @@ describe("POST /partner/templates/:template_id/fields", () => {
     const res = await addFields(t.key, id, [anchor("s", { anchor_text: "buyer signature" })]);
     expect(res.status).toBe(502);
     expect(res.body.error).toBe("The template PDF could not be fetched from storage");
+  });
+
+  it("answers 502 when the signing provider rejects the fields, and stores none", async () => {
+    const t = await newTenant();
+    const { id } = await templateWithText(t.key);
+    const res = await app.request(
+      `${BASE}/partner/templates/${id}/fields`,
+      { method: "POST", headers: { "X-API-Key": t.key, "Content-Type": "application/json" }, body: JSON.stringify({ fields: [absolute("s", [{ page: 1, x: 0, y: 0, w: 0.1, h: 0.1 }])] }) },
+      { ...env, DB: failingDb(env.DB, /UPDATE signing_provider_templates SET fields/) },
+      { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext,
+    );
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as { error: string }).error).toMatch(/^Signing provider failure: the fields could not be stored/);
+    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM template_fields WHERE template_id = ?").bind(id).first()).toEqual({ n: 0 });
   });
 });
