@@ -731,7 +731,94 @@ async function templatesSection(ctx) {
   };
 }
 
-const sections = [latencySection, webhookSection, vaultSection, templatesSection, bundleSection];
+const SIGNING_PAGES = 10;
+const SIGNING_RUNS = positiveInt("BENCH_SIGNING_RUNS", 7);
+
+// A 10-page letter PDF with a line of text per page, and a buyer/cosigner template on it: text and a
+// typed signature for the buyer on page 1, a typed signature and a checkbox for the cosigner on page 10.
+async function signingTemplate(ctx, apiKey) {
+  const { PDFDocument, StandardFonts } = await import("pdf-lib");
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let i = 1; i <= SIGNING_PAGES; i++) doc.addPage([612, 792]).drawText(`Retail installment contract, page ${i}`, { x: 72, y: 740, size: 12, font });
+  const bytes = await doc.save();
+  const field = (name, type, role, page, y, extra = {}) => ({ name, type, role, placement: { mode: "absolute", areas: [{ page, x: 0.1, y, w: 0.4, h: 0.04 }] }, ...extra });
+  const form = new FormData();
+  form.append("file", new Blob([bytes], { type: "application/pdf" }), "contract.pdf");
+  form.append("name", "Bench signing template");
+  form.append(
+    "fields_json",
+    JSON.stringify([
+      field("buyer_name", "text", "buyer", 1, 0.3, { required: true }),
+      field("buyer_signature", "signature", "buyer", SIGNING_PAGES, 0.6, { required: true }),
+      field("cosigner_signature", "signature", "cosigner", SIGNING_PAGES, 0.7, { required: true }),
+      field("cosigner_agree", "checkbox", "cosigner", SIGNING_PAGES, 0.8),
+    ]),
+  );
+  const res = await fetch(`${ctx.base}/api/v2/partner/templates`, { method: "POST", headers: { "x-api-key": apiKey }, body: form });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`template upload answered ${res.status}: ${text}`);
+  return JSON.parse(text).data.template_id;
+}
+
+async function signingSection(ctx) {
+  ctx.setPhase("signing");
+  const failures = [];
+  const org = await api(ctx.base, "POST", "/operator/orgs", { token: ctx.operatorToken, body: { name: "Bench Signing Org" } });
+  const key = await api(ctx.base, "POST", `/operator/orgs/${org.org_id}/api-keys`, {
+    token: ctx.operatorToken,
+    body: { scopes: ["envelopes:read", "envelopes:write", "esign:write"], rate_limit_rpm: 1_000_000 },
+  });
+  const apiKey = key.api_key;
+  const templateId = await signingTemplate(ctx, apiKey);
+  const submit = async (slug, values) => {
+    const started = performance.now();
+    const res = await fetch(`${ctx.base}/api/v2/signing/${slug}/submit`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ values }) });
+    const text = await res.text();
+    return { ms: performance.now() - started, status: res.status, text };
+  };
+  log(`signing: ${SIGNING_RUNS + 1} two-signer envelopes on a ${SIGNING_PAGES}-page PDF (first unreported: warm-up)`);
+  const first = [];
+  const last = [];
+  for (let i = 0; i <= SIGNING_RUNS; i++) {
+    const envelope = await api(ctx.base, "POST", "/partner/envelopes", { apiKey, body: { ...newEnvelope(), template_id: templateId } });
+    const sent = await api(ctx.base, "POST", `/partner/envelopes/${envelope.envelope_id}/send`, {
+      apiKey,
+      body: {
+        send_email: false,
+        signers: [
+          { role: "buyer", email: "buyer@example.com", name: "Bench Buyer", routing_order: 1 },
+          { role: "cosigner", email: "cosigner@example.com", name: "Bench Cosigner", routing_order: 2 },
+        ],
+      },
+    });
+    const slug = (role) => sent.signers.find((s) => s.role === role).slug;
+    const a = await submit(slug("buyer"), { buyer_name: "Bench Buyer", buyer_signature: "Bench Buyer" });
+    const b = await submit(slug("cosigner"), { cosigner_signature: "Bench Cosigner", cosigner_agree: true });
+    const after = await api(ctx.base, "GET", `/partner/envelopes/${envelope.envelope_id}`, { apiKey });
+    for (const r of [a, b]) if (r.status !== 200) failures.push(`signing: submit answered ${r.status}: ${r.text.slice(0, 300)}`);
+    if (after.status !== "completed") failures.push(`signing: envelope ${envelope.envelope_id} is ${after.status} after the last submit`);
+    if (i === 0) continue;
+    first.push(a.ms);
+    last.push(b.ms);
+  }
+  const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  return {
+    title: `Signing: last signer's submit to completed with the stamped PDF stored (${SIGNING_PAGES}-page document, wrangler dev, local)`,
+    columns: ["measure", "median", "min", "max"],
+    rows: [
+      ["last signer's submit -> completed (stamp + certificate + R2 + batch)", `${fmt(median(last), 0)} ms`, `${fmt(Math.min(...last), 0)} ms`, `${fmt(Math.max(...last), 0)} ms`],
+      ["first signer's submit (values + events only)", `${fmt(median(first), 0)} ms`, `${fmt(Math.min(...first), 0)} ms`, `${fmt(Math.max(...first), 0)} ms`],
+    ],
+    notes: [
+      `Median of ${SIGNING_RUNS} envelopes (BENCH_SIGNING_RUNS). The last submit answers only after the signed PDF is in R2 and the envelope is completed, so its round trip is the time to completion; ` +
+        "the GET that follows checks the status. Typed signatures (text); a drawn PNG adds its decode and embed.",
+    ],
+    failures,
+  };
+}
+
+const sections = [latencySection, webhookSection, vaultSection, templatesSection, signingSection, bundleSection];
 
 function printTable({ title, columns, rows, notes = [] }) {
   const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => String(r[i]).length)));
