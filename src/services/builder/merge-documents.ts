@@ -31,7 +31,7 @@ export async function mergeTemplates(env: Env, orgId: string, templates: Templat
       const moved = { ...field, areas: field.areas.map((a) => ({ ...a, page: a.page + offset })), ...(field.anchor_match ? { anchor_match: { ...field.anchor_match, page: field.anchor_match.page + offset } } : {}) };
       const same = fields.find((f) => f.name === field.name);
       if (same && same.type === field.type && same.role === field.role) same.areas.push(...moved.areas);
-      else fields.push(same ? { ...moved, name: `${field.name} (${k + 1})` } : moved);
+      else fields.push(same ? { ...moved, name: freeName(fields, field.name, k + 1) } : moved);
     }
     offset += source.getPageCount();
   }
@@ -39,4 +39,11 @@ export async function mergeTemplates(env: Env, orgId: string, templates: Templat
   const key = newDocumentKey(orgId);
   const stored = await putDocument(env, key, bytes);
   return { document: { key, ...stored, pageCount: offset }, fields };
+}
+
+/** `name (n)` for the n-th template, or the next free number if a field already has that name. */
+function freeName(fields: ResolvedField[], name: string, n: number): string {
+  const taken = new Set(fields.map((f) => f.name));
+  while (taken.has(`${name} (${n})`)) n++;
+  return `${name} (${n})`;
 }

@@ -48,6 +48,21 @@ describe("POST /esign/builder-session", () => {
     expect(fields).toEqual({ n: 3 });
   });
 
+  it("merges fields of one name, type and role into one field, and renames a name that means something else", async () => {
+    const { t, bearer } = await setup();
+    const page = (text: string) => [{ lines: [{ text, x: 72, y: 300 }] }];
+    const one = await consoleTemplate(bearer, { name: "one", pages: page("{{buyer;type=signature;role=buyer}} {{note;type=text;role=buyer}}") });
+    const two = await consoleTemplate(bearer, { name: "two", pages: page("{{buyer;type=signature;role=buyer}} {{note;type=date;role=buyer}}") });
+    const e = await createEnvelope(t.key);
+    const res = await open(bearer, { envelope_id: e.envelope_id, template_ids: [one.template_id, two.template_id] });
+    expect(res.status).toBe(201);
+    expect(res.body.data.fields.map((f: { name: string; type: string; areas: { page: number }[] }) => [f.name, f.type, f.areas.map((a) => a.page)])).toEqual([
+      ["buyer", "signature", [1, 2]],
+      ["note", "text", [1]],
+      ["note (2)", "date", [2]],
+    ]);
+  });
+
   it("keeps package_template_ids in package order, derives KBA from the kept documents only, and copies a single kept document", async () => {
     const { t, bearer, a, b, c } = await setup();
     const pkg = (await call("POST", "/document-packages", { bearer, body: { name: "Set", template_ids: [a.template_id, b.template_id, c.template_id] } })).body.data;
