@@ -1,5 +1,8 @@
 import type { Env } from "../../env";
+import { sha256Hex } from "../../lib/crypto";
 import { nowIso } from "../../lib/time";
+import { appendCertificatePage } from "../../services/signing/certificate-page";
+import { stampDocument } from "../../services/signing/stamp-document";
 import type { ProviderInstance } from "../../services/templates/schema";
 import { SigningProviderError, type SigningProvider } from "./interface";
 
@@ -12,6 +15,14 @@ type Row = { id: number; instance: ProviderInstance; org_id: string; template_id
  */
 export class BuiltinSigningProvider implements SigningProvider {
   constructor(private readonly env: Env) {}
+
+  /** pdf-lib in the Worker: stamp, hash the stamped pages, append the certificate. */
+  async renderSignedDocument(input: Parameters<SigningProvider["renderSignedDocument"]>[0]) {
+    const stamped = await stampDocument(input.original, input.stamps);
+    const stampedSha256 = await sha256Hex(stamped);
+    const final = await appendCertificatePage(stamped, { ...input.certificate, stampedSha256 });
+    return { bytes: final.bytes, pageCount: final.pageCount, stampedSha256 };
+  }
 
   async createTemplate(input: Parameters<SigningProvider["createTemplate"]>[0]) {
     const at = nowIso();

@@ -1,3 +1,5 @@
+import type { CertificateInput } from "../../services/signing/certificate-page";
+import type { Stamp } from "../../services/signing/stamp-document";
 import type { ProviderInstance, ResolvedField } from "../../services/templates/schema";
 
 /**
@@ -25,6 +27,17 @@ export interface SigningProvider {
 
   /** Copies a template, document and fields, into another instance (a KBA package's members live in `cloud`). */
   copyTemplate(input: { from: ProviderInstance; providerTemplateId: number; to: ProviderInstance }): Promise<{ providerTemplateId: number }>;
+
+  /**
+   * The completed document of a submission: every value stamped at its field's areas, then the
+   * signing certificate appended. `stampedSha256` is the hash of the stamped pages alone, which the
+   * certificate states (it cannot contain the hash of the file it is part of).
+   */
+  renderSignedDocument(input: {
+    original: Uint8Array;
+    stamps: Stamp[];
+    certificate: Omit<CertificateInput, "stampedSha256">;
+  }): Promise<{ bytes: Uint8Array; pageCount: number; stampedSha256: string }>;
 }
 
 /**

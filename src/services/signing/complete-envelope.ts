@@ -1,13 +1,13 @@
-import { sha256Hex } from "../../lib/crypto";
 import { newId } from "../../lib/ids";
 import type { ServiceContext } from "../context";
 import { discardDocuments, putDocument } from "../documents/ingest-pdf";
 import type { SignerRow } from "../signers/repository";
-import { appendCertificatePage, type CertificateSigner } from "./certificate-page";
+import { signingProvider, viaProvider } from "../../providers/signing";
+import type { CertificateSigner } from "./certificate-page";
 import { publicValue } from "./field-values";
 import { areasOf, type EnvelopeFieldRow, type SigningContext } from "./repository";
 import type { RequestOrigin } from "./signer-actor";
-import { stampDocument, type Stamp } from "./stamp-document";
+import type { Stamp } from "./stamp-document";
 
 export type SignedDocument = { key: string; sha256: string; sizeBytes: number; pageCount: number; stampedSha256: string; statement: D1PreparedStatement };
 
@@ -49,17 +49,15 @@ export async function buildSignedDocument(
       stamps.push({ areas, value: { kind: "text", text: String(shown) } });
     }
   }
-  const stamped = await stampDocument(originalBytes, stamps);
-  const stampedSha256 = await sha256Hex(stamped);
   const signers = await certificateSigners(env.DB, sc.signers, input);
-  const { bytes: final, pageCount } = await appendCertificatePage(stamped, {
-    envelopeId: sc.envelope.id,
-    envelopeName: sc.envelope.name,
-    completedAt: input.completedAt,
-    originalSha256: original.sha256,
-    stampedSha256,
-    signers,
-  });
+  const provider = signingProvider(env);
+  const { bytes: final, pageCount, stampedSha256 } = await viaProvider("render the signed document", () =>
+    provider.renderSignedDocument({
+      original: originalBytes,
+      stamps,
+      certificate: { envelopeId: sc.envelope.id, envelopeName: sc.envelope.name, completedAt: input.completedAt, originalSha256: original.sha256, signers },
+    }),
+  );
   const key = `documents/${sc.envelope.org_id}/${newId("document")}-signed.pdf`;
   const stored = await putDocument(env, key, final);
   const statement = env.DB.prepare(
