@@ -152,6 +152,16 @@ describe("the signer API: view, submit in signing order, completion with the sta
     expect((await signing("POST", e.cosigner, "submit", { values: { cosigner_signature: "C" } })).status).toBe(410);
   });
 
+  it("a voided envelope's links answer 410 naming the status", async () => {
+    const t = await newTenant();
+    const e = await sentTwoSignerEnvelope(t.key);
+    expect((await call("POST", `/partner/envelopes/${e.envelopeId}/void`, { key: t.key, body: { reason: "Wrong APR" } })).status).toBe(200);
+    const res = await signing("GET", e.buyer);
+    expect(res.status).toBe(410);
+    expect(res.body.error).toContain("voided");
+    expect((await signing("POST", e.buyer, "submit", { values: { buyer_signature: "A", buyer_name: "A" } })).status).toBe(410);
+  });
+
   it("two parallel last signers submitting at once complete the envelope exactly once", async () => {
     const t = await newTenant();
     const e = await sentTwoSignerEnvelope(t.key, { parallel: true });
