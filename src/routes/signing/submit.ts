@@ -11,7 +11,7 @@ const SubmitBody = z.object({
     .record(z.string().max(200), z.union([z.string(), z.number(), z.boolean(), z.null()]))
     .openapi({
       description:
-        "Values by field name. signature/initials: a `data:image/png;base64,…` URL (drawn, at most 1 MB) or text (typed); text; date `YYYY-MM-DD`; number; checkbox boolean; select/radio the chosen option. Readonly fields may be omitted (they keep their value).",
+        "Values by field name. signature/initials: a `data:image/png;base64,…` URL (drawn, at most 512 KiB decoded; the whole body at most 1 MiB) or text (typed); text; date `YYYY-MM-DD`; number; checkbox boolean; select/radio the chosen option. Readonly fields may be omitted (they keep their value).",
       example: { buyer_signature: "Ann Buyer", buyer_phone: "555-0100" },
     }),
 });

@@ -1,8 +1,12 @@
 import { unprocessable } from "../../lib/errors";
 import type { EnvelopeFieldRow } from "./repository";
 
-/** Drawn signatures arrive as PNG data URLs; 1 MB of PNG is far above a pen stroke at screen resolution. */
-export const MAX_SIGNATURE_PNG_BYTES = 1024 * 1024;
+/**
+ * Drawn signatures arrive as PNG data URLs. A pen stroke at screen resolution is a few KiB; the cap is
+ * 512 KiB because the whole JSON body is limited to 1 MiB (app.ts) and base64 adds a third, so a cap of
+ * 1 MiB could never be reached and the signer would see a 413 instead of a field-level 422.
+ */
+export const MAX_SIGNATURE_PNG_BYTES = 512 * 1024;
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const PNG_DATA_URL = /^data:image\/png;base64,([A-Za-z0-9+/=\s]+)$/;
 

@@ -49,7 +49,7 @@ describe("signer values by field type", () => {
     expect(r.details.map((d) => d.path.join("."))).toEqual(["values.d", "values.n", "values.c", "values.sig"]);
   });
 
-  it("refuses a drawn signature that is not a PNG or is larger than 1 MiB", () => {
+  it("refuses a drawn signature that is not a PNG or is larger than the 512 KiB cap", () => {
     const fields = [field("sig", "signature")];
     expect(refused(fields, { sig: `data:image/png;base64,${btoa("GIF89a not a png at all, really not")}` }).details[0]!.path).toEqual(["values", "sig"]);
     const big = new Uint8Array(MAX_SIGNATURE_PNG_BYTES + 10);
