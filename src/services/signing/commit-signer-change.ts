@@ -67,16 +67,18 @@ export async function commitSignerChange<T>(
       statements.push(...plan.statements);
       if (plan.eventId) eventIds.push(plan.eventId);
     }
+    let results: D1Result[];
     try {
-      const results = await db.batch(statements);
-      // The unique chain index already refuses a stale head; these guards make a lost race explicit.
-      if (results[0]?.meta.changes !== 1 || (guardIndex >= 0 && results[guardIndex]?.meta.changes !== 1)) {
-        throw conflict("The envelope changed while this request was processed; retry");
-      }
+      results = await db.batch(statements);
     } catch (err) {
       await change.abandon?.();
       if (!isChainConflict(err) || attempt >= 4) throw isChainConflict(err) ? conflict("The envelope changed while this request was processed; retry") : err;
       continue;
+    }
+    // The unique chain index already refuses a stale head; these guards would only fire if the
+    // envelope's `audit_seq` and its chain disagreed. The batch has committed: nothing to undo.
+    if (results[0]?.meta.changes !== 1 || (guardIndex >= 0 && results[guardIndex]?.meta.changes !== 1)) {
+      throw conflict("The envelope changed while this request was processed; retry");
     }
     for (const id of eventIds) ctx.publish(id);
     return result;
