@@ -34,6 +34,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: "Authenticated, but a required scope or role is missing",
   404: "Not found, or outside the caller's organization",
   409: "Conflict with the resource's current state",
+  410: "Gone: the link no longer works (its envelope is closed)",
   413: "Payload too large",
   415: "Unsupported media type (writes take application/json)",
   422: "Validation failed, or the move is not allowed from the current status",
