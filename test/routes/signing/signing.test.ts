@@ -152,6 +152,20 @@ describe("the signer API: view, submit in signing order, completion with the sta
     expect((await signing("POST", e.cosigner, "submit", { values: { cosigner_signature: "C" } })).status).toBe(410);
   });
 
+  it("each signer's first view fires signer.viewed; only the envelope's first moves it to viewed", async () => {
+    const t = await newTenant();
+    const e = await sentTwoSignerEnvelope(t.key);
+    expect((await signing("POST", e.buyer, "view")).status).toBe(200);
+    const second = await signing("POST", e.cosigner, "view", undefined, { "cf-connecting-ip": "198.51.100.4" });
+    expect(second.status).toBe(200);
+    expect((await signing("POST", e.cosigner, "view")).body.data.viewed_at).toBe(second.body.data.viewed_at);
+    const events = await eventsOf(e.envelopeId);
+    expect(events.map((ev) => ev.type)).toEqual(["envelope.created", "envelope.sent", "signer.viewed", "signer.viewed"]);
+    expect(events.map((ev) => ev.data.signer?.role ?? null).slice(2)).toEqual(["buyer", "cosigner"]);
+    expect((await signerRows(e.envelopeId)).map((s) => [s.status, s.viewed_at !== null])).toEqual([["viewed", true], ["viewed", true]]);
+    expect((await call("GET", `/partner/envelopes/${e.envelopeId}`, { key: t.key })).body.data.status).toBe("viewed");
+  });
+
   it("a voided envelope's links answer 410 naming the status", async () => {
     const t = await newTenant();
     const e = await sentTwoSignerEnvelope(t.key);
