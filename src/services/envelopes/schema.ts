@@ -53,6 +53,16 @@ export const VoidEnvelopeBody = z
   .object({ reason: z.string().trim().min(1).max(500) })
   .openapi("VoidEnvelope", { example: { reason: "Deal restructured; a new contract follows" } });
 
+const LIST_ITEM_EXAMPLE = {
+  envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y",
+  envelope_name: "Retail installment contract #1042",
+  status: "pending" as const,
+  customer_id: "cust_4h8j2k6m0p3r7t1v5x9z2b4d6f",
+  external_id: "deal-1042",
+  created_at: "2026-11-23T09:30:00.000Z",
+  updated_at: "2026-11-23T09:30:00.000Z",
+};
+
 export const EnvelopeListItemSchema = z
   .object({
     envelope_id: EnvelopeId,
@@ -63,17 +73,7 @@ export const EnvelopeListItemSchema = z
     created_at: Timestamp,
     updated_at: Timestamp,
   })
-  .openapi("EnvelopeListItem", {
-    example: {
-      envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y",
-      envelope_name: "Retail installment contract #1042",
-      status: "pending",
-      customer_id: "cust_4h8j2k6m0p3r7t1v5x9z2b4d6f",
-      external_id: "deal-1042",
-      created_at: "2026-11-23T09:30:00.000Z",
-      updated_at: "2026-11-23T09:30:00.000Z",
-    },
-  });
+  .openapi("EnvelopeListItem", { example: LIST_ITEM_EXAMPLE });
 
 export const EnvelopeSchema = EnvelopeListItemSchema.extend({
   template_id: z.string().nullable(),
@@ -93,13 +93,7 @@ export const EnvelopeSchema = EnvelopeListItemSchema.extend({
     .openapi({ description: "Partner-safe subset of the envelope's metadata" }),
 }).openapi("Envelope", {
   example: {
-    envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y",
-    envelope_name: "Retail installment contract #1042",
-    status: "pending",
-    customer_id: "cust_4h8j2k6m0p3r7t1v5x9z2b4d6f",
-    external_id: "deal-1042",
-    created_at: "2026-11-23T09:30:00.000Z",
-    updated_at: "2026-11-23T09:30:00.000Z",
+    ...LIST_ITEM_EXAMPLE,
     template_id: null,
     vaulted: false,
     compliant: false,
