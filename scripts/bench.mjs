@@ -2,7 +2,8 @@
 // Starts `wrangler dev` on a free loopback port with fresh local state, provisions an org, a partner
 // key and an envelope through the operator API, load-tests a few routes with autocannon, and sizes
 // the deploy bundle. Each entry of `sections` is an async function returning a table to print;
-// later figures are added there. Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50).
+// later figures are added there. Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50),
+// BENCH_ONLY (comma-separated section names: latency, webhooks, vault, templates, signing, bundle).
 // The webhook section fans BENCH_WEBHOOK_EVENTS (default 2000) events out to 3 loopback receivers.
 // Exits non-zero if any measured request failed (non-2xx, connection error) or a step broke; a missed
 // latency target is reported, not failed, since local figures depend on the machine's load.
@@ -306,6 +307,8 @@ function startReceiver({ flaky = false } = {}) {
     });
   });
   const server = r.server;
+  // Idle connections from workerd are closed quickly so a long run does not pile up sockets.
+  server.keepAliveTimeout = 1000;
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, stats: r, url: `http://127.0.0.1:${server.address().port}/hook` })));
 }
 
@@ -426,7 +429,10 @@ async function fanOutScenario(ctx, name, { flaky }) {
       ],
     };
   } finally {
-    for (const r of receivers) r.server.close();
+    for (const r of receivers) {
+      r.server.close();
+      r.server.closeAllConnections();
+    }
   }
 }
 
@@ -818,7 +824,15 @@ async function signingSection(ctx) {
   };
 }
 
-const sections = [latencySection, webhookSection, vaultSection, templatesSection, signingSection, bundleSection];
+const ALL_SECTIONS = { latency: latencySection, webhooks: webhookSection, vault: vaultSection, templates: templatesSection, signing: signingSection, bundle: bundleSection };
+// BENCH_ONLY=latency,vault runs a subset (names: the keys above); default: all, in this order.
+const only = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const unknownSections = only.filter((name) => !(name in ALL_SECTIONS));
+if (unknownSections.length > 0) {
+  console.error(`bench: FAILED: unknown BENCH_ONLY section(s) ${unknownSections.join(", ")}; known: ${Object.keys(ALL_SECTIONS).join(", ")}`);
+  process.exit(2);
+}
+const sections = only.length > 0 ? only.map((name) => ALL_SECTIONS[name]) : Object.values(ALL_SECTIONS);
 
 function printTable({ title, columns, rows, notes = [] }) {
   const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => String(r[i]).length)));
