@@ -3,7 +3,7 @@
 // key and an envelope through the operator API, load-tests a few routes with autocannon, and sizes
 // the deploy bundle. Each entry of `sections` is an async function returning a table to print;
 // later figures are added there. Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50),
-// BENCH_ONLY (comma-separated section names: latency, webhooks, vault, templates, signing, bundle).
+// BENCH_ONLY (comma-separated section names: latency, vault, templates, signing, webhooks, bundle).
 // The webhook section fans BENCH_WEBHOOK_EVENTS (default 2000) events out to 3 loopback receivers.
 // Exits non-zero if any measured request failed (non-2xx, connection error) or a step broke; a missed
 // latency target is reported, not failed, since local figures depend on the machine's load.
@@ -307,8 +307,6 @@ function startReceiver({ flaky = false } = {}) {
     });
   });
   const server = r.server;
-  // Idle connections from workerd are closed quickly so a long run does not pile up sockets.
-  server.keepAliveTimeout = 1000;
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, stats: r, url: `http://127.0.0.1:${server.address().port}/hook` })));
 }
 
@@ -429,10 +427,7 @@ async function fanOutScenario(ctx, name, { flaky }) {
       ],
     };
   } finally {
-    for (const r of receivers) {
-      r.server.close();
-      r.server.closeAllConnections();
-    }
+    for (const r of receivers) r.server.close();
   }
 }
 
@@ -824,7 +819,8 @@ async function signingSection(ctx) {
   };
 }
 
-const ALL_SECTIONS = { latency: latencySection, webhooks: webhookSection, vault: vaultSection, templates: templatesSection, signing: signingSection, bundle: bundleSection };
+// Webhooks run last of the server sections: they load wrangler dev the hardest.
+const ALL_SECTIONS = { latency: latencySection, vault: vaultSection, templates: templatesSection, signing: signingSection, webhooks: webhookSection, bundle: bundleSection };
 // BENCH_ONLY=latency,vault runs a subset (names: the keys above); default: all, in this order.
 const only = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 const unknownSections = only.filter((name) => !(name in ALL_SECTIONS));
@@ -879,10 +875,16 @@ async function main() {
     };
 
     const failures = [];
+    // A section that breaks is reported and the others still run, so one failure hides no figures.
     for (const section of sections) {
-      const result = await section(ctx);
-      printTable(result);
-      failures.push(...(result.failures ?? []));
+      try {
+        const result = await section(ctx);
+        printTable(result);
+        failures.push(...(result.failures ?? []));
+      } catch (err) {
+        console.error(`\nbench: section ${section.name} FAILED: ${err.message}`);
+        failures.push(`${section.name}: ${err.message}`);
+      }
     }
     if (failures.length > 0) throw new Error(`${failures.length} check(s) failed:\n${failures.map((f) => `  - ${f}`).join("\n")}`);
   } catch (err) {
