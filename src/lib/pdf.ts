@@ -20,6 +20,11 @@ export function hasPdfSignature(bytes: Uint8Array): boolean {
   return false;
 }
 
+/** Stricter: the header at byte 0, as documents rewritten by appending (incremental updates) need. */
+export function startsWithPdfHeader(bytes: Uint8Array): boolean {
+  return bytes.byteLength >= PDF_MAGIC.length && PDF_MAGIC.every((b, i) => bytes[i] === b);
+}
+
 export const notAPdf = (detail?: string) =>
   new ApiError(415, "Unsupported media type: the file is not a PDF", detail ? { reason: detail } : undefined);
 

@@ -25,7 +25,4 @@ export async function pdfInfo(bytes: Uint8Array): Promise<Record<string, unknown
   return (await getMeta(pdf)).info as Record<string, unknown>;
 }
 
-export async function sha256Hex(bytes: Uint8Array | ArrayBuffer): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
+export { sha256Hex } from "../../src/lib/crypto";

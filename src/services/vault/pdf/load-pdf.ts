@@ -1,8 +1,6 @@
 import { EncryptedPDFError, ParseSpeeds, PDFDocument } from "pdf-lib";
 import { unprocessable } from "../../../lib/errors";
-import { notAPdf } from "../../../lib/pdf";
-
-const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
+import { notAPdf, startsWithPdfHeader } from "../../../lib/pdf";
 
 /**
  * A document the vault will hold, judged by its bytes, never by a declared content type: it must start
@@ -11,7 +9,7 @@ const PDF_MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
  */
 export async function loadVaultablePdf(bytes: Uint8Array): Promise<PDFDocument> {
   // At offset 0 exactly: the copy is written as an incremental update whose offsets assume it.
-  if (bytes.byteLength < PDF_MAGIC.length || PDF_MAGIC.some((b, i) => bytes[i] !== b)) {
+  if (!startsWithPdfHeader(bytes)) {
     throw notAPdf("the file does not start with the %PDF- header");
   }
   let doc: PDFDocument;
