@@ -1,0 +1,144 @@
+// A local `wrangler dev` with fresh state, for the benchmark and the browser tests: its own process
+// group (wrangler and workerd), a free loopback port, the D1 migrations applied, and random secrets.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const WRANGLER = join(root, "node_modules", ".bin", "wrangler");
+const ENV = { ...process.env, WRANGLER_SEND_METRICS: "false" };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const bump = (map, key) => map.size < 100 || map.has(key) ? map.set(key, (map.get(key) ?? 0) + 1) : map;
+
+/** What wrangler dev logged while watched, for a failed or suspicious run. */
+export function logDigest(server) {
+  if (!server) return [];
+  const list = (map) => [...map].map(([k, n]) => `  ${String(n).padStart(6)} x ${k}`);
+  return [
+    ...(server.requests.size ? ["non-2xx requests in the wrangler dev log (count x method path -> status):", ...list(server.requests)] : []),
+    ...(server.other.size ? ["other output (count x line, deduplicated):", ...list(server.other)] : []),
+  ];
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer().once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs a command to completion; rejects with the tail of its output if it fails. */
+export function run(cmd, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: root, env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.once("error", reject);
+    child.once("exit", (code, signal) =>
+      code === 0 ? resolve(out) : reject(new Error(`${[cmd, ...args].join(" ")} exited with ${code ?? signal}:\n${out.slice(-4000)}`)),
+    );
+  });
+}
+
+export const ANSI = /\x1b\[[0-9;]*m/g;
+const HARMLESS = /Request\.cf|getaddrinfo ENOTFOUND workers\.cloudflare\.com|GetAddrInfoReqWrap/; // offline: no cf object
+
+/**
+ * `wrangler dev` in its own process group. Until `server.watching` is set only a tail of its log is
+ * kept (to explain a failed start); from then on non-2xx request lines are counted by route and
+ * status, and any other output (worker console.error, stack traces, reloads) is kept deduplicated.
+ */
+export async function startServer(persistDir, secrets) {
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  // .dev.vars, if present, is loaded as for `npm run dev`; --var overrides the four secrets.
+  const vars = Object.entries(secrets).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort)];
+  args.push("--persist-to", persistDir, "--show-interactive-dev-session=false", ...vars);
+  // the webhook section: receivers on 127.0.0.1, and the cron handler run on demand (/__scheduled)
+  args.push("--var", "WEBHOOK_URL_POLICY:allow-loopback", "--test-scheduled");
+  const child = spawn(WRANGLER, args, { cwd: root, env: ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const server = { child, base: `http://127.0.0.1:${port}`, exited: null, tail: [], watching: false, phase: "start" };
+  Object.assign(server, { requests: new Map(), other: new Map(), reloads: new Map() });
+  const onLine = (line) => {
+    line = line.replace(ANSI, "").trimEnd();
+    server.tail.push(line);
+    if (server.tail.length > 200) server.tail.shift();
+    if (!server.watching || line === "" || HARMLESS.test(line)) return;
+    if (line.includes("Reloading local server")) bump(server.reloads, server.phase);
+    const req = /\[wrangler:info\] (\w+) (\S+) (\d{3})/.exec(line);
+    if (req) {
+      if (!req[3].startsWith("2")) bump(server.requests, `${req[1]} ${req[2]} -> ${req[3]}`);
+      return;
+    }
+    const normalized = line.replace(/"request_id":"[^"]*"/, '"request_id":"…"').replace(/\(\d+ms\)/, "(…ms)").slice(0, 400);
+    bump(server.other, `[during ${server.phase}] ${normalized}`);
+  };
+  let partial = "";
+  const onData = (d) => {
+    const lines = (partial + d).split("\n");
+    partial = lines.pop();
+    lines.forEach(onLine);
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+  child.once("exit", (code, signal) => (server.exited = code ?? signal));
+  child.once("error", (err) => (server.exited = err.message));
+
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (server.exited !== null) throw new Error(`wrangler dev exited (${server.exited}) before it answered:\n${server.tail.join("\n")}`);
+    if (Date.now() > deadline) throw new Error(`wrangler dev did not answer GET /health within 90 s:\n${server.tail.join("\n")}`);
+    try {
+      const res = await fetch(`${server.base}/health`, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return server;
+    } catch {
+      // not listening yet
+    }
+    await sleep(250);
+  }
+}
+
+export async function stopServer(server) {
+  if (!server) return;
+  const kill = (sig) => {
+    try {
+      process.kill(-server.child.pid, sig); // the whole group: wrangler and workerd
+    } catch {
+      // already gone
+    }
+  };
+  if (server.exited === null) kill("SIGTERM");
+  for (let i = 0; i < 50 && server.exited === null; i++) await sleep(100);
+  kill("SIGKILL"); // whatever is left of the group
+}
+
+export async function api(base, method, path, { token, apiKey, body } = {}) {
+  const headers = {};
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (apiKey) headers["x-api-key"] = apiKey;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(`${base}/api/v2${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
+  return JSON.parse(text).data;
+}
+
+/** Random values for the secrets wrangler dev would otherwise read from .dev.vars. */
+export const randomSecrets = () =>
+  Object.fromEntries(["OPERATOR_TOKEN", "SESSION_JWT_SECRET", "EMBED_TOKEN_SECRET", "STORAGE_URL_SECRET"].map((k) => [k, randomBytes(32).toString("hex")]));
+
+/** Builds the static assets, applies the migrations to `persistDir` and starts wrangler dev on it. */
+export async function startFreshServer(persistDir, secrets = randomSecrets()) {
+  await run(process.execPath, [join(root, "scripts", "build-assets.mjs")]);
+  await run(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistDir]);
+  const server = await startServer(persistDir, secrets);
+  return Object.assign(server, { secrets });
+}
