@@ -5,6 +5,8 @@ export const organizations = sqliteTable("organizations", {
   name: text("name").notNull(),
   stripeAccountId: text("stripe_account_id"),
   platformFeeBps: integer("platform_fee_bps").notNull().default(0),
+  /** origins allowed to frame the signing page and widgets (CSP frame-ancestors), JSON array; null: none */
+  embedFrameAncestors: text("embed_frame_ancestors", { mode: "json" }).$type<string[]>(),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 });

@@ -44,6 +44,8 @@ const fieldColumns = () => ({
   required: integer("required", { mode: "boolean" }).notNull().default(false),
   readonly: integer("readonly", { mode: "boolean" }).notNull().default(false),
   defaultValue: text("default_value"),
+  /** select and radio: the choices, JSON array of strings (a radio with one area per option places each choice) */
+  options: text("options", { mode: "json" }).$type<string[]>(),
   placementMode: text("placement_mode", { enum: ["absolute", "anchor", "tag"] }).notNull(),
   /** resolved areas (fractions of the displayed page), JSON array of { page, x, y, w, h } */
   areas: text("areas", { mode: "json" }).notNull(),
