@@ -15,6 +15,7 @@ const HELP = `Usage: npm run operator -- <command> [args] [--url URL] [--token T
 Organizations
   org:create --name NAME
   org:update <org_id> [--name NAME] [--stripe-account acct_...|none] [--fee-bps N]
+             [--frame-ancestors https://a.example,https://*.b.example|none]
 
 API keys (the raw key is printed once, by create and rotate)
   key:create <org_id> --scopes a,b|all [--rpm N] [--name NAME]
@@ -103,6 +104,16 @@ function nullable(value) {
   return value === "none" || value === "null" || value === "" ? null : value;
 }
 
+/** A comma-separated origin list; "none" clears it. The API checks and normalizes each origin. */
+function origins(value) {
+  if (value === undefined) return undefined;
+  if (nullable(value) === null) return null;
+  return value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
 /** Drops undefined fields so PATCH bodies carry only what was given. */
 const compact = (obj) => Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
 
@@ -117,12 +128,17 @@ const COMMANDS = {
   },
   "org:update": {
     arg: "org_id",
-    flags: ["name", "stripe-account", "fee-bps"],
+    flags: ["name", "stripe-account", "fee-bps", "frame-ancestors"],
     atLeastOne: true,
     build: (id, f) => [
       "PATCH",
       `/operator/orgs/${enc(id)}`,
-      compact({ name: f.name, stripe_account_id: nullable(f["stripe-account"]), platform_fee_bps: int("fee-bps", f["fee-bps"]) }),
+      compact({
+        name: f.name,
+        stripe_account_id: nullable(f["stripe-account"]),
+        platform_fee_bps: int("fee-bps", f["fee-bps"]),
+        embed_frame_ancestors: origins(f["frame-ancestors"]),
+      }),
     ],
   },
   "key:create": {

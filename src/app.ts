@@ -7,6 +7,7 @@ import { jsonContent } from "./lib/openapi";
 import { requestId } from "./middleware/request-id";
 import { docsPage } from "./pages/docs";
 import { devRouter } from "./routes/dev";
+import { embedRouter } from "./routes/embed";
 import { operatorRouter } from "./routes/operator";
 import { partnerRouter } from "./routes/partner";
 import { sessionRouter } from "./routes/session";
@@ -39,6 +40,7 @@ function buildApi() {
   api.route("/", sessionRouter);
   api.route("/", operatorRouter);
   api.route("/", signingRouter);
+  api.route("/", embedRouter);
   api.get("/docs", docsPage);
   return api;
 }

@@ -11,6 +11,7 @@ const Org = z
     name: z.string(),
     stripe_account_id: z.string().nullable(),
     platform_fee_bps: z.int(),
+    embed_frame_ancestors: z.array(z.string()).openapi({ description: "Origins allowed to frame the signing page and widgets (CSP frame-ancestors); [] for none" }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -33,7 +34,9 @@ export const patchOrgRoute = createRoute(
     {
       method: "patch",
       path: "/operator/orgs/{org_id}",
-      summary: "Update an organization (name, connected Stripe account, platform fee)",
+      summary: "Update an organization (name, connected Stripe account, platform fee, embed frame ancestors)",
+      description:
+        "`embed_frame_ancestors` replaces the origins allowed to frame the signing page and widgets (`null` or `[]`: none; at most 20, each `https://host[:port]` or `https://*.domain`, `http:` only for localhost and 127.0.0.1; normalized and de-duplicated; a bad entry is 422 at its index). The organization's admins can also set it: `PUT /api/v2/org/embed-settings`.",
       request: { params: OrgIdParams, body: jsonBody(PatchOrgBody) },
       responses: { 200: jsonContent(dataOf(Org), "The organization") },
     },

@@ -7,12 +7,14 @@ import * as autoVaultConsent from "./envelopes/auto-vault-consent";
 import * as send from "./envelopes/send";
 import * as signingLinks from "./envelopes/signing-links";
 import * as voidEnvelope from "./envelopes/void";
+import { orgRouter } from "./org";
 import { templatesRouter } from "./templates";
 import { webhooksRouter } from "./webhooks";
 
 export const sessionRouter = createRouter();
 sessionRouter.use("/envelopes/*", sessionAuth);
 sessionRouter.use("/webhooks/*", sessionAuth);
+sessionRouter.use("/org/*", sessionAuth);
 for (const path of ["/templates", "/templates/*", "/document-packages", "/document-packages/*", "/esign/*"]) sessionRouter.use(path, sessionAuth);
 sessionRouter.openapi(voidEnvelope.route, voidEnvelope.handler).openapi(audit.route, audit.handler);
 sessionRouter.route("/", webhooksRouter);
@@ -21,3 +23,4 @@ sessionRouter.openapi(send.route, send.handler).openapi(signingLinks.route, sign
 sessionRouter.route("/", templatesRouter);
 sessionRouter.route("/", documentPackagesRouter);
 sessionRouter.route("/", builderRouter);
+sessionRouter.route("/", orgRouter);

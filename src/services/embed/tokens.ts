@@ -1,4 +1,4 @@
-import { jwtVerify, SignJWT } from "jose";
+import { errors, jwtVerify, SignJWT } from "jose";
 import type { Env } from "../../env";
 import { ApiError, conflict, forbidden } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
@@ -28,7 +28,9 @@ const secretOf = (env: Env) => new TextEncoder().encode(requireSecret(env, "EMBE
 
 /**
  * Mints a 15-minute HS256 token for one envelope and one widget. The token travels in the URL
- * fragment (`#token=`), which browsers never send to a server, so it stays out of access logs.
+ * fragment (`#token=`), which browsers never send to a server, so it stays out of access logs. The
+ * path names the widget and the envelope (`{EMBED_HOST}/<widget>/<envelope id>`), so the server can
+ * answer the page with that organization's CSP `frame-ancestors` before any script runs.
  */
 export async function mintEmbedToken(
   env: Env,
@@ -64,15 +66,37 @@ export async function mintEmbedToken(
   return {
     token,
     expires_at: new Date(exp * 1000).toISOString(),
-    embed_url: `${env.EMBED_HOST}/${input.widgetType}#token=${token}`,
+    embed_url: `${env.EMBED_HOST}/${input.widgetType}/${envelope.id}#token=${token}`,
     widget_type: input.widgetType,
     envelope_id: envelope.id,
   };
 }
 
+/** Why a token was refused with 401: the page tells an expired token (ask for a new one) from a bad one. */
+export type EmbedTokenFailure = "missing" | "invalid" | "expired";
+
+const refused = (reason: EmbedTokenFailure) =>
+  new ApiError(
+    401,
+    reason === "expired"
+      ? "Embed token expired: embed tokens last 15 minutes; ask the partner's site for a new one"
+      : reason === "missing"
+        ? "Embed token required: send Authorization: Bearer <EMBED_TOKEN>"
+        : "Invalid embed token",
+    { reason },
+  );
+
+const isClaims = (p: Record<string, unknown>): boolean =>
+  typeof p.envelopeId === "string" &&
+  typeof p.orgId === "string" &&
+  typeof p.userEmail === "string" &&
+  (WIDGETS as readonly unknown[]).includes(p.widgetType);
+
 /**
- * What the embed host accepts: HS256 only, audience = EMBED_HOST, not expired, and exactly the
- * envelope and widget the page is for. Anything else is 401 without saying which check failed.
+ * What the embed host accepts: HS256 only (so `none` and other algorithms are refused before the
+ * key is used), audience = EMBED_HOST, `exp` and `iat` present and not expired: otherwise 401 with
+ * `details.reason` `expired` or `invalid` (which check failed is not said beyond that). A genuine
+ * token for another envelope or widget than the page was opened for is 403.
  */
 export async function verifyEmbedToken(
   env: Env,
@@ -83,14 +107,20 @@ export async function verifyEmbedToken(
   let payload;
   try {
     ({ payload } = await jwtVerify(token, secret, { algorithms: ["HS256"], audience: env.EMBED_HOST, requiredClaims: ["exp", "iat"] }));
-  } catch {
-    throw new ApiError(401, "Invalid or expired embed token");
+  } catch (err) {
+    throw refused(err instanceof errors.JWTExpired ? "expired" : "invalid");
   }
+  if (!isClaims(payload)) throw refused("invalid");
   const claims = payload as unknown as EmbedClaims;
-  const wrongWidget = claims.widgetType !== expect.widgetType;
-  const wrongEnvelope = expect.envelopeId !== undefined && claims.envelopeId !== expect.envelopeId;
-  if (wrongWidget || wrongEnvelope || typeof claims.orgId !== "string" || typeof claims.envelopeId !== "string") {
-    throw new ApiError(401, "Invalid or expired embed token");
+  if (claims.widgetType !== expect.widgetType || (expect.envelopeId !== undefined && claims.envelopeId !== expect.envelopeId)) {
+    throw forbidden("This embed token is for another envelope or widget");
   }
   return claims;
+}
+
+/** The token of an `Authorization: Bearer <token>` header; 401 (`reason: missing`) without one. */
+export function bearerToken(header: string | undefined): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  if (!match) throw refused("missing");
+  return match[1]!;
 }

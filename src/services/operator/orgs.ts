@@ -3,6 +3,8 @@ import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import type { Actor } from "../audit/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
+import { storedOrigins } from "../embed/embed-settings";
+import { normalizeOrigins, parseStoredOrigins } from "../embed/frame-ancestors";
 
 export async function assertOrgExists(db: D1Database, orgId: string): Promise<void> {
   const row = await db.prepare("SELECT 1 AS ok FROM organizations WHERE id = ?").bind(orgId).first();
@@ -20,24 +22,45 @@ export async function createOrg(db: D1Database, input: { name: string; actor: Ac
 
 export async function updateOrg(
   db: D1Database,
-  input: { orgId: string; actor: Actor; name?: string; stripe_account_id?: string | null; platform_fee_bps?: number },
+  input: {
+    orgId: string;
+    actor: Actor;
+    name?: string;
+    stripe_account_id?: string | null;
+    platform_fee_bps?: number;
+    embed_frame_ancestors?: string[] | null;
+  },
 ) {
   await assertOrgExists(db, input.orgId);
   const at = nowIso();
   const changes: Record<string, string | number | null> = {};
+  const audited: Record<string, unknown> = {};
   if (input.name !== undefined) changes.name = input.name;
   if (input.stripe_account_id !== undefined) changes.stripe_account_id = input.stripe_account_id;
   if (input.platform_fee_bps !== undefined) changes.platform_fee_bps = input.platform_fee_bps;
+  if (input.embed_frame_ancestors !== undefined) {
+    const origins = normalizeOrigins(input.embed_frame_ancestors ?? []);
+    changes.embed_frame_ancestors = storedOrigins(origins);
+    audited.embed_frame_ancestors = origins;
+  }
   const columns = Object.keys(changes);
-  await commitWithOrgAudit(db, { orgId: input.orgId, action: "org.updated", actor: input.actor, data: changes, at }, [
+  await commitWithOrgAudit(db, { orgId: input.orgId, action: "org.updated", actor: input.actor, data: { ...changes, ...audited }, at }, [
     db
       .prepare(`UPDATE organizations SET updated_at = ?${columns.map((c) => `, ${c} = ?`).join("")} WHERE id = ?`)
       .bind(at, ...columns.map((c) => changes[c] ?? null), input.orgId),
   ]);
   const row = await db
-    .prepare("SELECT id, name, stripe_account_id, platform_fee_bps, created_at, updated_at FROM organizations WHERE id = ?")
+    .prepare("SELECT id, name, stripe_account_id, platform_fee_bps, embed_frame_ancestors, created_at, updated_at FROM organizations WHERE id = ?")
     .bind(input.orgId)
-    .first<{ id: string; name: string; stripe_account_id: string | null; platform_fee_bps: number; created_at: string; updated_at: string }>();
-  const { id, ...rest } = row!;
-  return { org_id: id, ...rest };
+    .first<{
+      id: string;
+      name: string;
+      stripe_account_id: string | null;
+      platform_fee_bps: number;
+      embed_frame_ancestors: string | null;
+      created_at: string;
+      updated_at: string;
+    }>();
+  const { id, embed_frame_ancestors, ...rest } = row!;
+  return { org_id: id, ...rest, embed_frame_ancestors: parseStoredOrigins(embed_frame_ancestors) };
 }

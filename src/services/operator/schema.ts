@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { SCOPES } from "../../middleware/partner-auth";
+import { FrameAncestorsInput } from "../embed/frame-ancestors";
 
 export const OrgIdParams = z.object({ org_id: z.string().max(64).openapi({ param: { name: "org_id", in: "path" } }) });
 export const KeyIdParams = z.object({ key_id: z.string().max(64).openapi({ param: { name: "key_id", in: "path" } }) });
@@ -18,8 +19,9 @@ export const PatchOrgBody = z
     name: z.string().trim().min(1).max(200).optional(),
     stripe_account_id: z.string().regex(/^acct_[A-Za-z0-9]{1,64}$/).nullable().optional(),
     platform_fee_bps: z.int().min(0).max(10_000).optional(),
+    embed_frame_ancestors: FrameAncestorsInput.nullable().optional(),
   })
-  .openapi("PatchOrg", { example: { stripe_account_id: "acct_1Nv0FGQ9RKHgCVdK", platform_fee_bps: 150 } });
+  .openapi("PatchOrg", { example: { stripe_account_id: "acct_1Nv0FGQ9RKHgCVdK", platform_fee_bps: 150, embed_frame_ancestors: ["https://dealer.example.com"] } });
 
 export const CreateApiKeyBody = z
   .object({

@@ -16,11 +16,22 @@ const EmbedToken = z
   .object({
     token: z.string(),
     expires_at: z.string(),
-    embed_url: z.string().openapi({ description: "Open in an iframe; the token is in the URL fragment and never reaches a server log" }),
+    embed_url: z.string().openapi({
+      description:
+        "Open in an iframe: `{embed_host}/<widget_type>/<envelope_id>#token=<token>`. The path lets the embed host answer with the organization's CSP frame-ancestors; the token is in the URL fragment, which browsers never send to a server, so it never reaches a server log. The page sends it to POST /api/v2/embed/session as a bearer header.",
+    }),
     widget_type: z.enum(WIDGETS),
     envelope_id: z.string(),
   })
-  .openapi("EmbedToken");
+  .openapi("EmbedToken", {
+    example: {
+      token: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJlbnZlbG9wZUlkIjoi…",
+      expires_at: "2026-11-23T09:45:00.000Z",
+      embed_url: "https://embed.example.com/sign/env_9x2k4m7q1c8v5b3n6p0r2t4w6y#token=eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJlbnZlbG9wZUlkIjoi…",
+      widget_type: "sign",
+      envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y",
+    },
+  });
 
 // The scope depends on the widget: `esign:write` for sign, `vault:read` for vault.
 export const embedTokenRoute = createRoute(

@@ -22,7 +22,7 @@ describe("POST /embed/token", () => {
     const data = res.body.data;
     expect(data.widget_type).toBe("sign");
     expect(data.envelope_id).toBe(e.envelope_id);
-    expect(data.embed_url).toBe(`${env.EMBED_HOST}/sign#token=${data.token}`);
+    expect(data.embed_url).toBe(`${env.EMBED_HOST}/sign/${e.envelope_id}#token=${data.token}`);
     expect(new URL(data.embed_url).search).toBe("");
     expect(decodeProtectedHeader(data.token).alg).toBe("HS256");
     const claims = decodeJwt(data.token);
@@ -92,14 +92,15 @@ describe("embed token verification", () => {
   }
   const claims = { envelopeId: "env_a", orgId: "org_a", userEmail: "a@example.com", widgetType: "sign" };
 
-  it("refuses an expired token, another audience, another algorithm, another envelope or widget", async () => {
-    const refuse = async (tok: string, expect_: { widgetType: "sign" | "vault"; envelopeId?: string }) =>
-      expect(verifyEmbedToken(env, tok, expect_)).rejects.toMatchObject({ status: 401 });
+  it("refuses an expired token, another audience or another algorithm (401), and another envelope or widget (403)", async () => {
+    const refuse = async (tok: string, expect_: { widgetType: "sign" | "vault"; envelopeId?: string }, status: number, reason?: string) =>
+      expect(verifyEmbedToken(env, tok, expect_)).rejects.toMatchObject({ status, ...(reason ? { details: { reason } } : {}) });
     await expect(verifyEmbedToken(env, await token(claims), { widgetType: "sign", envelopeId: "env_a" })).resolves.toMatchObject({ orgId: "org_a" });
-    await refuse(await token(claims, { exp: Math.floor(Date.now() / 1000) - 1 }), { widgetType: "sign" });
-    await refuse(await token(claims, { aud: "https://evil.example" }), { widgetType: "sign" });
-    await refuse(await token(claims, { alg: "HS384" }), { widgetType: "sign" });
-    await refuse(await token(claims), { widgetType: "sign", envelopeId: "env_b" });
-    await refuse(await token(claims), { widgetType: "vault" });
+    await refuse(await token(claims, { exp: Math.floor(Date.now() / 1000) - 1 }), { widgetType: "sign" }, 401, "expired");
+    await refuse(await token(claims, { aud: "https://evil.example" }), { widgetType: "sign" }, 401, "invalid");
+    await refuse(await token(claims, { alg: "HS384" }), { widgetType: "sign" }, 401, "invalid");
+    await refuse(await token({ ...claims, widgetType: "sketch" }), { widgetType: "sign" }, 401, "invalid");
+    await refuse(await token(claims), { widgetType: "sign", envelopeId: "env_b" }, 403);
+    await refuse(await token(claims), { widgetType: "vault" }, 403);
   });
 });

@@ -1,0 +1,37 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../lib/hono";
+import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
+import { requireContentType } from "../../middleware/content-type";
+import { openEmbedSession } from "../../services/embed/open-session";
+import { EmbedSessionBody, EmbedSessionSchema } from "../../services/embed/schema";
+import { bearerToken } from "../../services/embed/tokens";
+
+export const route = createRoute({
+  method: "post",
+  path: "/embed/session",
+  summary: "Open an embed widget: what the sign or vault page shows",
+  description:
+    "Called by the embed page itself (the iframe at `embed_url`), never by a partner backend: the credential is the embed token from the URL fragment, sent as `Authorization: Bearer <EMBED_TOKEN>` (never in a URL), and the body names the widget and envelope of the page's path. " +
+    "An expired, forged or otherwise invalid token is 401 with `details.reason` `expired` or `invalid` (`missing` without a token); a genuine token for another envelope or widget is 403. " +
+    "`sign` answers the token's signer's `signing_slug` (then use `GET /api/v2/signing/{slug}`, which enforces the signing order and answers 410 once the envelope is closed); 403 when the token's email is not a signer. " +
+    "`vault` answers the vaulted document's SHA-256, certificate, compliance summary and a 5-minute download URL of the authoritative copy, or `vault: null` while the envelope is not vaulted.",
+  tags: ["Embed"],
+  security: [{ EmbedToken: [] }],
+  middleware: [requireContentType("json")] as const,
+  request: { body: jsonBody(EmbedSessionBody) },
+  responses: {
+    200: jsonContent(dataOf(EmbedSessionSchema), "The widget's data (`Cache-Control: no-store`)"),
+    ...errorResponses(400, 401, 403, 404, 415, 422, 503),
+  },
+});
+
+export const handler: AppRouteHandler<typeof route> = async (c) => {
+  const body = c.req.valid("json");
+  const data = await openEmbedSession(c.env, {
+    token: bearerToken(c.req.header("authorization")),
+    widgetType: body.widget_type,
+    envelopeId: body.envelope_id,
+  });
+  c.header("Cache-Control", "no-store");
+  return c.json({ data }, 200);
+};

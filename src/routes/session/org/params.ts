@@ -1,0 +1,1 @@
+export const ORG_TAGS = ["Organization"];

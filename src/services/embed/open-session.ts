@@ -1,0 +1,66 @@
+import type { Env } from "../../env";
+import { forbidden } from "../../lib/errors";
+import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
+import { listSigners, signersWhoseTurnItIs, type SignerRow } from "../signers/repository";
+import { getCertificate } from "../vault/get-certificate";
+import { findVaultRecord } from "../vault/repository";
+import { createVaultUrl } from "../vault/signed-url";
+import type { EmbedSession } from "./schema";
+import { verifyEmbedToken, type EmbedClaims, type WidgetType } from "./tokens";
+
+/** Lifetime of the download URL a vault widget gets: the partner route's default. */
+const DOWNLOAD_URL_SECONDS = 300;
+
+/**
+ * What an embed page loads after it starts: the page sends the token from its URL fragment (as a
+ * bearer header, never in a URL) with the widget and envelope its path names. The token must be
+ * genuine (401 otherwise) and for exactly that envelope and widget (403); the envelope is read in
+ * the token's organization only, so no token reaches another organization's envelope (404).
+ */
+export async function openEmbedSession(
+  env: Env,
+  input: { token: string; widgetType: WidgetType; envelopeId: string },
+): Promise<EmbedSession> {
+  const claims = await verifyEmbedToken(env, input.token, { widgetType: input.widgetType, envelopeId: input.envelopeId });
+  const envelope = await getEnvelope(env.DB, claims.orgId, claims.envelopeId);
+  return claims.widgetType === "sign" ? signSession(env, claims, envelope) : vaultSession(env, claims, envelope);
+}
+
+const head = (envelope: EnvelopeRow) => ({ envelope_id: envelope.id, envelope_name: envelope.name, envelope_status: envelope.status });
+
+/**
+ * The signer the token was minted for, by email (case-insensitive). One person holding two roles has
+ * two signer rows: the one whose turn it is comes first, then one still to sign, then the first.
+ */
+async function signSession(env: Env, claims: EmbedClaims, envelope: EnvelopeRow): Promise<EmbedSession> {
+  const email = claims.userEmail.trim().toLowerCase();
+  const signers = await listSigners(env.DB, envelope.id);
+  const mine = signers.filter((s) => s.email.trim().toLowerCase() === email);
+  const turn = signersWhoseTurnItIs(signers);
+  const signer: SignerRow | undefined =
+    mine.find((s) => turn.some((t) => t.id === s.id)) ?? mine.find((s) => s.status !== "completed") ?? mine[0];
+  if (!signer) throw forbidden(`${claims.userEmail} is not a signer of this envelope`);
+  return { widget_type: "sign", ...head(envelope), signing_slug: signer.slug };
+}
+
+/** The vaulted document's facts, certificate and a fresh download URL, all from the vault's own services. */
+async function vaultSession(env: Env, claims: EmbedClaims, envelope: EnvelopeRow): Promise<EmbedSession> {
+  const record = envelope.status === "vaulted" ? await findVaultRecord(env.DB, envelope.id) : null;
+  if (!record) return { widget_type: "vault", ...head(envelope), vault: null };
+  const [certificate, url] = await Promise.all([
+    getCertificate(env.DB, claims.orgId, envelope.id),
+    createVaultUrl(env, { orgId: claims.orgId, envelopeId: envelope.id, file: "authoritative", expiresIn: DOWNLOAD_URL_SECONDS }),
+  ]);
+  const { compliant, score } = certificate.ucc_9105_compliance;
+  return {
+    widget_type: "vault",
+    ...head(envelope),
+    vault: {
+      sha256: record.document_hash,
+      vaulted_at: envelope.vaulted_at ?? record.stored_at,
+      certificate,
+      download: { url: url.signed_url, expires_at: url.expires_at },
+      compliance: { compliant, score },
+    },
+  };
+}
