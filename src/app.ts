@@ -6,6 +6,7 @@ import { createRouter } from "./lib/hono";
 import { jsonContent } from "./lib/openapi";
 import { requestId } from "./middleware/request-id";
 import { docsPage } from "./pages/docs";
+import { pagesRouter } from "./pages";
 import { devRouter } from "./routes/dev";
 import { embedRouter } from "./routes/embed";
 import { operatorRouter } from "./routes/operator";
@@ -52,6 +53,7 @@ export function buildApp() {
   app.route(API_BASE, buildApi());
   app.route("/", storageRouter);
   app.route("/", devRouter);
+  app.route("/", pagesRouter);
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
     type: "apiKey",
     in: "header",

@@ -11,7 +11,16 @@ async function doc(): Promise<Doc> {
 }
 
 /** Routes served for the document itself and for static files, not API operations. */
-const NOT_OPERATIONS = new Set(["GET /api/v2/openapi.json", "GET /api/v2/docs", "GET /static/*"]);
+// HTML pages, not API operations: the reference, and the signing page and widgets (src/pages)
+const NOT_OPERATIONS = new Set([
+  "GET /api/v2/openapi.json",
+  "GET /api/v2/docs",
+  "GET /static/*",
+  "GET /embed/s/:slug",
+  "GET /sign/s/:slug",
+  "GET /embed/sign/:envelopeId",
+  "GET /embed/vault/:envelopeId",
+]);
 
 describe("OpenAPI document", () => {
   it("is OpenAPI 3.1 and describes every route the app serves", async () => {

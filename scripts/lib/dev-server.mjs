@@ -64,8 +64,11 @@ export async function startServer(persistDir, secrets) {
   args.push("--persist-to", persistDir, "--show-interactive-dev-session=false", ...vars);
   // the webhook section: receivers on 127.0.0.1, and the cron handler run on demand (/__scheduled)
   args.push("--var", "WEBHOOK_URL_POLICY:allow-loopback", "--test-scheduled");
+  // the hosts the service hands out in URLs (embed_url, signing links, downloads) point at this server
+  const base = `http://127.0.0.1:${port}`;
+  args.push("--var", `EMBED_HOST:${base}/embed`, "--var", `SIGNING_HOST:${base}/sign`, "--var", `STORAGE_HOST:${base}/storage`);
   const child = spawn(WRANGLER, args, { cwd: root, env: ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  const server = { child, base: `http://127.0.0.1:${port}`, exited: null, tail: [], watching: false, phase: "start" };
+  const server = { child, base, exited: null, tail: [], watching: false, phase: "start" };
   Object.assign(server, { requests: new Map(), other: new Map(), reloads: new Map() });
   const onLine = (line) => {
     line = line.replace(ANSI, "").trimEnd();

@@ -1,0 +1,11 @@
+// Types for dev-server.mjs, for its TypeScript callers (the browser tests' global setup).
+export type DevServer = {
+  base: string;
+  secrets: Record<"OPERATOR_TOKEN" | "SESSION_JWT_SECRET" | "EMBED_TOKEN_SECRET" | "STORAGE_URL_SECRET", string>;
+  watching: boolean;
+  phase: string;
+  child: { pid?: number };
+};
+export function startFreshServer(persistDir: string, secrets?: DevServer["secrets"]): Promise<DevServer>;
+export function stopServer(server: DevServer | undefined): Promise<void>;
+export function logDigest(server: DevServer | undefined): string[];

@@ -1,0 +1,37 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../lib/hono";
+import { frameAncestorsFor } from "../services/embed/frame-ancestors";
+import { signingShell } from "./signing-shell";
+
+const SLUG = /^[A-Za-z0-9_-]{16,128}$/;
+const ID = /^env_[A-Za-z0-9_-]{8,64}$/;
+
+/**
+ * The browser pages on the embed host (`/embed`) and the signing host (`/sign`). Locally both are
+ * path prefixes of the dev server; in production a separate hostname routed to this Worker keeps the
+ * prefix (EMBED_HOST = https://embed.example.com/embed), as the storage host does.
+ *
+ * - `/embed/s/:slug`, `/sign/s/:slug`: a signer's link (the slug is the signer's credential).
+ * - `/embed/sign/:envelope_id#token=…`, `/embed/vault/:envelope_id#token=…`: the embed widgets. The
+ *   token stays in the fragment: the page reads it and sends it in an Authorization header.
+ * An unknown slug or id still gets the page (framed only by 'self'); the page then shows the API's
+ * error, so the HTML says nothing about whether an envelope exists.
+ */
+export const pagesRouter = new Hono<AppEnv>()
+  .get("/embed/s/:slug", (c) => linkPage(c, c.req.param("slug")))
+  .get("/sign/s/:slug", (c) => linkPage(c, c.req.param("slug")))
+  .get("/embed/sign/:envelopeId", async (c) => {
+    const envelopeId = c.req.param("envelopeId");
+    const frameAncestors = ID.test(envelopeId) ? await frameAncestorsFor(c.env, { envelopeId }) : [];
+    return signingShell(c, { mode: "embed-sign", envelopeId, frameAncestors });
+  })
+  .get("/embed/vault/:envelopeId", async (c) => {
+    const envelopeId = c.req.param("envelopeId");
+    const frameAncestors = ID.test(envelopeId) ? await frameAncestorsFor(c.env, { envelopeId }) : [];
+    return signingShell(c, { mode: "embed-vault", envelopeId, frameAncestors });
+  });
+
+async function linkPage(c: Parameters<typeof signingShell>[0], slug: string) {
+  const frameAncestors = SLUG.test(slug) ? await frameAncestorsFor(c.env, { slug }) : [];
+  return signingShell(c, { mode: "link", slug, frameAncestors });
+}

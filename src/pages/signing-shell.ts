@@ -1,0 +1,64 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../lib/hono";
+import { frameAncestorsCsp } from "../services/embed/frame-ancestors";
+
+export type PageMode = "link" | "embed-sign" | "embed-vault";
+
+/**
+ * The HTML of the signing page and the vault widget: an empty shell whose script (web/, built into
+ * /static/app by `npm run assets`) does the rest through the JSON API on the same origin. Every
+ * script, style and font comes from the Worker's static assets; the CSP allows nothing else.
+ * `frame-ancestors` is the organization's list of partner origins, so the page can be embedded in
+ * an iframe on the partner's site and nowhere else.
+ */
+export function signingShell(c: Context<AppEnv>, page: { mode: PageMode; slug?: string; envelopeId?: string; frameAncestors: string[] }) {
+  const script = page.mode === "embed-vault" ? "/static/app/vault.js" : "/static/app/signing.js";
+  const title = page.mode === "embed-vault" ? "Vaulted document" : "Review and sign";
+  c.header(
+    "Content-Security-Policy",
+    [
+      "default-src 'none'",
+      // pdf.js decodes some image formats with WebAssembly; no eval otherwise
+      "script-src 'self' 'wasm-unsafe-eval'",
+      "worker-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data: blob:",
+      "font-src 'self'",
+      "connect-src 'self'",
+      "base-uri 'none'",
+      "form-action 'none'",
+      frameAncestorsCsp(page.frameAncestors),
+    ].join("; "),
+  );
+  c.header("Cache-Control", "no-store");
+  c.header("Referrer-Policy", "no-referrer");
+  c.header("X-Content-Type-Options", "nosniff");
+  const data = [
+    `data-mode="${page.mode}"`,
+    page.slug ? `data-slug="${escapeAttr(page.slug)}"` : "",
+    page.envelopeId ? `data-envelope-id="${escapeAttr(page.envelopeId)}"` : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
+  return c.html(`<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="robots" content="noindex">
+  <link rel="icon" href="data:,">
+  <title>${title}</title>
+  <link rel="stylesheet" href="/static/app/signing.css">
+  <script type="module" src="${script}"></script>
+</head>
+<body ${data}>
+  <a class="skip-link" href="#main">Skip to the document</a>
+  <header class="bar" id="bar"><h1 id="title">${title}</h1></header>
+  <div id="notice" class="notice" role="status" aria-live="polite"></div>
+  <main id="main" tabindex="-1"><p class="loading">Loading…</p></main>
+  <noscript><p class="notice notice-error">This page needs JavaScript to show the document.</p></noscript>
+</body>
+</html>`);
+}
+
+const escapeAttr = (s: string) => s.replace(/[&"<>]/g, (ch) => `&#${ch.charCodeAt(0)};`);

@@ -1,0 +1,165 @@
+import { createHash } from "node:crypto";
+import { SignJWT } from "jose";
+import { PDFDocument, StandardFonts } from "pdf-lib";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { inject } from "vitest";
+
+export const base = () => inject("baseUrl");
+
+const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"];
+
+/** Debian's Chromium, never a downloaded browser. */
+export const launchBrowser = (): Promise<Browser> => chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_FLAGS });
+
+export type Answer = { status: number; body: any };
+
+/** One API call to the running Worker; the body is parsed JSON (or the text). */
+export async function api(method: string, path: string, opts: { key?: string; token?: string; body?: unknown; form?: FormData } = {}): Promise<Answer> {
+  const headers: Record<string, string> = {};
+  if (opts.key) headers["x-api-key"] = opts.key;
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: BodyInit | undefined = opts.form;
+  if (opts.body !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(opts.body);
+  }
+  const res = await fetch(`${base()}/api/v2${path}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed };
+}
+
+export async function ok(answer: Promise<Answer>) {
+  const a = await answer;
+  if (a.status < 200 || a.status > 299) throw new Error(`API answered ${a.status}: ${JSON.stringify(a.body)}`);
+  return a.body.data;
+}
+
+const ALL_SCOPES = ["envelopes:read", "envelopes:write", "vault:read", "vault:write", "compliance:read", "esign:write"];
+
+/** An organization with an all-scope partner key (through the operator API, as an operator would). */
+export async function newOrg(name: string, opts: { frameAncestors?: string[] } = {}) {
+  const token = inject("operatorToken");
+  const org = await ok(api("POST", "/operator/orgs", { token, body: { name } }));
+  if (opts.frameAncestors) await ok(api("PATCH", `/operator/orgs/${org.org_id}`, { token, body: { embed_frame_ancestors: opts.frameAncestors } }));
+  const key = await ok(api("POST", `/operator/orgs/${org.org_id}/api-keys`, { token, body: { scopes: ALL_SCOPES, rate_limit_rpm: 10_000 } }));
+  return { orgId: org.org_id as string, key: key.api_key as string };
+}
+
+/** A letter-size PDF of `pages` pages with a line of text on each. */
+export async function contractPdf(pages: number, title = "Retail installment contract") {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let i = 1; i <= pages; i++) {
+    const page = doc.addPage([612, 792]);
+    page.drawText(`${title} - page ${i} of ${pages}`, { x: 72, y: 740, size: 16, font });
+    page.drawText("The buyer agrees to pay the amount financed under the terms below.", { x: 72, y: 700, size: 11, font });
+  }
+  return doc.save();
+}
+
+type Area = { page: number; x: number; y: number; w: number; h: number };
+const field = (name: string, type: string, role: string, areas: Area[], extra: Record<string, unknown> = {}) => ({
+  name,
+  type,
+  role,
+  placement: { mode: "absolute", areas },
+  ...extra,
+});
+
+/**
+ * The two-signer retail contract: the buyer (order 1) fills every field type; the dealer (order 2)
+ * signs, with a read-only title. Returns the envelope, sent, and each signer's link.
+ */
+export async function sentContract(key: string, opts: { buyerEmail?: string } = {}) {
+  const fields = [
+    field("buyer_name", "text", "buyer", [{ page: 1, x: 0.12, y: 0.16, w: 0.4, h: 0.035 }], { required: true }),
+    field("buyer_phone", "text", "buyer", [{ page: 1, x: 0.56, y: 0.16, w: 0.3, h: 0.035 }]),
+    field("monthly_income", "number", "buyer", [{ page: 1, x: 0.12, y: 0.24, w: 0.25, h: 0.035 }], { required: true }),
+    field("first_payment", "date", "buyer", [{ page: 1, x: 0.45, y: 0.24, w: 0.3, h: 0.035 }], { required: true }),
+    field("term", "select", "buyer", [{ page: 1, x: 0.12, y: 0.32, w: 0.3, h: 0.035 }], { required: true, options: ["36 months", "48 months", "60 months"] }),
+    field(
+      "payment_method",
+      "radio",
+      "buyer",
+      [
+        { page: 1, x: 0.12, y: 0.4, w: 0.03, h: 0.023 },
+        { page: 1, x: 0.32, y: 0.4, w: 0.03, h: 0.023 },
+      ],
+      { required: true, options: ["ACH", "Card"] },
+    ),
+    field("agree_terms", "checkbox", "buyer", [{ page: 1, x: 0.12, y: 0.48, w: 0.03, h: 0.023 }], { required: true }),
+    field("vin", "text", "buyer", [{ page: 1, x: 0.56, y: 0.32, w: 0.35, h: 0.035 }], { readonly: true, default_value: "1HGCM82633A004352" }),
+    field("buyer_signature", "signature", "buyer", [{ page: 2, x: 0.12, y: 0.6, w: 0.35, h: 0.07 }], { required: true }),
+    field("buyer_initials", "initials", "buyer", [{ page: 1, x: 0.8, y: 0.9, w: 0.1, h: 0.045 }], { required: true }),
+    field("dealer_title", "text", "dealer", [{ page: 2, x: 0.55, y: 0.52, w: 0.35, h: 0.035 }], { readonly: true, default_value: "Finance Manager" }),
+    field("dealer_signature", "signature", "dealer", [{ page: 2, x: 0.55, y: 0.6, w: 0.35, h: 0.07 }], { required: true }),
+  ];
+  const form = new FormData();
+  form.append("file", new File([Buffer.from(await contractPdf(2))], "contract.pdf", { type: "application/pdf" }));
+  form.append("name", "Retail installment contract");
+  form.append("fields_json", JSON.stringify(fields));
+  const template = await ok(api("POST", "/partner/templates", { key, form }));
+  const envelope = await ok(
+    api("POST", "/partner/envelopes", {
+      key,
+      body: { envelope_name: "Retail installment contract", customer_email: opts.buyerEmail ?? "ann@example.com", customer_name: "Ann Buyer", template_id: template.template_id },
+    }),
+  );
+  const sent = await ok(
+    api("POST", `/partner/envelopes/${envelope.envelope_id}/send`, {
+      key,
+      body: {
+        send_email: false,
+        signers: [
+          { role: "buyer", email: opts.buyerEmail ?? "ann@example.com", name: "Ann Buyer", routing_order: 1 },
+          { role: "dealer", email: "dale@dealer.example", name: "Dale Dealer", routing_order: 2 },
+        ],
+      },
+    }),
+  );
+  const link = (role: string) => sent.signers.find((s: { role: string }) => s.role === role).embed_url as string;
+  return { envelopeId: envelope.envelope_id as string, buyerUrl: link("buyer"), dealerUrl: link("dealer") };
+}
+
+export const status = async (key: string, envelopeId: string) => (await ok(api("GET", `/partner/envelopes/${envelopeId}/status`, { key }))).status as string;
+
+export const mintEmbed = (key: string, envelopeId: string, widget: "sign" | "vault", email: string) =>
+  ok(api("POST", "/embed/token", { key, body: { envelope_id: envelopeId, user_email: email, widget_type: widget } }));
+
+/** A token signed with the service's embed secret but already expired: what a stale link carries. */
+export async function expiredEmbedToken(claims: { envelopeId: string; orgId: string; userEmail: string; widgetType: string }) {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setAudience(`${base()}/embed`)
+    .setIssuedAt(now - 1000)
+    .setExpirationTime(now - 100)
+    .sign(new TextEncoder().encode(inject("embedSecret")));
+}
+
+export const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+/** Draws a signature-like stroke with the mouse across the element (the drawing canvas). */
+export async function drawStroke(page: Page, selector: string) {
+  const box = (await page.locator(selector).boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.15, box.y + box.height * 0.6);
+  await page.mouse.down();
+  for (let i = 1; i <= 24; i++) {
+    const t = i / 24;
+    await page.mouse.move(box.x + box.width * (0.15 + 0.7 * t), box.y + box.height * (0.6 - 0.25 * Math.sin(t * Math.PI * 3)));
+  }
+  await page.mouse.up();
+}
+
+/** Every URL the page requested, to prove the embed token never travels in one. */
+export function recordRequests(page: Page) {
+  const seen: { url: string; authorization?: string }[] = [];
+  page.on("request", (req) => seen.push({ url: req.url(), authorization: req.headers().authorization }));
+  return seen;
+}

@@ -1,0 +1,51 @@
+/** An error answer of the API: its status and `{ error, details? }` body. */
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** Same-origin JSON call; returns `data`, throws ApiFailure with the server's message. */
+export async function callApi<T>(path: string, init: RequestInit & { json?: unknown } = {}): Promise<T> {
+  const headers = new Headers(init.headers);
+  headers.set("accept", "application/json");
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers.set("content-type", "application/json");
+    body = JSON.stringify(init.json);
+  }
+  let res: Response;
+  try {
+    res = await fetch(path, { ...init, headers, body, credentials: "omit", cache: "no-store" });
+  } catch {
+    throw new ApiFailure(0, "The service could not be reached. Check your connection and try again.");
+  }
+  const text = await res.text();
+  let parsed: { data?: T; error?: string; details?: unknown } = {};
+  try {
+    parsed = text ? JSON.parse(text) : {};
+  } catch {
+    /* not JSON: fall through with the status */
+  }
+  if (!res.ok) throw new ApiFailure(res.status, parsed.error ?? `The service answered ${res.status}`, parsed.details);
+  return parsed.data as T;
+}
+
+/** Fetches a PDF as bytes (the document to sign, or the vaulted copy). */
+export async function fetchBytes(url: string): Promise<Uint8Array> {
+  const res = await fetch(url, { credentials: "omit", cache: "no-store" });
+  if (!res.ok) {
+    let message = `The document could not be loaded (${res.status})`;
+    try {
+      message = ((await res.json()) as { error?: string }).error ?? message;
+    } catch {
+      /* keep the status message */
+    }
+    throw new ApiFailure(res.status, message);
+  }
+  return new Uint8Array(await res.arrayBuffer());
+}

@@ -1,0 +1,217 @@
+import { ApiFailure, callApi, fetchBytes } from "../shared/api";
+import { byId, clearNotice, finalScreen, h, notice, tellParent } from "../shared/dom";
+import { embedFailureText, openEmbedSession, takeEmbedToken } from "../shared/embed";
+import { renderPdf } from "../shared/pdf-view";
+import { buildFieldControl, documentOrder, type FieldControl } from "./fields";
+import { SignatureDialog } from "./signature-dialog";
+import type { SigningState, SubmittedValue } from "./types";
+
+const ENDED: Record<number, string> = {
+  410: "This signing link is no longer active.",
+  404: "This signing link is not valid.",
+};
+
+/** Opens the page: a signer's link carries the slug; an embedded page exchanges its token for it. */
+async function start() {
+  const { mode, slug, envelopeId } = document.body.dataset;
+  try {
+    if (mode === "link" && slug) return await new SigningPage(slug).open();
+    const token = envelopeId ? takeEmbedToken("sign", envelopeId) : null;
+    if (!token || !envelopeId) {
+      return finalScreen("Link incomplete", "This page was opened without its secure token. Go back to the site that sent you here and open it again.", "error");
+    }
+    const session = await openEmbedSession<{ signing_slug: string }>("sign", envelopeId, token);
+    await new SigningPage(session.signing_slug).open();
+  } catch (err) {
+    const failure = err instanceof ApiFailure ? err : new ApiFailure(0, "Something went wrong while opening the document.");
+    if (mode !== "link" && (failure.status === 401 || failure.status === 403)) {
+      return finalScreen("Cannot open this document", embedFailureText(failure.status, failure.message), "error");
+    }
+    finalScreen(ENDED[failure.status] ? "Signing link" : "Cannot open this document", ENDED[failure.status] ? `${ENDED[failure.status]} ${failure.message}` : failure.message, "error");
+  }
+}
+
+class SigningPage {
+  private state!: SigningState;
+  private controls: FieldControl[] = [];
+  private busy = false;
+
+  constructor(private readonly slug: string) {}
+
+  private get api() {
+    return `/api/v2/signing/${encodeURIComponent(this.slug)}`;
+  }
+
+  async open() {
+    this.state = await callApi<SigningState>(this.api);
+    const { envelope, signer } = this.state;
+    byId("title").textContent = envelope.name;
+    document.title = `${envelope.name} · Review and sign`;
+    if (signer.status === "completed") return finalScreen("Already signed", `You signed this document${signer.signed_at ? ` on ${new Date(signer.signed_at).toLocaleString()}` : ""}. There is nothing left for you to do.`, "success");
+    if (signer.status === "declined") return finalScreen("Declined", "You declined to sign this document.", "info");
+    const main = byId("main");
+    const doc = h("div", { class: "document" });
+    main.replaceChildren(doc);
+    const pages = await renderPdf(doc, await fetchBytes(`${this.api}/document`), `Page`);
+    const byPage = new Map(pages.map((p) => [p.number, p]));
+    const dialog = new SignatureDialog(signer.name);
+    this.controls = [...this.state.fields]
+      .sort(documentOrder)
+      .map((f) =>
+        buildFieldControl(
+          f,
+          byPage,
+          (field, label, change) => dialog.request(field, label, change),
+          () => this.updateProgress(),
+        ),
+      )
+      .filter((c): c is FieldControl => c !== null);
+    this.renderBar();
+    if (!this.state.is_your_turn) {
+      this.controls.forEach((c) => c.disable());
+      const waiting = this.state.signers.filter((s) => !s.is_you && s.status !== "completed" && s.routing_order < signer.routing_order);
+      notice(`It is not your turn yet: waiting for ${waiting.map((s) => s.name).join(", ") || "earlier signers"} to sign first. You will get an email when it is your turn.`);
+      return;
+    }
+    await callApi(`${this.api}/view`, { method: "POST" });
+    tellParent({ type: "signing:viewed", envelope_id: envelope.id });
+    const required = this.controls.filter((c) => c.field.required && !c.field.readonly).length;
+    notice(`Signing as ${signer.name}. ${required ? `${required} required field${required === 1 ? "" : "s"} to fill, then choose Finish.` : "Review the document, then choose Finish."}`);
+    this.updateProgress();
+  }
+
+  private renderBar() {
+    const { signer } = this.state;
+    const bar = byId("bar");
+    const mine = this.state.is_your_turn;
+    bar.append(
+      h("p", { class: "who" }, `${signer.name} · ${signer.role}`),
+      h(
+        "div",
+        { class: "actions" },
+        h("span", { id: "progress", class: "progress", "aria-live": "polite" }),
+        mine ? h("button", { type: "button", class: "secondary", id: "next-field", onclick: () => this.nextField() }, "Next field") : null,
+        mine ? h("button", { type: "button", class: "secondary danger", id: "decline", onclick: () => this.decline() }, "Decline") : null,
+        mine ? h("button", { type: "button", class: "primary", id: "finish", onclick: () => this.finish() }, "Finish") : null,
+      ),
+    );
+  }
+
+  private editable() {
+    return this.controls.filter((c) => !c.field.readonly);
+  }
+
+  private updateProgress() {
+    const required = this.editable().filter((c) => c.field.required);
+    const done = required.filter((c) => c.filled()).length;
+    const el = document.getElementById("progress");
+    if (el) el.textContent = required.length ? `${done} of ${required.length} required fields done` : "";
+  }
+
+  /** Moves focus to the next required field that is still empty (then any empty field). */
+  private nextField() {
+    const active = document.activeElement;
+    const list = this.editable();
+    const start = list.findIndex((c) => c.focusTarget === active) + 1;
+    const rotated = [...list.slice(start), ...list.slice(0, start)];
+    const next = rotated.find((c) => c.field.required && !c.filled()) ?? rotated.find((c) => !c.filled());
+    if (!next) return notice("Every field is filled. Choose Finish to sign.");
+    next.focusTarget.scrollIntoView({ block: "center", behavior: "smooth" });
+    next.focusTarget.focus({ preventScroll: true });
+  }
+
+  private async finish() {
+    if (this.busy) return;
+    const missing = this.editable().filter((c) => c.field.required && !c.filled());
+    this.controls.forEach((c) => c.setInvalid(null));
+    if (missing.length) {
+      missing.forEach((c) => c.setInvalid("required"));
+      notice(`Fill in the required field${missing.length === 1 ? "" : "s"} first: ${missing.map((c) => c.label).join(", ")}.`, "error");
+      missing[0]!.focusTarget.scrollIntoView({ block: "center" });
+      missing[0]!.focusTarget.focus({ preventScroll: true });
+      return;
+    }
+    const values: Record<string, SubmittedValue> = {};
+    for (const c of this.editable()) {
+      const v = c.value();
+      if (v !== undefined) values[c.field.name] = v;
+    }
+    await this.send(async () => {
+      const result = await callApi<{ completed: boolean; envelope_status: string }>(`${this.api}/submit`, { method: "POST", json: { values } });
+      tellParent({ type: "signing:completed", envelope_id: this.state.envelope.id, envelope_completed: result.completed });
+      finalScreen(
+        "Thank you, you have signed",
+        result.completed ? "Everyone has signed. The completed document is on its way to the sender." : "Your signature is recorded. The next signer has been invited.",
+        "success",
+      );
+    });
+  }
+
+  private async decline() {
+    if (this.busy) return;
+    const reason = h("textarea", { id: "decline-reason", rows: 4, maxlength: 1000, required: true });
+    const error = h("p", { class: "field-error", role: "alert" });
+    const dialog = h(
+      "dialog",
+      { class: "decline-dialog", "aria-labelledby": "decline-title" },
+      h(
+        "form",
+        { method: "dialog" },
+        h("h2", { id: "decline-title" }, "Decline to sign"),
+        h("p", {}, "The sender is told that you declined and why. The document can then no longer be signed by anyone."),
+        h("label", { for: "decline-reason" }, "Reason for declining"),
+        reason,
+        error,
+        h(
+          "div",
+          { class: "dialog-actions" },
+          h("button", { type: "button", class: "secondary", onclick: () => dialog.close() }, "Cancel"),
+          h("button", { type: "submit", class: "primary danger", id: "decline-confirm" }, "Decline"),
+        ),
+      ),
+    );
+    document.body.append(dialog);
+    dialog.addEventListener("close", () => dialog.remove());
+    dialog.querySelector("form")!.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      if (!reason.value.trim()) {
+        error.textContent = "Give a reason for declining.";
+        reason.focus();
+        return;
+      }
+      dialog.close();
+      await this.send(async () => {
+        await callApi(`${this.api}/decline`, { method: "POST", json: { reason: reason.value.trim() } });
+        tellParent({ type: "signing:declined", envelope_id: this.state.envelope.id });
+        finalScreen("You declined to sign", "The sender has been told. You can close this page.", "info");
+      });
+    });
+    dialog.showModal();
+    reason.focus();
+  }
+
+  /** One request at a time; the API's 422 issues are shown on the fields they name. */
+  private async send(action: () => Promise<void>) {
+    this.busy = true;
+    const buttons = [...document.querySelectorAll<HTMLButtonElement>(".actions button")];
+    buttons.forEach((b) => (b.disabled = true));
+    clearNotice();
+    try {
+      await action();
+    } catch (err) {
+      const failure = err instanceof ApiFailure ? err : new ApiFailure(0, "Something went wrong. Try again.");
+      if (failure.status === 410) return finalScreen("Signing link", `${ENDED[410]} ${failure.message}`, "error");
+      const issues = Array.isArray(failure.details) ? (failure.details as { path?: unknown[]; message?: string }[]) : [];
+      for (const issue of issues) {
+        const name = Array.isArray(issue.path) && issue.path[0] === "values" ? String(issue.path[1]) : null;
+        this.controls.find((c) => c.field.name === name)?.setInvalid(issue.message ?? "invalid");
+      }
+      notice(failure.message, "error");
+    } finally {
+      this.busy = false;
+      buttons.forEach((b) => (b.disabled = false));
+    }
+  }
+}
+
+void start();
