@@ -110,6 +110,15 @@ export const anchor = (name: string, placement: Record<string, unknown>, extra: 
   ...extra,
 });
 
+/** A select or radio field placed at absolute `areas` (a radio: one area, or one per option in order). */
+export const choice = (
+  name: string,
+  type: "select" | "radio",
+  options: string[],
+  areas: { page: number; x: number; y: number; w: number; h: number }[],
+  extra: Record<string, unknown> = {},
+) => absolute(name, areas, { type, options, ...extra });
+
 export { PDFName, PDFNumber };
 
 /**

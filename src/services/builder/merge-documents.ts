@@ -12,7 +12,8 @@ export const MAX_MERGE_BYTES = 32 * 1024 * 1024;
  * Merges the templates' PDFs in order (pdf-lib copyPages keeps each page's size, rotation and boxes)
  * and carries their fields over with page numbers offset. Fields of the same name, type and role are
  * one field with the areas of all of them (one value shown wherever it appears, as prefill by name
- * expects); a name that means something else in a later template gets " (n)" appended.
+ * expects); a name that means something else in a later template gets " (n)" appended. Selects join
+ * only with the same options; radios never join, since a radio's areas are its options, one each.
  */
 export async function mergeTemplates(env: Env, orgId: string, templates: TemplateRow[]): Promise<{ document: StoredDocument; fields: ResolvedField[] }> {
   const total = templates.reduce((n, t) => n + (t.document_size_bytes ?? 0), 0);
@@ -30,7 +31,7 @@ export async function mergeTemplates(env: Env, orgId: string, templates: Templat
     for (const field of await listTemplateFields(env.DB, template.id)) {
       const moved = { ...field, areas: field.areas.map((a) => ({ ...a, page: a.page + offset })), ...(field.anchor_match ? { anchor_match: { ...field.anchor_match, page: field.anchor_match.page + offset } } : {}) };
       const same = fields.find((f) => f.name === field.name);
-      if (same && same.type === field.type && same.role === field.role) same.areas.push(...moved.areas);
+      if (same && sameMeaning(same, field)) same.areas.push(...moved.areas);
       else fields.push(same ? { ...moved, name: freeName(fields, field.name, k + 1) } : moved);
     }
     offset += source.getPageCount();
@@ -39,6 +40,11 @@ export async function mergeTemplates(env: Env, orgId: string, templates: Templat
   const key = newDocumentKey(orgId);
   const stored = await putDocument(env, key, bytes);
   return { document: { key, ...stored, pageCount: offset }, fields };
+}
+
+function sameMeaning(a: ResolvedField, b: ResolvedField): boolean {
+  if (a.type !== b.type || a.role !== b.role || a.type === "radio") return false;
+  return JSON.stringify(a.options) === JSON.stringify(b.options);
 }
 
 /** `name (n)` for the n-th template, or the next free number if a field already has that name. */

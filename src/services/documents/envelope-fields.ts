@@ -8,11 +8,11 @@ export function insertEnvelopeFields(
   return input.fields.map((f, i) =>
     db
       .prepare(
-        `INSERT INTO envelope_fields (envelope_id, seq, org_id, name, type, role, required, readonly, default_value, value, placement_mode, areas, anchor_match, source_template_id, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO envelope_fields (envelope_id, seq, org_id, name, type, role, required, readonly, default_value, options, value, placement_mode, areas, anchor_match, source_template_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .bind(input.envelopeId, i + 1, input.orgId, f.name, f.type, f.role, f.required ? 1 : 0, f.readonly ? 1 : 0, f.default_value, f.default_value, f.placement_mode,
-        JSON.stringify(f.areas), f.anchor_match ? JSON.stringify(f.anchor_match) : null, input.sourceTemplateId, input.at),
+      .bind(input.envelopeId, i + 1, input.orgId, f.name, f.type, f.role, f.required ? 1 : 0, f.readonly ? 1 : 0, f.default_value, f.options ? JSON.stringify(f.options) : null,
+        f.default_value, f.placement_mode, JSON.stringify(f.areas), f.anchor_match ? JSON.stringify(f.anchor_match) : null, input.sourceTemplateId, input.at),
   );
 }
 
@@ -26,8 +26,8 @@ export function copyTemplateFields(
 ): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO envelope_fields (envelope_id, seq, org_id, name, type, role, required, readonly, default_value, value, placement_mode, areas, anchor_match, source_template_id, created_at)
-       SELECT ?1, tf.seq, tf.org_id, tf.name, tf.type, tf.role, tf.required, tf.readonly, tf.default_value,
+      `INSERT INTO envelope_fields (envelope_id, seq, org_id, name, type, role, required, readonly, default_value, options, value, placement_mode, areas, anchor_match, source_template_id, created_at)
+       SELECT ?1, tf.seq, tf.org_id, tf.name, tf.type, tf.role, tf.required, tf.readonly, tf.default_value, tf.options,
               CASE WHEN p.key IS NULL THEN tf.default_value ELSE p.value END, tf.placement_mode, tf.areas, tf.anchor_match, tf.template_id, ?2
        FROM template_fields tf LEFT JOIN json_each(?3) p ON p.key = tf.name
        WHERE tf.template_id = ?4`,

@@ -1,7 +1,7 @@
 import { unprocessable } from "../../lib/errors";
 import type { PdfDocument } from "../../lib/pdf";
 import type { ApiIssue } from "../../lib/validation";
-import type { AreaInput, ResolvedField, TemplateFieldInput } from "../templates/schema";
+import { isChoiceType, type AreaInput, type ResolvedField, type TemplateFieldInput } from "../templates/schema";
 import { AnchorSearch } from "./anchors";
 import { findTags, parseTag, type FoundTag, type TagAttributes } from "./tags";
 import { readPageText } from "./text-layer";
@@ -52,7 +52,7 @@ export function resolveFields(
   };
   let anchorIndex = 0;
   fields.forEach((f, i) => {
-    const base = { name: f.name, type: f.type, role: f.role, required: f.required, readonly: f.readonly, default_value: f.default_value ?? null };
+    const base = { name: f.name, type: f.type, role: f.role, required: f.required, readonly: f.readonly, default_value: f.default_value ?? null, options: f.options ?? null };
     const p = f.placement;
     if (p.mode === "absolute") {
       p.areas.forEach((a, j) => {
@@ -122,10 +122,10 @@ export function tagFields(tags: FoundTag[], path: Path): { fields: ResolvedField
       return;
     }
     group.areas.push(area);
-    for (const key of ["type", "role", "required", "readonly", "default"] as const) {
+    for (const key of ["type", "role", "required", "readonly", "default", "options"] as const) {
       if (attrs[key] === undefined) continue;
       if (group.attrs[key] === undefined) (group.attrs as Record<string, unknown>)[key] = attrs[key];
-      else if (group.attrs[key] !== attrs[key]) {
+      else if (String(group.attrs[key]) !== String(attrs[key])) {
         issues.push({
           code: "conflicting_tags",
           expected: `${key}=${String(group.attrs[key])} as on ${group.first.raw} (page ${group.first.page})`,
@@ -143,6 +143,7 @@ export function tagFields(tags: FoundTag[], path: Path): { fields: ResolvedField
     required: attrs.required ?? false,
     readonly: attrs.readonly ?? false,
     default_value: attrs.default ?? null,
+    options: attrs.options ?? null,
     placement_mode: "tag" as const,
     areas,
   }));
@@ -152,7 +153,7 @@ export function tagFields(tags: FoundTag[], path: Path): { fields: ResolvedField
 /**
  * Rules across fields: names are unique within a template (prefilled_data matches by name), and a
  * default must suit its type; a signature or initials field never has one, since a prefilled
- * signature is a forged one.
+ * signature is a forged one. Select and radio fields carry their options (see `optionIssues`).
  */
 export function checkFieldRules(fields: { field: ResolvedField; path: Path }[], existingNames: Set<string>): ApiIssue[] {
   const issues: ApiIssue[] = [];
@@ -162,8 +163,9 @@ export function checkFieldRules(fields: { field: ResolvedField; path: Path }[], 
       issues.push({ code: "duplicate_name", expected: "a field name not used yet in this template", received: JSON.stringify(field.name), path: [...path, "name"], message: `A field named ${JSON.stringify(field.name)} already exists in this template` });
     }
     names.add(field.name);
+    issues.push(...optionIssues(field, path));
     const d = field.default_value;
-    if (d === null) continue;
+    if (d === null || isChoiceType(field.type)) continue;
     const bad =
       field.type === "signature" || field.type === "initials"
         ? "signature and initials fields cannot have a default value"
@@ -173,6 +175,46 @@ export function checkFieldRules(fields: { field: ResolvedField; path: Path }[], 
             ? "a number default must be a number"
             : null;
     if (bad) issues.push({ code: "invalid_value", expected: "a default suited to the field type", received: JSON.stringify(d), path: [...path, "default_value"], message: bad });
+  }
+  return issues;
+}
+
+/**
+ * Options of select and radio fields, as DocuSeal and DocuSign have them: required on those two types
+ * and refused on the others (a stray list would be a partner's mistake, not a feature), each listed
+ * once, and a default among them. A radio is either drawn in one area (the chosen option's text) or
+ * placed option by option, one area per option in order (DocuSign's radio group); any other count
+ * cannot be mapped to its choices.
+ */
+export function optionIssues(field: ResolvedField, path: Path): ApiIssue[] {
+  const at = [...path, "options"];
+  if (!isChoiceType(field.type)) {
+    return field.options === null
+      ? []
+      : [{ code: "invalid_value", expected: `no options on a ${field.type} field`, received: "options", path: at, message: "options are only allowed on select and radio fields" }];
+  }
+  const options = field.options;
+  if (options === null) return [{ code: "invalid_type", expected: "an array of 1 to 50 options", received: "undefined", path: at, message: "options is required for select and radio fields" }];
+  const issues: ApiIssue[] = [];
+  options.forEach((o, j) => {
+    if (options.indexOf(o) !== j) issues.push({ code: "duplicate_option", expected: "each option once", received: JSON.stringify(o), path: [...at, j], message: `The option ${JSON.stringify(o)} is listed twice` });
+  });
+  const d = field.default_value;
+  if (d !== null && !options.includes(d)) {
+    issues.push({ code: "invalid_value", expected: `one of the options: ${options.join(", ")}`, received: JSON.stringify(d), path: [...path, "default_value"], message: `The default of a ${field.type} field must be one of its options (${options.join(", ")})` });
+  }
+  const n = field.areas.length;
+  if (field.type === "radio" && n !== 1 && n !== options.length) {
+    const tags = field.placement_mode === "tag";
+    issues.push({
+      code: "invalid_placement",
+      expected: tags ? `1 or ${options.length} tags named ${JSON.stringify(field.name)}` : `1 or ${options.length} areas`,
+      received: tags ? `${n} tags` : `${n} areas`,
+      path: tags ? path : [...path, "placement", "areas"],
+      message: tags
+        ? `A radio field is placed by one tag (its choices drawn there) or by one tag per option, in order: ${JSON.stringify(field.name)} has ${options.length} options but ${n} tags`
+        : `A radio field has one area (its choices drawn inside it) or one area per option, in order: ${options.length} options need 1 or ${options.length} areas, not ${n}`,
+    });
   }
   return issues;
 }

@@ -1,5 +1,5 @@
 import type { ApiIssue } from "../../lib/validation";
-import { FIELD_TYPES, type FieldType } from "../templates/schema";
+import { FIELD_TYPES, MAX_OPTION_LENGTH, MAX_OPTIONS, type FieldType } from "../templates/schema";
 import type { Area, PageText } from "./text-layer";
 
 /** One `{{name;attr=value;...}}` tag as found in a page's text layer. */
@@ -20,6 +20,8 @@ export type TagAttributes = {
   required?: boolean;
   readonly?: boolean;
   default?: string;
+  /** `options=A,B,C`: comma separated, each trimmed */
+  options?: string[];
   width?: number;
   height?: number;
 };
@@ -46,7 +48,7 @@ export function findTags(page: PageText): FoundTag[] {
 
 const BOOLEAN = /^(true|false)$/i;
 const PIXELS = /^\d+(\.\d+)?$/;
-const ATTRIBUTES = ["type", "role", "required", "width", "height", "default", "readonly"] as const;
+const ATTRIBUTES = ["type", "role", "required", "width", "height", "default", "readonly", "options"] as const;
 
 /**
  * Parses a tag's attributes. Every problem is reported as an issue (unknown attribute, repeated
@@ -106,6 +108,14 @@ export function parseTag(tag: FoundTag, path: (string | number)[]): { attrs: Tag
       case "default":
         attrs.default = value;
         break;
+      case "options": {
+        const options = value.split(",").map((o) => o.trim());
+        if (options.some((o) => o === "")) issue("invalid_value", "options=A,B,C (no empty option)", JSON.stringify(value), "an option is empty", [key]);
+        else if (options.length > MAX_OPTIONS) issue("too_big", `at most ${MAX_OPTIONS} options`, `${options.length} options`, `a field has at most ${MAX_OPTIONS} options`, [key]);
+        else if (options.some((o) => o.length > MAX_OPTION_LENGTH)) issue("too_big", `options of at most ${MAX_OPTION_LENGTH} characters`, "a longer option", `an option is longer than ${MAX_OPTION_LENGTH} characters`, [key]);
+        else attrs.options = options;
+        break;
+      }
     }
   }
   if (!attrs.type && !seen.has("type")) issue("missing_attribute", "type=<field type>", "undefined", "the tag has no type", ["type"]);

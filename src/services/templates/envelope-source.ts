@@ -20,7 +20,8 @@ const issue = (path: (string | number)[], expected: string, received: string, me
 
 /**
  * A prefilled value as stored text: checkboxes take booleans ("true"/"false"), numbers take numbers,
- * signature and initials fields take nothing (a prefilled signature would be a forged one).
+ * select and radio fields one of their options, signature and initials fields take nothing (a
+ * prefilled signature would be a forged one).
  */
 function prefillValue(field: ResolvedField, value: string | number | boolean | null, path: (string | number)[]): string | null | ApiIssue {
   if (value === null) return null;
@@ -35,6 +36,10 @@ function prefillValue(field: ResolvedField, value: string | number | boolean | n
     case "number":
       if (typeof value === "number" || (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)))) return String(value);
       return issue(path, "number", typeof value, "a number field takes a number");
+    case "select":
+    case "radio":
+      if (field.options === null || (typeof value === "string" && field.options.includes(value))) return String(value);
+      return issue(path, `one of: ${field.options.join(", ")}`, JSON.stringify(value), `a ${field.type} field takes one of its options: ${field.options.join(", ")}`);
     default:
       return String(value);
   }

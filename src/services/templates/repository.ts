@@ -27,6 +27,8 @@ export type FieldRow = {
   required: number;
   readonly: number;
   default_value: string | null;
+  /** JSON array of strings (select and radio), else null */
+  options: string | null;
   placement_mode: PlacementMode;
   areas: string;
   anchor_match: string | null;
@@ -58,6 +60,7 @@ export function fieldFromRow(row: FieldRow): ResolvedField {
     required: row.required === 1,
     readonly: row.readonly === 1,
     default_value: row.default_value,
+    options: row.options ? (JSON.parse(row.options) as string[]) : null,
     placement_mode: row.placement_mode,
     areas: JSON.parse(row.areas) as AreaInput[],
     ...(row.anchor_match ? { anchor_match: JSON.parse(row.anchor_match) as AreaInput } : {}),
@@ -75,8 +78,8 @@ export function insertTemplateFields(
   return input.fields.map((f, i) =>
     db
       .prepare(
-        `INSERT INTO template_fields (template_id, seq, org_id, name, type, role, required, readonly, default_value, placement_mode, areas, anchor_match, placement, created_at)
-         VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM template_fields WHERE template_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`,
+        `INSERT INTO template_fields (template_id, seq, org_id, name, type, role, required, readonly, default_value, placement_mode, areas, anchor_match, placement, created_at, options)
+         VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM template_fields WHERE template_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)`,
       )
       .bind(
         input.templateId,
@@ -92,6 +95,7 @@ export function insertTemplateFields(
         f.anchor_match ? JSON.stringify(f.anchor_match) : null,
         input.placements?.[i] !== undefined ? JSON.stringify(input.placements[i]) : null,
         input.at,
+        f.options ? JSON.stringify(f.options) : null,
       ),
   );
 }

@@ -9,6 +9,12 @@ import { Timestamp } from "../envelopes/schema";
 export const FIELD_TYPES = ["signature", "initials", "text", "date", "checkbox", "number", "select", "radio"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
+/** Types whose value is one of the field's `options`. */
+export const CHOICE_TYPES = ["select", "radio"] as const;
+export const isChoiceType = (type: string): boolean => (CHOICE_TYPES as readonly string[]).includes(type);
+export const MAX_OPTIONS = 50;
+export const MAX_OPTION_LENGTH = 200;
+
 export const PROVIDER_INSTANCES = ["default", "cloud"] as const;
 export type ProviderInstance = (typeof PROVIDER_INSTANCES)[number];
 export const instanceFor = (kbaRequired: boolean): ProviderInstance => (kbaRequired ? "cloud" : "default");
@@ -64,7 +70,17 @@ export const TemplateFieldInputSchema = z
     role: z.string().trim().min(1).max(100).openapi({ description: "Submitter role" }),
     required: z.boolean().default(false),
     readonly: z.boolean().default(false),
-    default_value: z.string().max(10_000).optional().openapi({ description: "Prefill; not allowed on signature and initials fields" }),
+    default_value: z.string().max(10_000).optional().openapi({ description: "Prefill; not allowed on signature and initials fields; one of `options` for select and radio" }),
+    options: z
+      .array(z.string().trim().min(1).max(MAX_OPTION_LENGTH))
+      .min(1)
+      .max(MAX_OPTIONS)
+      .optional()
+      .openapi({
+        description:
+          "The choices of a `select` or `radio` field (required for them, refused on other types): 1 to 50 unique strings of 1 to 200 characters (trimmed). A radio is placed with one area (its choices drawn inside it) or one area per option, in the same order.",
+        example: ["Monthly", "Quarterly", "Yearly"],
+      }),
     placement: z.discriminatedUnion("mode", [AbsolutePlacement, AnchorPlacement]),
   })
   .openapi("TemplateField", {
@@ -92,6 +108,8 @@ export type ResolvedField = {
   required: boolean;
   readonly: boolean;
   default_value: string | null;
+  /** select and radio: the choices; null for other types */
+  options: string[] | null;
   placement_mode: PlacementMode;
   areas: AreaInput[];
   anchor_match?: AreaInput;
@@ -107,6 +125,10 @@ export const ResolvedFieldSchema = z
     required: z.boolean(),
     readonly: z.boolean(),
     default_value: z.string().nullable(),
+    options: z
+      .array(z.string())
+      .nullable()
+      .openapi({ description: "select and radio: the choices, in order (a radio with one area per option places `options[i]` at `areas[i]`); null for other types" }),
     placement_mode: z.enum(PLACEMENT_MODES).openapi({ description: "`tag` for fields placed by an embedded tag" }),
     areas: z.array(AreaOut),
     anchor_match: AreaOut.optional().openapi({ description: "Anchor fields: the rectangle of the matched text" }),
@@ -119,6 +141,7 @@ export const ResolvedFieldSchema = z
       required: true,
       readonly: false,
       default_value: null,
+      options: null,
       placement_mode: "anchor",
       areas: [{ page: 2, x: 0.118, y: 0.684, w: 0.3, h: 0.04 }],
       anchor_match: { page: 2, x: 0.118, y: 0.714, w: 0.171, h: 0.014 },

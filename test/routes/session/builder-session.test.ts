@@ -63,6 +63,25 @@ describe("POST /esign/builder-session", () => {
     ]);
   });
 
+  it("carries options over; selects merge only with the same options, radios (whose areas are their options) never", async () => {
+    const { t, bearer } = await setup();
+    const page = (text: string) => [{ lines: [{ text, x: 72, y: 300, size: 9 }] }];
+    const one = await consoleTemplate(bearer, { name: "one", pages: page("{{plan;type=select;role=buyer;options=A,B}} {{size;type=select;role=buyer;options=S,M}} {{pay;type=radio;role=buyer;options=Card}}") });
+    const two = await consoleTemplate(bearer, { name: "two", pages: page("{{plan;type=select;role=buyer;options=A,B}} {{size;type=select;role=buyer;options=S,M,L}} {{pay;type=radio;role=buyer;options=Card}}") });
+    const e = await createEnvelope(t.key);
+    const res = await open(bearer, { envelope_id: e.envelope_id, template_ids: [one.template_id, two.template_id] });
+    expect(res.status).toBe(201);
+    expect(res.body.data.fields.map((f: { name: string; options: string[]; areas: { page: number }[] }) => [f.name, f.options, f.areas.map((a) => a.page)])).toEqual([
+      ["plan", ["A", "B"], [1, 2]],
+      ["size", ["S", "M"], [1]],
+      ["pay", ["Card"], [1]],
+      ["size (2)", ["S", "M", "L"], [2]],
+      ["pay (2)", ["Card"], [2]],
+    ]);
+    const rows = await env.DB.prepare("SELECT name, options FROM envelope_fields WHERE envelope_id = ? ORDER BY seq").bind(e.envelope_id).all();
+    expect(rows.results.map((r) => r.options)).toEqual(['["A","B"]', '["S","M"]', '["Card"]', '["S","M","L"]', '["Card"]']);
+  });
+
   it("keeps package_template_ids in package order, derives KBA from the kept documents only, and copies a single kept document", async () => {
     const { t, bearer, a, b, c } = await setup();
     const pkg = (await call("POST", "/document-packages", { bearer, body: { name: "Set", template_ids: [a.template_id, b.template_id, c.template_id] } })).body.data;

@@ -21,7 +21,7 @@ describe("signing provider", () => {
     const b = await provider.createTemplate({ instance: "default", orgId: "org_x", templateId: "tmpl_b", name: "B", documentKey: null, pageCount: null });
     expect(Number.isInteger(a.providerTemplateId)).toBe(true);
     expect(b.providerTemplateId).toBeGreaterThan(a.providerTemplateId);
-    const field = { name: "s", type: "signature" as const, role: "buyer", required: true, readonly: false, default_value: null, placement_mode: "absolute" as const, areas: [{ page: 1, x: 0, y: 0, w: 0.1, h: 0.1 }] };
+    const field = { name: "s", type: "signature" as const, role: "buyer", required: true, readonly: false, default_value: null, options: null, placement_mode: "absolute" as const, areas: [{ page: 1, x: 0, y: 0, w: 0.1, h: 0.1 }] };
     await provider.setTemplateFields({ instance: "default", providerTemplateId: a.providerTemplateId, fields: [field] });
     const copy = await provider.copyTemplate({ from: "default", providerTemplateId: a.providerTemplateId, to: "cloud" });
     const row = await env.DB.prepare("SELECT instance, fields, copied_from FROM signing_provider_templates WHERE id = ?").bind(copy.providerTemplateId).first<{ fields: string }>();

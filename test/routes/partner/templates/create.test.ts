@@ -47,6 +47,7 @@ describe("POST /partner/templates", () => {
       required: true,
       readonly: false,
       default_value: null,
+      options: null,
       placement_mode: "absolute",
       areas: [{ page: 1, x: 0.8, y: 0.9, w: 0.1, h: 0.05 }, { page: 2, x: 0.8, y: 0.9, w: 0.1, h: 0.05 }],
     });

@@ -8,12 +8,13 @@ const SIG = "{{buyer_sig;type=signature;role=buyer;required=true;width=144;heigh
 const DATE = "{{signed_on; type=date; role=buyer; default=2026-11-23; readonly=true}}";
 const LINE1 = `Buyer: ${SIG} Date: ${DATE}`;
 const INITIALS = "{{initials;type=initials;role=buyer}}";
-const OTHERS = "{{agree;type=checkbox;role=buyer;default=true}} {{amount;type=number;role=buyer;default=1250.50}} {{plan;type=select;role=buyer}} {{pay;type=radio;role=buyer}} {{notes;type=text;role=buyer}}";
+const OTHERS = "{{agree;type=checkbox;role=buyer;default=true}} {{amount;type=number;role=buyer;default=1250.50}} {{notes;type=text;role=buyer}}";
+const CHOICES = "{{plan;type=select;role=buyer;options=Monthly, Yearly;default=Yearly}} {{pay;type=radio;role=buyer;options=Card,Transfer}}";
 
 async function tagged() {
   return buildPdf([
     { lines: [{ text: LINE1, x: 40, y: 600, size: 7 }, { text: `Initial here: ${INITIALS}`, x: 72, y: 100, size: 9 }] },
-    { size: PAGE_SIZES.a4, lines: [{ text: `Initial here: ${INITIALS}`, x: 72, y: 100, size: 9 }, { text: OTHERS, x: 30, y: 400, size: 6 }] },
+    { size: PAGE_SIZES.a4, lines: [{ text: `Initial here: ${INITIALS}`, x: 72, y: 100, size: 9 }, { text: OTHERS, x: 30, y: 400, size: 6 }, { text: CHOICES, x: 30, y: 380, size: 6 }] },
   ]);
 }
 
@@ -57,8 +58,10 @@ describe("embedded tags", () => {
     expect(byName.initials.areas[1].y).toBeCloseTo(init2.y, 3);
     expect(byName.agree).toMatchObject({ type: "checkbox", default_value: "true" });
     expect(byName.amount).toMatchObject({ type: "number", default_value: "1250.50" });
-    expect(byName.plan.type).toBe("select");
-    expect(byName.pay.type).toBe("radio");
+    expect(byName.plan).toMatchObject({ type: "select", options: ["Monthly", "Yearly"], default_value: "Yearly" });
+    expect(byName.pay).toMatchObject({ type: "radio", options: ["Card", "Transfer"], default_value: null });
+    expect(byName.pay.areas).toHaveLength(1); // one tag: the choices are drawn inside its area
+    expect(byName.notes.options).toBeNull();
   });
 
   it("are stripped from the stored PDF: its text layer no longer holds them and the text around them has not moved", async () => {
@@ -124,5 +127,69 @@ describe("embedded tags", () => {
     const clash = await uploadTemplate(t.key, { file: bytes, fields: [{ name: "s", type: "date", role: "buyer", placement: { mode: "absolute", areas: [{ page: 1, x: 0, y: 0, w: 0.1, h: 0.1 }] } }] });
     expect(clash.status).toBe(422);
     expect(clash.body.details[0]).toMatchObject({ code: "duplicate_name", path: ["fields_json", 0, "name"] });
+  });
+
+  it("carry options=A,B,C on select and radio; radio tags of one name place one area per option, in order", async () => {
+    const t = await newTenant();
+    const { bytes } = await buildPdf([
+      {
+        lines: [
+          { text: "12 months {{term;type=radio;role=buyer;options=12 months, 24 months ,36 months;required=true}}", x: 72, y: 700, size: 8 },
+          { text: "24 months {{term;type=radio;role=buyer}}", x: 72, y: 680, size: 8 },
+          { text: "36 months {{term;type=radio;role=buyer}}", x: 72, y: 660, size: 8 },
+        ],
+      },
+    ]);
+    const res = await uploadTemplate(t.key, { file: bytes });
+    expect(res.status).toBe(200);
+    const [term] = res.body.data.fields;
+    expect(term).toMatchObject({ name: "term", type: "radio", required: true, options: ["12 months", "24 months", "36 months"], placement_mode: "tag" });
+    expect(term.areas).toHaveLength(3);
+    const ys = term.areas.map((a: { y: number }) => a.y);
+    expect(ys[0]).toBeLessThan(ys[1]);
+    expect(ys[1]).toBeLessThan(ys[2]); // document order: the first tag is the first option
+    expect(term.areas.every((a: { x: number }) => Math.abs(a.x - term.areas[0].x) < 0.001)).toBe(true);
+  });
+
+  it("refuse a radio whose tag count is neither 1 nor its number of options, naming the field", async () => {
+    const t = await newTenant();
+    const { bytes } = await buildPdf([{ lines: [{ text: "{{term;type=radio;role=buyer;options=12,24,36}}", x: 72, y: 700 }, { text: "{{term;type=radio;role=buyer}}", x: 72, y: 650 }] }]);
+    const res = await uploadTemplate(t.key, { file: bytes });
+    expect(res.status).toBe(422);
+    expect(res.body.details).toEqual([
+      expect.objectContaining({
+        code: "invalid_placement",
+        path: ["file", "tags", "term"],
+        message: 'A radio field is placed by one tag (its choices drawn there) or by one tag per option, in order: "term" has 3 options but 2 tags',
+      }),
+    ]);
+  });
+
+  it("report missing, misplaced, empty, repeated, conflicting and unmatched options", async () => {
+    const t = await newTenant();
+    const { bytes } = await buildPdf([
+      {
+        lines: [
+          { text: "{{plan;type=select;role=buyer}}", x: 72, y: 700 },
+          { text: "{{notes;type=text;role=buyer;options=a,b}}", x: 72, y: 670 },
+          { text: "{{c;type=select;role=buyer;options=a,,b}}", x: 72, y: 640 },
+          { text: "{{d;type=select;role=buyer;options=a,b,a}}", x: 72, y: 610 },
+          { text: "{{e;type=select;role=buyer;options=a,b;default=c}}", x: 72, y: 580 },
+          { text: "{{f;type=select;role=buyer;options=a,b}}", x: 72, y: 550 },
+          { text: "{{f;type=select;role=buyer;options=a,c}}", x: 72, y: 520 },
+        ],
+      },
+    ]);
+    const res = await uploadTemplate(t.key, { file: bytes });
+    expect(res.status).toBe(422);
+    const issues = res.body.details.map((d: { code: string; path: (string | number)[]; message: string }) => [d.code, d.path.join("."), d.message]);
+    expect(issues).toEqual([
+      ["invalid_value", "file.tags.2.options", "tag {{c;type=select;role=buyer;options=a,,b}} on page 1: an option is empty"],
+      ["conflicting_tags", "file.tags.6.options", 'tag {{f;type=select;role=buyer;options=a,c}} on page 1: tags named "f" disagree on options'],
+      ["invalid_type", "file.tags.plan.options", "options is required for select and radio fields"],
+      ["invalid_value", "file.tags.notes.options", "options are only allowed on select and radio fields"],
+      ["duplicate_option", "file.tags.d.options.2", 'The option "a" is listed twice'],
+      ["invalid_value", "file.tags.e.default_value", "The default of a select field must be one of its options (a, b)"],
+    ]);
   });
 });
