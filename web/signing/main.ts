@@ -149,7 +149,7 @@ class SigningPage {
 
   private async decline() {
     if (this.busy) return;
-    const reason = h("textarea", { id: "decline-reason", rows: 4, maxlength: 1000, required: true });
+    const reason = h("textarea", { id: "decline-reason", rows: 4, maxlength: 1000, "aria-required": "true" });
     const error = h("p", { class: "field-error", role: "alert" });
     const dialog = h(
       "dialog",
