@@ -24,6 +24,14 @@ const SigningState = z.object({
       required: z.boolean(),
       readonly: z.boolean(),
       default_value: z.string().nullable(),
+      options: z
+        .array(z.string())
+        .nullable()
+        .openapi({
+          description:
+            "select and radio: the choices, in order; the value submitted must be one of them. A radio with one area per option places `options[i]` at `areas[i]`; with one area its choices are shown inside it. null for other types",
+          example: ["Monthly", "Quarterly"],
+        }),
       value: z.unknown().openapi({ description: "Prefilled or default value (drawn signatures as `{ kind: \"drawn\" }`)" }),
       areas: z.array(Area).openapi({ description: "Fractions of the displayed page, top-left origin" }),
     }),

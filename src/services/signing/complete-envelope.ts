@@ -5,9 +5,9 @@ import type { SignerRow } from "../signers/repository";
 import { signingProvider, viaProvider } from "../../providers/signing";
 import type { CertificateSigner } from "./certificate-page";
 import { publicValue } from "./field-values";
-import { areasOf, type EnvelopeFieldRow, type SigningContext } from "./repository";
+import { areasOf, optionsOf, type EnvelopeFieldRow, type SigningContext } from "./repository";
 import type { RequestOrigin } from "./signer-actor";
-import type { Stamp } from "./stamp-document";
+import { radioStamp, type Stamp } from "./stamp-document";
 
 export type SignedDocument = { key: string; sha256: string; sizeBytes: number; pageCount: number; stampedSha256: string; statement: D1PreparedStatement };
 
@@ -43,6 +43,8 @@ export async function buildSignedDocument(
     const shown = publicValue(field);
     if (field.type === "checkbox") {
       if (shown === true) stamps.push({ areas, value: { kind: "check" } });
+    } else if (field.type === "radio") {
+      stamps.push(radioStamp(areas, optionsOf(field), String(shown)));
     } else if (typeof shown === "object" && shown !== null && "text" in shown) {
       stamps.push({ areas, value: { kind: "text", text: String((shown as { text: string }).text), script: true } });
     } else {

@@ -1,5 +1,5 @@
 import { unprocessable } from "../../lib/errors";
-import type { EnvelopeFieldRow } from "./repository";
+import { optionsOf, type EnvelopeFieldRow } from "./repository";
 
 /**
  * Drawn signatures arrive as PNG data URLs. A pen stroke at screen resolution is a few KiB; the cap is
@@ -20,7 +20,7 @@ type Issue = { path: (string | number)[]; message: string; code: string };
 /**
  * Checks the signer's values against their fields. Signatures and initials: a PNG data URL (drawn) or
  * text (typed, stamped in a script face). Dates ISO 8601 (YYYY-MM-DD), numbers finite, checkboxes
- * boolean, select/radio a non-empty choice. Readonly fields keep their default or prefilled value: a
+ * boolean, select/radio one of the field's options. Readonly fields keep their default or prefilled value: a
  * different value is refused rather than ignored, so the signer's page and the document never disagree.
  * Required fields without a value: 422 listing them.
  */
@@ -82,11 +82,17 @@ function acceptOne(field: EnvelopeFieldRow, given: SubmittedValue): AcceptedValu
     }
     case "checkbox":
       return typeof given === "boolean" ? { field, stored: given ? "true" : "false" } : { message: `${field.name} must be true or false` };
-    default: {
-      if (typeof given !== "string" || given.length > 1000) return { message: `${field.name} must be text of at most 1000 characters` };
-      return { field, stored: given };
+    case "select":
+    case "radio": {
+      const options = optionsOf(field);
+      // Fields placed before templates had options keep the old rule: any text.
+      if (options === null) break;
+      if (typeof given === "string" && options.includes(given)) return { field, stored: given };
+      return { message: `${field.name} must be one of its options: ${options.join(", ")}` };
     }
   }
+  if (typeof given !== "string" || given.length > 1000) return { message: `${field.name} must be text of at most 1000 characters` };
+  return { field, stored: given };
 }
 
 function decodePng(dataUrl: string): Uint8Array | string {

@@ -2,7 +2,7 @@ import { ApiError } from "../../lib/errors";
 import type { Env } from "../../env";
 import { signersWhoseTurnItIs } from "../signers/repository";
 import { publicValue } from "./field-values";
-import { areasOf, loadBySlug } from "./repository";
+import { areasOf, loadBySlug, optionsOf } from "./repository";
 
 /**
  * GET /signing/:slug: what the signing page needs. The signer's own fields with their rules and
@@ -25,6 +25,7 @@ export async function getSigning(env: Env, slug: string) {
         required: f.required === 1,
         readonly: f.readonly === 1,
         default_value: f.default_value,
+        options: optionsOf(f),
         value: publicValue(f),
         areas: areasOf(f),
       })),

@@ -11,6 +11,8 @@ export type EnvelopeFieldRow = {
   required: number;
   readonly: number;
   default_value: string | null;
+  /** select and radio: JSON array of the choices; null for other types (and fields placed before options existed) */
+  options: string | null;
   areas: string;
   value: string | null;
 };
@@ -34,9 +36,11 @@ export async function loadBySlug(db: D1Database, slug: string, opts: { allowClos
   }
   const [signers, fields] = await Promise.all([
     listSigners(db, envelope.id),
-    db.prepare("SELECT seq, name, type, role, required, readonly, default_value, areas, value FROM envelope_fields WHERE envelope_id = ? ORDER BY seq").bind(envelope.id).all<EnvelopeFieldRow>(),
+    db.prepare("SELECT seq, name, type, role, required, readonly, default_value, options, areas, value FROM envelope_fields WHERE envelope_id = ? ORDER BY seq").bind(envelope.id).all<EnvelopeFieldRow>(),
   ]);
   return { signer, envelope, signers, fields: fields.results };
 }
 
 export const areasOf = (field: EnvelopeFieldRow): Area[] => JSON.parse(field.areas) as Area[];
+
+export const optionsOf = (field: Pick<EnvelopeFieldRow, "options">): string[] | null => (field.options ? (JSON.parse(field.options) as string[]) : null);

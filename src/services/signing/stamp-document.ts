@@ -2,9 +2,24 @@ import { degrees, PDFDocument, StandardFonts, rgb, type PDFFont, type PDFImage, 
 import type { Area } from "../documents/text-layer";
 import { sanitize } from "./certificate-page";
 
-/** A value to put on the page: text (typed values, dates, typed signatures) or a PNG (drawn signatures). */
-export type StampValue = { kind: "text"; text: string; script?: boolean } | { kind: "image"; png: Uint8Array } | { kind: "check" };
+/**
+ * A value to put on the page: text (typed values, dates, typed signatures, a chosen option), a PNG
+ * (drawn signatures), a checkbox's `X`, or a radio's filled circle (`dot`).
+ */
+export type StampValue = { kind: "text"; text: string; script?: boolean } | { kind: "image"; png: Uint8Array } | { kind: "check" } | { kind: "dot" };
 export type Stamp = { areas: Area[]; value: StampValue };
+
+/** A dot's radius as a share of its area's smaller side: clearly filled, inside the drawn circle of a form. */
+export const DOT_RADIUS = 0.35;
+
+/**
+ * A radio's stamp. Placed one area per option (in order, DocuSign's radio group), the chosen option's
+ * area gets a filled circle and the others stay blank; placed in one area, the chosen text is written.
+ */
+export function radioStamp(areas: Area[], options: string[] | null, chosen: string): Stamp {
+  const index = options && areas.length > 1 && areas.length === options.length ? options.indexOf(chosen) : -1;
+  return index >= 0 ? { areas: [areas[index]!], value: { kind: "dot" } } : { areas, value: { kind: "text", text: chosen } };
+}
 
 /**
  * Maps a point given as fractions of the *displayed* page (top-left origin, after /Rotate, inside the
@@ -40,7 +55,7 @@ function areaSize(page: PDFPage, a: Area): { w: number; h: number } {
 /**
  * Draws every value at its field's areas. Each drawing starts at the area's displayed bottom-left
  * corner and is rotated with the page, so it reads upright in the displayed page whatever /Rotate is.
- * Text is sized to the area's height (at most 14 pt) and shrunk to fit its width.
+ * Text is sized to the area's height (at most 14 pt) and shrunk to fit its width; a dot is centered.
  */
 export async function stampDocument(original: Uint8Array, stamps: Stamp[]): Promise<Uint8Array> {
   const doc = await PDFDocument.load(original, { updateMetadata: false });
@@ -54,7 +69,10 @@ export async function stampDocument(original: Uint8Array, stamps: Stamp[]): Prom
       const { w, h } = areaSize(page, area);
       const origin = displayedToUser(page, area.x, area.y + area.h);
       const v = stamp.value;
-      if (v.kind === "image") {
+      if (v.kind === "dot") {
+        const center = displayedToUser(page, area.x + area.w / 2, area.y + area.h / 2);
+        page.drawCircle({ x: center.x, y: center.y, size: DOT_RADIUS * Math.min(w, h), color: rgb(0, 0, 0.45) });
+      } else if (v.kind === "image") {
         let image = images.get(v.png);
         if (!image) images.set(v.png, (image = await doc.embedPng(v.png)));
         const scale = Math.min(w / image.width, h / image.height);

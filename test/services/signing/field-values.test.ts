@@ -12,6 +12,7 @@ const field = (name: string, type: string, extra: Partial<EnvelopeFieldRow> = {}
   required: 0,
   readonly: 0,
   default_value: null,
+  options: null,
   areas: "[]",
   value: null,
   ...extra,
@@ -29,7 +30,7 @@ function refused(fields: EnvelopeFieldRow[], values: Record<string, unknown>): {
 
 describe("signer values by field type", () => {
   it("accepts each type in its form and stores it as text", () => {
-    const fields = [field("sig", "signature"), field("ini", "initials"), field("d", "date"), field("n", "number"), field("c", "checkbox"), field("s", "select"), field("t", "text")];
+    const fields = [field("sig", "signature"), field("ini", "initials"), field("d", "date"), field("n", "number"), field("c", "checkbox"), field("s", "select", { options: JSON.stringify(["monthly", "yearly"]) }), field("t", "text")];
     const accepted = acceptValues(fields, { sig: TINY_PNG, ini: "AB", d: "2026-01-31", n: "12.5", c: true, s: "monthly", t: "hello" });
     expect(accepted.map((a) => [a.field.name, a.stored])).toEqual([
       ["sig", ""],
@@ -73,3 +74,33 @@ describe("signer values by field type", () => {
     expect(refused(fields, { vin: "VIN2" }).details[0]!.code).toBe("readonly");
   });
 });
+
+describe("select and radio values", () => {
+  const plan = field("plan", "select", { options: JSON.stringify(["Monthly", "Yearly"]) });
+  const term = field("term", "radio", { options: JSON.stringify(["12 months", "24 months"]), required: 1 });
+
+  it("accept one of the field's options, exactly as listed", () => {
+    expect(acceptValues([plan, term], { plan: "Yearly", term: "24 months" }).map((a) => [a.field.name, a.stored])).toEqual([
+      ["plan", "Yearly"],
+      ["term", "24 months"],
+    ]);
+  });
+
+  it("refuse anything else with invalid_value naming the field and listing its options", () => {
+    const r = refused([plan, term], { plan: "yearly", term: 24 });
+    expect(r.message).toBe("Validation failed");
+    expect(r.details).toEqual([
+      { path: ["values", "plan"], code: "invalid_value", message: "plan must be one of its options: Monthly, Yearly" },
+      { path: ["values", "term"], code: "invalid_value", message: "term must be one of its options: 12 months, 24 months" },
+    ]);
+  });
+
+  it("keep the required rule: a required radio left empty is listed as not filled", () => {
+    expect(refused([plan, term], { plan: "Monthly", term: "" }).message).toBe("Required fields are not filled: term");
+  });
+
+  it("of fields placed before options existed take any text, as before", () => {
+    expect(acceptValues([field("legacy", "radio")], { legacy: "anything" })[0]!.stored).toBe("anything");
+  });
+});
+
