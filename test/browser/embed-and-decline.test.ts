@@ -1,30 +1,13 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expiredEmbedToken, launchBrowser, mintEmbed, newOrg, sentContract, status } from "./helpers";
-import { startPartnerSite } from "./partner-site";
+import { describe, expect, it } from "vitest";
+import { browserSuite, expiredEmbedToken, mintEmbed, newOrg, sentContract, shot, status } from "./helpers";
 
-let browser: Browser;
-let partner: Awaited<ReturnType<typeof startPartnerSite>>;
-let org: { orgId: string; key: string };
+const suite = browserSuite("Lender Direct");
 
-beforeAll(async () => {
-  [browser, partner] = await Promise.all([launchBrowser(), startPartnerSite()]);
-  org = await newOrg("Lender Direct", { frameAncestors: [partner.origin] });
-});
-afterAll(async () => {
-  await browser?.close();
-  await partner?.close();
-});
-
-const SHOTS = process.env.BROWSER_SCREENSHOTS;
-const shot = async (page: Page, name: string) => {
-  if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-};
-
-const phone = () => browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+const phone = () => suite.browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
 
 describe("declining on a phone", () => {
   it("asks for a reason, declines the envelope, and the link stops working", async () => {
+    const { org } = suite;
     const contract = await sentContract(org.key);
     const page = await phone();
     await page.goto(contract.buyerUrl);
@@ -52,9 +35,10 @@ describe("declining on a phone", () => {
 
 describe("embed tokens in the browser", () => {
   it("an expired token shows that the link expired, and nothing of the envelope", async () => {
+    const { org } = suite;
     const contract = await sentContract(org.key);
     const token = await expiredEmbedToken({ envelopeId: contract.envelopeId, orgId: org.orgId, userEmail: "ann@example.com", widgetType: "sign" });
-    const page = await browser.newPage();
+    const page = await suite.browser.newPage();
     await page.goto(`${new URL(contract.buyerUrl).origin}/embed/sign/${contract.envelopeId}#token=${token}`);
     await page.getByRole("heading", { name: "Cannot open this document" }).waitFor();
     expect(await page.textContent("main")).toContain("expired");
@@ -65,6 +49,7 @@ describe("embed tokens in the browser", () => {
   });
 
   it("a token for another envelope, or for the other widget, opens nothing", async () => {
+    const { browser, org } = suite;
     const mine = await sentContract(org.key);
     const other = await sentContract(org.key);
     const token = (await mintEmbed(org.key, mine.envelopeId, "sign", "ann@example.com")).token;
@@ -81,6 +66,7 @@ describe("embed tokens in the browser", () => {
   });
 
   it("a site the organization did not allow cannot frame the signing page", async () => {
+    const { browser, partner } = suite;
     const stranger = await newOrg("No Embedding Allowed");
     const contract = await sentContract(stranger.key);
     const embed = await mintEmbed(stranger.key, contract.envelopeId, "sign", "ann@example.com");

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import { SignJWT } from "jose";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
+import { startPartnerSite } from "./partner-site";
 
 export const base = () => inject("baseUrl");
 
@@ -162,4 +163,26 @@ export function recordRequests(page: Page) {
   const seen: { url: string; authorization?: string }[] = [];
   page.on("request", (req) => seen.push({ url: req.url(), authorization: req.headers().authorization }));
   return seen;
+}
+
+export type BrowserSuite = { browser: Browser; partner: Awaited<ReturnType<typeof startPartnerSite>>; org: { orgId: string; key: string } };
+
+/** Chromium, a stand-in partner site on its own origin, and an organization that lets it frame the pages. */
+export function browserSuite(orgName: string): BrowserSuite {
+  const suite = {} as BrowserSuite;
+  beforeAll(async () => {
+    [suite.browser, suite.partner] = await Promise.all([launchBrowser(), startPartnerSite()]);
+    suite.org = await newOrg(orgName, { frameAncestors: [suite.partner.origin] });
+  });
+  afterAll(async () => {
+    await suite.browser?.close();
+    await suite.partner?.close();
+  });
+  return suite;
+}
+
+/** With BROWSER_SCREENSHOTS=<dir>, saves what the signer saw, to look at. */
+export async function shot(page: Page, name: string) {
+  const dir = process.env.BROWSER_SCREENSHOTS;
+  if (dir) await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
 }

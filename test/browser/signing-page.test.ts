@@ -1,28 +1,10 @@
 import { PDFDocument, PDFName, PDFRawStream } from "pdf-lib";
-import type { Browser, Frame, Page } from "playwright-core";
+import type { Frame, Page } from "playwright-core";
 import { getDocumentProxy } from "unpdf";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, drawStroke, launchBrowser, mintEmbed, newOrg, ok, recordRequests, sentContract, sha256, status } from "./helpers";
-import { startPartnerSite } from "./partner-site";
+import { describe, expect, it } from "vitest";
+import { api, browserSuite, drawStroke, mintEmbed, ok, recordRequests, sentContract, sha256, shot, status } from "./helpers";
 
-let browser: Browser;
-let partner: Awaited<ReturnType<typeof startPartnerSite>>;
-let org: { orgId: string; key: string };
-
-beforeAll(async () => {
-  [browser, partner] = await Promise.all([launchBrowser(), startPartnerSite()]);
-  org = await newOrg("Dealer Finance", { frameAncestors: [partner.origin] });
-});
-afterAll(async () => {
-  await browser?.close();
-  await partner?.close();
-});
-
-const SHOTS = process.env.BROWSER_SCREENSHOTS; // a directory: save what the signer saw, to look at
-
-async function shot(page: Page, name: string) {
-  if (SHOTS) await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-}
+const suite = browserSuite("Dealer Finance");
 
 async function textOf(bytes: Uint8Array) {
   const pdf = await getDocumentProxy(bytes.slice());
@@ -43,6 +25,7 @@ async function imageCount(bytes: Uint8Array) {
 
 describe("signing a two-signer template envelope in the browser", () => {
   it("refuses an empty required field, keeps the signing order, and completes with a drawn and a typed signature", async () => {
+    const { browser, partner, org } = suite;
     const contract = await sentContract(org.key);
 
     // --- the buyer, from the signer link, on a desktop screen

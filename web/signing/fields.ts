@@ -68,6 +68,32 @@ export function buildFieldControl(field: Field, pages: Map<number, RenderedPage>
   };
   const first = areas[0]!;
   const page = (a: Area) => pages.get(a.page)!;
+  /** The controls of a field placed at several areas mirror each other: one value. */
+  const mirrored = <T extends HTMLInputElement | HTMLSelectElement>(
+    controls: T[],
+    event: "change" | "input",
+    copy: (from: T, to: T) => void,
+    read: (first: T) => { value: SubmittedValue | undefined; filled: boolean },
+  ): FieldControl => {
+    controls.forEach((c) =>
+      c.addEventListener(event, () => {
+        controls.forEach((o) => o !== c && copy(c, o));
+        setInvalid(null);
+        changed();
+      }),
+    );
+    invalidTargets.push(...controls);
+    const first = controls[0]!;
+    return {
+      field,
+      label,
+      focusTarget: first,
+      value: () => read(first).value,
+      filled: () => read(first).filled,
+      setInvalid,
+      disable: () => controls.forEach((c) => (c.disabled = true)),
+    };
+  };
 
   switch (field.type) {
     case "signature":
@@ -118,24 +144,7 @@ export function buildFieldControl(field: Field, pages: Map<number, RenderedPage>
         place(h("span", { class: "checkbox-wrap" }, box), area, page(area), field.required);
         return box;
       });
-      // one value: the boxes of a field placed on several pages move together
-      boxes.forEach((b) =>
-        b.addEventListener("change", () => {
-          boxes.forEach((o) => (o.checked = b.checked));
-          setInvalid(null);
-          changed();
-        }),
-      );
-      invalidTargets.push(...boxes);
-      return {
-        field,
-        label,
-        focusTarget: boxes[0]!,
-        value: () => boxes[0]!.checked,
-        filled: () => boxes[0]!.checked,
-        setInvalid,
-        disable: () => boxes.forEach((b) => (b.disabled = true)),
-      };
+      return mirrored(boxes, "change", (from, to) => (to.checked = from.checked), (first) => ({ value: first.checked, filled: first.checked }));
     }
     case "radio": {
       const options = field.options ?? [];
@@ -187,23 +196,7 @@ export function buildFieldControl(field: Field, pages: Map<number, RenderedPage>
         place(select, area, page(area), field.required);
         return select;
       });
-      selects.forEach((s) =>
-        s.addEventListener("change", () => {
-          selects.forEach((o) => (o.value = s.value));
-          setInvalid(null);
-          changed();
-        }),
-      );
-      invalidTargets.push(...selects);
-      return {
-        field,
-        label,
-        focusTarget: selects[0]!,
-        value: () => selects[0]!.value || undefined,
-        filled: () => selects[0]!.value !== "",
-        setInvalid,
-        disable: () => selects.forEach((s) => (s.disabled = true)),
-      };
+      return mirrored(selects, "change", (from, to) => (to.value = from.value), (first) => ({ value: first.value || undefined, filled: first.value !== "" }));
     }
     default: {
       // text, date, number: native inputs give the right keyboard on a phone and a date picker
@@ -215,23 +208,10 @@ export function buildFieldControl(field: Field, pages: Map<number, RenderedPage>
         place(input, area, page(area), field.required);
         return input;
       });
-      inputs.forEach((i) =>
-        i.addEventListener("input", () => {
-          inputs.forEach((o) => o !== i && (o.value = i.value));
-          setInvalid(null);
-          changed();
-        }),
-      );
-      invalidTargets.push(...inputs);
-      return {
-        field,
-        label,
-        focusTarget: inputs[0]!,
-        value: () => (inputs[0]!.value.trim() === "" ? undefined : type === "text" ? inputs[0]!.value : inputs[0]!.value.trim()),
-        filled: () => inputs[0]!.value.trim() !== "",
-        setInvalid,
-        disable: () => inputs.forEach((i) => (i.disabled = true)),
-      };
+      return mirrored(inputs, "input", (from, to) => (to.value = from.value), (first) => {
+        const text = first.value.trim();
+        return { value: text === "" ? undefined : type === "text" ? first.value : text, filled: text !== "" };
+      });
     }
   }
 }
