@@ -51,23 +51,66 @@ export const ANSI = /\x1b\[[0-9;]*m/g;
 const HARMLESS = /Request\.cf|getaddrinfo ENOTFOUND workers\.cloudflare\.com|GetAddrInfoReqWrap/; // offline: no cf object
 
 /**
- * `wrangler dev` in its own process group. Until `server.watching` is set only a tail of its log is
- * kept (to explain a failed start); from then on non-2xx request lines are counted by route and
- * status, and any other output (worker console.error, stack traces, reloads) is kept deduplicated.
+ * `wrangler dev` without its devtools inspector, taking the flags startServer passes. The CLI always
+ * attaches an inspector proxy to the Worker with the devtools Network domain enabled, and forwards every
+ * devtools message (four per subrequest; locally every D1 query is one) to wrangler's Node
+ * process as a separate, unawaited HTTP request that Node formats and appends to its debug log file.
+ * Under load (the bench's webhook section: thousands of D1 round trips and deliveries a minute) those
+ * requests outrun Node and each holds a socket: 4,000 at once in the proxy's workerd after 600
+ * deliveries, against under 100 in the Worker's own workerd, whose connections to receivers are pooled.
+ * At 2,000 events that ends in "Too many open files", `fetch failed`, or a local queue that stops
+ * dispatching. Nothing here needs the inspector and no CLI flag turns it off, so the harness starts the
+ * same local server through wrangler's programmatic API (unstable_startWorker) with `inspector: false`.
+ */
+const DEV_WITHOUT_INSPECTOR = `
+import { unstable_startWorker } from "wrangler";
+const args = process.argv.slice(1);
+const dev = { server: {}, inspector: false, remote: false };
+const bindings = {};
+if (args.shift() !== "dev") throw new Error("expected: dev [flags]");
+while (args.length > 0) {
+  const flag = args.shift();
+  if (flag === "--ip") dev.server.hostname = args.shift();
+  else if (flag === "--port") dev.server.port = Number(args.shift());
+  else if (flag === "--persist-to") dev.persist = args.shift();
+  else if (flag === "--test-scheduled") dev.testScheduled = true;
+  else if (flag === "--show-interactive-dev-session=false") continue;
+  else if (flag === "--var") {
+    const kv = args.shift();
+    const i = kv.indexOf(":");
+    bindings[kv.slice(0, i)] = { type: "plain_text", value: kv.slice(i + 1) };
+  } else throw new Error("dev-server.mjs: flag not handled without the CLI: " + flag);
+}
+const worker = await unstable_startWorker({ config: "wrangler.toml", bindings, dev });
+const stop = () => worker.dispose().finally(() => process.exit(0));
+process.once("SIGTERM", stop);
+process.once("SIGINT", stop);
+await worker.ready;
+`;
+
+/**
+ * `wrangler dev` (without its inspector: DEV_WITHOUT_INSPECTOR) in its own process group. Until
+ * `server.watching` is set only a tail of its log is kept (to explain a failed start); from then on
+ * non-2xx request lines are counted by route and status, and any other output (worker console.error,
+ * stack traces, reloads) is kept deduplicated.
  */
 export async function startServer(persistDir, secrets) {
   const port = await freePort();
-  const inspectorPort = await freePort();
   // .dev.vars, if present, is loaded as for `npm run dev`; --var overrides the four secrets.
   const vars = Object.entries(secrets).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspectorPort)];
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port)];
   args.push("--persist-to", persistDir, "--show-interactive-dev-session=false", ...vars);
   // the webhook section: receivers on 127.0.0.1, and the cron handler run on demand (/__scheduled)
   args.push("--var", "WEBHOOK_URL_POLICY:allow-loopback", "--test-scheduled");
   // the hosts the service hands out in URLs (embed_url, signing links, downloads) point at this server
   const base = `http://127.0.0.1:${port}`;
   args.push("--var", `EMBED_HOST:${base}/embed`, "--var", `SIGNING_HOST:${base}/sign`, "--var", `STORAGE_HOST:${base}/storage`);
-  const child = spawn(WRANGLER, args, { cwd: root, env: ENV, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--input-type=module", "--eval", DEV_WITHOUT_INSPECTOR, ...args], {
+    cwd: root,
+    env: ENV,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const server = { child, base, exited: null, tail: [], watching: false, phase: "start" };
   Object.assign(server, { requests: new Map(), other: new Map(), reloads: new Map() });
   const onLine = (line) => {
