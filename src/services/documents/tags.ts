@@ -48,6 +48,7 @@ export function findTags(page: PageText): FoundTag[] {
 
 const BOOLEAN = /^(true|false)$/i;
 const PIXELS = /^\d+(\.\d+)?$/;
+/** The spec's table, plus `options` (select and radio choices, `options=A,B,C`; DocuSeal's tag attribute). */
 const ATTRIBUTES = ["type", "role", "required", "width", "height", "default", "readonly", "options"] as const;
 
 /**
