@@ -17,6 +17,8 @@ export default defineConfig(async () => {
             STORAGE_URL_SECRET: "test-storage-secret-0123456789abcdef",
             // webhook tests deliver to a real receiver on 127.0.0.1 (test/global/webhook-receiver.mjs)
             WEBHOOK_URL_POLICY: "allow-loopback",
+            // a developer's .dev.vars (written by `npm run dev`) turns the dev pages on; tests decide per test
+            DEV_PAGES: "false",
           },
         },
       }),
