@@ -6,6 +6,8 @@ export type Env = {
   ASSETS: Fetcher;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   WEBHOOK_QUEUE: Queue<OutboxMessage>;
+  /** per-client-address flood limit of the routes whose credential is in the URL or a bearer token (signer API, embed session) */
+  SIGNER_LIMITER: RateLimit;
 
   OPERATOR_TOKEN?: string;
   SESSION_JWT_SECRET?: string;
@@ -21,6 +23,16 @@ export type Env = {
   STRIPE_API_BASE?: string;
   /** "true" serves the dev-only pages (GET /dev/emails); anything else answers 404. Never set in production. */
   DEV_PAGES?: string;
+  /** how email leaves the service: "outbox" (default: nothing leaves, rows stay queued) or "postmark" */
+  EMAIL_TRANSPORT?: string;
+  /** sender of every email, e.g. `"Dealer Finance" <sign@example.com>` (a Postmark sender signature); required for postmark */
+  EMAIL_FROM?: string;
+  /** Postmark server API token (secret); required for postmark */
+  POSTMARK_SERVER_TOKEN?: string;
+  /** Postmark message stream; default "outbound" (the transactional stream) */
+  POSTMARK_MESSAGE_STREAM?: string;
+  /** Postmark API origin; default https://api.postmarkapp.com (tests point it at a local stand-in) */
+  POSTMARK_API_BASE?: string;
 };
 
 /**
@@ -35,4 +47,5 @@ export type SecretName =
   | "EMBED_TOKEN_SECRET"
   | "STORAGE_URL_SECRET"
   | "STRIPE_SECRET_KEY"
-  | "STRIPE_WEBHOOK_SECRET";
+  | "STRIPE_WEBHOOK_SECRET"
+  | "POSTMARK_SERVER_TOKEN";

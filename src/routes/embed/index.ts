@@ -1,8 +1,12 @@
 import { createRouter } from "../../lib/hono";
+import { clientThrottle } from "../../middleware/client-throttle";
 import * as session from "./session";
 
 /** The embed host's API (`/api/v2/embed/*` except the partner's `/embed/token`): the embed token is the credential. */
-export const embedRouter = createRouter().openapi(session.route, session.handler);
+const router = createRouter();
+router.use("/embed/session", clientThrottle);
+
+export const embedRouter = router.openapi(session.route, session.handler);
 
 embedRouter.openAPIRegistry.registerComponent("securitySchemes", "EmbedToken", {
   type: "http",

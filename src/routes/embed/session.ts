@@ -21,7 +21,7 @@ export const route = createRoute({
   request: { body: jsonBody(EmbedSessionBody) },
   responses: {
     200: jsonContent(dataOf(EmbedSessionSchema), "The widget's data (`Cache-Control: no-store`)"),
-    ...errorResponses(400, 401, 403, 404, 415, 422, 503),
+    ...errorResponses(400, 401, 403, 404, 415, 422, 503, 429),
   },
 });
 

@@ -13,7 +13,7 @@ export const route = createRoute({
   request: { params: SlugParams },
   responses: {
     200: { description: "The PDF", content: { "application/pdf": { schema: { type: "string", format: "binary" } } } },
-    ...errorResponses(400, 404, 410),
+    ...errorResponses(400, 404, 410, 429),
   },
 });
 

@@ -46,7 +46,7 @@ export const route = createRoute({
   description: `The envelope's name and status, this signer's fields (type, rules, prefilled value, areas), the other signers' progress without their values, and whether it is this signer's turn. ${SIGNING_SECURITY_NOTE}`,
   tags: SIGNING_TAGS,
   request: { params: SlugParams },
-  responses: { 200: jsonContent(dataOf(SigningState), "The signer's state"), ...errorResponses(400, 404, 410) },
+  responses: { 200: jsonContent(dataOf(SigningState), "The signer's state"), ...errorResponses(400, 404, 410, 429) },
 });
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {

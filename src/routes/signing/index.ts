@@ -1,4 +1,5 @@
 import { createRouter } from "../../lib/hono";
+import { clientThrottle } from "../../middleware/client-throttle";
 import * as decline from "./decline";
 import * as document from "./document";
 import * as get from "./get";
@@ -6,7 +7,10 @@ import * as submit from "./submit";
 import * as view from "./view";
 
 /** The signer API under /api/v2/signing/:slug: no API key or session, the slug is the credential. */
-export const signingRouter = createRouter()
+const router = createRouter();
+router.use("/signing/*", clientThrottle);
+
+export const signingRouter = router
   .openapi(get.route, get.handler)
   .openapi(document.route, document.handler)
   .openapi(view.route, view.handler)
