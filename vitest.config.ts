@@ -27,7 +27,7 @@ export default defineConfig(async () => {
       include: ["test/**/*.test.ts"],
       exclude: ["test/browser/**"],
       setupFiles: ["./test/setup.ts"],
-      globalSetup: ["./test/global/webhook-receiver.mjs"],
+      globalSetup: ["./test/global/webhook-receiver.mjs", "./test/global/postmark-stand-in.mjs"],
       testTimeout: 30_000,
     },
   };

@@ -4,6 +4,7 @@ import { dispatchEvents } from "./jobs/dispatch-events";
 import { expireEnvelopes } from "./jobs/expire-envelopes";
 import { continueIntegritySweep, INTEGRITY_SWEEP_CRON, startIntegritySweep } from "./jobs/integrity-sweep";
 import { relayOutbox } from "./jobs/relay-outbox";
+import { retryEmails } from "./jobs/retry-emails";
 import { sweepDeliveries } from "./jobs/sweep-deliveries";
 import { serviceContext } from "./services/context";
 
@@ -29,6 +30,7 @@ export default {
       ["relay-outbox", () => relayOutbox(env, now)],
       ["sweep-deliveries", () => sweepDeliveries(env, now)],
       ["integrity-sweep", () => continueIntegritySweep(services, now)],
+      ["retry-emails", () => retryEmails(env, now)],
     ];
     const results = await Promise.allSettled(jobs.map(([, run]) => run()));
     const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`${jobs[i]![0]}: ${String(r.reason)}`] : []));

@@ -5,5 +5,7 @@ declare module "vitest" {
   export interface ProvidedContext {
     /** port of the webhook receiver on 127.0.0.1 (test/global/webhook-receiver.mjs) */
     receiverPort: number;
+    /** port of the Postmark API stand-in on 127.0.0.1 (test/global/postmark-stand-in.mjs) */
+    postmarkPort: number;
   }
 }

@@ -1,4 +1,4 @@
-import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const EMAIL_STATUSES = ["queued", "sent", "failed"] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
@@ -12,6 +12,10 @@ export type EmailKind = (typeof EMAIL_KINDS)[number];
  * configured EmailTransport (src/providers/email). The default transport leaves rows `queued`; the
  * dev-only page GET /dev/emails lists them. The unique (signer, kind) index makes queueing a
  * signer's invitation idempotent, so the signing flow may ask for the next invitations repeatedly.
+ *
+ * Retries (src/jobs/retry-emails.ts): `attempts` counts the transport's tries, `next_attempt_at` is
+ * when the cron may try a `failed` row again (NULL: never, after a permanent refusal or the last
+ * attempt). The cron claims a row by moving `next_attempt_at` ahead before delivering it.
  */
 export const emailOutbox = sqliteTable(
   "email_outbox",
@@ -32,10 +36,13 @@ export const emailOutbox = sqliteTable(
     createdAt: text("created_at").notNull(),
     sentAt: text("sent_at"),
     error: text("error"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: text("next_attempt_at"),
   },
   (t) => [
     uniqueIndex("email_outbox_signer_kind_uq").on(t.signerId, t.kind),
     index("email_outbox_created_idx").on(t.createdAt),
     index("email_outbox_envelope_idx").on(t.envelopeId),
+    index("email_outbox_status_next_idx").on(t.status, t.nextAttemptAt),
   ],
 );

@@ -1,6 +1,8 @@
 /** One email of the outbox (`email_outbox`), as a transport receives it. */
 export type OutboxEmail = {
   id: string;
+  /** what the email is (`invitation`): the provider's tag */
+  kind: string;
   to: { email: string; name: string };
   subject: string;
   text: string;
@@ -8,22 +10,33 @@ export type OutboxEmail = {
 };
 
 /**
- * What a transport did with one email: the provider accepted it (`sent`), refused it (`failed`, with
- * the reason), or the transport left it in the outbox (`queued`).
+ * What a transport did with one email: the provider accepted it (`sent`), refused it or could not be
+ * reached (`failed`, with the reason), or the transport left it in the outbox (`queued`).
+ *
+ * `retry` says what the cron retry job (src/jobs/retry-emails.ts) may do with a failure:
+ * - `backoff` (the default): a transient failure (timeout, network, 5xx, 401, 429): tried again later,
+ *   up to the attempt limit;
+ * - `never`: the provider refused this email for good (Postmark ErrorCode 300 invalid address,
+ *   406 inactive recipient): sending it again cannot succeed;
+ * - `when_configured`: the transport is not configured (a variable is missing); the attempt does not
+ *   count, and the row goes out once the operator sets the variable.
  */
-export type EmailOutcome = { status: "sent" } | { status: "failed"; error: string } | { status: "queued" };
+export type EmailOutcome =
+  | { status: "sent" }
+  | { status: "failed"; error: string; retry?: "backoff" | "never" | "when_configured" }
+  | { status: "queued" };
 
 /**
  * The way out for the email outbox. Every email is a row in `email_outbox` before any transport sees
  * it, committed with the change that caused it; the transport is handed the new rows after that
  * commit, while the request that queued them waits, and its outcome is recorded on the row. A throw
- * counts as `failed`. The outbox is the record either way: a failed or never-delivered email stays
- * listed with its text and link.
+ * counts as `failed` (retried with backoff). The outbox is the record either way: a failed or
+ * never-delivered email stays listed with its text and link, and the cron retries what may succeed.
  *
- * Only `OutboxOnlyTransport` exists (the default: nothing leaves the service; the dev page
- * GET /dev/emails shows the mail). A production transport (an email API over `fetch`) implements this
- * interface and is chosen in `emailTransport()`; it should answer within a few seconds, as the sender's
- * request waits for it.
+ * Implementations: `OutboxOnlyTransport` (the default: nothing leaves the service; the dev page
+ * GET /dev/emails shows the mail), `PostmarkTransport` (Postmark's HTTP API over `fetch`), and
+ * `NotConfiguredTransport` (a transport was chosen but a variable it needs is missing). One is chosen
+ * in `emailTransport()`. A transport must answer within a few seconds: the sender's request waits.
  */
 export interface EmailTransport {
   deliver(email: OutboxEmail): Promise<EmailOutcome>;

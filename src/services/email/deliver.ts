@@ -1,32 +1,84 @@
 import type { Env } from "../../env";
-import { nowIso } from "../../lib/time";
 import { emailTransport, type EmailOutcome, type EmailTransport, type OutboxEmail } from "../../providers/email";
 
 const MAX_ERROR_CHARS = 500;
+/** Workers keep at most 6 outgoing connections open per invocation. */
+const CONCURRENCY = 6;
+/** No delivery starts after this long in a sender's request; the rest waits for the retry job. */
+const REQUEST_BUDGET_MS = 10_000;
+
+/** Tries per email, the first included; then the row stays `failed` for good. */
+export const MAX_EMAIL_ATTEMPTS = 5;
+/** Wait before the retry that follows the n-th failed attempt (n = 1…4). */
+export const EMAIL_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000] as const;
+
+/** An email and the attempts already recorded on its row (the guard of its outcome's update). */
+export type Delivery = { email: OutboxEmail; attempts: number };
 
 /**
- * Hands emails that were just committed to the outbox to the transport, one at a time, and records
- * each outcome on its row. Delivery never undoes the change that queued the email: a transport that
- * throws or refuses leaves the row `failed` with the reason, still listed with its text and link.
- * The updates are guarded on `queued`, so an outcome never overwrites one recorded before it.
+ * Hands emails that were just committed to the outbox to the transport and records each outcome on
+ * its row. Delivery never undoes the change that queued the email: a transport that throws or
+ * refuses leaves the row `failed` with the reason, still listed with its text and link, and the cron
+ * (src/jobs/retry-emails.ts) tries it again where that may succeed. Up to 6 at once; none starts
+ * after 10 s (a slow provider must not hold a send for minutes): those stay `queued` for the job.
  */
 export async function deliverEmails(env: Env, emails: OutboxEmail[], transport: EmailTransport = emailTransport(env)): Promise<EmailOutcome[]> {
-  const outcomes: EmailOutcome[] = [];
+  return deliverAll(env, emails.map((email) => ({ email, attempts: 0 })), transport, { budgetMs: REQUEST_BUDGET_MS });
+}
+
+/**
+ * Delivers and records, for the request path and the retry job alike. Each update is guarded on the
+ * row not being `sent` and on the attempts read before, so of two deliverers of one row only the
+ * first outcome is recorded, and an outcome never overwrites a success. A delivery not started
+ * within the budget answers `queued` and leaves its row as it was.
+ */
+export async function deliverAll(env: Env, deliveries: Delivery[], transport: EmailTransport, opts: { budgetMs: number; now?: () => Date }): Promise<EmailOutcome[]> {
+  const clock = opts.now ?? (() => new Date());
+  const deadline = Date.now() + opts.budgetMs;
+  const outcomes: EmailOutcome[] = new Array(deliveries.length);
   const updates: D1PreparedStatement[] = [];
-  for (const email of emails) {
-    let outcome: EmailOutcome;
-    try {
-      outcome = await transport.deliver(email);
-    } catch (err) {
-      outcome = { status: "failed", error: err instanceof Error ? err.message : String(err) };
+  let next = 0;
+  const worker = async () => {
+    while (next < deliveries.length) {
+      const i = next++;
+      const delivery = deliveries[i]!;
+      if (Date.now() > deadline) {
+        outcomes[i] = { status: "queued" };
+        continue;
+      }
+      let outcome: EmailOutcome;
+      try {
+        outcome = await transport.deliver(delivery.email);
+      } catch (err) {
+        outcome = { status: "failed", error: err instanceof Error ? err.message : String(err) };
+      }
+      outcomes[i] = outcome;
+      const update = recordOutcome(env.DB, delivery, outcome, clock());
+      if (update) updates.push(update);
     }
-    outcomes.push(outcome);
-    if (outcome.status === "sent") {
-      updates.push(env.DB.prepare("UPDATE email_outbox SET status = 'sent', sent_at = ? WHERE id = ? AND status = 'queued'").bind(nowIso(), email.id));
-    } else if (outcome.status === "failed") {
-      updates.push(env.DB.prepare("UPDATE email_outbox SET status = 'failed', error = ? WHERE id = ? AND status = 'queued'").bind(outcome.error.slice(0, MAX_ERROR_CHARS), email.id));
-    }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, deliveries.length) }, worker));
   if (updates.length) await env.DB.batch(updates);
   return outcomes;
+}
+
+/** The row's update for one outcome; none for `queued` (the row stays as it is). */
+function recordOutcome(db: D1Database, { email, attempts }: Delivery, outcome: EmailOutcome, now: Date): D1PreparedStatement | null {
+  const guard = "WHERE id = ? AND status != 'sent' AND attempts = ?";
+  if (outcome.status === "sent") {
+    return db
+      .prepare(`UPDATE email_outbox SET status = 'sent', sent_at = ?, attempts = attempts + 1, next_attempt_at = NULL, error = NULL ${guard}`)
+      .bind(now.toISOString(), email.id, attempts);
+  }
+  if (outcome.status !== "failed") return null;
+  const error = outcome.error.slice(0, MAX_ERROR_CHARS);
+  if (outcome.retry === "when_configured") {
+    // Not an attempt: nothing left the service. Due again at once, i.e. as soon as the job can send.
+    return db.prepare(`UPDATE email_outbox SET status = 'failed', error = ?, next_attempt_at = ? ${guard}`).bind(error, now.toISOString(), email.id, attempts);
+  }
+  const made = attempts + 1;
+  const retryAt = outcome.retry === "never" || made >= MAX_EMAIL_ATTEMPTS ? null : new Date(now.getTime() + EMAIL_RETRY_DELAYS_MS[made - 1]!).toISOString();
+  return db
+    .prepare(`UPDATE email_outbox SET status = 'failed', error = ?, attempts = attempts + 1, next_attempt_at = ? ${guard}`)
+    .bind(error, retryAt, email.id, attempts);
 }

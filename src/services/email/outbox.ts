@@ -21,7 +21,7 @@ export type NewEmail = {
  * row, which is how a caller learns whether this statement queued anything.
  */
 export function queueEmail(db: D1Database, input: NewEmail): { email: OutboxEmail; statement: D1PreparedStatement } {
-  const email: OutboxEmail = { id: newId("email"), to: input.to, subject: input.subject, text: input.text, html: input.html };
+  const email: OutboxEmail = { id: newId("email"), kind: input.kind, to: input.to, subject: input.subject, text: input.text, html: input.html };
   const statement = db
     .prepare(
       `INSERT INTO email_outbox (id, org_id, envelope_id, signer_id, kind, to_email, to_name, subject, text, html, link_url, status, created_at)
@@ -48,6 +48,8 @@ export type OutboxRow = {
   created_at: string;
   sent_at: string | null;
   error: string | null;
+  attempts: number;
+  next_attempt_at: string | null;
 };
 
 /** The newest emails of every organization (the dev page; never reachable in production). */

@@ -1,0 +1,60 @@
+import type { Env } from "../env";
+import { emailTransport, emailTransportConfig } from "../providers/email";
+import { deliverAll, type Delivery } from "../services/email/deliver";
+
+const BATCH = 50;
+/** A `queued` row this old was never handed to the transport: its sender died between commit and delivery. */
+const STALE_QUEUED_MS = 5 * 60_000;
+/** A claimed row is left alone this long; a job that dies mid-delivery only delays it. */
+const CLAIM_MS = 2 * 60_000;
+/** The cron runs every minute; delivery stops starting new emails after this. */
+const BUDGET_MS = 40_000;
+
+type DueRow = { id: string; kind: string; to_email: string; to_name: string; subject: string; text: string; html: string; attempts: number };
+
+/**
+ * Every minute: re-delivers the outbox emails that did not go out, oldest first, 50 per run. Due are
+ * `failed` rows whose `next_attempt_at` has come (transient failures back off 1 m, 5 m, 30 m, 2 h;
+ * five attempts in all; a permanent refusal has none) and `queued` rows older than 5 minutes (a crash
+ * between commit and delivery, or a request that ran out of time). Each row is claimed first
+ * (`next_attempt_at` moved 2 minutes ahead, guarded on its attempts), so two runs, or a run and a
+ * sender, never send one attempt twice.
+ *
+ * With the outbox-only transport it does nothing (rows stay `queued`, as meant). With a transport
+ * that lacks a variable it sends nothing and fails the job naming it, so the misconfiguration shows
+ * in the cron's logs every minute while the held emails wait, attempts untouched.
+ */
+export async function retryEmails(env: Env, now = new Date()): Promise<{ retried: number }> {
+  const config = emailTransportConfig(env);
+  if (config.kind === "outbox") return { retried: 0 };
+  if (config.kind === "not_configured") throw new Error(config.problem);
+
+  const at = now.toISOString();
+  const { results } = await env.DB.prepare(
+    `SELECT id, kind, to_email, to_name, subject, text, html, attempts FROM email_outbox
+     WHERE (status = 'failed' AND next_attempt_at <= ?1)
+        OR (status = 'queued' AND created_at <= ?2 AND (next_attempt_at IS NULL OR next_attempt_at <= ?1))
+     ORDER BY created_at LIMIT ?3`,
+  )
+    .bind(at, new Date(now.getTime() - STALE_QUEUED_MS).toISOString(), BATCH)
+    .all<DueRow>();
+  if (results.length === 0) return { retried: 0 };
+
+  const claimUntil = new Date(now.getTime() + CLAIM_MS).toISOString();
+  const claims = await env.DB.batch<{ id: string }>(
+    results.map((r) =>
+      env.DB.prepare(
+        `UPDATE email_outbox SET next_attempt_at = ?1 WHERE id = ?2 AND attempts = ?3 AND status IN ('queued', 'failed')
+           AND (next_attempt_at IS NULL OR next_attempt_at <= ?4) RETURNING id`,
+      ).bind(claimUntil, r.id, r.attempts, at),
+    ),
+  );
+  const claimed: Delivery[] = results
+    .filter((_, i) => (claims[i]?.results.length ?? 0) > 0)
+    .map((r) => ({ email: { id: r.id, kind: r.kind, to: { email: r.to_email, name: r.to_name }, subject: r.subject, text: r.text, html: r.html }, attempts: r.attempts }));
+  if (claimed.length === 0) return { retried: 0 };
+  // Outcomes are timed from the run's clock, so a test's `now` drives the backoff as the cron's does.
+  const started = Date.now();
+  await deliverAll(env, claimed, emailTransport(env, config), { budgetMs: BUDGET_MS, now: () => new Date(now.getTime() + (Date.now() - started)) });
+  return { retried: claimed.length };
+}
