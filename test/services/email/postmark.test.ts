@@ -24,6 +24,9 @@ async function received(base: string): Promise<Received[]> {
   return (await res.json()) as Received[];
 }
 
+/** The default, pinned: a developer's .dev.vars must not change what these tests see. */
+const outboxEnv: Env = { ...env, EMAIL_TRANSPORT: "outbox" };
+
 function postmarkEnv(base: string, overrides: Partial<Env> = {}): Env {
   return { ...env, EMAIL_TRANSPORT: "postmark", POSTMARK_SERVER_TOKEN: TOKEN, EMAIL_FROM: FROM, POSTMARK_API_BASE: base, ...overrides };
 }
@@ -204,7 +207,7 @@ describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
   it("a send whose sender died before delivery is delivered by the cron once the row is 5 minutes old", async () => {
     const base = standIn("ok");
     // queued under the outbox-only default, i.e. committed but never handed to Postmark
-    const sent = await sendWith({ ...env });
+    const sent = await sendWith(outboxEnv);
     expect(sent.rows[0]).toMatchObject({ status: "queued", attempts: 0 });
     await retryEmails(postmarkEnv(base), later(minutes(1)));
     expect((await rowsOf(sent.envelopeId))[0]!.status).toBe("queued"); // may still be in its sender's hands
@@ -218,8 +221,8 @@ describe("email transport configuration", () => {
   it("outbox-only is the default, and its cron does nothing: rows stay queued", async () => {
     expect(emailTransport({ ...env, EMAIL_TRANSPORT: undefined }).constructor.name).toBe("OutboxOnlyTransport");
     expect(emailTransport({ ...env, EMAIL_TRANSPORT: "outbox" }).constructor.name).toBe("OutboxOnlyTransport");
-    const sent = await sendWith({ ...env });
-    expect(await retryEmails({ ...env }, later(minutes(60)))).toEqual({ retried: 0 });
+    const sent = await sendWith(outboxEnv);
+    expect(await retryEmails(outboxEnv, later(minutes(60)))).toEqual({ retried: 0 });
     expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "queued", attempts: 0, next_attempt_at: null });
   });
 
