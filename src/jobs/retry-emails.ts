@@ -5,18 +5,29 @@ import { deliverAll, type Delivery } from "../services/email/deliver";
 const BATCH = 50;
 /** A `queued` row this old was never handed to the transport: its sender died between commit and delivery. */
 const STALE_QUEUED_MS = 5 * 60_000;
+/**
+ * A `queued` row older than this is left alone: it was queued under the outbox-only transport, so
+ * switching `EMAIL_TRANSPORT` to postmark does not mail the whole backlog of past invitations.
+ */
+const STALE_QUEUED_MAX_AGE_MS = 24 * 60 * 60_000;
 /** A claimed row is left alone this long; a job that dies mid-delivery only delays it. */
 const CLAIM_MS = 2 * 60_000;
 /** The cron runs every minute; delivery stops starting new emails after this. */
 const BUDGET_MS = 40_000;
 
-type DueRow = { id: string; kind: string; to_email: string; to_name: string; subject: string; text: string; html: string; attempts: number };
+type DueRow = { id: string; kind: string; to_email: string; to_name: string; subject: string; text: string; html: string; attempts: number; envelope_status: string | null };
+
+/** An invitation is worth sending only while its envelope can still be signed. */
+const OPEN_FOR_SIGNING = new Set(["sent", "viewed"]);
 
 /**
  * Every minute: re-delivers the outbox emails that did not go out, oldest first, 50 per run. Due are
  * `failed` rows whose `next_attempt_at` has come (transient failures back off 1 m, 5 m, 30 m, 2 h;
  * five attempts in all; a permanent refusal has none) and `queued` rows older than 5 minutes (a crash
- * between commit and delivery, or a request that ran out of time). Each row is claimed first
+ * between commit and delivery, or a request that ran out of time; not older than a day: rows queued
+ * under the outbox-only transport are not mailed when the transport changes). An invitation whose
+ * envelope is no longer `sent`/`viewed` (voided, expired, completed, declined) is not sent: its row
+ * stays `failed` naming the status, never retried. Each row is claimed first
  * (`next_attempt_at` moved 2 minutes ahead, guarded on its attempts), so two runs, or a run and a
  * sender, never send one attempt twice.
  *
@@ -31,25 +42,42 @@ export async function retryEmails(env: Env, now = new Date()): Promise<{ retried
 
   const at = now.toISOString();
   const { results } = await env.DB.prepare(
-    `SELECT id, kind, to_email, to_name, subject, text, html, attempts FROM email_outbox
-     WHERE (status = 'failed' AND next_attempt_at <= ?1)
-        OR (status = 'queued' AND created_at <= ?2 AND (next_attempt_at IS NULL OR next_attempt_at <= ?1))
-     ORDER BY created_at LIMIT ?3`,
+    `SELECT o.id, o.kind, o.to_email, o.to_name, o.subject, o.text, o.html, o.attempts, e.status AS envelope_status
+     FROM email_outbox o LEFT JOIN envelopes e ON e.id = o.envelope_id
+     WHERE (o.status = 'failed' AND o.next_attempt_at <= ?1)
+        OR (o.status = 'queued' AND o.created_at <= ?2 AND o.created_at > ?3 AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?1))
+     ORDER BY o.created_at LIMIT ?4`,
   )
-    .bind(at, new Date(now.getTime() - STALE_QUEUED_MS).toISOString(), BATCH)
+    .bind(at, new Date(now.getTime() - STALE_QUEUED_MS).toISOString(), new Date(now.getTime() - STALE_QUEUED_MAX_AGE_MS).toISOString(), BATCH)
     .all<DueRow>();
   if (results.length === 0) return { retried: 0 };
 
+  const isClosed = (r: DueRow) => r.kind === "invitation" && r.envelope_status !== null && !OPEN_FOR_SIGNING.has(r.envelope_status);
+  const closed = results.filter(isClosed);
+  if (closed.length > 0) {
+    await env.DB.batch(
+      closed.map((r) =>
+        env.DB.prepare("UPDATE email_outbox SET status = 'failed', error = ?, next_attempt_at = NULL WHERE id = ? AND attempts = ? AND status != 'sent'").bind(
+          `Not sent: the envelope is ${r.envelope_status}`,
+          r.id,
+          r.attempts,
+        ),
+      ),
+    );
+  }
+  const open = results.filter((r) => !isClosed(r));
+  if (open.length === 0) return { retried: 0 };
+
   const claimUntil = new Date(now.getTime() + CLAIM_MS).toISOString();
   const claims = await env.DB.batch<{ id: string }>(
-    results.map((r) =>
+    open.map((r) =>
       env.DB.prepare(
         `UPDATE email_outbox SET next_attempt_at = ?1 WHERE id = ?2 AND attempts = ?3 AND status IN ('queued', 'failed')
            AND (next_attempt_at IS NULL OR next_attempt_at <= ?4) RETURNING id`,
       ).bind(claimUntil, r.id, r.attempts, at),
     ),
   );
-  const claimed: Delivery[] = results
+  const claimed: Delivery[] = open
     .filter((_, i) => (claims[i]?.results.length ?? 0) > 0)
     .map((r) => ({ email: { id: r.id, kind: r.kind, to: { email: r.to_email, name: r.to_name }, subject: r.subject, text: r.text, html: r.html }, attempts: r.attempts }));
   if (claimed.length === 0) return { retried: 0 };

@@ -7,7 +7,7 @@ import { retryEmails } from "../../../src/jobs/retry-emails";
 import { emailTransport } from "../../../src/providers/email";
 import { NotConfiguredTransport } from "../../../src/providers/email/not-configured";
 import { mailbox, PostmarkTransport } from "../../../src/providers/email/postmark";
-import { newTenant } from "../../helpers/api";
+import { call, newTenant } from "../../helpers/api";
 import { outboxOf, sendableEnvelope } from "../../helpers/signing";
 
 const TOKEN = "test-postmark-server-token"; // what test/global/postmark-stand-in.mjs accepts
@@ -49,7 +49,7 @@ async function sendWith(sendEnv: Env, roles: string[] = ["buyer"], signers?: { r
   await waitOnExecutionContext(ctx);
   const body = (await res.json()) as any;
   const rows = (await outboxOf(e.envelope_id)) as unknown as Row[];
-  return { status: res.status, body, ms: Date.now() - started, envelopeId: e.envelope_id as string, rows };
+  return { status: res.status, body, ms: Date.now() - started, envelopeId: e.envelope_id as string, rows, key: t.key };
 }
 
 const rowsOf = async (envelopeId: string) => (await outboxOf(envelopeId)) as unknown as Row[];
@@ -214,6 +214,28 @@ describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
     await retryEmails(postmarkEnv(base), later(minutes(6)));
     expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "sent", attempts: 1 });
     expect((await received(base)).filter((r) => r.body.Metadata.email_id === sent.rows[0]!.id)).toHaveLength(1);
+  });
+});
+
+describe("what the retry cron leaves alone", () => {
+  it("an invitation whose envelope was voided meanwhile is not sent again", async () => {
+    const base = standIn("fail");
+    const sent = await sendWith(postmarkEnv(base));
+    expect(sent.rows[0]).toMatchObject({ status: "failed", attempts: 1 });
+    expect((await call("POST", `/partner/envelopes/${sent.envelopeId}/void`, { key: sent.key, body: { reason: "deal fell through" } })).status).toBe(200);
+    await retryEmails(postmarkEnv(base), later(minutes(2)));
+    expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "failed", attempts: 1, error: "Not sent: the envelope is voided", next_attempt_at: null });
+    await retryEmails(postmarkEnv(base), later(minutes(60)));
+    expect(await received(base)).toHaveLength(1);
+  });
+
+  it("switching to postmark does not mail the backlog queued under the outbox-only transport", async () => {
+    const base = standIn("ok");
+    const old = await sendWith(outboxEnv);
+    await env.DB.prepare("UPDATE email_outbox SET created_at = ? WHERE envelope_id = ?").bind(new Date(Date.now() - minutes(60 * 25)).toISOString(), old.envelopeId).run();
+    await retryEmails(postmarkEnv(base), new Date());
+    expect((await rowsOf(old.envelopeId))[0]).toMatchObject({ status: "queued", attempts: 0 });
+    expect((await received(base)).filter((r) => r.body.Metadata.email_id === old.rows[0]!.id)).toEqual([]);
   });
 });
 
