@@ -19,6 +19,7 @@ export default defineConfig(async () => {
             WEBHOOK_URL_POLICY: "allow-loopback",
             // a developer's .dev.vars (written by `npm run dev`) turns the dev pages on; tests decide per test
             DEV_PAGES: "false",
+            EMAIL_TRANSPORT: "outbox",
           },
         },
       }),
