@@ -1,4 +1,5 @@
 import type { EmailOutcome, EmailTransport, OutboxEmail } from "./interface";
+import { readCapped } from "../../lib/read-capped";
 
 /** The sender's request waits for the answer: a Postmark send normally takes well under a second. */
 export const POSTMARK_TIMEOUT_MS = 5_000;
@@ -52,7 +53,7 @@ export class PostmarkTransport implements EmailTransport {
       const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
       return { status: "failed", error: timedOut ? `Postmark did not answer within ${this.timeoutMs / 1000} s` : `Postmark unreachable: ${String(err)}` };
     }
-    const text = await readCapped(res, MAX_ANSWER_BYTES);
+    const text = (await readCapped(res, MAX_ANSWER_BYTES)) ?? "";
     let answer: PostmarkAnswer | null = null;
     try {
       answer = JSON.parse(text) as PostmarkAnswer;
@@ -98,29 +99,3 @@ export function mailbox(name: string, address: string): string {
   return `"${clean.replace(/[\\"]/g, (c) => `\\${c}`)}" <${address}>`;
 }
 
-/** The first `max` bytes of the body as text; the rest is never read. */
-async function readCapped(res: Response, max: number): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < max) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value.subarray(0, max - size));
-      size += Math.min(value.byteLength, max - size);
-    }
-  } catch {
-    /* a body cut mid-way: keep what arrived */
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
-}

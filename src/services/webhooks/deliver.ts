@@ -4,6 +4,7 @@ import { inGraceWindow, type DeliveryRow, type EndpointRow } from "./repository"
 import { nextRetryAt } from "./retry-schedule";
 import { signatureHeaders } from "./signing";
 import { checkWebhookUrl, urlPolicyOf } from "./url-policy";
+import { readCapped } from "../../lib/read-capped";
 
 /** The receiver's time budget (docs/webhooks.md): no answer within it fails the attempt. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -162,32 +163,6 @@ async function post(url: URL, body: string, headers: Record<string, string>, tim
   }
 }
 
-/** The first `limit` bytes of the answer; the rest is never downloaded. */
-async function readCapped(res: Response, limit: number): Promise<string | null> {
-  if (!res.body) return null;
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } catch {
-    // an answer cut short (timeout, reset) still shows what arrived
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    bytes.set(c, offset);
-    offset += c.byteLength;
-  }
-  return new TextDecoder().decode(bytes.subarray(0, limit));
-}
 
 async function record(db: D1Database, row: LoadedDelivery, outcome: Outcome, now: Date): Promise<AttemptResult> {
   const attempt = row.attempts + 1;
