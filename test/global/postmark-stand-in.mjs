@@ -16,56 +16,32 @@
 // { ErrorCode: 10 }; a body that is not JSON, or lacks From / To / a body, is 422 { ErrorCode: 300 }.
 // Every request (method, path, headers, parsed body) is recorded; GET /_records?base=/<behaviour>/<uuid>
 // returns them in arrival order.
-import { createServer } from "node:http";
 import { randomUUID } from "node:crypto";
+import { startRecordingServer } from "./recording-server.mjs";
 
 export const POSTMARK_TEST_TOKEN = "test-postmark-server-token";
-const HANG_MS = 60_000;
 
 /** @param {import("vitest/node").TestProject} project */
 export default async function setup(project) {
-  /** @type {Map<string, object[]>} */
-  const records = new Map();
-  const hanging = new Set();
-
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    if (req.method === "GET" && url.pathname === "/_records") {
-      const list = records.get(url.searchParams.get("base") ?? "") ?? [];
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(list));
-      return;
-    }
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const base = url.pathname.replace(/\/email$/, "");
-      const list = records.get(base) ?? [];
-      records.set(base, list);
-      const raw = Buffer.concat(chunks).toString("utf8");
-      let body = null;
+  const server = await startRecordingServer({
+    param: "base",
+    keyOf: (path) => path.replace(/\/email$/, ""),
+    bodyOf: (raw) => {
       try {
-        body = JSON.parse(raw);
+        return JSON.parse(raw);
       } catch {
-        /* answered below */
+        return null; // answered 422 below, as Postmark does
       }
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : String(v)]));
-      list.push({ method: req.method, path: url.pathname, headers, body, received_at: Date.now() });
-      answer({ base, path: url.pathname, nth: list.length, req, res, body, hanging });
-    });
+    },
+    answer: ({ key, path, nth, req, res, body, hold }) => answer({ base: key, path, nth, req, res, body, hold }),
   });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  project.provide("postmarkPort", server.address().port);
-
-  return async () => {
-    for (const res of hanging) res.destroy();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  };
+  project.provide("postmarkPort", server.port);
+  return server.close;
 }
 
 const json = (res, status, body) => res.writeHead(status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify(body));
 
-function answer({ base, path, nth, req, res, body, hanging }) {
+function answer({ base, path, nth, req, res, body, hold }) {
   if (req.method !== "POST" || !path.endsWith("/email")) return json(res, 404, { ErrorCode: 404, Message: "Not found" });
   if (req.headers["x-postmark-server-token"] !== POSTMARK_TEST_TOKEN) {
     return json(res, 401, { ErrorCode: 10, Message: "The Server Token you provided in the X-Postmark-Server-Token request header was invalid. Please verify that you are using a valid token." });
@@ -88,15 +64,8 @@ function answer({ base, path, nth, req, res, body, hanging }) {
       return nth <= Number(arg) ? res.writeHead(500, { "content-type": "text/html" }).end("<html><body>Internal Server Error</body></html>") : ok(res, body);
     case "close":
       return req.socket.destroy();
-    case "hang": {
-      hanging.add(res);
-      const timer = setTimeout(() => res.destroy(), HANG_MS);
-      res.on("close", () => {
-        clearTimeout(timer);
-        hanging.delete(res);
-      });
-      return;
-    }
+    case "hang":
+      return hold(res);
     default:
       return json(res, 404, { ErrorCode: 404, Message: "unknown behaviour" });
   }

@@ -13,59 +13,24 @@
 //
 // Every request (method, path, headers, raw body, receipt time) is recorded, whatever the answer;
 // GET /_records?path=<path> returns them in arrival order.
-import { createServer } from "node:http";
-
-const HANG_MS = 60_000;
+import { startRecordingServer } from "./recording-server.mjs";
 
 /** @param {import("vitest/node").TestProject} project */
 export default async function setup(project) {
-  /** @type {Map<string, object[]>} */
-  const records = new Map();
-  const hanging = new Set();
-
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    if (req.method === "GET" && url.pathname === "/_records") {
-      const list = records.get(url.searchParams.get("path") ?? "") ?? [];
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(list));
-      return;
-    }
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      const list = records.get(url.pathname) ?? [];
-      records.set(url.pathname, list);
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : String(v)]));
-      list.push({ method: req.method, path: url.pathname, headers, body: Buffer.concat(chunks).toString("utf8"), received_at: Date.now() });
-      answer(url.pathname, list.length, req, res, hanging);
-    });
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  project.provide("receiverPort", server.address().port);
-
-  return async () => {
-    for (const res of hanging) res.destroy();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  };
+  const server = await startRecordingServer({ param: "path", keyOf: (path) => path, answer: ({ path, nth, req, res, hold }) => answer(path, nth, req, res, hold) });
+  project.provide("receiverPort", server.port);
+  return server.close;
 }
 
-function answer(path, nth, req, res, hanging) {
+function answer(path, nth, req, res, hold) {
   const [, behaviour, arg] = path.split("/");
   switch (behaviour) {
     case "ok":
       return res.writeHead(200, { "content-type": "text/plain" }).end("ok");
     case "fail":
       return res.writeHead(500, { "content-type": "text/plain" }).end(`receiver failure ${"x".repeat(5000)}`);
-    case "hang": {
-      hanging.add(res);
-      const timer = setTimeout(() => res.destroy(), HANG_MS);
-      res.on("close", () => {
-        clearTimeout(timer);
-        hanging.delete(res);
-      });
-      return;
-    }
+    case "hang":
+      return hold(res);
     case "redirect":
       return res.writeHead(302, { location: path.replace("/redirect/", "/ok/") }).end();
     case "close":
