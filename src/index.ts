@@ -3,6 +3,7 @@ import type { Env, OutboxMessage } from "./env";
 import { dispatchEvents } from "./jobs/dispatch-events";
 import { expireEnvelopes } from "./jobs/expire-envelopes";
 import { continueIntegritySweep, INTEGRITY_SWEEP_CRON, startIntegritySweep } from "./jobs/integrity-sweep";
+import { pruneWebhookAttempts } from "./jobs/prune-webhook-attempts";
 import { relayOutbox } from "./jobs/relay-outbox";
 import { retryEmails } from "./jobs/retry-emails";
 import { sweepDeliveries } from "./jobs/sweep-deliveries";
@@ -31,6 +32,7 @@ export default {
       ["sweep-deliveries", () => sweepDeliveries(env, now)],
       ["integrity-sweep", () => continueIntegritySweep(services, now)],
       ["retry-emails", () => retryEmails(env, now)],
+      ["prune-webhook-attempts", () => pruneWebhookAttempts(env, now)],
     ];
     const results = await Promise.allSettled(jobs.map(([, run]) => run()));
     const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`${jobs[i]![0]}: ${String(r.reason)}`] : []));

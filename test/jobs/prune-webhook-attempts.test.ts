@@ -1,0 +1,49 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { pruneWebhookAttempts } from "../../src/jobs/prune-webhook-attempts";
+import { deliverWebhook } from "../../src/services/webhooks/deliver";
+import { fanOutEvent } from "../../src/services/webhooks/fan-out";
+import { call } from "../helpers/api";
+import { attemptsOf, deliveriesOf, insertEvent, tenantWithEndpoint } from "../helpers/webhooks";
+
+const DAY = 86_400_000;
+
+async function backdate(deliveryId: string, iso: string) {
+  await env.DB.prepare("UPDATE webhook_attempts SET attempted_at = ? WHERE delivery_id = ?").bind(iso, deliveryId).run();
+}
+
+describe("webhook attempt log retention", () => {
+  it("drops the per-attempt detail of settled deliveries after 30 days and keeps the deliveries themselves", async () => {
+    const { t, token, ep } = await tenantWithEndpoint("ok");
+    const now = new Date();
+    const [oldId] = await fanOutEvent(env.DB, await insertEvent(t.orgId), now);
+    const [youngId] = await fanOutEvent(env.DB, await insertEvent(t.orgId), now);
+    await deliverWebhook(env, oldId!);
+    await deliverWebhook(env, youngId!);
+    await backdate(oldId!, new Date(now.getTime() - 31 * DAY).toISOString());
+    await backdate(youngId!, new Date(now.getTime() - 29 * DAY).toISOString());
+
+    const { deleted } = await pruneWebhookAttempts(env, now);
+    expect(deleted).toBeGreaterThanOrEqual(1);
+    expect(await attemptsOf(oldId!)).toHaveLength(0);
+    expect(await attemptsOf(youngId!)).toHaveLength(1);
+
+    // the partner still sees both deliveries, settled, and can read the pruned one
+    const deliveries = await deliveriesOf(ep.endpoint_id);
+    expect(deliveries.map((d) => d.status).sort()).toEqual(["succeeded", "succeeded"]);
+    const detail = await call("GET", `/webhooks/deliveries/${oldId}`, { bearer: token, headers: { "X-Org-Id": t.orgId } });
+    expect(detail.status).toBe(200);
+    expect(detail.body.data).toMatchObject({ delivery_id: oldId, status: "succeeded", attempts: 1 });
+  });
+
+  it("keeps the attempts of a delivery still being retried, however old", async () => {
+    const { t, ep } = await tenantWithEndpoint("fail");
+    const now = new Date();
+    const [id] = await fanOutEvent(env.DB, await insertEvent(t.orgId), now);
+    await deliverWebhook(env, id!);
+    await backdate(id!, new Date(now.getTime() - 40 * DAY).toISOString());
+    expect((await deliveriesOf(ep.endpoint_id))[0]!.status).toBe("pending");
+    await pruneWebhookAttempts(env, now);
+    expect(await attemptsOf(id!)).toHaveLength(1);
+  });
+});
