@@ -20,18 +20,17 @@ const ID = /^env_[A-Za-z0-9_-]{8,64}$/;
 export const pagesRouter = new Hono<AppEnv>()
   .get("/embed/s/:slug", (c) => linkPage(c, c.req.param("slug")))
   .get("/sign/s/:slug", (c) => linkPage(c, c.req.param("slug")))
-  .get("/embed/sign/:envelopeId", async (c) => {
-    const envelopeId = c.req.param("envelopeId");
-    const frameAncestors = ID.test(envelopeId) ? await frameAncestorsFor(c.env, { envelopeId }) : [];
-    return signingShell(c, { mode: "embed-sign", envelopeId, frameAncestors });
-  })
-  .get("/embed/vault/:envelopeId", async (c) => {
-    const envelopeId = c.req.param("envelopeId");
-    const frameAncestors = ID.test(envelopeId) ? await frameAncestorsFor(c.env, { envelopeId }) : [];
-    return signingShell(c, { mode: "embed-vault", envelopeId, frameAncestors });
-  });
+  .get("/embed/sign/:envelopeId", (c) => widgetPage(c, "embed-sign", c.req.param("envelopeId")))
+  .get("/embed/vault/:envelopeId", (c) => widgetPage(c, "embed-vault", c.req.param("envelopeId")));
 
-async function linkPage(c: Parameters<typeof signingShell>[0], slug: string) {
+type PageContext = Parameters<typeof signingShell>[0];
+
+async function linkPage(c: PageContext, slug: string) {
   const frameAncestors = SLUG.test(slug) ? await frameAncestorsFor(c.env, { slug }) : [];
   return signingShell(c, { mode: "link", slug, frameAncestors });
+}
+
+async function widgetPage(c: PageContext, mode: "embed-sign" | "embed-vault", envelopeId: string) {
+  const frameAncestors = ID.test(envelopeId) ? await frameAncestorsFor(c.env, { envelopeId }) : [];
+  return signingShell(c, { mode, envelopeId, frameAncestors });
 }

@@ -2,11 +2,8 @@ import { notFound } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import type { Actor } from "../audit/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import { frameAncestorsCsp, normalizeOrigins, parseStoredOrigins } from "./frame-ancestors";
+import { frameAncestorsCsp, normalizeOrigins, parseStoredOrigins, storedOrigins } from "./frame-ancestors";
 import type { EmbedSettings } from "./schema";
-
-/** The column value for a normalized list: NULL for none, so "no origins" has one representation. */
-export const storedOrigins = (origins: string[]): string | null => (origins.length ? JSON.stringify(origins) : null);
 
 export async function getEmbedSettings(db: D1Database, orgId: string): Promise<EmbedSettings> {
   const row = await db

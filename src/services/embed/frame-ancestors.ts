@@ -80,6 +80,9 @@ export function normalizeOrigins(origins: string[]): string[] {
   return out;
 }
 
+/** The column value for a normalized list: NULL for none, so "no origins" has one representation. */
+export const storedOrigins = (origins: string[]): string | null => (origins.length ? JSON.stringify(origins) : null);
+
 /** The stored column (JSON text) as a list; anything unreadable counts as none. */
 export function parseStoredOrigins(column: string | null | undefined): string[] {
   if (!column) return [];

@@ -3,8 +3,7 @@ import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import type { Actor } from "../audit/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import { storedOrigins } from "../embed/embed-settings";
-import { normalizeOrigins, parseStoredOrigins } from "../embed/frame-ancestors";
+import { normalizeOrigins, parseStoredOrigins, storedOrigins } from "../embed/frame-ancestors";
 
 export async function assertOrgExists(db: D1Database, orgId: string): Promise<void> {
   const row = await db.prepare("SELECT 1 AS ok FROM organizations WHERE id = ?").bind(orgId).first();
