@@ -1,4 +1,4 @@
-import { SYSTEM_ACTOR } from "../services/audit/actor";
+import { SYSTEM_ACTOR } from "../lib/actor";
 import type { ServiceContext } from "../services/context";
 import { findEnvelope } from "../services/envelopes/repository";
 import { applyTransition } from "../services/envelopes/transition";

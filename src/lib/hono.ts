@@ -1,6 +1,6 @@
 import { OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
 import type { Env } from "../env";
-import type { Actor } from "../services/audit/actor";
+import type { Actor } from "./actor";
 import { validationHook } from "./validation";
 
 export type PartnerKey = { keyId: string; orgId: string; scopes: string[] };

@@ -4,16 +4,9 @@ import { sha256Hex } from "../lib/crypto";
 import { ApiError, forbidden, unauthorized } from "../lib/errors";
 import type { AppEnv } from "../lib/hono";
 import { API_KEY_PATTERN } from "../lib/ids";
+import type { Scope } from "../lib/scopes";
 
-export const SCOPES = [
-  "envelopes:read",
-  "envelopes:write",
-  "vault:read",
-  "vault:write",
-  "compliance:read",
-  "esign:write",
-] as const;
-export type Scope = (typeof SCOPES)[number];
+export { SCOPES, type Scope } from "../lib/scopes";
 
 const MISSING = "API key required: send a valid, active partner API key in the X-API-Key header";
 const INVALID = "Invalid API key: a valid, active partner API key is required in the X-API-Key header";

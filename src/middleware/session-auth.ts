@@ -3,9 +3,8 @@ import { jwtVerify } from "jose";
 import { forbidden, unauthorized } from "../lib/errors";
 import type { AppEnv, OrgMembership } from "../lib/hono";
 import { requireSecret } from "../lib/secrets";
+import { SESSION_AUDIENCE, SESSION_ISSUER } from "../lib/session-token";
 
-export const SESSION_ISSUER = "esign-vault";
-export const SESSION_AUDIENCE = "esign-vault-console";
 
 /**
  * Console access tokens: HS256 JWTs signed with SESSION_JWT_SECRET. The algorithm, issuer and

@@ -1,6 +1,6 @@
 import { canonicalJson, sha256Hex } from "../../lib/crypto";
 import { newId } from "../../lib/ids";
-import type { Actor } from "./actor";
+import type { Actor } from "../../lib/actor";
 
 /** Hash of the entry before the first one of every chain. */
 export const GENESIS_HASH = "0".repeat(64);

@@ -1,6 +1,6 @@
 import { nowIso } from "../../lib/time";
 import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
-import type { Actor } from "./actor";
+import type { Actor } from "../../lib/actor";
 import { auditInsert, isChainConflict } from "./chain";
 
 export type EnvelopeAuditInput = {

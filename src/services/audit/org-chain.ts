@@ -1,5 +1,5 @@
 import { conflict } from "../../lib/errors";
-import type { Actor } from "./actor";
+import type { Actor } from "../../lib/actor";
 import { auditInsert, isChainConflict, readChainHead } from "./chain";
 
 /**

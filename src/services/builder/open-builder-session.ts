@@ -1,7 +1,7 @@
 import { ApiError, conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { addSeconds, nowIso } from "../../lib/time";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { auditInsert, isChainConflict } from "../audit/chain";
 import type { ServiceContext } from "../context";
 import { discardDocuments } from "../documents/ingest-pdf";

@@ -2,7 +2,7 @@ import { badRequest, conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import type { MultipartForm } from "../../lib/multipart";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import type { ServiceContext } from "../context";
 import { getEnvelope } from "../envelopes/repository";
 import { envelopeDetail } from "../envelopes/serialize";

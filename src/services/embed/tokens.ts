@@ -2,7 +2,7 @@ import { errors, jwtVerify, SignJWT } from "jose";
 import type { Env } from "../../env";
 import { ApiError, conflict, forbidden } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
-import type { Scope } from "../../middleware/partner-auth";
+import type { Scope } from "../../lib/scopes";
 import { getEnvelope } from "../envelopes/repository";
 
 export const EMBED_TOKEN_TTL_SECONDS = 900;

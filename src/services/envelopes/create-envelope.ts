@@ -1,6 +1,6 @@
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { auditInsert, GENESIS_HASH } from "../audit/chain";
 import type { ServiceContext } from "../context";
 import { templateSourceFor } from "../templates/envelope-source";

@@ -1,7 +1,7 @@
 import { conflict, unprocessable } from "../../lib/errors";
 import { newId, randomToken } from "../../lib/ids";
 import { addDays, nowIso } from "../../lib/time";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import type { ServiceContext } from "../context";
 import { deliverEmails } from "../email/deliver";
 import { invitationEmails } from "../email/invitation";

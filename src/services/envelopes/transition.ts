@@ -1,6 +1,6 @@
 import { conflict } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { auditInsert, isChainConflict } from "../audit/chain";
 import { outboxInsert } from "../events/outbox";
 import type { ServiceContext } from "../context";

@@ -1,4 +1,4 @@
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import type { ServiceContext } from "../context";
 import { transitionEnvelope } from "./transition";
 

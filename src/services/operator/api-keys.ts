@@ -4,7 +4,7 @@ import { sha256Hex } from "../../lib/crypto";
 import { notFound } from "../../lib/errors";
 import { newId, newRawApiKey } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { assertOrgExists } from "./orgs";
 

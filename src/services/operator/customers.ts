@@ -1,7 +1,7 @@
 import { conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { normalizeEmail } from "../envelopes/create-envelope";
 import { assertOrgExists } from "./orgs";

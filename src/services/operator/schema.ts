@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { SCOPES } from "../../middleware/partner-auth";
+import { SCOPES } from "../../lib/scopes";
 import { FrameAncestorsInput } from "../embed/frame-ancestors";
 
 export const OrgIdParams = z.object({ org_id: z.string().max(64).openapi({ param: { name: "org_id", in: "path" } }) });

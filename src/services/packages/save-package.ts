@@ -3,7 +3,7 @@ import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import type { ApiIssue } from "../../lib/validation";
 import { signingProvider, viaProvider } from "../../providers/signing";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { ServiceContext } from "../context";
 import type { TemplateRow } from "../templates/repository";

@@ -1,4 +1,4 @@
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import type { SignerRow } from "../signers/repository";
 
 /** Where a signer's request came from: recorded on every audit entry the signer causes. */

@@ -2,7 +2,7 @@ import { ApiError, conflict, unprocessable } from "../../lib/errors";
 import { closePdf, openPdf } from "../../lib/pdf";
 import { nowIso } from "../../lib/time";
 import { signingProvider, viaProvider } from "../../providers/signing";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { ServiceContext } from "../context";
 import { AnchorSearch } from "../documents/anchors";

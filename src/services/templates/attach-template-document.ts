@@ -2,7 +2,7 @@ import { badRequest, conflict } from "../../lib/errors";
 import type { MultipartForm } from "../../lib/multipart";
 import { nowIso } from "../../lib/time";
 import { signingProvider, viaProvider } from "../../providers/signing";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { ServiceContext } from "../context";
 import { discardDocuments, ingestPdf } from "../documents/ingest-pdf";

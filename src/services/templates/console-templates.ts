@@ -1,6 +1,6 @@
 import { conflict } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { ServiceContext } from "../context";
 import { insertTemplate } from "./insert-template";

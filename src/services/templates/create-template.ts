@@ -2,7 +2,7 @@ import { badRequest, unprocessable } from "../../lib/errors";
 import type { MultipartForm } from "../../lib/multipart";
 import { notAPdf, hasPdfSignature } from "../../lib/pdf";
 import { toApiIssues } from "../../lib/validation";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import type { ServiceContext } from "../context";
 import { discardDocuments, ingestPdf } from "../documents/ingest-pdf";
 import { insertTemplate } from "./insert-template";

@@ -2,7 +2,7 @@ import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import { signingProvider, viaProvider } from "../../providers/signing";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { ServiceContext } from "../context";
 import type { StoredDocument } from "../documents/ingest-pdf";

@@ -1,5 +1,5 @@
 import { ApiError, unprocessable } from "../../lib/errors";
-import { SYSTEM_ACTOR, type Actor } from "../audit/actor";
+import { SYSTEM_ACTOR, type Actor } from "../../lib/actor";
 import { appendEnvelopeAudit } from "../audit/envelope-chain";
 import type { ServiceContext } from "../context";
 import { getEnvelope } from "../envelopes/repository";

@@ -1,5 +1,5 @@
 import { newId } from "../../lib/ids";
-import { SYSTEM_ACTOR } from "../audit/actor";
+import { SYSTEM_ACTOR } from "../../lib/actor";
 import { appendEnvelopeAudit } from "../audit/envelope-chain";
 import { verifyChain } from "../audit/verify-chain";
 import { factsFrom, runChecks } from "../compliance/evaluate";

@@ -2,7 +2,7 @@ import type { SecuredParty } from "../../db/schema";
 import { sha256HexOfParts } from "../../lib/crypto";
 import { ApiError, conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { isChainConflict } from "../audit/chain";
 import { verifyChain } from "../audit/verify-chain";
 import { factsFrom } from "../compliance/evaluate";

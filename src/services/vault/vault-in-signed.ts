@@ -1,7 +1,7 @@
 import type { SecuredParty } from "../../db/schema";
 import { canonicalJson, sha256Hex } from "../../lib/crypto";
 import { conflict } from "../../lib/errors";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import type { ServiceContext } from "../context";
 import { getEnvelope, securedPartyOf, type LoadedEnvelope } from "../envelopes/repository";
 import { assertTransition } from "../envelopes/state-machine";

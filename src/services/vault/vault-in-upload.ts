@@ -3,7 +3,7 @@ import { conflict, unprocessable } from "../../lib/errors";
 import type { UploadedFile } from "../../lib/multipart";
 import { nowIso } from "../../lib/time";
 import { toApiIssues } from "../../lib/validation";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import type { ServiceContext } from "../context";
 import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
 import { assertTransition } from "../envelopes/state-machine";

@@ -2,7 +2,7 @@ import type { Env } from "../../env";
 import { unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { endpointView, getEndpoint, invalidUrl, isEndpointLimitError } from "./repository";
 import { SECRET_NOTE, WEBHOOK_ENDPOINT_LIMIT } from "./schema";

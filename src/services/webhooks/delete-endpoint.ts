@@ -1,6 +1,6 @@
 import { notFound } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { failInFlight, getEndpoint } from "./repository";
 

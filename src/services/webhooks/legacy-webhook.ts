@@ -1,5 +1,5 @@
 import type { Env } from "../../env";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { createEndpoint } from "./create-endpoint";
 import { deleteEndpoint } from "./delete-endpoint";
 import { endpointView, type EndpointRow } from "./repository";

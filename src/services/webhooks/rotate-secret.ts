@@ -1,6 +1,6 @@
 import { conflict } from "../../lib/errors";
 import { addSeconds, nowIso } from "../../lib/time";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { endpointView, getEndpoint } from "./repository";
 import { newWebhookSecret } from "./signing";

@@ -1,7 +1,7 @@
 import type { Env } from "../../env";
 import { notFound } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../audit/actor";
+import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { endpointView, failInFlight, getEndpoint, invalidUrl } from "./repository";
 import { checkWebhookUrl, urlPolicyOf } from "./url-policy";
