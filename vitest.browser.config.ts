@@ -1,8 +1,8 @@
 import { defineConfig } from "vitest/config";
 
-// The browser tests: Debian's Chromium (through playwright-core) against a real `wrangler dev` of this
-// Worker with fresh local state (D1, R2, Durable Objects, Queues), started once by the global setup.
-// They run in Node, after the Workers-runtime suite (`npm test` runs both), one file at a time.
+// The browser tests: Chromium (found by test/browser/chromium.ts, driven through playwright-core) against
+// a real `wrangler dev` of this Worker with fresh local state (D1, R2, Durable Objects, Queues), started
+// once by the global setup. They run in Node, after the Workers-runtime suite (`npm test` runs both), one file at a time.
 export default defineConfig({
   test: {
     name: "browser",

@@ -1,8 +1,30 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { generateSealCertificate } from "./scripts/lib/seal-cert.mjs";
+import { createServer } from "node:net";
+import { STRIPE_TEST_PUBLISHABLE_KEY, STRIPE_TEST_SECRET_KEY, STRIPE_TEST_WEBHOOK_SECRET } from "./test/global/stripe-stand-in.mjs";
+
+/** A free loopback port, chosen once per vitest process (the config may be evaluated more than once). */
+async function stripeStandInPort(): Promise<number> {
+  if (!process.env.STRIPE_STAND_IN_PORT) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = createServer().once("error", reject);
+      srv.listen(0, "127.0.0.1", () => {
+        const { port } = srv.address() as { port: number };
+        srv.close(() => resolve(port));
+      });
+    });
+    process.env.STRIPE_STAND_IN_PORT = String(port);
+  }
+  return Number(process.env.STRIPE_STAND_IN_PORT);
+}
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./migrations");
+  // The Stripe stand-in (test/global/stripe-stand-in.mjs) listens where the Worker's STRIPE_API_BASE points.
+  const stripePort = await stripeStandInPort();
+  // A fresh self-signed seal for every run (never a committed key): completing a signing seals the PDF.
+  const seal = await generateSealCertificate({ commonName: "esign-vault test seal" });
   return {
     plugins: [
       cloudflareTest({
@@ -20,6 +42,15 @@ export default defineConfig(async () => {
             // a developer's .dev.vars (written by `npm run dev`) turns the dev pages on; tests decide per test
             DEV_PAGES: "false",
             EMAIL_TRANSPORT: "outbox",
+            SEAL_PRIVATE_KEY: seal.privateKeyPem,
+            SEAL_CERTIFICATE: seal.certificatePem,
+            // the deterministic KBA sandbox (DESIGN.md 7); the tests of a deployment without KBA override it per request
+            KBA_PROVIDER: "sandbox",
+            // Sign + Pay against the Stripe stand-in; the tests of payments switched off override these per request
+            STRIPE_SECRET_KEY: STRIPE_TEST_SECRET_KEY,
+            STRIPE_PUBLISHABLE_KEY: STRIPE_TEST_PUBLISHABLE_KEY,
+            STRIPE_WEBHOOK_SECRET: STRIPE_TEST_WEBHOOK_SECRET,
+            STRIPE_API_BASE: `http://127.0.0.1:${stripePort}`,
           },
         },
       }),
@@ -28,8 +59,10 @@ export default defineConfig(async () => {
       include: ["test/**/*.test.ts"],
       exclude: ["test/browser/**"],
       setupFiles: ["./test/setup.ts"],
-      globalSetup: ["./test/global/webhook-receiver.mjs", "./test/global/postmark-stand-in.mjs"],
+      globalSetup: ["./test/global/webhook-receiver.mjs", "./test/global/postmark-stand-in.mjs", "./test/global/stripe-stand-in.mjs"],
       testTimeout: 30_000,
+      // CommonJS packages that require() an ES-module dependency (pdf-lib): pre-bundled for the Workers runtime
+      deps: { optimizer: { ssr: { enabled: true, include: ["pdf-lib", "@signpdf/placeholder-pdf-lib", "@signpdf/signpdf", "@signpdf/utils"] } } },
     },
   };
 });

@@ -1,5 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../src/env";
+
+/**
+ * The bindings the limiter uses, declared here rather than imported from src/env.ts (which names this
+ * class for RATE_LIMITER): the Worker's Env satisfies it, and the two files do not import each other.
+ */
+type LimiterEnv = { DB: D1Database };
 
 /** What the limiter knows of its key: enough to authenticate a partner request without D1. */
 export type KeyRecord = {
@@ -39,7 +44,7 @@ type WindowState = { start: number; count: number };
  * The key record is cached in memory only: D1 stays the truth, the operator calls push changes here
  * (`refresh`), and a cold instance reloads from D1.
  */
-export class RateLimiter extends DurableObject<Env> {
+export class RateLimiter extends DurableObject<LimiterEnv> {
   private record: KeyRecord | null | undefined;
   private window: WindowState | null = null;
   private lastUsedWrittenAt = 0;
@@ -123,6 +128,6 @@ export class RateLimiter extends DurableObject<Env> {
   }
 }
 
-export function rateLimiterFor(env: Env, keyHash: string) {
+export function rateLimiterFor(env: { RATE_LIMITER: DurableObjectNamespace<RateLimiter> }, keyHash: string) {
   return env.RATE_LIMITER.get(env.RATE_LIMITER.idFromName(keyHash));
 }

@@ -12,6 +12,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { generateSealCertificate, pemForDotenv } from "./lib/seal-cert.mjs";
+// ids and the demo API key from the Worker's own generator (src/lib/ids.ts re-exports the same module)
+import { API_KEY_PATTERN, newRawApiKey, prefixedId } from "../src/lib/random-ids.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const DEV_VARS = join(root, ".dev.vars");
@@ -27,33 +30,11 @@ const DEMO_SCOPES = ["envelopes:read", "envelopes:write", "vault:read", "vault:w
 const DEMO_RPM = 60;
 // Variables whose local value differs from the example's production-safe default. Applied only when
 // the variable is first written to .dev.vars, so a developer's own choice is kept.
-const LOCAL_DEV_VALUES = { DEV_PAGES: "true" };
+const LOCAL_DEV_VALUES = { DEV_PAGES: "true", KBA_PROVIDER: "sandbox" };
 
 // ---------------------------------------------------------------------------------------------
 // helpers
 
-const BASE32 = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower case (as src/lib/ids.ts)
-
-/** `prefix_` + 26 base32 characters from 16 random bytes (128 bits). */
-function newId(prefix) {
-  const buf = randomBytes(16);
-  let out = "";
-  let acc = 0;
-  let bits = 0;
-  for (const b of buf) {
-    acc = (acc << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32[(acc >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += BASE32[(acc << (5 - bits)) & 31];
-  return `${prefix}_${out}`;
-}
-
-const newRawApiKey = () => `lk_${randomBytes(20).toString("hex")}`;
-const API_KEY_PATTERN = /^lk_[0-9a-f]{40}$/;
 const sha256Hex = (s) => createHash("sha256").update(s, "utf8").digest("hex");
 const sql = (v) => (v === null || v === undefined ? "NULL" : `'${String(v).replaceAll("'", "''")}'`);
 
@@ -155,6 +136,21 @@ function ensureDevVars() {
   }
 }
 
+/** A self-signed development seal in .dev.vars when it has none (completing a signing needs one). */
+async function ensureDevSeal() {
+  if (readDevVar("SEAL_PRIVATE_KEY") && readDevVar("SEAL_CERTIFICATE")) return;
+  const seal = await generateSealCertificate();
+  const values = { SEAL_PRIVATE_KEY: pemForDotenv(seal.privateKeyPem), SEAL_CERTIFICATE: pemForDotenv(seal.certificatePem) };
+  const lines = readFileSync(DEV_VARS, "utf8").split("\n");
+  for (const [name, value] of Object.entries(values)) {
+    const i = lines.findIndex((l) => new RegExp(`^\\s*${name}\\s*=`).test(l));
+    if (i >= 0) lines[i] = `${name}=${value}`;
+    else lines.splice(lines.length - (lines.at(-1) === "" ? 1 : 0), 0, `${name}=${value}`);
+  }
+  writeFileSync(DEV_VARS, lines.join("\n"));
+  console.log("dev-setup: wrote a self-signed development seal certificate to .dev.vars (SEAL_PRIVATE_KEY, SEAL_CERTIFICATE)");
+}
+
 function readDevVar(name) {
   if (!existsSync(DEV_VARS)) return undefined;
   for (const line of readFileSync(DEV_VARS, "utf8").split("\n")) {
@@ -207,7 +203,7 @@ function seedDemo() {
 
   let orgId = found.org_saved ?? found.org_named;
   if (!orgId) {
-    orgId = newId("org");
+    orgId = prefixedId("org");
     created.push("organization");
     statements.push(
       `INSERT INTO organizations (id, name, stripe_account_id, platform_fee_bps, created_at, updated_at)
@@ -217,7 +213,7 @@ function seedDemo() {
 
   let userId = found.user;
   if (!userId) {
-    userId = newId("usr");
+    userId = prefixedId("usr");
     created.push("admin user");
     statements.push(
       `INSERT INTO users (id, email, name, created_at) VALUES (${sql(userId)}, ${sql(DEMO_USER_EMAIL)}, ${sql(DEMO_USER_NAME)}, ${sql(at)})
@@ -243,7 +239,7 @@ function seedDemo() {
     } else if (savedKey && !savedKeyId) {
       console.log("dev-setup: the saved demo key is no longer in the local database (rotated or reset); creating a new one");
     }
-    keyId = newId("key");
+    keyId = prefixedId("key");
     created.push("API key");
     rawKey = newRawApiKey();
     statements.push(
@@ -321,6 +317,7 @@ function printBanner(demo) {
 // ---------------------------------------------------------------------------------------------
 
 ensureDevVars();
+await ensureDevSeal();
 if (!readDevVar("OPERATOR_TOKEN")) console.warn("dev-setup: warning: OPERATOR_TOKEN is empty in .dev.vars; the operator API will answer 503");
 applyMigrations();
 printBanner(seedDemo());

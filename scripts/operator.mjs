@@ -28,6 +28,9 @@ Users and customers
   token:create <user_id> [--org ORG_ID] [--ttl SECONDS]
   customer:create <org_id> --name NAME [--email EMAIL] [--contact NAME]
 
+Billing
+  usage <org_id> [--month YYYY-MM]   the month's usage lines (KBA verifications, ...) and total; default this month (UTC)
+
   help
 
 Scopes: ${ALL_SCOPES.join(", ")}
@@ -191,6 +194,14 @@ const COMMANDS = {
       `/operator/orgs/${enc(id)}/customers`,
       compact({ name: f.name, email: f.email, primary_contact_name: f.contact }),
     ],
+  },
+  usage: {
+    arg: "org_id",
+    flags: ["month"],
+    build: (id, f) => {
+      if (f.month !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(f.month)) throw new UsageError(`--month must be YYYY-MM, got "${f.month}"`);
+      return ["GET", `/operator/orgs/${enc(id)}/usage${f.month ? `?month=${enc(f.month)}` : ""}`, undefined];
+    },
   },
 };
 

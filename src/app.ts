@@ -7,6 +7,7 @@ import { jsonContent } from "./lib/openapi";
 import { requestId } from "./middleware/request-id";
 import { docsPage } from "./pages/docs";
 import { pagesRouter } from "./pages";
+import { publicRoute } from "./routes/define";
 import { devRouter } from "./routes/dev";
 import { embedRouter } from "./routes/embed";
 import { operatorRouter } from "./routes/operator";
@@ -14,17 +15,19 @@ import { partnerRouter } from "./routes/partner";
 import { sessionRouter } from "./routes/session";
 import { signingRouter } from "./routes/signing";
 import { storageRouter } from "./routes/storage";
+import { stripeRouter } from "./routes/stripe";
 
 export const API_BASE = "/api/v2";
 const JSON_BODY_LIMIT = 1024 * 1024;
 
-const healthRoute = createRoute({
+const healthRoute = createRoute(publicRoute({
   method: "get",
+  operationId: "getHealth",
   path: "/health",
   summary: "Liveness: answers without touching any binding",
   tags: ["Meta"],
   responses: { 200: jsonContent(z.object({ data: z.object({ status: z.literal("ok") }) }), "The service is up") },
-});
+}));
 
 function buildApi() {
   const api = createRouter();
@@ -42,6 +45,8 @@ function buildApi() {
   api.route("/", operatorRouter);
   api.route("/", signingRouter);
   api.route("/", embedRouter);
+  // Stripe's notifications: outside every auth middleware, the Stripe-Signature is the credential
+  api.route("/", stripeRouter);
   api.get("/docs", docsPage);
   return api;
 }

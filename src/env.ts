@@ -20,6 +20,7 @@ export type Env = {
   STRIPE_SECRET_KEY?: string;
   STRIPE_PUBLISHABLE_KEY?: string;
   STRIPE_WEBHOOK_SECRET?: string;
+  /** Stripe API origin; default https://api.stripe.com (tests and local development point it at a stand-in) */
   STRIPE_API_BASE?: string;
   /** "true" serves the dev-only pages (GET /dev/emails); anything else answers 404. Never set in production. */
   DEV_PAGES?: string;
@@ -33,6 +34,14 @@ export type Env = {
   POSTMARK_MESSAGE_STREAM?: string;
   /** Postmark API origin; default https://api.postmarkapp.com (tests point it at a local stand-in) */
   POSTMARK_API_BASE?: string;
+  /** the KBA provider (src/providers/kba): `sandbox` (deterministic, for development and tests); unset: sending a KBA envelope is 503 */
+  KBA_PROVIDER?: string;
+  /** the PAdES seal's private key, PKCS#8 PEM (RSA or ECDSA P-256/P-384; secret); required to complete a signing */
+  SEAL_PRIVATE_KEY?: string;
+  /** the seal's certificate, PEM, followed by any intermediate certificates; required to complete a signing */
+  SEAL_CERTIFICATE?: string;
+  /** RFC 3161 timestamp authority for the seal (PAdES B-T); empty (default): no timestamp */
+  SEAL_TSA_URL?: string;
 };
 
 /**
@@ -47,5 +56,8 @@ export type SecretName =
   | "EMBED_TOKEN_SECRET"
   | "STORAGE_URL_SECRET"
   | "STRIPE_SECRET_KEY"
+  | "STRIPE_PUBLISHABLE_KEY"
   | "STRIPE_WEBHOOK_SECRET"
-  | "POSTMARK_SERVER_TOKEN";
+  | "POSTMARK_SERVER_TOKEN"
+  | "SEAL_PRIVATE_KEY"
+  | "SEAL_CERTIFICATE";

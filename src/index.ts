@@ -7,19 +7,19 @@ import { pruneWebhookAttempts } from "./jobs/prune-webhook-attempts";
 import { relayOutbox } from "./jobs/relay-outbox";
 import { retryEmails } from "./jobs/retry-emails";
 import { sweepDeliveries } from "./jobs/sweep-deliveries";
-import { serviceContext } from "./services/context";
+import { systemContext } from "./lib/context";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
 
 export default {
   fetch: app.fetch,
 
-  async queue(batch: MessageBatch<OutboxMessage>, env: Env): Promise<void> {
-    await dispatchEvents(batch, env);
+  async queue(batch: MessageBatch<OutboxMessage>, env: Env, ctx: ExecutionContext): Promise<void> {
+    await dispatchEvents(systemContext(env, (p) => ctx.waitUntil(p)), batch);
   },
 
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
-    const services = serviceContext(env, (p) => ctx.waitUntil(p));
+    const services = systemContext(env, (p) => ctx.waitUntil(p));
     const now = new Date(controller.scheduledTime);
     if (controller.cron === INTEGRITY_SWEEP_CRON) {
       await startIntegritySweep(services, now);
@@ -28,11 +28,11 @@ export default {
     // Independent jobs: one failing must not starve the others for that minute.
     const jobs: [string, () => Promise<unknown>][] = [
       ["expire-envelopes", () => expireEnvelopes(services, now)],
-      ["relay-outbox", () => relayOutbox(env, now)],
-      ["sweep-deliveries", () => sweepDeliveries(env, now)],
+      ["relay-outbox", () => relayOutbox(services, now)],
+      ["sweep-deliveries", () => sweepDeliveries(services, now)],
       ["integrity-sweep", () => continueIntegritySweep(services, now)],
-      ["retry-emails", () => retryEmails(env, now)],
-      ["prune-webhook-attempts", () => pruneWebhookAttempts(env, now)],
+      ["retry-emails", () => retryEmails(services, now)],
+      ["prune-webhook-attempts", () => pruneWebhookAttempts(services, now)],
     ];
     const results = await Promise.allSettled(jobs.map(([, run]) => run()));
     const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`${jobs[i]![0]}: ${String(r.reason)}`] : []));

@@ -1,6 +1,8 @@
+/// <reference types="vite/types/importMeta.d.ts" />
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "../src/app";
+import { AUDIT_ACTIONS } from "../src/services/audit/actions";
 import { call, createEnvelope, newTenant } from "./helpers/api";
 
 describe("conventions every response follows", () => {
@@ -47,9 +49,117 @@ describe("conventions every response follows", () => {
     expect(Object.keys(many.body).sort()).toEqual(["data", "meta"]);
   });
 
+  it("records only audit actions of the vocabulary (services/audit/actions.ts)", async () => {
+    const t = await newTenant();
+    const e = await createEnvelope(t.key);
+    const voided = await call("POST", `/partner/envelopes/${e.envelope_id}/void`, { key: t.key, body: { reason: "wrong buyer" } });
+    expect(voided.status).toBe(200);
+    const rows = await env.DB.prepare("SELECT DISTINCT action FROM audit_log WHERE org_id = ?").bind(t.orgId).all<{ action: string }>();
+    const actions = rows.results.map((r) => r.action).sort();
+    expect(actions).toEqual(["api_key.created", "envelope.created", "envelope.void", "org.created"]);
+    for (const action of actions) expect(Object.keys(AUDIT_ACTIONS)).toContain(action);
+  });
+
   it("answers /health without credentials", async () => {
     const res = await SELF.fetch("http://localhost/health");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ data: { status: "ok" } });
+  });
+});
+
+/**
+ * The layers, top to bottom. A file may import its own layer or any layer below it, never one above:
+ * a route calls a service, a service the providers, the database and lib; lib imports none of them.
+ */
+const LAYERS: { name: string; holds: (path: string) => boolean }[] = [
+  { name: "entry", holds: (p) => p === "src/index.ts" || p === "src/app.ts" },
+  { name: "routes, pages and jobs", holds: (p) => /^src\/(routes|pages|jobs)\//.test(p) },
+  { name: "middleware", holds: (p) => p.startsWith("src/middleware/") },
+  { name: "services", holds: (p) => p.startsWith("src/services/") },
+  { name: "providers", holds: (p) => p.startsWith("src/providers/") },
+  { name: "durable objects", holds: (p) => p.startsWith("durable-objects/") },
+  { name: "db and lib", holds: (p) => /^src\/(db|lib)\//.test(p) },
+  { name: "env", holds: (p) => p === "src/env.ts" },
+];
+/** env.ts declares the bindings, so it names the Durable Object classes (type only); the objects declare the bindings they use. */
+const ALLOWED_UP = [{ from: "src/env.ts", to: /^durable-objects\// }];
+
+const sources = {
+  ...import.meta.glob<string>("../src/**/*.ts", { query: "?raw", import: "default", eager: true }),
+  ...import.meta.glob<string>("../durable-objects/**/*.ts", { query: "?raw", import: "default", eager: true }),
+};
+const files = new Map(Object.entries(sources).map(([key, text]) => [key.replace(/^\.\.\//, ""), text]));
+
+function resolve(tree: Map<string, string>, from: string, spec: string): string | undefined {
+  const parts = from.split("/").slice(0, -1);
+  for (const part of spec.split("/")) {
+    if (part === "..") parts.pop();
+    else if (part !== ".") parts.push(part);
+  }
+  const base = parts.join("/");
+  return [base, `${base}.ts`, `${base}/index.ts`].find((p) => tree.has(p));
+}
+
+function relativeImports(text: string): string[] {
+  const specs = [...text.matchAll(/\bfrom\s*["'](\.[^"']*)["']|\bimport\s*\(?\s*["'](\.[^"']*)["']/g)];
+  return specs.map((m) => (m[1] ?? m[2])!);
+}
+
+const layerOf = (path: string) => LAYERS.findIndex((l) => l.holds(path));
+
+/** Every import of `tree` that points from a layer to one above it, as "<file> (<layer>) imports <file> (<layer>)". */
+function upwardImports(tree: Map<string, string>): string[] {
+  const upward: string[] = [];
+  for (const [path, text] of tree) {
+    for (const spec of relativeImports(text)) {
+      const target = resolve(tree, path, spec);
+      if (!target || layerOf(target) >= layerOf(path)) continue;
+      if (ALLOWED_UP.some((a) => a.from === path && a.to.test(target))) continue;
+      upward.push(`${path} (${LAYERS[layerOf(path)]!.name}) imports ${target} (${LAYERS[layerOf(target)]!.name})`);
+    }
+  }
+  return upward;
+}
+
+describe("layers only point down", () => {
+  it("places every source file in a layer", () => {
+    expect(files.has("src/app.ts")).toBe(true);
+    expect(files.has("durable-objects/rate-limiter.ts")).toBe(true);
+    for (const path of files.keys()) expect(layerOf(path), `${path} belongs to no layer`).toBeGreaterThanOrEqual(0);
+  });
+
+  it("has no import from a layer to one above it", () => {
+    expect(upwardImports(files)).toEqual([]);
+  });
+
+  it("keeps Env and the Durable Objects out of a circle", () => {
+    for (const [path, text] of files) {
+      if (!path.startsWith("durable-objects/")) continue;
+      expect(relativeImports(text).map((spec) => resolve(files, path, spec)), path).not.toContain("src/env.ts");
+    }
+  });
+
+  it("lets the browser code (web/) take only types from the server, so no server code is bundled into a page", () => {
+    const web = import.meta.glob<string>("../web/**/*.ts", { query: "?raw", import: "default", eager: true });
+    expect(Object.keys(web).length).toBeGreaterThan(0);
+    const valueImports = Object.entries(web).flatMap(([path, text]) =>
+      [...text.matchAll(/^(import|export)\s+(?!type\b)[^;]*?from\s*["']((?:\.\.\/)+src\/[^"']*)["']/gm)].map((m) => `${path}: ${m[2]}`),
+    );
+    expect(valueImports).toEqual([]);
+  });
+
+  it("would name an upward import: lib reaching into services, a provider into a service", () => {
+    const tree = new Map([
+      ["src/lib/hono.ts", 'import type { Actor } from "../services/audit/actor";\nimport { ok } from "./errors";'],
+      ["src/lib/errors.ts", ""],
+      ["src/services/audit/actor.ts", ""],
+      ["src/providers/signing/builtin.ts", 'import {\n  stampDocument,\n} from "../../services/signing/stamp-document";'],
+      ["src/services/signing/stamp-document.ts", 'import { Stamp } from "../../providers/signing/interface";'],
+      ["src/providers/signing/interface.ts", ""],
+    ]);
+    expect(upwardImports(tree)).toEqual([
+      "src/lib/hono.ts (db and lib) imports src/services/audit/actor.ts (services)",
+      "src/providers/signing/builtin.ts (providers) imports src/services/signing/stamp-document.ts (services)",
+    ]);
   });
 });

@@ -50,6 +50,19 @@ describe("OpenAPI document", () => {
     expect(JSON.stringify(d)).toContain("Retail installment contract #1042");
   });
 
+  it("declares each route's access once, as tools read it: scopes, console roles, public operations, optional bodies", async () => {
+    const d = (await doc()) as Doc & { paths: Record<string, Record<string, { operationId?: string; requestBody?: { required?: boolean } }>> };
+    const rotate = d.paths["/api/v2/webhooks/endpoints/{endpoint_id}/rotate-secret"]!.post!;
+    expect(rotate.operationId).toBe("rotateWebhookSecret");
+    expect(rotate.security).toEqual([{ BearerAuth: ["admin"] }]);
+    expect(d.paths["/api/v2/envelopes/{envelope_id}/auto-vault-consent"]!.post!.security).toEqual([{ BearerAuth: ["admin"] }, { BearerAuth: ["custodian"] }]);
+    expect(d.paths["/api/v2/templates/{template_id}"]!.get!.security).toEqual([{ BearerAuth: [] }]);
+    expect(d.paths["/api/v2/embed/token"]!.post!.security).toEqual([{ ApiKeyAuth: ["esign:write"] }, { ApiKeyAuth: ["vault:read"] }]);
+    for (const path of ["/health", "/api/v2/signing/{slug}", "/storage/v/{vault_id}/{file}"]) expect(d.paths[path]!.get!.security, path).toEqual([]);
+    expect(d.paths["/api/v2/partner/envelopes/{envelope_id}/send"]!.post!.requestBody!.required).toBe(false);
+    expect(d.paths["/api/v2/partner/envelopes"]!.post!.requestBody!.required).toBe(true);
+  });
+
   it("serves a human reference page whose scripts and styles come from this Worker, not a CDN", async () => {
     const res = await SELF.fetch("http://localhost/api/v2/docs");
     expect(res.status).toBe(200);

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { generateSealCertificate } from "./seal-cert.mjs";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const WRANGLER = join(root, "node_modules", ".bin", "wrangler");
@@ -102,6 +103,8 @@ export async function startServer(persistDir, secrets) {
   args.push("--persist-to", persistDir, "--show-interactive-dev-session=false", ...vars);
   // the webhook section: receivers on 127.0.0.1, and the cron handler run on demand (/__scheduled)
   args.push("--var", "WEBHOOK_URL_POLICY:allow-loopback", "--test-scheduled");
+  // KBA envelopes: the deterministic sandbox provider (DESIGN.md 7), whatever a developer's .dev.vars says
+  args.push("--var", "KBA_PROVIDER:sandbox");
   // the hosts the service hands out in URLs (embed_url, signing links, downloads) point at this server
   const base = `http://127.0.0.1:${port}`;
   args.push("--var", `EMBED_HOST:${base}/embed`, "--var", `SIGNING_HOST:${base}/sign`, "--var", `STORAGE_HOST:${base}/storage`);
@@ -185,6 +188,11 @@ export const randomSecrets = () =>
 export async function startFreshServer(persistDir, secrets = randomSecrets()) {
   await run(process.execPath, [join(root, "scripts", "build-assets.mjs")]);
   await run(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistDir]);
+  // A fresh self-signed seal (completing a signing needs one), unless the caller brings its own.
+  if (!secrets.SEAL_PRIVATE_KEY) {
+    const seal = await generateSealCertificate();
+    secrets = { ...secrets, SEAL_PRIVATE_KEY: seal.privateKeyPem.trim().replace(/\n/g, "\\n"), SEAL_CERTIFICATE: seal.certificatePem.trim().replace(/\n/g, "\\n") };
+  }
   const server = await startServer(persistDir, secrets);
   return Object.assign(server, { secrets });
 }

@@ -1,4 +1,5 @@
 import type { Env, OutboxMessage } from "../env";
+import type { RequestContext } from "../lib/context";
 import { forEachConcurrently } from "../lib/concurrency";
 import { deliverWebhook, type DeliverOptions } from "../services/webhooks/deliver";
 import { fanOutEvent } from "../services/webhooks/fan-out";
@@ -13,14 +14,15 @@ const SEND_BATCH = 100; // Queue#sendBatch takes at most 100 messages
  * queue; a delivery message sends that delivery if it is still due. A message whose work throws is
  * retried by the queue; nothing is lost either way, since the relay and the sweep read the database.
  */
-export async function dispatchEvents(batch: MessageBatch<OutboxMessage>, env: Env, opts: DeliverOptions = {}): Promise<void> {
+export async function dispatchEvents(ctx: RequestContext, batch: MessageBatch<OutboxMessage>, opts: DeliverOptions = {}): Promise<void> {
+  const env = ctx.env;
   await forEachConcurrently(batch.messages, CONCURRENCY, async (message) => {
     try {
       const body = message.body;
       if (body.kind === "delivery") {
-        await deliverWebhook(env, body.delivery_id, opts);
+        await deliverWebhook(ctx, { ...opts, deliveryId: body.delivery_id });
       } else {
-        const created = await fanOutEvent(env.DB, body.event_id, opts.now);
+        const created = await fanOutEvent(ctx, { eventId: body.event_id, now: opts.now });
         await enqueueDeliveries(env, created);
       }
       message.ack();

@@ -1,5 +1,4 @@
-import { SYSTEM_ACTOR } from "../lib/actor";
-import type { ServiceContext } from "../services/context";
+import { inOrg, type RequestContext } from "../lib/context";
 import { findEnvelope } from "../services/envelopes/repository";
 import { applyTransition } from "../services/envelopes/transition";
 import { ApiError } from "../lib/errors";
@@ -11,7 +10,7 @@ const BATCH = 100;
  * `envelope.expired`. Bounded per run; a conflict (the signer completed at the same moment) leaves
  * that envelope alone, since its newer status wins.
  */
-export async function expireEnvelopes(ctx: ServiceContext, now = new Date()): Promise<{ expired: number }> {
+export async function expireEnvelopes(ctx: RequestContext, now = new Date()): Promise<{ expired: number }> {
   const { results } = await ctx.env.DB.prepare(
     `SELECT id, org_id FROM envelopes WHERE status IN ('sent', 'viewed') AND expires_at IS NOT NULL AND expires_at <= ?
      ORDER BY expires_at LIMIT ?`,
@@ -23,11 +22,8 @@ export async function expireEnvelopes(ctx: ServiceContext, now = new Date()): Pr
     const envelope = await findEnvelope(ctx.env.DB, row.org_id, row.id);
     if (!envelope) continue;
     try {
-      await applyTransition(ctx, envelope, {
-        orgId: row.org_id,
-        envelopeId: row.id,
+      await applyTransition(inOrg(ctx, row.org_id), envelope, {
         action: "expire",
-        actor: SYSTEM_ACTOR,
         data: { expires_at: envelope.expires_at },
       });
       expired += 1;

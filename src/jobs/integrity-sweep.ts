@@ -1,4 +1,4 @@
-import type { ServiceContext } from "../services/context";
+import type { RequestContext } from "../lib/context";
 import { observeAuthoritative, recordIntegrityCheck } from "../services/vault/integrity";
 import type { VaultRecordRow } from "../services/vault/repository";
 
@@ -29,7 +29,7 @@ export type SweepBatch = { ran: boolean; checked: number; bytes: number; mismatc
  * batch. A cycle still unfinished from the week before is continued instead of restarted, so no
  * document is skipped however large the vault grows.
  */
-export async function startIntegritySweep(ctx: ServiceContext, now = new Date(), limits = DEFAULT_SWEEP_LIMITS): Promise<SweepBatch> {
+export async function startIntegritySweep(ctx: RequestContext, now = new Date(), limits = DEFAULT_SWEEP_LIMITS): Promise<SweepBatch> {
   const at = now.toISOString();
   const started = await ctx.env.DB.prepare(
     `INSERT INTO job_cursors (job, cycle_started_at, cycle_completed_at, cursor, processed, bytes_processed, failures, lease_until, updated_at)
@@ -51,7 +51,7 @@ export async function startIntegritySweep(ctx: ServiceContext, now = new Date(),
  * document (recordIntegrityCheck): a mismatch flips compliance check 3, re-issues the certificate
  * and raises `vault.tamper_detected`.
  */
-export async function continueIntegritySweep(ctx: ServiceContext, now = new Date(), limits = DEFAULT_SWEEP_LIMITS): Promise<SweepBatch> {
+export async function continueIntegritySweep(ctx: RequestContext, now = new Date(), limits = DEFAULT_SWEEP_LIMITS): Promise<SweepBatch> {
   const db = ctx.env.DB;
   const at = now.toISOString();
   const batch: SweepBatch = { ran: false, checked: 0, bytes: 0, mismatches: 0, cycleCompleted: false };

@@ -1,4 +1,4 @@
-import type { Env } from "../env";
+import type { RequestContext } from "../lib/context";
 
 /** How long the per-attempt log is kept (Svix keeps 90 days on its top plan, DocuSign Connect 15). */
 export const ATTEMPT_RETENTION_DAYS = 30;
@@ -11,7 +11,8 @@ const BATCH = 1000;
  * works; only the old per-attempt detail goes. Attempt ids grow with time, so scanning in id order
  * stops at the first young row's neighbourhood instead of reading the whole table.
  */
-export async function pruneWebhookAttempts(env: Env, now: Date): Promise<{ deleted: number }> {
+export async function pruneWebhookAttempts(ctx: RequestContext, now: Date): Promise<{ deleted: number }> {
+  const env = ctx.env;
   const cutoff = new Date(now.getTime() - ATTEMPT_RETENTION_DAYS * 86_400_000).toISOString();
   const result = await env.DB.prepare(
     `DELETE FROM webhook_attempts WHERE id IN (

@@ -1,4 +1,4 @@
-import type { Env } from "../env";
+import type { RequestContext } from "../lib/context";
 
 const BATCH = 100;
 /** Events younger than this are left to the fast path that enqueued them at commit. */
@@ -9,7 +9,8 @@ const GRACE_MS = 30_000;
  * written is put on the webhook queue again. The queue consumer is idempotent per event, so a
  * duplicate from this relay costs nothing.
  */
-export async function relayOutbox(env: Env, now = new Date()): Promise<{ relayed: number }> {
+export async function relayOutbox(ctx: RequestContext, now = new Date()): Promise<{ relayed: number }> {
+  const env = ctx.env;
   const cutoff = new Date(now.getTime() - GRACE_MS).toISOString();
   const { results } = await env.DB.prepare(
     "SELECT id FROM events WHERE dispatched_at IS NULL AND created_at <= ? ORDER BY created_at LIMIT ?",

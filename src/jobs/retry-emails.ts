@@ -1,4 +1,4 @@
-import type { Env } from "../env";
+import type { RequestContext } from "../lib/context";
 import { emailTransport, emailTransportConfig } from "../providers/email";
 import { deliverAll, type Delivery } from "../services/email/deliver";
 
@@ -35,7 +35,8 @@ const OPEN_FOR_SIGNING = new Set(["sent", "viewed"]);
  * that lacks a variable it sends nothing and fails the job naming it, so the misconfiguration shows
  * in the cron's logs every minute while the held emails wait, attempts untouched.
  */
-export async function retryEmails(env: Env, now = new Date()): Promise<{ retried: number }> {
+export async function retryEmails(ctx: RequestContext, now = new Date()): Promise<{ retried: number }> {
+  const env = ctx.env;
   const config = emailTransportConfig(env);
   if (config.kind === "outbox") return { retried: 0 };
   if (config.kind === "not_configured") throw new Error(config.problem);

@@ -1,4 +1,4 @@
-import type { Env } from "../env";
+import type { RequestContext } from "../lib/context";
 import { forEachConcurrently } from "../lib/concurrency";
 import { deliverWebhook, type DeliverOptions } from "../services/webhooks/deliver";
 
@@ -14,7 +14,8 @@ const RUN_BUDGET_MS = 45_000;
  * (its claim lapses), is due here. It claims like the queue consumer, so the two never send one
  * attempt twice, and a claimed delivery is not due again within the run.
  */
-export async function sweepDeliveries(env: Env, now = new Date(), opts: Omit<DeliverOptions, "now"> & { budgetMs?: number } = {}) {
+export async function sweepDeliveries(ctx: RequestContext, now = new Date(), opts: Omit<DeliverOptions, "now"> & { budgetMs?: number } = {}) {
+  const env = ctx.env;
   const deadline = Date.now() + (opts.budgetMs ?? RUN_BUDGET_MS);
   let attempted = 0;
   for (;;) {
@@ -25,7 +26,7 @@ export async function sweepDeliveries(env: Env, now = new Date(), opts: Omit<Del
       .all<{ id: string }>();
     await forEachConcurrently(results, CONCURRENCY, async ({ id }) => {
       try {
-        if (await deliverWebhook(env, id, { ...opts, now })) attempted += 1;
+        if (await deliverWebhook(ctx, { ...opts, deliveryId: id, now })) attempted += 1;
       } catch (err) {
         console.error("webhook sweep: delivery failed unexpectedly", id, err);
       }

@@ -1,6 +1,7 @@
 import { OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
 import type { Env } from "../env";
 import type { Actor } from "./actor";
+import type { OrgContext, RequestContext } from "./context";
 import { validationHook } from "./validation";
 
 export type PartnerKey = { keyId: string; orgId: string; scopes: string[] };
@@ -14,12 +15,31 @@ export type AppEnv = {
     apiKey: PartnerKey;
     session: SessionUser;
     membership: OrgMembership;
+    /**
+     * The request's context (bindings, database, publish, request id, actor, organization): built by
+     * the request-id middleware, refined by the surface's auth middleware. Service verbs take it first.
+     */
+    ctx: RequestContext;
+    /** @deprecated the operator's API-key routes still read it; everything else reads `ctx.actor` */
     actor: Actor;
   };
 };
 
-export function createRouter() {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
+/**
+ * Partner and console routes: their auth middleware (partnerAuth, requireMembership) has put the
+ * caller's organization on the context, so `c.var.ctx` is an OrgContext there.
+ */
+export type OrgEnv = {
+  Bindings: Env;
+  Variables: Omit<AppEnv["Variables"], "ctx"> & { ctx: OrgContext };
+};
+
+export function createRouter<E extends AppEnv | OrgEnv = AppEnv>() {
+  return new OpenAPIHono<E>({ defaultHook: validationHook as never });
 }
 
+/** A router of partner or console routes, whose handlers read an OrgContext from `c.var.ctx`. */
+export const createOrgRouter = () => createRouter<OrgEnv>();
+
 export type AppRouteHandler<R extends RouteConfig> = RouteHandler<R, AppEnv>;
+export type OrgRouteHandler<R extends RouteConfig> = RouteHandler<R, OrgEnv>;

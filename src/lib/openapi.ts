@@ -70,25 +70,3 @@ export const PageMeta = z
   .openapi("PageMeta", { example: { page: 1, limit: 20, total: 42 } });
 
 export const listOf = <T extends z.ZodType>(schema: T) => z.object({ data: z.array(schema), meta: PageMeta });
-
-const RATE_LIMIT_HEADERS = {
-  "X-RateLimit-Limit": { description: "Requests admitted per minute for this key", schema: { type: "integer" as const } },
-  "X-RateLimit-Remaining": { description: "Requests left in the current window", schema: { type: "integer" as const } },
-  "X-RateLimit-Reset": { description: "Epoch seconds at which the window resets", schema: { type: "integer" as const } },
-};
-
-/** Partner routes: API key security naming the scope, the standard error statuses, rate-limit headers. */
-export function partnerRoute<R extends RouteConfig>(scope: string | string[], route: R, extraErrors: number[] = []): R {
-  const scopes = Array.isArray(scope) ? scope : [scope];
-  const responses: RouteConfig["responses"] = {};
-  for (const [status, response] of Object.entries(route.responses)) {
-    responses[status] = status.startsWith("2") ? { ...response, headers: RATE_LIMIT_HEADERS } : response;
-  }
-  return {
-    ...route,
-    tags: route.tags ?? ["Partner"],
-    description: `${route.description ?? ""}\n\nRequired scope: ${scopes.map((s) => `\`${s}\``).join(" or ")}.`.trim(),
-    security: scopes.map((s) => ({ ApiKeyAuth: [s] })),
-    responses: { ...responses, ...errorResponses(401, 403, 429, ...extraErrors) },
-  };
-}

@@ -2,6 +2,9 @@ import { PDFDocument } from "pdf-lib";
 import { getDocumentProxy } from "unpdf";
 import { ApiError } from "./errors";
 
+/** A rectangle on a page as the spec's Area: fractions of the displayed page, top-left origin, y down. */
+export type Area = { page: number; x: number; y: number; w: number; h: number };
+
 /** Template and document uploads (spec part 8: 50 MB), counted in binary megabytes. */
 export const MAX_PDF_BYTES = 50 * 1024 * 1024;
 

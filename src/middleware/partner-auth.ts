@@ -36,18 +36,22 @@ export const partnerAuth = createMiddleware<AppEnv>(async (c, next) => {
   }
   const { keyId, orgId, scopes } = admission.key;
   c.set("apiKey", { keyId, orgId, scopes });
-  c.set("actor", {
-    type: "api_key",
-    id: keyId,
-    ip: c.req.header("cf-connecting-ip") ?? null,
-    userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null,
+  c.set("ctx", {
+    ...c.var.ctx,
+    orgId,
+    actor: { type: "api_key", id: keyId, ip: c.req.header("cf-connecting-ip") ?? null, userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null },
   });
   await next();
 });
 
-export function requireScope(scope: Scope) {
+/**
+ * The key must hold the scope (or one of the scopes) the route declares. Routes do not call this
+ * themselves: `partnerRoute(scope, route)` (routes/partner/common.ts) adds it from the declaration.
+ */
+export function requireScope(scope: Scope | readonly Scope[]) {
+  const anyOf: readonly Scope[] = typeof scope === "string" ? [scope] : scope;
   return createMiddleware<AppEnv>(async (c, next) => {
-    if (!c.var.apiKey.scopes.includes(scope)) throw forbidden(`Missing required scope: ${scope}`);
+    if (!anyOf.some((s) => c.var.apiKey.scopes.includes(s))) throw forbidden(`Missing required scope: ${anyOf.join(" or ")}`);
     await next();
   });
 }

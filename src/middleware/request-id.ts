@@ -1,11 +1,17 @@
 import { createMiddleware } from "hono/factory";
+import { createContext } from "../lib/context";
 import { newId } from "../lib/ids";
 import type { AppEnv } from "../lib/hono";
 
-/** Every response, errors and unknown routes included, carries the id the request is logged under. */
+/**
+ * Every response, errors and unknown routes included, carries the id the request is logged under.
+ * It also starts the request's context (`c.var.ctx`): the system actor and no organization, until the
+ * surface's auth middleware says who is calling.
+ */
 export const requestId = createMiddleware<AppEnv>(async (c, next) => {
   const id = newId("request");
   c.set("requestId", id);
+  c.set("ctx", createContext(c.env, (p) => c.executionCtx.waitUntil(p), { requestId: id }));
   c.header("X-Request-Id", id);
   await next();
   try {

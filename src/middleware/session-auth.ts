@@ -45,11 +45,15 @@ export function requireMembership(roles?: OrgMembership["role"][]) {
       throw forbidden(`This action requires the ${roles.join(" or ")} role; you are ${row.role}`);
     }
     c.set("membership", { orgId, role: row.role });
-    c.set("actor", {
-      type: "user",
-      id: c.var.session.userId,
-      ip: c.req.header("cf-connecting-ip") ?? null,
-      userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null,
+    c.set("ctx", {
+      ...c.var.ctx,
+      orgId,
+      actor: {
+        type: "user",
+        id: c.var.session.userId,
+        ip: c.req.header("cf-connecting-ip") ?? null,
+        userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null,
+      },
     });
     await next();
   });

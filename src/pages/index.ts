@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../lib/hono";
 import { frameAncestorsFor } from "../services/embed/frame-ancestors";
 import { signingShell } from "./signing-shell";
+import { pageNeedsStripe } from "../services/payments/signer-payment-token";
 
 const SLUG = /^[A-Za-z0-9_-]{16,128}$/;
 const ID = /^env_[A-Za-z0-9_-]{8,64}$/;
@@ -26,11 +27,14 @@ export const pagesRouter = new Hono<AppEnv>()
 type PageContext = Parameters<typeof signingShell>[0];
 
 async function linkPage(c: PageContext, slug: string) {
-  const frameAncestors = SLUG.test(slug) ? await frameAncestorsFor(c.env, { slug }) : [];
-  return signingShell(c, { mode: "link", slug, frameAncestors });
+  const frameAncestors = SLUG.test(slug) ? await frameAncestorsFor(c.var.ctx, { slug }) : [];
+  // Sign + Pay: Stripe.js (and its CSP) only on the page of a payer whose payment is due
+  const stripe = SLUG.test(slug) && (await pageNeedsStripe(c.env.DB, { slug }));
+  return signingShell(c, { mode: "link", slug, frameAncestors, stripe });
 }
 
 async function widgetPage(c: PageContext, mode: "embed-sign" | "embed-vault", envelopeId: string) {
-  const frameAncestors = ID.test(envelopeId) ? await frameAncestorsFor(c.env, { envelopeId }) : [];
-  return signingShell(c, { mode, envelopeId, frameAncestors });
+  const frameAncestors = ID.test(envelopeId) ? await frameAncestorsFor(c.var.ctx, { envelopeId }) : [];
+  const stripe = mode === "embed-sign" && ID.test(envelopeId) && (await pageNeedsStripe(c.env.DB, { envelopeId }));
+  return signingShell(c, { mode, envelopeId, frameAncestors, stripe });
 }

@@ -1,27 +1,40 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 // the harness the benchmark uses: wrangler dev with fresh local state, migrations applied, random secrets
-import { logDigest, startFreshServer, stopServer } from "../../scripts/lib/dev-server.mjs";
-
-export const CHROMIUM = "/usr/bin/chromium";
+import { logDigest, randomSecrets, startFreshServer, stopServer } from "../../scripts/lib/dev-server.mjs";
+import { startStripeStandIn, STRIPE_TEST_PUBLISHABLE_KEY, STRIPE_TEST_SECRET_KEY, STRIPE_TEST_WEBHOOK_SECRET } from "../global/stripe-stand-in.mjs";
+import { findChromium } from "./chromium";
 
 declare module "vitest" {
   export interface ProvidedContext {
     baseUrl: string;
     operatorToken: string;
     embedSecret: string;
+    chromiumPath: string;
+    /** the Stripe stand-in the Worker talks to (STRIPE_API_BASE), for Sign + Pay */
+    stripeBase: string;
   }
 }
 
 /** Starts the Worker once for every browser test file; stops it (and removes its state) at the end. */
 export default async function setup(project: TestProject) {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does this on a fresh machine`);
-  }
+  const chromium = await findChromium();
+  console.log(`browser tests: Chromium from ${chromium.source}: ${chromium.path}`);
+  project.provide("chromiumPath", chromium.path);
   const dir = mkdtempSync(join(tmpdir(), "esign-browser-"));
-  const server = await startFreshServer(join(dir, "state"));
+  // Sign + Pay: the Worker's Stripe client talks to the stand-in (test/global/stripe-stand-in.mjs)
+  const stripe = await startStripeStandIn();
+  const stripeBase = `http://127.0.0.1:${stripe.port}`;
+  project.provide("stripeBase", stripeBase);
+  const secrets = Object.assign(randomSecrets(), {
+    STRIPE_SECRET_KEY: STRIPE_TEST_SECRET_KEY,
+    STRIPE_PUBLISHABLE_KEY: STRIPE_TEST_PUBLISHABLE_KEY,
+    STRIPE_WEBHOOK_SECRET: STRIPE_TEST_WEBHOOK_SECRET,
+    STRIPE_API_BASE: stripeBase,
+  });
+  const server = await startFreshServer(join(dir, "state"), secrets);
   server.watching = true;
   project.provide("baseUrl", server.base);
   project.provide("operatorToken", server.secrets.OPERATOR_TOKEN);
@@ -30,6 +43,7 @@ export default async function setup(project: TestProject) {
     const digest = logDigest(server);
     if (digest.length > 0 && process.env.BROWSER_TEST_LOG) console.error(digest.join("\n"));
     await stopServer(server);
+    await stripe.close();
     rmSync(dir, { recursive: true, force: true });
   };
 }

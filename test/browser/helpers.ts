@@ -9,8 +9,8 @@ export const base = () => inject("baseUrl");
 
 const CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync"];
 
-/** Debian's Chromium, never a downloaded browser. */
-export const launchBrowser = (): Promise<Browser> => chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_FLAGS });
+/** The Chromium the global setup found (test/browser/chromium.ts), never a downloaded browser. */
+export const launchBrowser = (): Promise<Browser> => chromium.launch({ executablePath: inject("chromiumPath"), args: CHROMIUM_FLAGS });
 
 export type Answer = { status: number; body: any };
 

@@ -7,5 +7,7 @@ declare module "vitest" {
     receiverPort: number;
     /** port of the Postmark API stand-in on 127.0.0.1 (test/global/postmark-stand-in.mjs) */
     postmarkPort: number;
+    /** port of the Stripe API stand-in on 127.0.0.1 (test/global/stripe-stand-in.mjs) */
+    stripePort: number;
   }
 }

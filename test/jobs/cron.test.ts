@@ -56,7 +56,7 @@ describe("transactional outbox", () => {
       { id: "m2", timestamp: new Date(), attempts: 1, body: { kind: "event", event_id: event!.id } },
     ]);
     const ctx = createExecutionContext();
-    await worker.queue(batch, env);
+    await worker.queue(batch, env, ctx);
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks.sort()).toEqual(["m1", "m2"]);
     const row = await env.DB.prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(event!.id).first<{ dispatched_at: string | null }>();

@@ -2,12 +2,12 @@ import { createExecutionContext, createScheduledController, env, waitOnExecution
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { continueIntegritySweep, INTEGRITY_SWEEP_CRON, startIntegritySweep, type SweepBatch } from "../../src/jobs/integrity-sweep";
-import { serviceContext } from "../../src/services/context";
+import { systemContext } from "../../src/lib/context";
 import { call, newTenant } from "../helpers/api";
 import { makePdf } from "../helpers/pdf";
 import { completedEnvelope, compliance, vaultRecord } from "../helpers/vault";
 
-const ctx = () => serviceContext(env, () => {});
+const ctx = () => systemContext(env, () => {});
 const UNBOUNDED_BYTES = 1024 ** 4;
 
 async function vaultedEnvelopes(n: number) {

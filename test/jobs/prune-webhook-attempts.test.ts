@@ -5,6 +5,7 @@ import { deliverWebhook } from "../../src/services/webhooks/deliver";
 import { fanOutEvent } from "../../src/services/webhooks/fan-out";
 import { call } from "../helpers/api";
 import { attemptsOf, deliveriesOf, insertEvent, tenantWithEndpoint } from "../helpers/webhooks";
+import { jobContext } from "../helpers/context";
 
 const DAY = 86_400_000;
 
@@ -16,14 +17,14 @@ describe("webhook attempt log retention", () => {
   it("drops the per-attempt detail of settled deliveries after 30 days and keeps the deliveries themselves", async () => {
     const { t, token, ep } = await tenantWithEndpoint("ok");
     const now = new Date();
-    const [oldId] = await fanOutEvent(env.DB, await insertEvent(t.orgId), now);
-    const [youngId] = await fanOutEvent(env.DB, await insertEvent(t.orgId), now);
-    await deliverWebhook(env, oldId!);
-    await deliverWebhook(env, youngId!);
+    const [oldId] = await fanOutEvent(jobContext(), { eventId: await insertEvent(t.orgId), now });
+    const [youngId] = await fanOutEvent(jobContext(), { eventId: await insertEvent(t.orgId), now });
+    await deliverWebhook(jobContext(), { deliveryId: oldId! });
+    await deliverWebhook(jobContext(), { deliveryId: youngId! });
     await backdate(oldId!, new Date(now.getTime() - 31 * DAY).toISOString());
     await backdate(youngId!, new Date(now.getTime() - 29 * DAY).toISOString());
 
-    const { deleted } = await pruneWebhookAttempts(env, now);
+    const { deleted } = await pruneWebhookAttempts(jobContext(), now);
     expect(deleted).toBeGreaterThanOrEqual(1);
     expect(await attemptsOf(oldId!)).toHaveLength(0);
     expect(await attemptsOf(youngId!)).toHaveLength(1);
@@ -39,11 +40,11 @@ describe("webhook attempt log retention", () => {
   it("keeps the attempts of a delivery still being retried, however old", async () => {
     const { t, ep } = await tenantWithEndpoint("fail");
     const now = new Date();
-    const [id] = await fanOutEvent(env.DB, await insertEvent(t.orgId), now);
-    await deliverWebhook(env, id!);
+    const [id] = await fanOutEvent(jobContext(), { eventId: await insertEvent(t.orgId), now });
+    await deliverWebhook(jobContext(), { deliveryId: id! });
     await backdate(id!, new Date(now.getTime() - 40 * DAY).toISOString());
     expect((await deliveriesOf(ep.endpoint_id))[0]!.status).toBe("pending");
-    await pruneWebhookAttempts(env, now);
+    await pruneWebhookAttempts(jobContext(), now);
     expect(await attemptsOf(id!)).toHaveLength(1);
   });
 });

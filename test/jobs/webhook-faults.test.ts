@@ -6,6 +6,7 @@ import { relayOutbox } from "../../src/jobs/relay-outbox";
 import { sweepDeliveries } from "../../src/jobs/sweep-deliveries";
 import { newTenant } from "../helpers/api";
 import { adminToken, attemptsOf, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl, tenantWithEndpoint } from "../helpers/webhooks";
+import { jobContext } from "../helpers/context";
 
 const TIMEOUT_MS = 300; // the hanging receiver must not cost the suite 10 s per attempt
 const HOUR = 3600_000;
@@ -32,7 +33,7 @@ async function drainQueue(testEnv: Env, sent: OutboxMessage[], bodies: OutboxMes
   let pending = bodies;
   while (pending.length > 0) {
     const before = sent.length;
-    await dispatchEvents(messages(pending), testEnv, { now, timeoutMs: TIMEOUT_MS });
+    await dispatchEvents(jobContext(testEnv), messages(pending), { now, timeoutMs: TIMEOUT_MS });
     pending = sent.slice(before);
   }
 }
@@ -78,7 +79,7 @@ describe("webhook delivery under faults", () => {
 
     // The receivers recover (the bad ones are pointed at a healthy path); retries run off the sweep.
     for (const bad of badOnes) await env.DB.prepare("UPDATE webhook_endpoints SET url = ? WHERE id = ?").bind(`${targets.ok.url}-${bad.endpoint_id}`, bad.endpoint_id).run();
-    for (let hour = 1; hour <= 12; hour++) await sweepDeliveries(env, new Date(start.getTime() + hour * HOUR), { timeoutMs: TIMEOUT_MS });
+    for (let hour = 1; hour <= 12; hour++) await sweepDeliveries(jobContext(), new Date(start.getTime() + hour * HOUR), { timeoutMs: TIMEOUT_MS });
 
     const paths = [...Object.values(targets).map((t) => t.path), ...badOnes.map((b) => `${targets.ok.path}-${b.endpoint_id}`)];
     for (const path of paths) {
@@ -121,7 +122,7 @@ describe("webhook delivery under faults", () => {
     const lostQueue = { sendBatch: () => Promise.reject(new Error("queue unavailable")), send: () => Promise.reject(new Error("queue unavailable")) } as unknown as Queue<OutboxMessage>;
     const batch = messages(eventIds.map((event_id) => ({ kind: "event" as const, event_id })));
     const ctx = createExecutionContext();
-    await dispatchEvents(batch, { ...env, DB: flakyDb, WEBHOOK_QUEUE: lostQueue });
+    await dispatchEvents(jobContext({ ...env, DB: flakyDb, WEBHOOK_QUEUE: lostQueue }), batch);
     const result = await getQueueResult(batch, ctx);
     expect(result.retryMessages).toHaveLength(1);
     expect(result.explicitAcks).toHaveLength(5);
@@ -135,17 +136,17 @@ describe("webhook delivery under faults", () => {
     // The queue retries the message (or, if it never does, the relay re-enqueues it); the sweep sends.
     const { queue, sent } = recordingQueue();
     const later = new Date(Date.now() + 60_000);
-    await relayOutbox({ ...env, WEBHOOK_QUEUE: queue }, later);
+    await relayOutbox(jobContext({ ...env, WEBHOOK_QUEUE: queue }), later);
     expect(sent).toEqual([{ kind: "event", event_id: crashed }]);
-    await dispatchEvents(messages(sent), { ...env, WEBHOOK_QUEUE: lostQueue });
-    await sweepDeliveries(env, later);
+    await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: lostQueue }), messages(sent));
+    await sweepDeliveries(jobContext(), later);
 
     for (const target of [a, b]) {
       const ids = (await received(target.path)).map((r) => JSON.parse(r.body).event_id);
       expect([...new Set(ids)].sort()).toEqual([...eventIds].sort());
     }
     // A duplicate event message fans out nothing twice (unique endpoint+event index).
-    await dispatchEvents(messages([{ kind: "event", event_id: eventIds[0]! }]), { ...env, WEBHOOK_QUEUE: lostQueue });
+    await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: lostQueue }), messages([{ kind: "event", event_id: eventIds[0]! }]));
     const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE org_id = ?").bind(tenant.orgId).first<{ n: number }>();
     expect(count!.n).toBe(12);
   });
@@ -155,13 +156,13 @@ describe("webhook delivery under faults", () => {
     const eventId = await insertEvent(tenant.orgId);
     const { queue, sent } = recordingQueue();
     const now = new Date();
-    await dispatchEvents(messages([{ kind: "event", event_id: eventId }]), { ...env, WEBHOOK_QUEUE: queue }, { now });
+    await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: queue }), messages([{ kind: "event", event_id: eventId }]), { now });
     // A sender claimed it and died before sending: the row is pending with a claim in the future.
     await env.DB.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE endpoint_id = ?").bind(new Date(now.getTime() + 2 * 60_000).toISOString(), ep.endpoint_id).run();
-    await dispatchEvents(messages(sent), { ...env, WEBHOOK_QUEUE: queue }, { now }); // the message arrives: not due, skipped
-    await sweepDeliveries(env, new Date(now.getTime() + 60_000));
+    await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: queue }), messages(sent), { now }); // the message arrives: not due, skipped
+    await sweepDeliveries(jobContext(), new Date(now.getTime() + 60_000));
     expect(await received(target.path)).toEqual([]);
-    await sweepDeliveries(env, new Date(now.getTime() + 2 * 60_000 + 1));
+    await sweepDeliveries(jobContext(), new Date(now.getTime() + 2 * 60_000 + 1));
     expect(await received(target.path)).toHaveLength(1);
     expect((await deliveriesOf(ep.endpoint_id))[0]).toMatchObject({ status: "succeeded", attempts: 1 });
   });

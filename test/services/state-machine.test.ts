@@ -6,6 +6,7 @@ import { verifyChain } from "../../src/services/audit/verify-chain";
 import { transitionEnvelope } from "../../src/services/envelopes/transition";
 import { canTransition, TRANSITIONS, type EnvelopeAction } from "../../src/services/envelopes/state-machine";
 import { createEnvelope, newTenant } from "../helpers/api";
+import { orgContext } from "../helpers/context";
 
 /** The lifecycle of spec part 3 and DESIGN.md 3, written out independently of the implementation. */
 const EXPECTED: Record<EnvelopeAction, Partial<Record<EnvelopeStatus, EnvelopeStatus>>> = {
@@ -21,8 +22,6 @@ const EXPECTED: Record<EnvelopeAction, Partial<Record<EnvelopeStatus, EnvelopeSt
   expire: { sent: "expired", viewed: "expired" },
 };
 
-const ctx = () => ({ env, publish: () => {} });
-const actor = { type: "system" as const, id: null };
 
 describe("envelope state machine", () => {
   it("allows exactly the moves of the lifecycle table", () => {
@@ -48,7 +47,7 @@ describe("envelope state machine", () => {
         const to = EXPECTED[action][from];
         const eventsBefore = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ?").bind(e.envelope_id).first<{ n: number }>();
         if (to) {
-          const updated = await transitionEnvelope(ctx(), { orgId: t.orgId, envelopeId: e.envelope_id, action, actor });
+          const updated = await transitionEnvelope(orgContext(t.orgId), { envelopeId: e.envelope_id, action });
           expect(updated.status).toBe(to);
           const row = await env.DB.prepare("SELECT status, audit_seq FROM envelopes WHERE id = ?").bind(e.envelope_id).first();
           expect(row).toEqual({ status: to, audit_seq: 2 });
@@ -62,7 +61,7 @@ describe("envelope state machine", () => {
             expect(ev!.type).toBe(TRANSITIONS[action].event);
           }
         } else {
-          const err = await transitionEnvelope(ctx(), { orgId: t.orgId, envelopeId: e.envelope_id, action, actor }).catch((x: unknown) => x);
+          const err = await transitionEnvelope(orgContext(t.orgId), { envelopeId: e.envelope_id, action }).catch((x: unknown) => x);
           expect(err).toBeInstanceOf(ApiError);
           expect((err as ApiError).status).toBe(422);
           expect((err as ApiError).message).toMatch(new RegExp(`with status ${from}$`));
@@ -77,7 +76,7 @@ describe("envelope state machine", () => {
     const t = await newTenant();
     const e = await createEnvelope(t.key);
     for (const action of ["prepare", "send", "view", "complete", "vault"] as const) {
-      await transitionEnvelope(ctx(), { orgId: t.orgId, envelopeId: e.envelope_id, action, actor });
+      await transitionEnvelope(orgContext(t.orgId), { envelopeId: e.envelope_id, action });
     }
     const row = await env.DB.prepare("SELECT status FROM envelopes WHERE id = ?").bind(e.envelope_id).first<{ status: string }>();
     expect(row!.status).toBe("vaulted");
@@ -88,7 +87,7 @@ describe("envelope state machine", () => {
     const a = await newTenant();
     const b = await newTenant();
     const e = await createEnvelope(a.key);
-    const err = await transitionEnvelope(ctx(), { orgId: b.orgId, envelopeId: e.envelope_id, action: "void", actor }).catch((x: unknown) => x);
+    const err = await transitionEnvelope(orgContext(b.orgId), { envelopeId: e.envelope_id, action: "void" }).catch((x: unknown) => x);
     expect((err as ApiError).status).toBe(404);
   });
 });

@@ -4,6 +4,8 @@ import { embedFailureText, openEmbedSession, takeEmbedToken } from "../shared/em
 import { renderPdf } from "../shared/pdf-view";
 import { buildFieldControl, documentOrder, type FieldControl } from "./fields";
 import { SignatureDialog } from "./signature-dialog";
+import { payAfterSigning } from "./payment";
+import { verifyIdentity } from "./kba";
 import type { SigningState, SubmittedValue } from "./types";
 
 const ENDED: Record<number, string> = {
@@ -49,6 +51,11 @@ class SigningPage {
     document.title = `${envelope.name} · Review and sign`;
     if (signer.status === "completed") return finalScreen("Already signed", `You signed this document${signer.signed_at ? ` on ${new Date(signer.signed_at).toLocaleString()}` : ""}. There is nothing left for you to do.`, "success");
     if (signer.status === "declined") return finalScreen("Declined", "You declined to sign this document.", "info");
+    // KBA envelopes: the identity questions come first (./kba.ts); once passed, the state carries the fields
+    if (this.state.kba.required && this.state.kba.status !== "passed") {
+      if (!(await verifyIdentity(this.slug))) return;
+      this.state = await callApi<SigningState>(this.api);
+    }
     const main = byId("main");
     const doc = h("div", { class: "document" });
     main.replaceChildren(doc);
@@ -139,6 +146,8 @@ class SigningPage {
     await this.send(async () => {
       const result = await callApi<{ completed: boolean; envelope_status: string }>(`${this.api}/submit`, { method: "POST", json: { values } });
       tellParent({ type: "signing:completed", envelope_id: this.state.envelope.id, envelope_completed: result.completed });
+      // Sign + Pay: the payer's payment step, between the submit and the finish screen (./payment.ts)
+      await payAfterSigning(this.slug);
       finalScreen(
         "Thank you, you have signed",
         result.completed ? "Everyone has signed. The completed document is on its way to the sender." : "Your signature is recorded. The next signer has been invited.",

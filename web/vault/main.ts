@@ -12,6 +12,7 @@ type VaultSession = {
     vaulted_at: string;
     certificate: Record<string, unknown>;
     download: { url: string; expires_at: string };
+    certificate_download: { url: string; expires_at: string };
     compliance: { compliant: boolean; score: number };
   };
 };
@@ -56,7 +57,13 @@ async function start() {
     ),
     h("a", { class: "button primary", id: "vault-download", href: vault.download.url, download: "" }, "Download the authoritative copy"),
   );
-  const certificate = h("section", { class: "certificate", "aria-labelledby": "cert-heading" }, h("h2", { id: "cert-heading" }, "Certificate"), describe(vault.certificate));
+  const certificate = h(
+    "section",
+    { class: "certificate", "aria-labelledby": "cert-heading" },
+    h("h2", { id: "cert-heading" }, "Certificate"),
+    h("a", { class: "button", id: "vault-certificate-download", href: vault.certificate_download.url, download: "" }, "Download the certificate (PDF)"),
+    describe(vault.certificate),
+  );
   const doc = h("div", { class: "document", "aria-label": "The vaulted document" });
   main.replaceChildren(h("div", { class: "vault-layout" }, h("div", { class: "vault-side" }, summary, certificate), doc));
   if (!vault.compliance.compliant) notice("Not every UCC §9-105 check is satisfied for this copy: see the certificate for the ones that fail.", "error");

@@ -8,3 +8,5 @@ export * from "./webhooks";
 export * from "./vault";
 export * from "./templates";
 export * from "./email";
+export * from "./kba";
+export * from "./payments";

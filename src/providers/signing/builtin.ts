@@ -1,10 +1,9 @@
 import type { Env } from "../../env";
 import { sha256Hex } from "../../lib/crypto";
 import { nowIso } from "../../lib/time";
-import { appendCertificatePage } from "../../services/signing/certificate-page";
-import { stampDocument } from "../../services/signing/stamp-document";
-import type { ProviderInstance } from "../../services/templates/schema";
-import { SigningProviderError, type SigningProvider } from "./interface";
+import { SigningProviderError, type ProviderInstance, type SigningProvider } from "./interface";
+import { appendCertificatePage } from "./pdf/certificate-page";
+import { stampDocument } from "./pdf/stamp-document";
 
 type Row = { id: number; instance: ProviderInstance; org_id: string; template_id: string; name: string; document_key: string | null; page_count: number | null; fields: string };
 

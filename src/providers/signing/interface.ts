@@ -1,6 +1,64 @@
-import type { CertificateInput } from "../../services/signing/certificate-page";
-import type { Stamp } from "../../services/signing/stamp-document";
-import type { ProviderInstance, ResolvedField } from "../../services/templates/schema";
+import type { Area } from "../../lib/pdf";
+
+/** The provider's two instances (DESIGN.md 2): `default` for ordinary documents, `cloud` for KBA ones. */
+export const PROVIDER_INSTANCES = ["default", "cloud"] as const;
+export type ProviderInstance = (typeof PROVIDER_INSTANCES)[number];
+
+/**
+ * The spec lists signature, initials, text, date and checkbox for API fields and adds number, select
+ * and radio for embedded tags; both accept the union, so a field means the same whichever way it was
+ * placed.
+ */
+export const FIELD_TYPES = ["signature", "initials", "text", "date", "checkbox", "number", "select", "radio"] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export const PLACEMENT_MODES = ["absolute", "anchor", "tag"] as const;
+export type PlacementMode = (typeof PLACEMENT_MODES)[number];
+
+/** A template field once placed: what the provider stores for its counterpart of the template. */
+export type ResolvedField = {
+  name: string;
+  type: FieldType;
+  role: string;
+  required: boolean;
+  readonly: boolean;
+  default_value: string | null;
+  /** select and radio: the choices; null for other types */
+  options: string[] | null;
+  placement_mode: PlacementMode;
+  areas: Area[];
+  anchor_match?: Area;
+};
+
+/**
+ * A value to put on the page: text (typed values, dates, typed signatures, a chosen option), a PNG
+ * (drawn signatures), a checkbox's `X`, or a radio's filled circle (`dot`).
+ */
+export type StampValue = { kind: "text"; text: string; script?: boolean } | { kind: "image"; png: Uint8Array } | { kind: "check" } | { kind: "dot" };
+export type Stamp = { areas: Area[]; value: StampValue };
+
+export type CertificateSigner = {
+  name: string;
+  email: string;
+  role: string;
+  routing_order: number;
+  ip: string | null;
+  user_agent: string | null;
+  viewed_at: string | null;
+  signed_at: string | null;
+  /** the signer's identity verification outcome as the certificate page states it (e.g. KBA passed); absent: "none" */
+  identity_verification?: string;
+};
+
+export type CertificateInput = {
+  envelopeId: string;
+  envelopeName: string;
+  completedAt: string;
+  originalSha256: string;
+  /** SHA-256 of the stamped document before this page was appended */
+  stampedSha256: string;
+  signers: CertificateSigner[];
+};
 
 /**
  * The signing provider (DESIGN.md 2): the party that holds templates and, later, runs submissions.

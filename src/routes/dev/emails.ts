@@ -4,11 +4,13 @@ import { errorResponses } from "../../lib/openapi";
 import { devPagesOnly } from "../../middleware/dev-pages";
 import { devEmailsPage } from "../../pages/dev-emails";
 import { listRecentEmails } from "../../services/email/outbox";
+import { publicRoute } from "../define";
 
 const LIMIT = 200;
 
-export const route = createRoute({
+export const route = createRoute(publicRoute({
   method: "get",
+  operationId: "listDevEmails",
   path: "/dev/emails",
   summary: "Email outbox page (development only)",
   description:
@@ -19,10 +21,10 @@ export const route = createRoute({
     200: { description: "The outbox, newest first", content: { "text/html": { schema: z.string() } } },
     ...errorResponses(404),
   },
-});
+}));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const emails = await listRecentEmails(c.env.DB, LIMIT);
+  const emails = await listRecentEmails(c.var.ctx, { limit: LIMIT });
   c.header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
   c.header("Cache-Control", "no-store");
   return c.html(devEmailsPage(emails, LIMIT), 200);

@@ -1,13 +1,14 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../lib/hono";
+import type { RouteHandler } from "@hono/zod-openapi";
+import type { EmbedEnv } from "../../middleware/embed-auth";
 import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
-import { requireContentType } from "../../middleware/content-type";
 import { openEmbedSession } from "../../services/embed/open-session";
 import { EmbedSessionBody, EmbedSessionSchema } from "../../services/embed/schema";
-import { bearerToken } from "../../services/embed/tokens";
+import { defineRoute } from "../define";
 
-export const route = createRoute({
+export const route = createRoute(defineRoute({
   method: "post",
+  operationId: "openEmbedSession",
   path: "/embed/session",
   summary: "Open an embed widget: what the sign or vault page shows",
   description:
@@ -17,18 +18,17 @@ export const route = createRoute({
     "`vault` answers the vaulted document's SHA-256, certificate, compliance summary and a 5-minute download URL of the authoritative copy, or `vault: null` while the envelope is not vaulted.",
   tags: ["Embed"],
   security: [{ EmbedToken: [] }],
-  middleware: [requireContentType("json")] as const,
   request: { body: jsonBody(EmbedSessionBody) },
   responses: {
     200: jsonContent(dataOf(EmbedSessionSchema), "The widget's data (`Cache-Control: no-store`)"),
     ...errorResponses(400, 401, 403, 404, 415, 422, 503, 429),
   },
-});
+}));
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
+export const handler: RouteHandler<typeof route, EmbedEnv> = async (c) => {
   const body = c.req.valid("json");
-  const data = await openEmbedSession(c.env, {
-    token: bearerToken(c.req.header("authorization")),
+  const data = await openEmbedSession(c.var.ctx, {
+    claims: c.var.embed,
     widgetType: body.widget_type,
     envelopeId: body.envelope_id,
   });

@@ -9,6 +9,7 @@ export const createCustomerRoute = createRoute(
   operatorRoute(
     {
       method: "post",
+      operationId: "createCustomer",
       path: "/operator/orgs/{org_id}/customers",
       summary: "Create a customer in an organization",
       request: { params: OrgIdParams, body: jsonBody(CreateCustomerBody) },
@@ -24,9 +25,8 @@ export const createCustomerRoute = createRoute(
 );
 export const createCustomerHandler: AppRouteHandler<typeof createCustomerRoute> = async (c) => {
   const body = c.req.valid("json");
-  const customer = await createCustomer(c.env.DB, {
+  const customer = await createCustomer(c.var.ctx, {
     orgId: c.req.valid("param").org_id,
-    actor: c.var.actor,
     name: body.name,
     email: body.email,
     primaryContactName: body.primary_contact_name,

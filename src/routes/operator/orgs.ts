@@ -20,6 +20,7 @@ const Org = z
 export const createOrgRoute = createRoute(
   operatorRoute({
     method: "post",
+    operationId: "createOrganization",
     path: "/operator/orgs",
     summary: "Create an organization",
     request: { body: jsonBody(CreateOrgBody) },
@@ -27,12 +28,13 @@ export const createOrgRoute = createRoute(
   }),
 );
 export const createOrgHandler: AppRouteHandler<typeof createOrgRoute> = async (c) =>
-  c.json({ data: await createOrg(c.env.DB, { name: c.req.valid("json").name, actor: c.var.actor }) }, 201);
+  c.json({ data: await createOrg(c.var.ctx, { name: c.req.valid("json").name }) }, 201);
 
 export const patchOrgRoute = createRoute(
   operatorRoute(
     {
       method: "patch",
+      operationId: "updateOrganization",
       path: "/operator/orgs/{org_id}",
       summary: "Update an organization (name, connected Stripe account, platform fee, embed frame ancestors)",
       description:
@@ -44,4 +46,4 @@ export const patchOrgRoute = createRoute(
   ),
 );
 export const patchOrgHandler: AppRouteHandler<typeof patchOrgRoute> = async (c) =>
-  c.json({ data: await updateOrg(c.env.DB, { orgId: c.req.valid("param").org_id, actor: c.var.actor, ...c.req.valid("json") }) }, 200);
+  c.json({ data: await updateOrg(c.var.ctx, { orgId: c.req.valid("param").org_id, ...c.req.valid("json") }) }, 200);

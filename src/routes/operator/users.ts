@@ -9,6 +9,7 @@ export const createUserRoute = createRoute(
   operatorRoute(
     {
       method: "post",
+      operationId: "addOrganizationUser",
       path: "/operator/orgs/{org_id}/users",
       summary: "Add a console user to an organization with a role",
       request: { params: OrgIdParams, body: jsonBody(CreateUserBody) },
@@ -20,12 +21,13 @@ export const createUserRoute = createRoute(
   ),
 );
 export const createUserHandler: AppRouteHandler<typeof createUserRoute> = async (c) =>
-  c.json({ data: await addUser(c.env.DB, { orgId: c.req.valid("param").org_id, actor: c.var.actor, ...c.req.valid("json") }) }, 201);
+  c.json({ data: await addUser(c.var.ctx, { orgId: c.req.valid("param").org_id, ...c.req.valid("json") }) }, 201);
 
 export const accessTokenRoute = createRoute(
   operatorRoute(
     {
       method: "post",
+      operationId: "createAccessToken",
       path: "/operator/users/{user_id}/access-tokens",
       summary: "Mint a console access token (HS256 JWT) for a user",
       request: { params: UserIdParams, body: jsonBody(AccessTokenBody) },
@@ -38,6 +40,6 @@ export const accessTokenRoute = createRoute(
 );
 export const accessTokenHandler: AppRouteHandler<typeof accessTokenRoute> = async (c) => {
   const body = c.req.valid("json");
-  const token = await issueAccessToken(c.env, { userId: c.req.valid("param").user_id, orgId: body.org_id, ttlSeconds: body.ttl_seconds });
+  const token = await issueAccessToken(c.var.ctx, { userId: c.req.valid("param").user_id, orgId: body.org_id, ttlSeconds: body.ttl_seconds });
   return c.json({ data: token }, 201);
 };

@@ -1,4 +1,4 @@
-import { createRouter } from "../../lib/hono";
+import { createOrgRouter } from "../../lib/hono";
 import { idempotency } from "../../middleware/idempotency";
 import { partnerAuth } from "../../middleware/partner-auth";
 import { documentsRouter } from "./documents";
@@ -8,7 +8,7 @@ import { templatesRouter } from "./templates";
 import { vaultRouter } from "./vault";
 import * as legacyWebhook from "./webhook";
 
-export const partnerRouter = createRouter();
+export const partnerRouter = createOrgRouter();
 partnerRouter.use("/partner/*", partnerAuth, idempotency);
 partnerRouter.use("/embed/token", partnerAuth, idempotency);
 partnerRouter.route("/", envelopesRouter);

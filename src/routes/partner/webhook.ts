@@ -1,8 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../lib/hono";
-import { dataOf, jsonBody, jsonContent, partnerRoute } from "../../lib/openapi";
-import { requireContentType } from "../../middleware/content-type";
-import { requireScope } from "../../middleware/partner-auth";
+import type { OrgRouteHandler } from "../../lib/hono";
+import { dataOf, jsonBody, jsonContent } from "../../lib/openapi";
+import { partnerRoute } from "./common";
 import { setLegacyWebhook } from "../../services/webhooks/legacy-webhook";
 import { LegacyWebhookBody, LegacyWebhookSchema } from "../../services/webhooks/schema";
 
@@ -11,12 +10,12 @@ export const route = createRoute(
     "envelopes:write",
     {
       method: "patch",
+      operationId: "setLegacyWebhook",
       path: "/partner/webhook",
       tags: ["Partner", "Webhooks"],
       summary: "Set the legacy webhook URL",
       description:
         "Legacy per-key webhook configuration, kept working after the move to endpoints: writes through to the organization's migrated endpoint, subscribed to `*` and unsigned (`secret_set: false`) until an admin rotates a secret onto it; creates it on first use. `url: null` deletes it. Same URL rules as `POST /webhooks/endpoints`. New integrations should use the console's webhook endpoints instead.",
-      middleware: [requireContentType("json"), requireScope("envelopes:write")] as const,
       request: { body: jsonBody(LegacyWebhookBody) },
       responses: { 200: jsonContent(dataOf(LegacyWebhookSchema), "The legacy webhook as it now stands") },
     },
@@ -24,7 +23,7 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const result = await setLegacyWebhook(c.env, { orgId: c.var.apiKey.orgId, actor: c.var.actor, url: c.req.valid("json").url });
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const result = await setLegacyWebhook(c.var.ctx, { url: c.req.valid("json").url });
   return c.json({ data: result }, 200);
 };

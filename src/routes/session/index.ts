@@ -1,9 +1,10 @@
-import { createRouter } from "../../lib/hono";
+import { createOrgRouter } from "../../lib/hono";
 import { sessionAuth } from "../../middleware/session-auth";
 import { builderRouter } from "./builder";
 import { documentPackagesRouter } from "./document-packages";
 import * as audit from "./envelopes/audit";
 import * as autoVaultConsent from "./envelopes/auto-vault-consent";
+import * as envelopeKba from "./envelopes/kba";
 import * as send from "./envelopes/send";
 import * as signingLinks from "./envelopes/signing-links";
 import * as voidEnvelope from "./envelopes/void";
@@ -11,7 +12,7 @@ import { orgRouter } from "./org";
 import { templatesRouter } from "./templates";
 import { webhooksRouter } from "./webhooks";
 
-export const sessionRouter = createRouter();
+export const sessionRouter = createOrgRouter();
 sessionRouter.use("/envelopes/*", sessionAuth);
 sessionRouter.use("/webhooks/*", sessionAuth);
 sessionRouter.use("/org/*", sessionAuth);
@@ -20,6 +21,7 @@ sessionRouter.openapi(voidEnvelope.route, voidEnvelope.handler).openapi(audit.ro
 sessionRouter.route("/", webhooksRouter);
 sessionRouter.openapi(autoVaultConsent.route, autoVaultConsent.handler);
 sessionRouter.openapi(send.route, send.handler).openapi(signingLinks.route, signingLinks.handler);
+sessionRouter.openapi(envelopeKba.route, envelopeKba.handler);
 sessionRouter.route("/", templatesRouter);
 sessionRouter.route("/", documentPackagesRouter);
 sessionRouter.route("/", builderRouter);

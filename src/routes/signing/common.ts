@@ -1,6 +1,4 @@
 import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import type { RequestOrigin } from "../../services/signing/signer-actor";
 
 export const SlugParams = z.object({
   slug: z
@@ -9,12 +7,6 @@ export const SlugParams = z.object({
     .max(128)
     .regex(/^[A-Za-z0-9_-]+$/)
     .openapi({ param: { name: "slug", in: "path" }, description: "The signer's opaque slug from their signing link; it is the only credential" }),
-});
-
-/** The signer's address and browser, for the audit log and the signing certificate. */
-export const originOf = (c: Context): RequestOrigin => ({
-  ip: c.req.header("cf-connecting-ip") ?? null,
-  userAgent: c.req.header("user-agent") ?? null,
 });
 
 export const SIGNING_TAGS = ["Signing"];

@@ -1,30 +1,28 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
-import { requireContentType } from "../../middleware/content-type";
-import { serviceContext } from "../../services/context";
 import { declineSigning } from "../../services/signing/decline-signing";
-import { originOf, SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+import { publicRoute } from "../define";
 
-export const route = createRoute({
+export const route = createRoute(publicRoute({
   method: "post",
+  operationId: "declineSigning",
   path: "/signing/{slug}/decline",
   summary: "Decline to sign, with a reason",
   description: `The signer becomes \`declined\` and the envelope \`declined\` (\`signer.declined\`, \`envelope.declined\`); every signing link of the envelope stops working. Already signed: 409. ${SIGNING_SECURITY_NOTE}`,
   tags: SIGNING_TAGS,
-  middleware: [requireContentType("json")] as const,
   request: { params: SlugParams, body: jsonBody(z.object({ reason: z.string().trim().min(1).max(1000) })) },
   responses: {
     200: jsonContent(dataOf(z.object({ signer_status: z.literal("declined"), envelope_status: z.literal("declined") })), "Declined"),
     ...errorResponses(400, 404, 409, 410, 415, 422, 429),
   },
-});
+}));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await declineSigning(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
+  const data = await declineSigning(c.var.ctx, {
     slug: c.req.valid("param").slug,
     reason: c.req.valid("json").reason,
-    origin: originOf(c),
   });
   return c.json({ data }, 200);
 };

@@ -3,9 +3,11 @@ import type { AppRouteHandler } from "../../lib/hono";
 import { errorResponses } from "../../lib/openapi";
 import { openSigningDocument } from "../../services/signing/get-signing";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+import { publicRoute } from "../define";
 
-export const route = createRoute({
+export const route = createRoute(publicRoute({
   method: "get",
+  operationId: "getSigningDocument",
   path: "/signing/{slug}/document",
   summary: "The document to sign (original PDF)",
   description: `Streams the envelope's original PDF for the signing page to render. ${SIGNING_SECURITY_NOTE}`,
@@ -15,10 +17,10 @@ export const route = createRoute({
     200: { description: "The PDF", content: { "application/pdf": { schema: { type: "string", format: "binary" } } } },
     ...errorResponses(400, 404, 410, 429),
   },
-});
+}));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const doc = await openSigningDocument(c.env, c.req.valid("param").slug);
+  const doc = await openSigningDocument(c.var.ctx, { slug: c.req.valid("param").slug });
   return c.body(doc.body, 200, {
     "Content-Type": "application/pdf",
     "Content-Length": String(doc.size),

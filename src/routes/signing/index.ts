@@ -1,18 +1,25 @@
 import { createRouter } from "../../lib/hono";
 import { clientThrottle } from "../../middleware/client-throttle";
+import { signerContext } from "../../middleware/signer-context";
 import * as decline from "./decline";
 import * as document from "./document";
 import * as get from "./get";
+import * as kbaAnswer from "./kba-answer";
+import * as kbaGet from "./kba-get";
+import * as paymentToken from "./payment-token";
 import * as submit from "./submit";
 import * as view from "./view";
 
 /** The signer API under /api/v2/signing/:slug: no API key or session, the slug is the credential. */
 const router = createRouter();
-router.use("/signing/*", clientThrottle);
+router.use("/signing/*", clientThrottle, signerContext);
 
 export const signingRouter = router
   .openapi(get.route, get.handler)
   .openapi(document.route, document.handler)
   .openapi(view.route, view.handler)
   .openapi(submit.route, submit.handler)
-  .openapi(decline.route, decline.handler);
+  .openapi(decline.route, decline.handler)
+  .openapi(kbaGet.route, kbaGet.handler)
+  .openapi(kbaAnswer.route, kbaAnswer.handler)
+  .openapi(paymentToken.route, paymentToken.handler);

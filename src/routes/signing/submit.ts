@@ -1,10 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
-import { requireContentType } from "../../middleware/content-type";
-import { serviceContext } from "../../services/context";
 import { submitSigning } from "../../services/signing/submit-signing";
-import { originOf, SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+import { publicRoute } from "../define";
 
 const SubmitBody = z.object({
   values: z
@@ -16,25 +15,24 @@ const SubmitBody = z.object({
     }),
 });
 
-export const route = createRoute({
+export const route = createRoute(publicRoute({
   method: "post",
+  operationId: "submitSigning",
   path: "/signing/{slug}/submit",
   summary: "Sign: submit the signer's values",
   description: `Fires \`signer.started\` and \`signer.completed\`. The last signer's submit stamps the values into the PDF, appends the signing certificate, stores the signed document and moves the envelope to \`completed\` (\`envelope.completed\` with the values by field name). Required fields empty, a changed readonly field or an invalid value: 422 listing them. Not this signer's turn, or already signed: 409. ${SIGNING_SECURITY_NOTE}`,
   tags: SIGNING_TAGS,
-  middleware: [requireContentType("json")] as const,
   request: { params: SlugParams, body: jsonBody(SubmitBody) },
   responses: {
     200: jsonContent(dataOf(z.object({ signer_status: z.literal("completed"), envelope_status: z.string(), completed: z.boolean() })), "Signed"),
     ...errorResponses(400, 404, 409, 410, 415, 422, 429),
   },
-});
+}));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await submitSigning(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
+  const data = await submitSigning(c.var.ctx, {
     slug: c.req.valid("param").slug,
     values: c.req.valid("json").values,
-    origin: originOf(c),
   });
   return c.json({ data }, 200);
 };

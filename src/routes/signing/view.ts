@@ -1,21 +1,22 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
-import { serviceContext } from "../../services/context";
 import { viewSigning } from "../../services/signing/view-signing";
-import { originOf, SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+import { publicRoute } from "../define";
 
-export const route = createRoute({
+export const route = createRoute(publicRoute({
   method: "post",
+  operationId: "recordSigningView",
   path: "/signing/{slug}/view",
   summary: "Record that the signer opened the document",
   description: `The first call records \`viewed_at\`, fires \`signer.viewed\` and moves a \`sent\` envelope to \`viewed\`; later calls change nothing. ${SIGNING_SECURITY_NOTE}`,
   tags: SIGNING_TAGS,
   request: { params: SlugParams },
   responses: { 200: jsonContent(dataOf(z.object({ viewed_at: z.string() })), "When the signer first viewed"), ...errorResponses(400, 404, 409, 410, 429) },
-});
+}));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await viewSigning(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), { slug: c.req.valid("param").slug, origin: originOf(c) });
+  const data = await viewSigning(c.var.ctx, { slug: c.req.valid("param").slug });
   return c.json({ data }, 200);
 };

@@ -1,12 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { errorResponses } from "../../lib/openapi";
-import { serviceContext } from "../../services/context";
 import { openVaultDownload } from "../../services/vault/download";
 import { VAULT_FILES } from "../../services/vault/signed-url";
+import { publicRoute } from "../define";
 
-export const route = createRoute({
+export const route = createRoute(publicRoute({
   method: "get",
+  operationId: "downloadVaultDocument",
   path: "/storage/v/{vault_id}/{file}",
   summary: "Download a vaulted document (signed URL)",
   description:
@@ -24,19 +25,19 @@ export const route = createRoute({
   },
   responses: {
     200: {
-      description: "The PDF, as an attachment",
-      content: { "application/pdf": { schema: { type: "string", format: "binary" } } },
+      description: "The file, as an attachment: a PDF, or the evidence bundle's ZIP",
+      content: { "application/pdf": { schema: { type: "string", format: "binary" } }, "application/zip": { schema: { type: "string", format: "binary" } } },
     },
     ...errorResponses(400, 403, 404, 409, 503),
   },
-});
+}));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
   const { vault_id, file } = c.req.valid("param");
   const { exp, sig } = c.req.valid("query");
-  const download = await openVaultDownload(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), { vaultId: vault_id, file, exp, sig });
+  const download = await openVaultDownload(c.var.ctx, { vaultId: vault_id, file, exp, sig });
   return c.body(download.body, 200, {
-    "Content-Type": "application/pdf",
+    "Content-Type": download.contentType,
     "Content-Length": String(download.size),
     "Content-Disposition": `attachment; filename="${download.filename}"`,
     "Cache-Control": "private, no-store",

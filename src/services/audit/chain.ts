@@ -1,6 +1,7 @@
 import { canonicalJson, sha256Hex } from "../../lib/crypto";
 import { newId } from "../../lib/ids";
 import type { Actor } from "../../lib/actor";
+import type { AuditAction } from "./actions";
 
 /** Hash of the entry before the first one of every chain. */
 export const GENESIS_HASH = "0".repeat(64);
@@ -10,6 +11,7 @@ export type AuditEntry = {
   org_id: string;
   chain_id: string;
   seq: number;
+  /** an AuditAction when written; a stored row keeps whatever its writer recorded */
   action: string;
   actor_type: Actor["type"];
   actor_id: string | null;
@@ -37,10 +39,16 @@ export async function auditInsert(
     orgId: string;
     chainId: string;
     head: ChainHead;
-    action: string;
+    action: AuditAction;
     actor: Actor;
     data: Record<string, unknown>;
     at: string;
+    /**
+     * The entry records the statement placed just before it in the batch, a guarded UPDATE: it is
+     * written only if that UPDATE changed a row (`changes()`), so a write that lost its guard leaves
+     * no entry for a change that never happened.
+     */
+    onlyIfPreviousChanged?: boolean;
   },
 ): Promise<{ statement: D1PreparedStatement; head: ChainHead }> {
   const entry: AuditEntry = {
@@ -61,7 +69,7 @@ export async function auditInsert(
   const statement = db
     .prepare(
       `INSERT INTO audit_log (id, org_id, chain_id, seq, action, actor_type, actor_id, ip, user_agent, data, created_at, prev_hash, hash)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       ${input.onlyIfPreviousChanged ? "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE changes() > 0" : "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"}`,
     )
     .bind(
       entry.id,

@@ -1,6 +1,7 @@
 import { nowIso } from "../../lib/time";
 import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
 import type { Actor } from "../../lib/actor";
+import type { AuditAction } from "./actions";
 import { auditInsert, isChainConflict } from "./chain";
 
 export type EnvelopeAuditInput = {
@@ -16,7 +17,7 @@ export type EnvelopeAuditInput = {
     envelope: LoadedEnvelope,
     at: string,
   ) => Promise<{
-    action: string;
+    action: AuditAction;
     data: Record<string, unknown>;
     statements: D1PreparedStatement[];
     /** undoes side effects outside D1 (an R2 object written for this attempt) when its batch fails */

@@ -1,29 +1,42 @@
 import { conflict } from "../../lib/errors";
 import type { Actor } from "../../lib/actor";
+import type { AuditAction } from "./actions";
 import { auditInsert, isChainConflict, readChainHead } from "./chain";
 
 /**
  * Appends an org-level audit entry (chain_id = org id) in one batch with the change it records. Two
  * writers racing for the same sequence number collide on the unique index; the loser re-reads the
- * head and tries again after a short random pause, so the change and its entry still commit
- * together. Under heavy contention it gives up with a 409 the caller can retry, never a 500.
+ * head and tries again. The pause before each retry is random and grows (full jitter, capped), so 50
+ * writers to one organization spread out and every one commits within a few seconds: an operator
+ * importing a book of customers needs no backoff loop of its own. Only past the bound (about 8 s of
+ * waiting, far beyond any real contention) does it give up with a 409 the caller can retry, never a 500.
+ *
+ * `guarded`: the first statement is an UPDATE guarded on the state the caller read; the entry is
+ * written only if it changed a row, so a write that lost its guard leaves no entry behind.
  */
-const MAX_ATTEMPTS = 8;
+const MAX_ATTEMPTS = 40;
+const BASE_DELAY_MS = 5;
+const MAX_DELAY_MS = 400;
 
 export async function commitWithOrgAudit(
   db: D1Database,
-  input: { orgId: string; action: string; actor: Actor; data: Record<string, unknown>; at: string },
+  input: { orgId: string; action: AuditAction; actor: Actor; data: Record<string, unknown>; at: string },
   statements: D1PreparedStatement[],
+  opts: { guarded?: boolean } = {},
 ): Promise<D1Result[]> {
   for (let attempt = 0; ; attempt++) {
     const head = await readChainHead(db, input.orgId);
-    const audit = await auditInsert(db, { ...input, chainId: input.orgId, head });
+    const audit = await auditInsert(db, { ...input, chainId: input.orgId, head, onlyIfPreviousChanged: opts.guarded === true });
+    // A guarded entry follows its UPDATE directly (changes() reads the statement just before it); results keep the callers' indexes.
+    const batch = opts.guarded ? [statements[0]!, audit.statement, ...statements.slice(1)] : [...statements, audit.statement];
     try {
-      return await db.batch([...statements, audit.statement]);
+      const results = await db.batch(batch);
+      return opts.guarded ? [results[0]!, ...results.slice(2), results[1]!] : results;
     } catch (err) {
       if (!isChainConflict(err)) throw err;
       if (attempt >= MAX_ATTEMPTS - 1) throw conflict("The organization is busy with concurrent changes; retry");
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * (attempt + 1)));
+      const cap = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * cap));
     }
   }
 }

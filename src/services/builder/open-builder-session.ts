@@ -1,9 +1,8 @@
 import { ApiError, conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { addSeconds, nowIso } from "../../lib/time";
-import type { Actor } from "../../lib/actor";
 import { auditInsert, isChainConflict } from "../audit/chain";
-import type { ServiceContext } from "../context";
+import type { OrgContext } from "../../lib/context";
 import { discardDocuments } from "../documents/ingest-pdf";
 import { insertEnvelopeFields, insertOriginalDocument } from "../documents/envelope-fields";
 import { getEnvelope, metadataOf, type LoadedEnvelope } from "../envelopes/repository";
@@ -26,9 +25,9 @@ const sameSource = (a: StoredSource, b: StoredSource) => a.kind === b.kind && a.
  * The working document: a copy of the single source template (same PDF, its fields), a merge of
  * several, or an empty template for a new document. It lives in the instance the KBA flag decides.
  */
-async function buildWorkingTemplate(ctx: ServiceContext, input: { orgId: string; actor: Actor; source: BuilderSource; name: string }): Promise<{ template: TemplateRow; fields: ResolvedField[] }> {
+async function buildWorkingTemplate(ctx: OrgContext, input: { source: BuilderSource; name: string }): Promise<{ template: TemplateRow; fields: ResolvedField[] }> {
   const { source } = input;
-  const base = { orgId: input.orgId, actor: input.actor, name: input.name, externalId: null, kbaRequired: source.kbaRequired, origin: "builder" as const };
+  const base = { name: input.name, externalId: null, kbaRequired: source.kbaRequired, origin: "builder" as const };
   if (source.templates.length === 0) return { template: await insertTemplate(ctx, { ...base, document: null, fields: [] }), fields: [] };
   if (source.templates.length === 1) {
     const t = source.templates[0]!;
@@ -36,7 +35,7 @@ async function buildWorkingTemplate(ctx: ServiceContext, input: { orgId: string;
     const document = t.document_key ? { key: t.document_key, sha256: t.document_sha256!, sizeBytes: t.document_size_bytes!, pageCount: t.page_count! } : null;
     return { template: await insertTemplate(ctx, { ...base, document, fields }), fields };
   }
-  const merged = await mergeTemplates(ctx.env, input.orgId, source.templates);
+  const merged = await mergeTemplates(ctx.env, ctx.orgId, source.templates);
   try {
     return { template: await insertTemplate(ctx, { ...base, document: merged.document, fields: merged.fields }), fields: merged.fields };
   } catch (err) {
@@ -58,16 +57,16 @@ function defaultName(source: BuilderSource, envelope: LoadedEnvelope): string {
  * with the same source, continues the same working template. An envelope whose document came from
  * elsewhere (template_id at creation, an upload) is 409; one past `uploaded` is 422.
  */
-export async function openBuilderSession(ctx: ServiceContext, input: { orgId: string; actor: Actor; userId: string; body: OpenBuilderSessionInput }) {
+export async function openBuilderSession(ctx: OrgContext, input: { userId: string; body: OpenBuilderSessionInput }) {
   const db = ctx.env.DB;
-  const source = await resolveSources(db, input.orgId, input.body);
-  const envelope = await getEnvelope(db, input.orgId, input.body.envelope_id!);
+  const source = await resolveSources(db, ctx.orgId, input.body);
+  const envelope = await getEnvelope(db, ctx.orgId, input.body.envelope_id!);
   if (envelope.status !== "pending" && envelope.status !== "uploaded") {
     throw new ApiError(422, `Cannot open the builder for an envelope with status ${envelope.status}`, { status: envelope.status });
   }
   const at = nowIso();
   const session = { id: newId("builderSession"), created_at: at, expires_at: addSeconds(at, SESSION_SECONDS) };
-  const existing = envelope.template_id ? await findTemplate(db, input.orgId, envelope.template_id, { includeDeleted: true }) : null;
+  const existing = envelope.template_id ? await findTemplate(db, ctx.orgId, envelope.template_id, { includeDeleted: true }) : null;
   if (existing || envelope.status !== "pending") {
     const last = existing?.origin === "builder"
       ? await db.prepare("SELECT source FROM builder_sessions WHERE envelope_id = ? ORDER BY created_at DESC LIMIT 1").bind(envelope.id).first<{ source: string }>()
@@ -79,11 +78,11 @@ export async function openBuilderSession(ctx: ServiceContext, input: { orgId: st
         template_id: envelope.template_id,
       });
     }
-    await db.batch([sessionInsert(db, input, session, envelope.id, existing, previous)]);
+    await db.batch([sessionInsert(db, { orgId: ctx.orgId, userId: input.userId }, session, envelope.id, existing, previous)]);
     return sessionOut(session, envelope.id, existing, previous, true, await listTemplateFields(db, existing.id));
   }
 
-  const { template, fields } = await buildWorkingTemplate(ctx, { orgId: input.orgId, actor: input.actor, source, name: input.body.template_name ?? defaultName(source, envelope) });
+  const { template, fields } = await buildWorkingTemplate(ctx, { source, name: input.body.template_name ?? defaultName(source, envelope) });
   const stored = sourceOf(source);
   const metadata = {
     ...metadataOf(envelope),
@@ -95,26 +94,23 @@ export async function openBuilderSession(ctx: ServiceContext, input: { orgId: st
     db
       .prepare("UPDATE envelopes SET template_id = ?, metadata = ?, kba_required = ?, provider_instance = ? WHERE id = ?")
       .bind(template.id, JSON.stringify(metadata), template.kba_required, template.provider_instance, envelope.id),
-    sessionInsert(db, input, session, envelope.id, template, stored),
+    sessionInsert(db, { orgId: ctx.orgId, userId: input.userId }, session, envelope.id, template, stored),
   ];
   const data = { builder_session_id: session.id, template_id: template.id, source: stored };
   if (template.document_key) {
     await applyTransition(ctx, envelope, {
-      orgId: input.orgId,
-      envelopeId: envelope.id,
       action: "attach_document",
-      actor: input.actor,
       data,
       extra: [
-        insertOriginalDocument(db, { id: newId("document"), envelopeId: envelope.id, orgId: input.orgId, key: template.document_key, sha256: template.document_sha256!, sizeBytes: template.document_size_bytes!, pageCount: template.page_count, at }),
-        ...insertEnvelopeFields(db, { envelopeId: envelope.id, orgId: input.orgId, fields, sourceTemplateId: template.id, at }),
+        insertOriginalDocument(db, { id: newId("document"), envelopeId: envelope.id, orgId: ctx.orgId, key: template.document_key, sha256: template.document_sha256!, sizeBytes: template.document_size_bytes!, pageCount: template.page_count, at }),
+        ...insertEnvelopeFields(db, { envelopeId: envelope.id, orgId: ctx.orgId, fields, sourceTemplateId: template.id, at }),
         ...bind,
       ],
     });
   } else {
     // A new document: nothing to attach yet, but the envelope is bound to its working template (and
     // its KBA choice) with an audit entry, guarded like a transition.
-    const audit = await auditInsert(db, { orgId: input.orgId, chainId: envelope.id, head: envelope.head, action: "envelope.builder_opened", actor: input.actor, data, at });
+    const audit = await auditInsert(db, { orgId: ctx.orgId, chainId: envelope.id, head: envelope.head, action: "envelope.builder_opened", actor: ctx.actor, data, at });
     try {
       const [guard] = await db.batch([
         db.prepare("UPDATE envelopes SET updated_at = ?, audit_seq = audit_seq + 1 WHERE id = ? AND status = 'pending' AND audit_seq = ?").bind(at, envelope.id, envelope.audit_seq),

@@ -1,6 +1,7 @@
+import type { OrgContext } from "../../lib/context";
 import { nowIso } from "../../lib/time";
 import { verifyChain } from "../audit/verify-chain";
-import { securedPartyOf, type EnvelopeRow } from "../envelopes/repository";
+import { getEnvelope, securedPartyOf, type EnvelopeRow } from "../envelopes/repository";
 
 /** The facts the eight UCC §9-105 checks are decided on (DESIGN.md 4). */
 export type ComplianceFacts = {
@@ -168,8 +169,9 @@ async function readVaultFacts(db: D1Database, envelopeId: string): Promise<Vault
   };
 }
 
-export async function evaluateCompliance(db: D1Database, envelope: EnvelopeRow) {
-  const checks = runChecks(await gatherFacts(db, envelope));
+export async function evaluateCompliance(ctx: OrgContext, input: { envelopeId: string }) {
+  const envelope = await getEnvelope(ctx.db, ctx.orgId, input.envelopeId);
+  const checks = runChecks(await gatherFacts(ctx.db, envelope));
   return {
     envelope_id: envelope.id,
     envelope_name: envelope.name,

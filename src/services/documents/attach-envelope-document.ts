@@ -2,8 +2,7 @@ import { badRequest, conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import type { MultipartForm } from "../../lib/multipart";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../../lib/actor";
-import type { ServiceContext } from "../context";
+import type { OrgContext } from "../../lib/context";
 import { getEnvelope } from "../envelopes/repository";
 import { envelopeDetail } from "../envelopes/serialize";
 import { assertTransition } from "../envelopes/state-machine";
@@ -17,8 +16,8 @@ import { discardDocuments, ingestPdf } from "./ingest-pdf";
  * fields and the move to `uploaded` commit together. Paper envelopes take their signed document
  * through vault-in-upload, and a template envelope already has its document: both are 409.
  */
-export async function attachEnvelopeDocument(ctx: ServiceContext, input: { orgId: string; actor: Actor; envelopeId: string; form: MultipartForm }) {
-  const envelope = await getEnvelope(ctx.env.DB, input.orgId, input.envelopeId);
+export async function attachEnvelopeDocument(ctx: OrgContext, input: { envelopeId: string; form: MultipartForm }) {
+  const envelope = await getEnvelope(ctx.env.DB, ctx.orgId, input.envelopeId);
   if (envelope.document_source === "upload") {
     throw conflict(`Paper envelopes take their signed document through POST /partner/envelopes/${envelope.id}/vault-in-upload`, { document_source: "upload" });
   }
@@ -26,19 +25,16 @@ export async function attachEnvelopeDocument(ctx: ServiceContext, input: { orgId
   assertTransition(envelope.status, "attach_document"); // 422 naming the status, before the upload is stored
   if (!input.form.file) throw badRequest("Missing required form field: file (the PDF to sign)");
 
-  const document = await ingestPdf(ctx.env, { orgId: input.orgId, bytes: input.form.file.bytes, fields: [], path: [], tagPath: ["file", "tags"] });
+  const document = await ingestPdf(ctx.env, { orgId: ctx.orgId, bytes: input.form.file.bytes, fields: [], path: [], tagPath: ["file", "tags"] });
   const db = ctx.env.DB;
   const at = nowIso();
   try {
     const updated = await applyTransition(ctx, envelope, {
-      orgId: input.orgId,
-      envelopeId: envelope.id,
       action: "attach_document",
-      actor: input.actor,
       data: { document: { sha256: document.sha256, size_bytes: document.sizeBytes, page_count: document.pageCount }, fields: document.fields.length },
       extra: [
-        insertOriginalDocument(db, { id: newId("document"), envelopeId: envelope.id, orgId: input.orgId, key: document.key, sha256: document.sha256, sizeBytes: document.sizeBytes, pageCount: document.pageCount, at }),
-        ...insertEnvelopeFields(db, { envelopeId: envelope.id, orgId: input.orgId, fields: document.fields, sourceTemplateId: null, at }),
+        insertOriginalDocument(db, { id: newId("document"), envelopeId: envelope.id, orgId: ctx.orgId, key: document.key, sha256: document.sha256, sizeBytes: document.sizeBytes, pageCount: document.pageCount, at }),
+        ...insertEnvelopeFields(db, { envelopeId: envelope.id, orgId: ctx.orgId, fields: document.fields, sourceTemplateId: null, at }),
       ],
     });
     return {

@@ -1,8 +1,7 @@
 import { StandardFontEmbedder, StandardFonts } from "pdf-lib";
-import type { PdfDocument, PdfTextItem, PdfViewport } from "../../lib/pdf";
+import type { Area, PdfDocument, PdfTextItem, PdfViewport } from "../../lib/pdf";
 
-/** A rectangle on a page as the spec's Area: fractions of the displayed page, top-left origin, y down. */
-export type Area = { page: number; x: number; y: number; w: number; h: number };
+export type { Area };
 
 const round = (n: number) => Math.round(n * 1e6) / 1e6;
 

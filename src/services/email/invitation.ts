@@ -29,7 +29,15 @@ ${lines.slice(1).map((l) => `<p>${escapeHtml(l)}</p>`).join("\n")}
 /** Outbox INSERTs of the invitations of `signers` (those whose turn it is), each with its signing link. */
 export function invitationEmails(
   env: Env,
-  input: { envelope: Pick<EnvelopeRow, "id" | "org_id" | "name" | "kba_required">; orgName: string; expiresAt: string | null; signers: SignerRow[]; at: string },
+  input: {
+    envelope: Pick<EnvelopeRow, "id" | "org_id" | "name" | "kba_required">;
+    orgName: string;
+    expiresAt: string | null;
+    signers: SignerRow[];
+    at: string;
+    /** KBA envelopes: the signers who answer identity questions (customer-side); the sender is told nothing about KBA */
+    kbaSignerIds?: ReadonlySet<string>;
+  },
 ) {
   const { envelope } = input;
   return input.signers.map((signer) => {
@@ -41,7 +49,7 @@ export function invitationEmails(
       role: signer.role,
       url,
       expiresAt: input.expiresAt,
-      kba: envelope.kba_required === 1,
+      kba: envelope.kba_required === 1 && (input.kbaSignerIds?.has(signer.id) ?? true),
     });
     return queueEmail(env.DB, {
       orgId: envelope.org_id,

@@ -1,7 +1,8 @@
 import { nowIso } from "../../lib/time";
 import type { OutboxEmail } from "../../providers/email";
-import type { ServiceContext } from "../context";
+import type { RequestContext } from "../../lib/context";
 import { getEnvelope, metadataOf } from "../envelopes/repository";
+import { challengedSignerIds } from "../kba/repository";
 import { listSigners, signersWhoseTurnItIs } from "../signers/repository";
 import { deliverEmails } from "./deliver";
 import { invitationEmails } from "./invitation";
@@ -14,7 +15,7 @@ import { invitationEmails } from "./invitation";
  * not moved queue nothing twice. Nothing is queued for an envelope sent with `send_email: false`, or
  * one no longer `sent`/`viewed`. Returns the emails this call queued.
  */
-export async function inviteNextSigners(ctx: ServiceContext, input: { orgId: string; envelopeId: string }): Promise<OutboxEmail[]> {
+export async function inviteNextSigners(ctx: RequestContext, input: { orgId: string; envelopeId: string }): Promise<OutboxEmail[]> {
   const db = ctx.env.DB;
   const envelope = await getEnvelope(db, input.orgId, input.envelopeId);
   if (envelope.status !== "sent" && envelope.status !== "viewed") return [];
@@ -22,7 +23,8 @@ export async function inviteNextSigners(ctx: ServiceContext, input: { orgId: str
   const due = signersWhoseTurnItIs(await listSigners(db, envelope.id));
   if (due.length === 0) return [];
   const org = await db.prepare("SELECT name FROM organizations WHERE id = ?").bind(envelope.org_id).first<{ name: string }>();
-  const queued = invitationEmails(ctx.env, { envelope, orgName: org!.name, expiresAt: envelope.expires_at, signers: due, at: nowIso() });
+  const kbaSignerIds = envelope.kba_required === 1 ? await challengedSignerIds(db, envelope.id) : undefined;
+  const queued = invitationEmails(ctx.env, { envelope, orgName: org!.name, expiresAt: envelope.expires_at, signers: due, at: nowIso(), kbaSignerIds });
   const results = await db.batch<{ id: string }>(queued.map((q) => q.statement));
   const fresh = queued.filter((_, i) => (results[i]?.results.length ?? 0) > 0).map((q) => q.email);
   await deliverEmails(ctx.env, fresh);

@@ -1,3 +1,4 @@
+import type { RequestContext } from "../../lib/context";
 import type { EmailKind, EmailStatus } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import type { OutboxEmail } from "../../providers/email";
@@ -53,7 +54,8 @@ export type OutboxRow = {
 };
 
 /** The newest emails of every organization (the dev page; never reachable in production). */
-export async function listRecentEmails(db: D1Database, limit: number): Promise<OutboxRow[]> {
-  const { results } = await db.prepare("SELECT * FROM email_outbox ORDER BY created_at DESC, rowid DESC LIMIT ?").bind(limit).all<OutboxRow>();
+export async function listRecentEmails(ctx: RequestContext, input: { limit: number }): Promise<OutboxRow[]> {
+  const limit = input.limit;
+  const { results } = await ctx.db.prepare("SELECT * FROM email_outbox ORDER BY created_at DESC, rowid DESC LIMIT ?").bind(limit).all<OutboxRow>();
   return results;
 }

@@ -1,11 +1,12 @@
 import { notFound } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../../lib/actor";
+import type { OrgContext } from "../../lib/context";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { frameAncestorsCsp, normalizeOrigins, parseStoredOrigins, storedOrigins } from "./frame-ancestors";
 import type { EmbedSettings } from "./schema";
 
-export async function getEmbedSettings(db: D1Database, orgId: string): Promise<EmbedSettings> {
+export async function getEmbedSettings(ctx: OrgContext): Promise<EmbedSettings> {
+  const { db, orgId } = ctx;
   const row = await db
     .prepare("SELECT embed_frame_ancestors, updated_at FROM organizations WHERE id = ?")
     .bind(orgId)
@@ -16,11 +17,12 @@ export async function getEmbedSettings(db: D1Database, orgId: string): Promise<E
 }
 
 /** Replaces the organization's list (normalized, duplicates dropped) with its audit entry in one batch. */
-export async function setFrameAncestors(db: D1Database, input: { orgId: string; actor: Actor; frameAncestors: string[] }): Promise<EmbedSettings> {
+export async function setFrameAncestors(ctx: OrgContext, input: { frameAncestors: string[] }): Promise<EmbedSettings> {
+  const { db, orgId } = ctx;
   const origins = normalizeOrigins(input.frameAncestors);
   const at = nowIso();
-  await commitWithOrgAudit(db, { orgId: input.orgId, action: "org.embed_settings_updated", actor: input.actor, data: { frame_ancestors: origins }, at }, [
-    db.prepare("UPDATE organizations SET embed_frame_ancestors = ?, updated_at = ? WHERE id = ?").bind(storedOrigins(origins), at, input.orgId),
+  await commitWithOrgAudit(db, { orgId, action: "org.embed_settings_updated", actor: ctx.actor, data: { frame_ancestors: origins }, at }, [
+    db.prepare("UPDATE organizations SET embed_frame_ancestors = ?, updated_at = ? WHERE id = ?").bind(storedOrigins(origins), at, orgId),
   ]);
-  return getEmbedSettings(db, input.orgId);
+  return getEmbedSettings(ctx);
 }

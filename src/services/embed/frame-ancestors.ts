@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import type { Env } from "../../env";
+import type { RequestContext } from "../../lib/context";
 
 /**
  * Which partner sites may show the signing page and the widgets in an iframe: the organization's
@@ -99,15 +99,15 @@ export function parseStoredOrigins(column: string | null | undefined): string[] 
  * envelope or slug is unknown or the organization allows none. No tenant check: the answer is only
  * ever sent back as a CSP header, which the organization publishes to every framing site anyway.
  */
-export async function frameAncestorsFor(env: Env, ref: { envelopeId: string } | { slug: string }): Promise<string[]> {
+export async function frameAncestorsFor(ctx: RequestContext, ref: { envelopeId: string } | { slug: string }): Promise<string[]> {
   const row =
     "envelopeId" in ref
-      ? await env.DB.prepare(
+      ? await ctx.db.prepare(
           "SELECT o.embed_frame_ancestors AS origins FROM envelopes e JOIN organizations o ON o.id = e.org_id WHERE e.id = ?",
         )
           .bind(ref.envelopeId)
           .first<{ origins: string | null }>()
-      : await env.DB.prepare(
+      : await ctx.db.prepare(
           "SELECT o.embed_frame_ancestors AS origins FROM signers s JOIN organizations o ON o.id = s.org_id WHERE s.slug = ?",
         )
           .bind(ref.slug)

@@ -1,4 +1,4 @@
-import type { Env } from "../../env";
+import type { OrgContext } from "../../lib/context";
 import { forbidden } from "../../lib/errors";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
 import { listSigners, signersWhoseTurnItIs, type SignerRow } from "../signers/repository";
@@ -6,7 +6,7 @@ import { getCertificate } from "../vault/get-certificate";
 import { findVaultRecord } from "../vault/repository";
 import { createVaultUrl } from "../vault/signed-url";
 import type { EmbedSession } from "./schema";
-import { verifyEmbedToken, type EmbedClaims, type WidgetType } from "./tokens";
+import { assertEmbedTarget, type EmbedClaims, type WidgetType } from "./tokens";
 
 /** Lifetime of the download URL a vault widget gets: the partner route's default. */
 const DOWNLOAD_URL_SECONDS = 300;
@@ -18,12 +18,13 @@ const DOWNLOAD_URL_SECONDS = 300;
  * the token's organization only, so no token reaches another organization's envelope (404).
  */
 export async function openEmbedSession(
-  env: Env,
-  input: { token: string; widgetType: WidgetType; envelopeId: string },
+  ctx: OrgContext,
+  input: { claims: EmbedClaims; widgetType: WidgetType; envelopeId: string },
 ): Promise<EmbedSession> {
-  const claims = await verifyEmbedToken(env, input.token, { widgetType: input.widgetType, envelopeId: input.envelopeId });
-  const envelope = await getEnvelope(env.DB, claims.orgId, claims.envelopeId);
-  return claims.widgetType === "sign" ? signSession(env, claims, envelope) : vaultSession(env, claims, envelope);
+  const { claims } = input;
+  assertEmbedTarget(claims, { widgetType: input.widgetType, envelopeId: input.envelopeId });
+  const envelope = await getEnvelope(ctx.db, ctx.orgId, claims.envelopeId);
+  return claims.widgetType === "sign" ? signSession(ctx, claims, envelope) : vaultSession(ctx, envelope);
 }
 
 const head = (envelope: EnvelopeRow) => ({ envelope_id: envelope.id, envelope_name: envelope.name, envelope_status: envelope.status });
@@ -32,9 +33,9 @@ const head = (envelope: EnvelopeRow) => ({ envelope_id: envelope.id, envelope_na
  * The signer the token was minted for, by email (case-insensitive). One person holding two roles has
  * two signer rows: the one whose turn it is comes first, then one still to sign, then the first.
  */
-async function signSession(env: Env, claims: EmbedClaims, envelope: EnvelopeRow): Promise<EmbedSession> {
+async function signSession(ctx: OrgContext, claims: EmbedClaims, envelope: EnvelopeRow): Promise<EmbedSession> {
   const email = claims.userEmail.trim().toLowerCase();
-  const signers = await listSigners(env.DB, envelope.id);
+  const signers = await listSigners(ctx.db, envelope.id);
   const mine = signers.filter((s) => s.email.trim().toLowerCase() === email);
   const turn = signersWhoseTurnItIs(signers);
   const signer: SignerRow | undefined =
@@ -44,12 +45,13 @@ async function signSession(env: Env, claims: EmbedClaims, envelope: EnvelopeRow)
 }
 
 /** The vaulted document's facts, certificate and a fresh download URL, all from the vault's own services. */
-async function vaultSession(env: Env, claims: EmbedClaims, envelope: EnvelopeRow): Promise<EmbedSession> {
-  const record = envelope.status === "vaulted" ? await findVaultRecord(env.DB, envelope.id) : null;
+async function vaultSession(ctx: OrgContext, envelope: EnvelopeRow): Promise<EmbedSession> {
+  const record = envelope.status === "vaulted" ? await findVaultRecord(ctx.db, envelope.id) : null;
   if (!record) return { widget_type: "vault", ...head(envelope), vault: null };
-  const [certificate, url] = await Promise.all([
-    getCertificate(env.DB, claims.orgId, envelope.id),
-    createVaultUrl(env, { orgId: claims.orgId, envelopeId: envelope.id, file: "authoritative", expiresIn: DOWNLOAD_URL_SECONDS }),
+  const [certificate, url, certificateUrl] = await Promise.all([
+    getCertificate(ctx, { envelopeId: envelope.id }),
+    createVaultUrl(ctx, { envelopeId: envelope.id, file: "authoritative", expiresIn: DOWNLOAD_URL_SECONDS }),
+    createVaultUrl(ctx, { envelopeId: envelope.id, file: "certificate", expiresIn: DOWNLOAD_URL_SECONDS }),
   ]);
   const { compliant, score } = certificate.ucc_9105_compliance;
   return {
@@ -60,6 +62,7 @@ async function vaultSession(env: Env, claims: EmbedClaims, envelope: EnvelopeRow
       vaulted_at: envelope.vaulted_at ?? record.stored_at,
       certificate,
       download: { url: url.signed_url, expires_at: url.expires_at },
+      certificate_download: { url: certificateUrl.signed_url, expires_at: certificateUrl.expires_at },
       compliance: { compliant, score },
     },
   };

@@ -34,6 +34,10 @@ export const VaultSessionSchema = z
           url: z.string().openapi({ description: "Signed download URL of the authoritative copy on the storage host (5 minutes)" }),
           expires_at: Timestamp,
         }),
+        certificate_download: z.object({
+          url: z.string().openapi({ description: "Signed download URL of the compliance certificate's PDF on the storage host (5 minutes)" }),
+          expires_at: Timestamp,
+        }),
         compliance: z.object({ compliant: z.boolean(), score: z.number() }),
       })
       .nullable()

@@ -1,9 +1,11 @@
 import { errors, jwtVerify, SignJWT } from "jose";
 import type { Env } from "../../env";
+import type { OrgContext } from "../../lib/context";
 import { ApiError, conflict, forbidden } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
 import type { Scope } from "../../lib/scopes";
 import { getEnvelope } from "../envelopes/repository";
+import { findUnpaidPayment } from "../vault/payment-gate";
 
 export const EMBED_TOKEN_TTL_SECONDS = 900;
 export const WIDGETS = ["sign", "vault"] as const;
@@ -33,13 +35,14 @@ const secretOf = (env: Env) => new TextEncoder().encode(requireSecret(env, "EMBE
  * answer the page with that organization's CSP `frame-ancestors` before any script runs.
  */
 export async function mintEmbedToken(
-  env: Env,
-  input: { orgId: string; scopes: string[]; envelopeId: string; userEmail: string; widgetType: WidgetType; now?: Date },
+  ctx: OrgContext,
+  input: { scopes: string[]; envelopeId: string; userEmail: string; widgetType: WidgetType; now?: Date },
 ) {
+  const { env, orgId } = ctx;
   const rule = WIDGET_RULES[input.widgetType];
   if (!input.scopes.includes(rule.scope)) throw forbidden(`Missing required scope: ${rule.scope}`);
   const secret = secretOf(env);
-  const envelope = await getEnvelope(env.DB, input.orgId, input.envelopeId);
+  const envelope = await getEnvelope(ctx.db, orgId, input.envelopeId);
   if (input.widgetType === "sign" && envelope.kba_required === 1) {
     throw new ApiError(
       409,
@@ -47,6 +50,14 @@ export async function mintEmbedToken(
       { envelope_id: envelope.id },
       "kba_required",
     );
+  }
+  // Spec 4.4: a vault widget is refused while a requested payment is unsettled (Sign + Pay), whatever the status.
+  if (input.widgetType === "vault" && (await findUnpaidPayment(env.DB, envelope))) {
+    throw conflict("A payment requested on this envelope has not been paid yet; the vault widget opens once the payment settles", {
+      status: envelope.status,
+      widget_type: input.widgetType,
+      payment_status: "requires_payment",
+    });
   }
   if (!rule.statuses.includes(envelope.status)) {
     throw conflict(`A ${input.widgetType} widget needs an envelope that is ${rule.describe}; this one is ${envelope.status}`, {
@@ -56,7 +67,7 @@ export async function mintEmbedToken(
   }
   const iat = Math.floor((input.now ?? new Date()).getTime() / 1000);
   const exp = iat + EMBED_TOKEN_TTL_SECONDS;
-  const claims = { envelopeId: envelope.id, orgId: input.orgId, userEmail: input.userEmail, widgetType: input.widgetType };
+  const claims = { envelopeId: envelope.id, orgId, userEmail: input.userEmail, widgetType: input.widgetType };
   const token = await new SignJWT(claims)
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setAudience(env.EMBED_HOST)
@@ -101,7 +112,7 @@ const isClaims = (p: Record<string, unknown>): boolean =>
 export async function verifyEmbedToken(
   env: Env,
   token: string,
-  expect: { widgetType: WidgetType; envelopeId?: string },
+  expect?: { widgetType: WidgetType; envelopeId?: string },
 ): Promise<EmbedClaims> {
   const secret = secretOf(env);
   let payload;
@@ -112,10 +123,15 @@ export async function verifyEmbedToken(
   }
   if (!isClaims(payload)) throw refused("invalid");
   const claims = payload as unknown as EmbedClaims;
+  if (expect) assertEmbedTarget(claims, expect);
+  return claims;
+}
+
+/** A genuine token opens only the envelope and widget it was minted for: 403 otherwise. */
+export function assertEmbedTarget(claims: EmbedClaims, expect: { widgetType: WidgetType; envelopeId?: string }): void {
   if (claims.widgetType !== expect.widgetType || (expect.envelopeId !== undefined && claims.envelopeId !== expect.envelopeId)) {
     throw forbidden("This embed token is for another envelope or widget");
   }
-  return claims;
 }
 
 /** The token of an `Authorization: Bearer <token>` header; 401 (`reason: missing`) without one. */

@@ -1,9 +1,9 @@
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../../lib/actor";
 import { auditInsert, GENESIS_HASH } from "../audit/chain";
-import type { ServiceContext } from "../context";
+import type { OrgContext } from "../../lib/context";
 import { templateSourceFor } from "../templates/envelope-source";
+import { planPaymentRequest } from "../payments/request-payment";
 import { getEnvelope, type LoadedEnvelope } from "./repository";
 import type { CreateEnvelopeInput } from "./schema";
 
@@ -15,11 +15,11 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase();
  * insert is idempotent on (org, email), so two concurrent creates for a new address share one customer.
  */
 export async function createEnvelope(
-  ctx: ServiceContext,
-  input: { orgId: string; actor: Actor; body: CreateEnvelopeInput },
+  ctx: OrgContext,
+  input: { body: CreateEnvelopeInput },
 ): Promise<LoadedEnvelope> {
-  const { orgId, actor, body } = input;
-  const db = ctx.env.DB;
+  const { orgId, actor, db } = ctx;
+  const { body } = input;
   // With template_id the template's document and fields are copied onto the envelope (DESIGN.md 3).
   const template = body.template_id !== undefined ? await templateSourceFor(db, orgId, body) : null;
   const at = nowIso();
@@ -27,6 +27,8 @@ export async function createEnvelope(
   const email = normalizeEmail(body.customer_email);
   const documentSource = template ? "template" : (body.document_source ?? "new");
   const metadata = template?.metadata ?? { document_source: documentSource };
+  // Sign + Pay (DESIGN.md 7): checked (payments on, the organization able to take money) before anything is written.
+  const payment = body.payment ? await planPaymentRequest(ctx, { orgId, envelopeId, documentSource, request: body.payment, at }) : null;
 
   const insertCustomer = db
     .prepare(
@@ -71,6 +73,7 @@ export async function createEnvelope(
       document_source: documentSource,
       external_id: body.external_id ?? null,
       secured_party: body.secured_party ?? null,
+      ...(payment ? { payment: payment.audit } : {}),
       ...(template ? { template_id: template.templateId } : {}),
     },
     at,
@@ -87,7 +90,7 @@ export async function createEnvelope(
        FROM envelopes e WHERE e.id = ?`,
     )
     .bind(eventId, at, envelopeId);
-  await db.batch([insertCustomer, insertEnvelope, ...(template?.statements(db, envelopeId, at) ?? []), audit.statement, insertEvent]);
+  await db.batch([insertCustomer, insertEnvelope, ...(template?.statements(db, envelopeId, at) ?? []), ...(payment ? [payment.statement] : []), audit.statement, insertEvent]);
   ctx.publish(eventId);
   const envelope = await getEnvelope(db, orgId, envelopeId);
   return envelope;

@@ -1,8 +1,8 @@
+import type { OrgContext } from "../../lib/context";
 import type { EnvelopeStatus } from "../../db/schema";
 import type { EnvelopeRow } from "./repository";
 
 export type ListEnvelopesInput = {
-  orgId: string;
   page: number;
   limit: number;
   customerId?: string;
@@ -10,9 +10,10 @@ export type ListEnvelopesInput = {
 };
 
 /** Newest first; `total` counts every envelope matching the filters. */
-export async function listEnvelopes(db: D1Database, input: ListEnvelopesInput) {
+export async function listEnvelopes(ctx: OrgContext, input: ListEnvelopesInput) {
+  const db = ctx.db;
   const where = ["org_id = ?"];
-  const params: (string | number)[] = [input.orgId];
+  const params: (string | number)[] = [ctx.orgId];
   if (input.customerId) {
     where.push("customer_id = ?");
     params.push(input.customerId);

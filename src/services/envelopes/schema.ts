@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ENVELOPE_STATUSES } from "../../db/schema";
+import { PaymentRequestSchema } from "../payments/schema";
 
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 const noPrototypeKeys = (value: Record<string, unknown>) => Object.keys(value).every((k) => !FORBIDDEN_KEYS.has(k));
@@ -37,6 +38,10 @@ export const CreateEnvelopeBody = z
       .optional()
       .openapi({ description: "`new` (default): a document to be signed here; `upload`: paper signed elsewhere, vaulted through vault-in-upload" }),
     expires_in_days: z.int().min(1).max(365).optional().openapi({ description: "Days a sent envelope stays open for signing (default 30)" }),
+    payment: PaymentRequestSchema.optional().openapi({
+      description:
+        "Sign + Pay: a one-time payment the designated signer (`payer_email`) makes on the signing page after signing, a destination charge to the organization's connected Stripe account. The envelope cannot be vaulted until it is paid. Needs the organization's `stripe_account_id` and `platform_fee_bps` (422 naming what is missing) and payments configured (503).",
+    }),
   })
   .openapi("CreateEnvelope", {
     example: {
@@ -75,6 +80,20 @@ export const EnvelopeListItemSchema = z
   })
   .openapi("EnvelopeListItem", { example: LIST_ITEM_EXAMPLE });
 
+/** The Envelope example; the schemas that extend Envelope add their own fields to it. */
+export const ENVELOPE_EXAMPLE = {
+  ...LIST_ITEM_EXAMPLE,
+  template_id: null,
+  vaulted: false,
+  compliant: false,
+  signed_at: null,
+  expires_at: null,
+  kba_required: false,
+  provider_instance: "default",
+  secured_party: { name: "First Auto Finance LLC", role: "lender" },
+  metadata: { document_source: "new" },
+};
+
 export const EnvelopeSchema = EnvelopeListItemSchema.extend({
   template_id: z.string().nullable(),
   vaulted: z.boolean(),
@@ -91,20 +110,7 @@ export const EnvelopeSchema = EnvelopeListItemSchema.extend({
       bulk_send: z.object({ batch_id: z.string(), item_id: z.string() }).optional(),
     })
     .openapi({ description: "Partner-safe subset of the envelope's metadata" }),
-}).openapi("Envelope", {
-  example: {
-    ...LIST_ITEM_EXAMPLE,
-    template_id: null,
-    vaulted: false,
-    compliant: false,
-    signed_at: null,
-    expires_at: null,
-    kba_required: false,
-    provider_instance: "default",
-    secured_party: { name: "First Auto Finance LLC", role: "lender" },
-    metadata: { document_source: "new" },
-  },
-});
+}).openapi("Envelope", { example: ENVELOPE_EXAMPLE });
 
 export const EnvelopeStatusSchema = z
   .object({

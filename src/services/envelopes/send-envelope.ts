@@ -1,11 +1,12 @@
 import { conflict, unprocessable } from "../../lib/errors";
 import { newId, randomToken } from "../../lib/ids";
 import { addDays, nowIso } from "../../lib/time";
-import type { Actor } from "../../lib/actor";
-import type { ServiceContext } from "../context";
+import type { OrgContext } from "../../lib/context";
 import { deliverEmails } from "../email/deliver";
 import { invitationEmails } from "../email/invitation";
+import { planKbaStep } from "../kba/challenge-signers";
 import { planSigners } from "../signers/plan-signers";
+import { assertPayerIsSigner } from "../payments/assert-payer-is-signer";
 import { insertSigner, signersWhoseTurnItIs, type SignerRow } from "../signers/repository";
 import type { SendEnvelopeInput } from "../signers/schema";
 import { getEnvelope } from "./repository";
@@ -42,10 +43,10 @@ async function readSendFacts(db: D1Database, envelope: { id: string; org_id: str
  * KBA envelopes are sent only by email (the signer verifies on the signing host, where their link
  * points); the KBA step itself runs on the signing page.
  */
-export async function sendEnvelope(ctx: ServiceContext, input: { orgId: string; actor: Actor; envelopeId: string; body: SendEnvelopeInput }) {
-  const db = ctx.env.DB;
+export async function sendEnvelope(ctx: OrgContext, input: { envelopeId: string; body: SendEnvelopeInput }) {
+  const db = ctx.db;
   const { body } = input;
-  const envelope = await getEnvelope(db, input.orgId, input.envelopeId);
+  const envelope = await getEnvelope(db, ctx.orgId, input.envelopeId);
   if (envelope.document_source === "upload") {
     throw conflict(`Paper envelopes are signed outside the service and never sent: vault the signed document through POST /partner/envelopes/${envelope.id}/vault-in-upload`, { document_source: "upload" });
   }
@@ -61,6 +62,7 @@ export async function sendEnvelope(ctx: ServiceContext, input: { orgId: string; 
     ]);
   }
   const planned = planSigners({ roles: facts.roles, customer: facts.customer, signers: body.signers });
+  await assertPayerIsSigner(db, envelope.id, planned.map((s) => s.email));
 
   const at = nowIso();
   const expiresAt = addDays(at, envelope.expires_in_days);
@@ -75,29 +77,29 @@ export async function sendEnvelope(ctx: ServiceContext, input: { orgId: string; 
     signed_at: null,
     created_at: at,
   }));
+  // KBA (DESIGN.md 7): the provider must be configured (503 naming KBA_PROVIDER, nothing sent) and each customer-side signer gets its check
+  const kba = envelope.kba_required === 1 ? await planKbaStep(ctx.env, db, envelope, signers, at) : null;
 
   const plans: TransitionPlan[] = [];
   let current = envelope;
   if (preparing) {
-    plans.push(await planTransition(db, current, { orgId: input.orgId, envelopeId: envelope.id, action: "prepare", actor: input.actor, data: { signers: signers.length } }));
+    plans.push(await planTransition(ctx, current, { action: "prepare", data: { signers: signers.length } }));
     current = plans[0]!.updated;
   }
   plans.push(
-    await planTransition(db, current, {
-      orgId: input.orgId,
-      envelopeId: envelope.id,
+    await planTransition(ctx, current, {
       action: "send",
-      actor: input.actor,
       set: { expires_at: expiresAt },
       // Who it went to, for the receiver and the audit trail; never the slugs (they are credentials).
-      data: { expires_at: expiresAt, send_email: body.send_email, signers: planned },
+      data: { expires_at: expiresAt, send_email: body.send_email, signers: planned, ...(kba ? { kba: { provider: kba.provider, challenged: kba.challengedEmails } } : {}) },
     }),
   );
   const invitations = body.send_email
-    ? invitationEmails(ctx.env, { envelope, orgName: facts.orgName, expiresAt, signers: signersWhoseTurnItIs(signers), at })
+    ? invitationEmails(ctx.env, { envelope, orgName: facts.orgName, expiresAt, signers: signersWhoseTurnItIs(signers), at, kbaSignerIds: kba?.challengedIds })
     : [];
   const sent = await commitPlans(ctx, plans, [
     ...signers.map((s) => insertSigner(db, s)),
+    ...(kba?.statements ?? []),
     // Internal metadata (never shown to partners): later routing orders are emailed only if this one was.
     db.prepare("UPDATE envelopes SET metadata = json_set(metadata, '$.send_email', json(?)) WHERE id = ?").bind(String(body.send_email), envelope.id),
     ...invitations.map((i) => i.statement),

@@ -1,18 +1,15 @@
 import { conflict } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../../lib/actor";
 import { auditInsert, isChainConflict } from "../audit/chain";
 import { outboxInsert } from "../events/outbox";
-import type { ServiceContext } from "../context";
+import type { OrgContext, RequestContext } from "../../lib/context";
 import { getEnvelope, type LoadedEnvelope } from "./repository";
 import { assertTransition, TRANSITIONS, type EnvelopeAction } from "./state-machine";
 import { envelopeEventData } from "./serialize";
 
+/** A move of one envelope; who makes it is `ctx.actor`, the envelope's organization its own. */
 export type TransitionInput = {
-  orgId: string;
-  envelopeId: string;
   action: EnvelopeAction;
-  actor: Actor;
   /** extra columns to set with the status, e.g. { voided_reason: "..." } */
   set?: Record<string, string | number | null>;
   /** extra fields for the audit entry and event data */
@@ -31,17 +28,17 @@ const SETTABLE = new Set(["voided_reason", "signed_at", "expires_at", "vaulted_a
  * entry takes the next sequence number under a unique index, so of two racing transitions exactly one
  * commits; the other fails whole and is reported as a conflict.
  */
-export async function transitionEnvelope(ctx: ServiceContext, input: TransitionInput): Promise<LoadedEnvelope> {
-  const envelope = await getEnvelope(ctx.env.DB, input.orgId, input.envelopeId);
+export async function transitionEnvelope(ctx: OrgContext, input: TransitionInput & { envelopeId: string }): Promise<LoadedEnvelope> {
+  const envelope = await getEnvelope(ctx.db, ctx.orgId, input.envelopeId);
   return applyTransition(ctx, envelope, input);
 }
 
 export async function applyTransition(
-  ctx: ServiceContext,
+  ctx: RequestContext,
   envelope: LoadedEnvelope,
   input: TransitionInput,
 ): Promise<LoadedEnvelope> {
-  const plan = await planTransition(ctx.env.DB, envelope, input);
+  const plan = await planTransition(ctx, envelope, input);
   return commitPlans(ctx, [plan], input.extra);
 }
 
@@ -50,7 +47,7 @@ export async function applyTransition(
  * the statements that belong with them in one batch, then publishes their events. Returns the
  * envelope as the last plan leaves it; a concurrent change makes the whole batch fail: 409.
  */
-export async function commitPlans(ctx: ServiceContext, plans: TransitionPlan[], extra: D1PreparedStatement[] = []): Promise<LoadedEnvelope> {
+export async function commitPlans(ctx: RequestContext, plans: TransitionPlan[], extra: D1PreparedStatement[] = []): Promise<LoadedEnvelope> {
   try {
     const results = await ctx.env.DB.batch([...plans.flatMap((p) => p.statements), ...extra]);
     let index = 0;
@@ -78,7 +75,8 @@ export type TransitionPlan = {
  * batch (the paper path records `completed` and `vaulted` together): plan the second from the
  * first's `updated` envelope. `input.extra` is left to the caller.
  */
-export async function planTransition(db: D1Database, envelope: LoadedEnvelope, input: TransitionInput): Promise<TransitionPlan> {
+export async function planTransition(ctx: RequestContext, envelope: LoadedEnvelope, input: TransitionInput): Promise<TransitionPlan> {
+  const db = ctx.db;
   const to = assertTransition(envelope.status, input.action);
   const at = nowIso();
   const set = input.set ?? {};
@@ -94,7 +92,7 @@ export async function planTransition(db: D1Database, envelope: LoadedEnvelope, i
     chainId: envelope.id,
     head: envelope.head,
     action: `envelope.${input.action}`,
-    actor: input.actor,
+    actor: ctx.actor,
     data: { from: envelope.status, to, ...(input.data ?? {}) },
     at,
   });

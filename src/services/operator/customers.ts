@@ -1,15 +1,16 @@
+import type { RequestContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { normalizeEmail } from "../envelopes/create-envelope";
 import { assertOrgExists } from "./orgs";
 
 export async function createCustomer(
-  db: D1Database,
-  input: { orgId: string; actor: Actor; name: string; email?: string; primaryContactName?: string },
+  ctx: RequestContext,
+  input: { orgId: string; name: string; email?: string; primaryContactName?: string },
 ) {
+  const db = ctx.db;
   await assertOrgExists(db, input.orgId);
   const email = input.email ? normalizeEmail(input.email) : null;
   if (email) {
@@ -23,7 +24,7 @@ export async function createCustomer(
   const at = nowIso();
   await commitWithOrgAudit(
     db,
-    { orgId: input.orgId, action: "customer.created", actor: input.actor, data: { customer_id: customerId }, at },
+    { orgId: input.orgId, action: "customer.created", actor: ctx.actor, data: { customer_id: customerId }, at },
     [
       db
         .prepare(

@@ -1,7 +1,7 @@
+import type { RequestContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { normalizeOrigins, parseStoredOrigins, storedOrigins } from "../embed/frame-ancestors";
 
@@ -10,26 +10,27 @@ export async function assertOrgExists(db: D1Database, orgId: string): Promise<vo
   if (!row) throw notFound("Organization");
 }
 
-export async function createOrg(db: D1Database, input: { name: string; actor: Actor }) {
+export async function createOrg(ctx: RequestContext, input: { name: string }) {
+  const db = ctx.db;
   const orgId = newId("organization");
   const at = nowIso();
-  await commitWithOrgAudit(db, { orgId, action: "org.created", actor: input.actor, data: { name: input.name }, at }, [
+  await commitWithOrgAudit(db, { orgId, action: "org.created", actor: ctx.actor, data: { name: input.name }, at }, [
     db.prepare("INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)").bind(orgId, input.name, at, at),
   ]);
   return { org_id: orgId, name: input.name, created_at: at };
 }
 
 export async function updateOrg(
-  db: D1Database,
+  ctx: RequestContext,
   input: {
     orgId: string;
-    actor: Actor;
     name?: string;
     stripe_account_id?: string | null;
     platform_fee_bps?: number;
     embed_frame_ancestors?: string[] | null;
   },
 ) {
+  const db = ctx.db;
   await assertOrgExists(db, input.orgId);
   const at = nowIso();
   const changes: Record<string, string | number | null> = {};
@@ -43,7 +44,7 @@ export async function updateOrg(
     audited.embed_frame_ancestors = origins;
   }
   const columns = Object.keys(changes);
-  await commitWithOrgAudit(db, { orgId: input.orgId, action: "org.updated", actor: input.actor, data: { ...changes, ...audited }, at }, [
+  await commitWithOrgAudit(db, { orgId: input.orgId, action: "org.updated", actor: ctx.actor, data: { ...changes, ...audited }, at }, [
     db
       .prepare(`UPDATE organizations SET updated_at = ?${columns.map((c) => `, ${c} = ?`).join("")} WHERE id = ?`)
       .bind(at, ...columns.map((c) => changes[c] ?? null), input.orgId),

@@ -75,3 +75,9 @@ export const ApiKeySchema = z
     updated_at: z.string(),
   })
   .openapi("ApiKey");
+export type ApiKey = z.infer<typeof ApiKeySchema>;
+
+export const ApiKeyWithSecretSchema = ApiKeySchema.extend({
+  api_key: z.string().openapi({ description: "The raw key, shown this once", example: "lk_3f9a0c2e7b4d1f6a8c0e2b4d6f8a0c2e4b6d8f0a" }),
+}).openapi("ApiKeyWithSecret");
+export type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecretSchema>;

@@ -1,20 +1,20 @@
+import type { RequestContext } from "../../lib/context";
 import { SignJWT } from "jose";
-import type { Env } from "../../env";
 import { notFound, unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { requireSecret } from "../../lib/secrets";
 import { addSeconds, nowIso } from "../../lib/time";
 import { SESSION_AUDIENCE, SESSION_ISSUER } from "../../lib/session-token";
-import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { normalizeEmail } from "../envelopes/create-envelope";
 import { assertOrgExists } from "./orgs";
 
 /** Adds a user to an organization with a role; an existing user (same email) joins or changes role. */
 export async function addUser(
-  db: D1Database,
-  input: { orgId: string; actor: Actor; email: string; name: string; role: "admin" | "custodian" | "member" },
+  ctx: RequestContext,
+  input: { orgId: string; email: string; name: string; role: "admin" | "custodian" | "member" },
 ) {
+  const db = ctx.db;
   await assertOrgExists(db, input.orgId);
   const email = normalizeEmail(input.email);
   const at = nowIso();
@@ -22,7 +22,7 @@ export async function addUser(
   const userId = existing?.id ?? newId("user");
   await commitWithOrgAudit(
     db,
-    { orgId: input.orgId, action: "membership.granted", actor: input.actor, data: { user_id: userId, role: input.role }, at },
+    { orgId: input.orgId, action: "membership.granted", actor: ctx.actor, data: { user_id: userId, role: input.role }, at },
     [
       db.prepare("INSERT INTO users (id, email, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING").bind(userId, email, input.name, at),
       db
@@ -37,12 +37,12 @@ export async function addUser(
   return { user_id: row!.id, org_id: input.orgId, email, role: input.role };
 }
 
-export async function issueAccessToken(env: Env, input: { userId: string; orgId?: string; ttlSeconds?: number }) {
-  const secret = new TextEncoder().encode(requireSecret(env, "SESSION_JWT_SECRET"));
-  const user = await env.DB.prepare("SELECT id FROM users WHERE id = ?").bind(input.userId).first();
+export async function issueAccessToken(ctx: RequestContext, input: { userId: string; orgId?: string; ttlSeconds?: number }) {
+  const secret = new TextEncoder().encode(requireSecret(ctx.env, "SESSION_JWT_SECRET"));
+  const user = await ctx.db.prepare("SELECT id FROM users WHERE id = ?").bind(input.userId).first();
   if (!user) throw notFound("User");
   if (input.orgId) {
-    const member = await env.DB.prepare("SELECT 1 AS ok FROM memberships WHERE user_id = ? AND org_id = ?")
+    const member = await ctx.db.prepare("SELECT 1 AS ok FROM memberships WHERE user_id = ? AND org_id = ?")
       .bind(input.userId, input.orgId)
       .first();
     if (!member) throw unprocessable("The user is not a member of that organization", { org_id: input.orgId });

@@ -3,9 +3,8 @@ import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import type { ApiIssue } from "../../lib/validation";
 import { signingProvider, viaProvider } from "../../providers/signing";
-import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import type { ServiceContext } from "../context";
+import type { OrgContext, RequestContext } from "../../lib/context";
 import type { TemplateRow } from "../templates/repository";
 import { instanceFor } from "../templates/schema";
 import { getPackage, packageDetail, type PackageItemRow, type PackageRow } from "./repository";
@@ -33,7 +32,7 @@ async function memberTemplates(db: D1Database, orgId: string, ids: string[]): Pr
  * live in the KBA (`cloud`) account: members that are not KBA templates are copied there by the
  * provider (a copy the package already had is reused). A copy that fails is the spec's 502.
  */
-async function deriveItems(ctx: ServiceContext, members: TemplateRow[], previous: PackageItemRow[]) {
+async function deriveItems(ctx: RequestContext, members: TemplateRow[], previous: PackageItemRow[]) {
   const kbaRequired = members.some((t) => t.kba_required === 1);
   const instance = instanceFor(kbaRequired);
   const provider = signingProvider(ctx.env);
@@ -67,34 +66,34 @@ function itemInserts(db: D1Database, orgId: string, packageId: string, items: Om
 }
 
 /** POST /document-packages: `kba_required` and `provider_instance` are derived from the members. */
-export async function createPackage(ctx: ServiceContext, input: { orgId: string; actor: Actor; body: CreatePackageInput }) {
+export async function createPackage(ctx: OrgContext, input: { body: CreatePackageInput }) {
   const db = ctx.env.DB;
-  const members = await memberTemplates(db, input.orgId, input.body.template_ids);
+  const members = await memberTemplates(db, ctx.orgId, input.body.template_ids);
   const { kbaRequired, instance, items } = await deriveItems(ctx, members, []);
   const at = nowIso();
-  const pkg: PackageRow = { id: newId("package"), org_id: input.orgId, name: input.body.name, kba_required: kbaRequired ? 1 : 0, provider_instance: instance, created_at: at, updated_at: at, deleted_at: null };
-  await commitWithOrgAudit(db, { orgId: input.orgId, action: "package.created", actor: input.actor, data: { package_id: pkg.id, template_ids: input.body.template_ids, kba_required: kbaRequired }, at }, [
+  const pkg: PackageRow = { id: newId("package"), org_id: ctx.orgId, name: input.body.name, kba_required: kbaRequired ? 1 : 0, provider_instance: instance, created_at: at, updated_at: at, deleted_at: null };
+  await commitWithOrgAudit(db, { orgId: ctx.orgId, action: "package.created", actor: ctx.actor, data: { package_id: pkg.id, template_ids: input.body.template_ids, kba_required: kbaRequired }, at }, [
     db
       .prepare("INSERT INTO document_packages (id, org_id, name, kba_required, provider_instance, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .bind(pkg.id, pkg.org_id, pkg.name, pkg.kba_required, pkg.provider_instance, at, at),
-    ...itemInserts(db, input.orgId, pkg.id, items),
+    ...itemInserts(db, ctx.orgId, pkg.id, items),
   ]);
   return packageDetail(pkg, items.map((item, i) => ({ ...item, position: i + 1 })));
 }
 
 /** PATCH /document-packages/:id: a new member list replaces the old one and everything is derived again. */
-export async function updatePackage(ctx: ServiceContext, input: { orgId: string; actor: Actor; packageId: string; body: UpdatePackageInput }) {
+export async function updatePackage(ctx: OrgContext, input: { packageId: string; body: UpdatePackageInput }) {
   const db = ctx.env.DB;
-  const { pkg, items: previous } = await getPackage(db, input.orgId, input.packageId);
+  const { pkg, items: previous } = await getPackage(db, ctx.orgId, input.packageId);
   const ids = input.body.template_ids ?? previous.map((i) => i.template_id);
-  const members = await memberTemplates(db, input.orgId, ids);
+  const members = await memberTemplates(db, ctx.orgId, ids);
   const { kbaRequired, instance, items } = await deriveItems(ctx, members, previous);
   const at = nowIso();
   const next: PackageRow = { ...pkg, name: input.body.name ?? pkg.name, kba_required: kbaRequired ? 1 : 0, provider_instance: instance, updated_at: at };
-  await commitWithOrgAudit(db, { orgId: input.orgId, action: "package.updated", actor: input.actor, data: { package_id: pkg.id, ...input.body, kba_required: kbaRequired }, at }, [
+  await commitWithOrgAudit(db, { orgId: ctx.orgId, action: "package.updated", actor: ctx.actor, data: { package_id: pkg.id, ...input.body, kba_required: kbaRequired }, at }, [
     db.prepare("UPDATE document_packages SET name = ?, kba_required = ?, provider_instance = ?, updated_at = ? WHERE id = ?").bind(next.name, next.kba_required, next.provider_instance, at, pkg.id),
     db.prepare("DELETE FROM document_package_items WHERE package_id = ?").bind(pkg.id),
-    ...itemInserts(db, input.orgId, pkg.id, items),
+    ...itemInserts(db, ctx.orgId, pkg.id, items),
   ]);
   return packageDetail(next, items.map((item, i) => ({ ...item, position: i + 1 })));
 }

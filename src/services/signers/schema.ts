@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { EnvelopeSchema } from "../envelopes/schema";
+import { ENVELOPE_EXAMPLE, EnvelopeSchema } from "../envelopes/schema";
 
 export const MAX_SIGNERS = 50;
 export const MAX_ROUTING_ORDER = 100;
@@ -64,5 +64,10 @@ export const SessionSigningLinkSchema = z
 export const SigningLinksSchema = z.object({ signers: z.array(SigningLinkSchema) }).openapi("SigningLinks");
 export const SessionSigningLinksSchema = z.object({ signers: z.array(SessionSigningLinkSchema) }).openapi("SessionSigningLinks");
 
-export const SentEnvelopeSchema = EnvelopeSchema.extend({ signers: z.array(SigningLinkSchema) }).openapi("SentEnvelope");
-export const SessionSentEnvelopeSchema = EnvelopeSchema.extend({ signers: z.array(SessionSigningLinkSchema) }).openapi("SessionSentEnvelope");
+const sentExample = { ...ENVELOPE_EXAMPLE, status: "sent" };
+export const SentEnvelopeSchema = EnvelopeSchema.extend({ signers: z.array(SigningLinkSchema) }).openapi("SentEnvelope", {
+  example: { ...sentExample, signers: [{ ...linkExample, embed_url: "https://embed.example.com/s/8k2m4p6r8t0v2x4z6b8d0f2h4j" }] },
+});
+export const SessionSentEnvelopeSchema = EnvelopeSchema.extend({ signers: z.array(SessionSigningLinkSchema) }).openapi("SessionSentEnvelope", {
+  example: { ...sentExample, signers: [{ ...linkExample, signing_url: "https://embed.example.com/s/8k2m4p6r8t0v2x4z6b8d0f2h4j" }] },
+});

@@ -1,4 +1,5 @@
 import type { Env } from "../../env";
+import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
 import { envelopeDetail } from "../envelopes/serialize";
@@ -40,11 +41,11 @@ export function sentEnvelopeDetail<F extends LinkField>(env: Env, sent: { envelo
  * paper envelopes, which are never sent) there are no signers: 409, as for an embed token asked for
  * an envelope in an incompatible status.
  */
-export async function getSigningLinks<F extends LinkField>(env: Env, input: { orgId: string; envelopeId: string; field: F }) {
-  const envelope = await getEnvelope(env.DB, input.orgId, input.envelopeId);
-  const signers = await listSigners(env.DB, envelope.id);
+export async function getSigningLinks<F extends LinkField>(ctx: OrgContext, input: { envelopeId: string; field: F }) {
+  const envelope = await getEnvelope(ctx.db, ctx.orgId, input.envelopeId);
+  const signers = await listSigners(ctx.db, envelope.id);
   if (signers.length === 0) {
     throw conflict(`Signing links exist once the envelope has been sent; this one is ${envelope.status}`, { status: envelope.status });
   }
-  return { signers: signingLinks(env, envelope, signers, input.field) };
+  return { signers: signingLinks(ctx.env, envelope, signers, input.field) };
 }

@@ -1,15 +1,16 @@
 import { conflict } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
+import type { AuditAction } from "../audit/actions";
 import { auditInsert, isChainConflict } from "../audit/chain";
-import type { ServiceContext } from "../context";
+import type { RequestContext } from "../../lib/context";
 import { planTransition, type TransitionInput } from "../envelopes/transition";
 import { outboxInsert, type EventType } from "../events/outbox";
 import { loadBySlug, type SigningContext } from "./repository";
-import { signerActor, type RequestOrigin } from "./signer-actor";
+import { requestOrigin, signerActor } from "./signer-actor";
 
 export type SignerChange = {
   /** audit entries on the envelope's chain, in order, each with the event it emits (if any) */
-  entries: { action: string; data: Record<string, unknown>; event?: { type: EventType; data: Record<string, unknown> } }[];
+  entries: { action: AuditAction; data: Record<string, unknown>; event?: { type: EventType; data: Record<string, unknown> } }[];
   /** the signer's own writes (status, values) */
   statements: D1PreparedStatement[];
   /** an envelope move that belongs to the same change (view, complete, decline), after the entries */
@@ -28,9 +29,8 @@ export type SignerChange = {
  * `build` returns null when, given the state read, there is nothing to do (an idempotent repeat).
  */
 export async function commitSignerChange<T>(
-  ctx: ServiceContext,
+  ctx: RequestContext,
   slug: string,
-  origin: RequestOrigin,
   build: (sc: SigningContext, at: string) => Promise<{ change: SignerChange | null; result: T }>,
 ): Promise<T> {
   const db = ctx.env.DB;
@@ -40,7 +40,8 @@ export async function commitSignerChange<T>(
     const { change, result } = await build(sc, at);
     if (!change) return result;
     const { envelope } = sc;
-    const actor = signerActor(sc.signer, origin);
+    // The slug says who the signer is; the request's context says where they called from.
+    const actor = signerActor(sc.signer, requestOrigin(ctx.actor));
     const statements: D1PreparedStatement[] = [
       db
         .prepare("UPDATE envelopes SET audit_seq = audit_seq + ?, updated_at = ? WHERE id = ? AND audit_seq = ?")
@@ -62,7 +63,7 @@ export async function commitSignerChange<T>(
     let guardIndex = -1;
     if (change.transition) {
       const advanced = { ...envelope, audit_seq: envelope.audit_seq + change.entries.length, head };
-      const plan = await planTransition(db, advanced, { ...change.transition, orgId: envelope.org_id, envelopeId: envelope.id, actor });
+      const plan = await planTransition({ ...ctx, orgId: envelope.org_id, actor }, advanced, change.transition);
       guardIndex = statements.length;
       statements.push(...plan.statements);
       if (plan.eventId) eventIds.push(plan.eventId);

@@ -1,25 +1,28 @@
 import { newId } from "../../lib/ids";
-import type { ServiceContext } from "../context";
+import type { RequestContext } from "../../lib/context";
 import { discardDocuments, putDocument } from "../documents/ingest-pdf";
 import type { SignerRow } from "../signers/repository";
 import { signingProvider, viaProvider } from "../../providers/signing";
-import type { CertificateSigner } from "./certificate-page";
-import { publicValue } from "./field-values";
+import type { CertificateSigner, Stamp } from "../../providers/signing/interface";
+import { loadSealKey } from "../seal/seal-key";
+import { sealPdf } from "../seal/seal-pdf";
+import { drawnImageKey, publicValue } from "./field-values";
 import { areasOf, optionsOf, type EnvelopeFieldRow, type SigningContext } from "./repository";
 import type { RequestOrigin } from "./signer-actor";
-import { radioStamp, type Stamp } from "./stamp-document";
+import { radioStamp } from "../../providers/signing/pdf/stamp-document";
+import { kbaCertificateLines } from "../kba/certificate-lines";
 
 export type SignedDocument = { key: string; sha256: string; sizeBytes: number; pageCount: number; stampedSha256: string; statement: D1PreparedStatement };
 
 /**
  * Builds the signed document for the last signer's submit, before anything is committed: stamps every
  * field's final value (`fields` already carries this submit's values) at its areas, appends the
- * certificate page, and writes the result to R2 under a fresh key, so a losing or failed attempt
+ * certificate page, seals it (PAdES, services/seal), and writes the result to R2 under a fresh key, so a losing or failed attempt
  * leaves at most an orphan object and never overwrites a committed one. Returns the `signed`
  * envelope_documents INSERT for the caller's batch.
  */
 export async function buildSignedDocument(
-  ctx: ServiceContext,
+  ctx: RequestContext,
   sc: SigningContext,
   input: { fields: EnvelopeFieldRow[]; images: Map<string, Uint8Array>; completedAt: string; lastSigner: { id: string; origin: RequestOrigin } },
 ): Promise<SignedDocument> {
@@ -35,12 +38,14 @@ export async function buildSignedDocument(
   for (const field of input.fields) {
     if (field.value === null || field.value === "") continue;
     const areas = areasOf(field);
-    if (field.value.startsWith("image:")) {
-      const png = input.images.get(field.name) ?? (await readImage(ctx, field.value.slice("image:".length)));
+    const drawn = drawnImageKey(field, { orgId: sc.envelope.org_id, envelopeId: sc.envelope.id, signerId: sc.signers.find((s) => s.role === field.role)?.id });
+    if (drawn !== null) {
+      const png = input.images.get(field.name) ?? (await readImage(ctx, drawn));
       if (png) stamps.push({ areas, value: { kind: "image", png } });
       continue;
     }
-    const shown = publicValue(field);
+    // Not this signer's own drawing: whatever it looks like, it is text.
+    const shown = field.value.startsWith("image:") ? field.value : publicValue(field);
     if (field.type === "checkbox") {
       if (shown === true) stamps.push({ areas, value: { kind: "check" } });
     } else if (field.type === "radio") {
@@ -60,8 +65,10 @@ export async function buildSignedDocument(
       certificate: { envelopeId: sc.envelope.id, envelopeName: sc.envelope.name, completedAt: input.completedAt, originalSha256: original.sha256, signers },
     }),
   );
+  // The seal comes last: the stored (and later vaulted) file is the sealed one, and its hash is the sealed file's.
+  const sealed = await sealPdf(final, await loadSealKey(env), { signingTime: new Date(input.completedAt), tsa: env.SEAL_TSA_URL ? { url: env.SEAL_TSA_URL } : undefined });
   const key = `documents/${sc.envelope.org_id}/${newId("document")}-signed.pdf`;
-  const stored = await putDocument(env, key, final);
+  const stored = await putDocument(env, key, sealed);
   const statement = env.DB.prepare(
     `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at)
      VALUES (?, ?, ?, 'signed', ?, ?, ?, ?, ?)`,
@@ -69,9 +76,9 @@ export async function buildSignedDocument(
   return { key, ...stored, pageCount, stampedSha256, statement };
 }
 
-export const discardSigned = (ctx: ServiceContext, key: string) => discardDocuments(ctx.env, [key]);
+export const discardSigned = (ctx: RequestContext, key: string) => discardDocuments(ctx.env, [key]);
 
-async function readImage(ctx: ServiceContext, key: string): Promise<Uint8Array | null> {
+async function readImage(ctx: RequestContext, key: string): Promise<Uint8Array | null> {
   const obj = await ctx.env.DOCS.get(key);
   return obj ? new Uint8Array(await obj.arrayBuffer()) : null;
 }
@@ -88,6 +95,7 @@ async function certificateSigners(
     .bind(...ids)
     .all<{ actor_id: string; ip: string | null; user_agent: string | null }>();
   const byId = new Map(results.map((r) => [r.actor_id, r]));
+  const kba = signers.length ? await kbaCertificateLines(db, signers[0]!.envelope_id) : new Map<string, string>();
   return signers.map((s) => {
     const last = s.id === input.lastSigner.id;
     const seen = byId.get(s.id);
@@ -100,6 +108,7 @@ async function certificateSigners(
       user_agent: last ? input.lastSigner.origin.userAgent : (seen?.user_agent ?? null),
       viewed_at: s.viewed_at ?? (last ? input.completedAt : null),
       signed_at: last ? input.completedAt : s.signed_at,
+      ...(kba.has(s.id) ? { identity_verification: kba.get(s.id) } : {}),
     };
   });
 }

@@ -1,16 +1,18 @@
 import { conflict } from "../../lib/errors";
-import type { ServiceContext } from "../context";
+import type { RequestContext } from "../../lib/context";
 import { commitSignerChange } from "./commit-signer-change";
-import { signerData, type RequestOrigin } from "./signer-actor";
+import { signerData } from "./signer-actor";
+import { assertKbaCleared } from "../kba/gate";
 
 /**
  * POST /signing/:slug/decline: the signer refuses to sign, with a reason. The signer becomes
  * `declined` and the envelope `declined` in one batch (`signer.declined`, then `envelope.declined`);
  * every other signer's link stops working with it. A signer who has already signed cannot decline.
  */
-export async function declineSigning(ctx: ServiceContext, input: { slug: string; reason: string; origin: RequestOrigin }) {
-  return commitSignerChange(ctx, input.slug, input.origin, async (sc, at) => {
+export async function declineSigning(ctx: RequestContext, input: { slug: string; reason: string }) {
+  return commitSignerChange(ctx, input.slug, async (sc, at) => {
     const { signer, envelope } = sc;
+    await assertKbaCleared(ctx.db, signer.id);
     if (signer.status === "completed") throw conflict("This signer has already signed and can no longer decline", { signer_status: signer.status });
     const data = { envelope_id: envelope.id, ...signerData(signer), reason: input.reason, declined_at: at };
     return {

@@ -112,12 +112,31 @@ function decodePng(dataUrl: string): Uint8Array | string {
   return bytes;
 }
 
+/** The shape of a stored drawn signature: `image:signatures/<org>/<envelope>/<signer>-<uuid>.png` (submit-signing.ts). */
+const DRAWN = /^image:signatures\/([A-Za-z0-9_]+)\/([A-Za-z0-9_]+)\/([A-Za-z0-9_]+)-[0-9a-f-]{36}\.png$/;
+
+/**
+ * The R2 key of a drawn signature, or null when the value is text. Only a signature or initials field
+ * can carry a drawing, and only one uploaded by the signer holding the field's role, under this envelope's
+ * own prefix: any other value (a text field's "image:...", a default naming another object) is a value,
+ * stamped as text, so a signer or partner can never make completion read, stamp or choke on another object.
+ */
+export function drawnImageKey(
+  field: Pick<EnvelopeFieldRow, "type" | "value">,
+  owner: { orgId: string; envelopeId: string; signerId: string | undefined },
+): string | null {
+  if ((field.type !== "signature" && field.type !== "initials") || field.value === null) return null;
+  const m = DRAWN.exec(field.value);
+  if (!m || m[1] !== owner.orgId || m[2] !== owner.envelopeId || owner.signerId === undefined || m[3] !== owner.signerId) return null;
+  return field.value.slice("image:".length);
+}
+
 /** What a stored value means on the page and in `envelope.completed`. */
 export function publicValue(field: Pick<EnvelopeFieldRow, "type" | "value">): unknown {
   const v = field.value;
   if (v === null) return null;
   if (field.type === "signature" || field.type === "initials") {
-    if (v.startsWith("image:")) return { kind: "drawn" };
+    if (DRAWN.test(v)) return { kind: "drawn" };
     try {
       const parsed = JSON.parse(v) as { typed?: string };
       if (typeof parsed.typed === "string") return { kind: "typed", text: parsed.typed };

@@ -1,5 +1,6 @@
 import { ApiError } from "../../lib/errors";
-import type { Env } from "../../env";
+import type { RequestContext } from "../../lib/context";
+import { assertKbaCleared, kbaCleared, kbaStateOf } from "../kba/gate";
 import { signersWhoseTurnItIs } from "../signers/repository";
 import { publicValue } from "./field-values";
 import { areasOf, loadBySlug, optionsOf } from "./repository";
@@ -9,16 +10,20 @@ import { areasOf, loadBySlug, optionsOf } from "./repository";
  * current value (prefilled or default); the other signers only as progress (name, role, order,
  * status), never their fields or values.
  */
-export async function getSigning(env: Env, slug: string) {
-  const sc = await loadBySlug(env.DB, slug);
+export async function getSigning(ctx: RequestContext, input: { slug: string }) {
+  const sc = await loadBySlug(ctx.db, input.slug);
   const { signer, envelope } = sc;
   const turn = signersWhoseTurnItIs(sc.signers);
+  // KBA (spec rule 5): until this signer passes, the envelope and the signer only, no fields
+  const kba = await kbaStateOf(ctx.db, signer.id);
+  const cleared = kbaCleared(kba);
   return {
     envelope: { id: envelope.id, name: envelope.name, status: envelope.status, expires_at: envelope.expires_at },
     signer: { name: signer.name, email: signer.email, role: signer.role, routing_order: signer.routing_order, status: signer.status, viewed_at: signer.viewed_at, signed_at: signer.signed_at },
     is_your_turn: turn.some((s) => s.id === signer.id),
+    kba,
     fields: sc.fields
-      .filter((f) => f.role === signer.role)
+      .filter((f) => cleared && f.role === signer.role)
       .map((f) => ({
         name: f.name,
         type: f.type,
@@ -34,10 +39,11 @@ export async function getSigning(env: Env, slug: string) {
 }
 
 /** GET /signing/:slug/document: the original PDF, streamed from R2. */
-export async function openSigningDocument(env: Env, slug: string) {
-  const sc = await loadBySlug(env.DB, slug);
-  const row = await env.DB.prepare("SELECT r2_key FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'").bind(sc.envelope.id).first<{ r2_key: string }>();
-  const object = row ? await env.DOCS.get(row.r2_key) : null;
+export async function openSigningDocument(ctx: RequestContext, input: { slug: string }) {
+  const sc = await loadBySlug(ctx.db, input.slug);
+  await assertKbaCleared(ctx.db, sc.signer.id);
+  const row = await ctx.db.prepare("SELECT r2_key FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'").bind(sc.envelope.id).first<{ r2_key: string }>();
+  const object = row ? await ctx.env.DOCS.get(row.r2_key) : null;
   if (!object) throw new ApiError(404, "This envelope has no document");
   return { body: object.body, size: object.size };
 }

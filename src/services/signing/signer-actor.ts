@@ -4,6 +4,9 @@ import type { SignerRow } from "../signers/repository";
 /** Where a signer's request came from: recorded on every audit entry the signer causes. */
 export type RequestOrigin = { ip: string | null; userAgent: string | null };
 
+/** The origin of a request, as the signing surface's middleware put it on `ctx.actor`. */
+export const requestOrigin = (actor: Actor): RequestOrigin => ({ ip: actor.ip ?? null, userAgent: actor.userAgent ?? null });
+
 export const signerActor = (signer: Pick<SignerRow, "id">, origin: RequestOrigin): Actor => ({
   type: "signer",
   id: signer.id,

@@ -1,12 +1,14 @@
 import { conflict } from "../../lib/errors";
-import type { ServiceContext } from "../context";
+import type { RequestContext } from "../../lib/context";
 import { inviteNextSigners } from "../email/invite-next-signers";
 import { signersWhoseTurnItIs } from "../signers/repository";
+import { loadSealKey } from "../seal/seal-key";
 import { autoVaultIfConsented } from "../vault/auto-vault";
 import { commitSignerChange, type SignerChange } from "./commit-signer-change";
 import { buildSignedDocument, discardSigned } from "./complete-envelope";
 import { acceptValues, publicValue, type SubmittedValue } from "./field-values";
-import { signerData, type RequestOrigin } from "./signer-actor";
+import { requestOrigin, signerData } from "./signer-actor";
+import { assertKbaCleared } from "../kba/gate";
 
 export type SubmitResult = { signer_status: "completed"; envelope_status: string; completed: boolean };
 
@@ -18,16 +20,19 @@ export type SubmitResult = { signer_status: "completed"; envelope_status: string
  * After the commit: the next routing order is invited, or the completed envelope is auto-vaulted.
  */
 export async function submitSigning(
-  ctx: ServiceContext,
-  input: { slug: string; values: Record<string, SubmittedValue>; origin: RequestOrigin },
+  ctx: RequestContext,
+  input: { slug: string; values: Record<string, SubmittedValue> },
 ): Promise<SubmitResult> {
   const written: string[] = [];
-  const outcome = await commitSignerChange(ctx, input.slug, input.origin, async (sc, at) => {
+  const outcome = await commitSignerChange(ctx, input.slug, async (sc, at) => {
     const { signer, envelope } = sc;
+    await assertKbaCleared(ctx.db, signer.id);
     if (signer.status === "completed") throw conflict("This signer has already signed", { signer_status: signer.status });
     if (!signersWhoseTurnItIs(sc.signers).some((s) => s.id === signer.id)) {
       throw conflict("It is not this signer's turn: earlier signers in the signing order have not signed yet", { signer_status: signer.status });
     }
+    // The completing submit seals the document: an unconfigured or unusable seal refuses it (503) before anything is written.
+    if (sc.signers.every((s) => s.id === signer.id || s.status === "completed")) await loadSealKey(ctx.env);
     const own = sc.fields.filter((f) => f.role === signer.role);
     const accepted = acceptValues(own, input.values);
     const images = new Map<string, Uint8Array>();
@@ -67,7 +72,7 @@ export async function submitSigning(
         fields,
         images,
         completedAt: at,
-        lastSigner: { id: signer.id, origin: input.origin },
+        lastSigner: { id: signer.id, origin: requestOrigin(ctx.actor) },
       });
       written.push(signed.key);
       change.statements.push(signed.statement);
@@ -82,7 +87,7 @@ export async function submitSigning(
     return { change, result: { last, envelopeId: envelope.id, orgId: envelope.org_id, status: last ? "completed" : envelope.status } };
   });
   if (outcome.last) {
-    await autoVaultIfConsented(ctx, outcome.envelopeId).catch((err: unknown) => {
+    await autoVaultIfConsented(ctx, { envelopeId: outcome.envelopeId }).catch((err: unknown) => {
       console.error(JSON.stringify({ level: "error", msg: "auto-vault after signing failed", envelope_id: outcome.envelopeId, error: String(err) }));
     });
   } else {

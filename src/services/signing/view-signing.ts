@@ -1,16 +1,17 @@
-import type { ServiceContext } from "../context";
+import type { RequestContext } from "../../lib/context";
 import { commitSignerChange } from "./commit-signer-change";
-import type { RequestOrigin } from "./signer-actor";
 import { signerData } from "./signer-actor";
+import { assertKbaCleared } from "../kba/gate";
 
 /**
  * POST /signing/:slug/view: the signer opened the document. The first open records `viewed_at` and
  * `signer.viewed`; the envelope's first open also moves it `sent` -> `viewed` (that transition emits
  * the `signer.viewed` event). Opening again changes nothing: idempotent.
  */
-export async function viewSigning(ctx: ServiceContext, input: { slug: string; origin: RequestOrigin }): Promise<{ viewed_at: string }> {
-  return commitSignerChange(ctx, input.slug, input.origin, async (sc, at) => {
+export async function viewSigning(ctx: RequestContext, input: { slug: string }): Promise<{ viewed_at: string }> {
+  return commitSignerChange(ctx, input.slug, async (sc, at) => {
     const { signer, envelope } = sc;
+    await assertKbaCleared(ctx.db, signer.id);
     if (signer.viewed_at) return { change: null, result: { viewed_at: signer.viewed_at } };
     const data = { envelope_id: envelope.id, ...signerData(signer), viewed_at: at };
     const statements = [
@@ -22,7 +23,7 @@ export async function viewSigning(ctx: ServiceContext, input: { slug: string; or
     const change =
       envelope.status === "sent"
         ? { entries: [], statements, transition: { action: "view" as const, data } }
-        : { entries: [{ action: "signer.viewed", data, event: { type: "signer.viewed" as const, data } }], statements };
+        : { entries: [{ action: "signer.viewed" as const, data, event: { type: "signer.viewed" as const, data } }], statements };
     return { change, result: { viewed_at: at } };
   });
 }

@@ -2,16 +2,15 @@ import { ApiError, conflict, unprocessable } from "../../lib/errors";
 import { closePdf, openPdf } from "../../lib/pdf";
 import { nowIso } from "../../lib/time";
 import { signingProvider, viaProvider } from "../../providers/signing";
-import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import type { ServiceContext } from "../context";
+import type { OrgContext, RequestContext } from "../../lib/context";
 import { AnchorSearch } from "../documents/anchors";
 import { checkFieldRules, placementFailed, resolveFields, scanDocument, type DocumentScan } from "../documents/place-fields";
 import { getTemplate, insertTemplateFields, isFieldNameConflict, listTemplateFields, type TemplateRow } from "./repository";
 import type { TemplateFieldInput } from "./schema";
 
 /** The stored PDF, read from R2 only when an anchor needs its text; unreadable is the spec's 502. */
-async function scanStoredDocument(ctx: ServiceContext, template: TemplateRow, fields: TemplateFieldInput[]): Promise<Pick<DocumentScan, "pageCount" | "anchors" | "textChars">> {
+async function scanStoredDocument(ctx: RequestContext, template: TemplateRow, fields: TemplateFieldInput[]): Promise<Pick<DocumentScan, "pageCount" | "anchors" | "textChars">> {
   if (!fields.some((f) => f.placement.mode === "anchor")) return { pageCount: template.page_count ?? 0, anchors: new AnchorSearch([]), textChars: 0 };
   const object = await ctx.env.DOCS.get(template.document_key!);
   if (!object) throw new ApiError(502, "The template PDF could not be fetched from storage");
@@ -32,8 +31,8 @@ async function scanStoredDocument(ctx: ServiceContext, template: TemplateRow, fi
  * POST /partner/templates/:id/fields: appends fields (absolute and anchor placements may be mixed);
  * the provider gets the template's whole field list, then the rows and the audit entry commit.
  */
-export async function addTemplateFields(ctx: ServiceContext, input: { orgId: string; actor: Actor; templateId: string; fields: TemplateFieldInput[] }) {
-  const template = await getTemplate(ctx.env.DB, input.orgId, input.templateId);
+export async function addTemplateFields(ctx: OrgContext, input: { templateId: string; fields: TemplateFieldInput[] }) {
+  const template = await getTemplate(ctx.env.DB, ctx.orgId, input.templateId);
   if (!template.document_key) throw conflict("The template has no document yet: fields are placed on its PDF", { template_id: template.id });
   const existing = await listTemplateFields(ctx.env.DB, template.id);
   const scan = await scanStoredDocument(ctx, template, input.fields);
@@ -47,8 +46,8 @@ export async function addTemplateFields(ctx: ServiceContext, input: { orgId: str
   const db = ctx.env.DB;
   const at = nowIso();
   try {
-    await commitWithOrgAudit(db, { orgId: input.orgId, action: "template.fields_added", actor: input.actor, data: { template_id: template.id, fields: fields.map((f) => f.name) }, at }, [
-      ...insertTemplateFields(db, { templateId: template.id, orgId: input.orgId, fields, placements: input.fields.map((f) => f.placement), at }),
+    await commitWithOrgAudit(db, { orgId: ctx.orgId, action: "template.fields_added", actor: ctx.actor, data: { template_id: template.id, fields: fields.map((f) => f.name) }, at }, [
+      ...insertTemplateFields(db, { templateId: template.id, orgId: ctx.orgId, fields, placements: input.fields.map((f) => f.placement), at }),
       db.prepare("UPDATE templates SET updated_at = ? WHERE id = ?").bind(at, template.id),
     ]);
   } catch (err) {

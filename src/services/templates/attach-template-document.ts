@@ -2,9 +2,8 @@ import { badRequest, conflict } from "../../lib/errors";
 import type { MultipartForm } from "../../lib/multipart";
 import { nowIso } from "../../lib/time";
 import { signingProvider, viaProvider } from "../../providers/signing";
-import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import type { ServiceContext } from "../context";
+import type { OrgContext } from "../../lib/context";
 import { discardDocuments, ingestPdf } from "../documents/ingest-pdf";
 import { getTemplate, insertTemplateFields } from "./repository";
 import { templateDetail } from "./serialize";
@@ -14,23 +13,23 @@ import { templateDetail } from "./serialize";
  * /templates) its PDF, embedded tags honoured, once. The UPDATE is guarded on the template still
  * having no document, so two racing uploads cannot both win.
  */
-export async function attachTemplateDocument(ctx: ServiceContext, input: { orgId: string; actor: Actor; templateId: string; form: MultipartForm }) {
+export async function attachTemplateDocument(ctx: OrgContext, input: { templateId: string; form: MultipartForm }) {
   const db = ctx.env.DB;
-  const template = await getTemplate(db, input.orgId, input.templateId);
+  const template = await getTemplate(db, ctx.orgId, input.templateId);
   if (template.document_key) throw conflict("The template already has a document; create a new template for another PDF", { template_id: template.id });
   if (!input.form.file) throw badRequest("Missing required form field: file (the template PDF)");
-  const document = await ingestPdf(ctx.env, { orgId: input.orgId, bytes: input.form.file.bytes, fields: [], path: [], tagPath: ["file", "tags"] });
+  const document = await ingestPdf(ctx.env, { orgId: ctx.orgId, bytes: input.form.file.bytes, fields: [], path: [], tagPath: ["file", "tags"] });
   try {
     const provider = signingProvider(ctx.env);
     const ref = { instance: template.provider_instance, providerTemplateId: template.provider_template_id };
     await viaProvider("the document could not be stored", () => provider.setTemplateDocument({ ...ref, documentKey: document.key, pageCount: document.pageCount }));
     if (document.fields.length) await viaProvider("the fields could not be stored", () => provider.setTemplateFields({ ...ref, fields: document.fields }));
     const at = nowIso();
-    const [update] = await commitWithOrgAudit(db, { orgId: input.orgId, action: "template.document_attached", actor: input.actor, data: { template_id: template.id, sha256: document.sha256, fields: document.fields.length }, at }, [
+    const [update] = await commitWithOrgAudit(db, { orgId: ctx.orgId, action: "template.document_attached", actor: ctx.actor, data: { template_id: template.id, sha256: document.sha256, fields: document.fields.length }, at }, [
       db
         .prepare("UPDATE templates SET document_key = ?, document_sha256 = ?, document_size_bytes = ?, page_count = ?, updated_at = ? WHERE id = ? AND document_key IS NULL")
         .bind(document.key, document.sha256, document.sizeBytes, document.pageCount, at, template.id),
-      ...insertTemplateFields(db, { templateId: template.id, orgId: input.orgId, fields: document.fields, at }),
+      ...insertTemplateFields(db, { templateId: template.id, orgId: ctx.orgId, fields: document.fields, at }),
     ]);
     if (update?.meta.changes !== 1) throw conflict("The template received a document concurrently");
     return templateDetail({ ...template, document_key: document.key, document_sha256: document.sha256, document_size_bytes: document.sizeBytes, page_count: document.pageCount, updated_at: at }, document.fields);

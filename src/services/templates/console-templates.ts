@@ -1,18 +1,15 @@
 import { conflict } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import type { ServiceContext } from "../context";
+import type { OrgContext } from "../../lib/context";
 import { insertTemplate } from "./insert-template";
 import { getTemplate, listTemplateFields } from "./repository";
 import type { CreateConsoleTemplateInput, UpdateTemplateInput } from "./schema";
 import { templateDetail } from "./serialize";
 
 /** POST /templates (console): a template without a document yet; `kba_required` decides its instance. */
-export async function createConsoleTemplate(ctx: ServiceContext, input: { orgId: string; actor: Actor; body: CreateConsoleTemplateInput }) {
+export async function createConsoleTemplate(ctx: OrgContext, input: { body: CreateConsoleTemplateInput }) {
   const row = await insertTemplate(ctx, {
-    orgId: input.orgId,
-    actor: input.actor,
     name: input.body.name,
     externalId: input.body.external_id ?? null,
     kbaRequired: input.body.kba_required,
@@ -23,24 +20,24 @@ export async function createConsoleTemplate(ctx: ServiceContext, input: { orgId:
   return templateDetail(row, []);
 }
 
-export async function readTemplate(db: D1Database, orgId: string, templateId: string) {
-  const row = await getTemplate(db, orgId, templateId);
-  return templateDetail(row, await listTemplateFields(db, row.id));
+export async function readTemplate(ctx: OrgContext, input: { templateId: string }) {
+  const row = await getTemplate(ctx.db, ctx.orgId, input.templateId);
+  return templateDetail(row, await listTemplateFields(ctx.db, row.id));
 }
 
 /**
  * PATCH /templates/:id. `kba_required` is fixed at creation (it decides which signing account holds
  * the template): sending a different value is 409, sending the same value is a no-op.
  */
-export async function updateTemplate(ctx: ServiceContext, input: { orgId: string; actor: Actor; templateId: string; body: UpdateTemplateInput }) {
-  const db = ctx.env.DB;
-  const row = await getTemplate(db, input.orgId, input.templateId);
+export async function updateTemplate(ctx: OrgContext, input: { templateId: string; body: UpdateTemplateInput }) {
+  const db = ctx.db;
+  const row = await getTemplate(db, ctx.orgId, input.templateId);
   const { kba_required, ...changes } = input.body;
   if (kba_required !== undefined && kba_required !== (row.kba_required === 1)) {
     throw conflict("kba_required is fixed when a template is created and cannot be changed; create a new template instead", { kba_required: row.kba_required === 1 }, "kba_immutable");
   }
   const next = { ...row, name: changes.name ?? row.name, external_id: changes.external_id !== undefined ? changes.external_id : row.external_id, updated_at: nowIso() };
-  await commitWithOrgAudit(db, { orgId: input.orgId, action: "template.updated", actor: input.actor, data: { template_id: row.id, ...changes }, at: next.updated_at }, [
+  await commitWithOrgAudit(db, { orgId: ctx.orgId, action: "template.updated", actor: ctx.actor, data: { template_id: row.id, ...changes }, at: next.updated_at }, [
     db.prepare("UPDATE templates SET name = ?, external_id = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL").bind(next.name, next.external_id, next.updated_at, row.id),
   ]);
   return templateDetail(next, await listTemplateFields(db, row.id));
@@ -50,11 +47,11 @@ export async function updateTemplate(ctx: ServiceContext, input: { orgId: string
  * DELETE /templates/:id: soft delete. Envelopes already made from it keep its document; it can no
  * longer start envelopes, join packages or builder sessions.
  */
-export async function deleteTemplate(ctx: ServiceContext, input: { orgId: string; actor: Actor; templateId: string }) {
-  const db = ctx.env.DB;
-  const row = await getTemplate(db, input.orgId, input.templateId);
+export async function deleteTemplate(ctx: OrgContext, input: { templateId: string }) {
+  const db = ctx.db;
+  const row = await getTemplate(db, ctx.orgId, input.templateId);
   const at = nowIso();
-  await commitWithOrgAudit(db, { orgId: input.orgId, action: "template.deleted", actor: input.actor, data: { template_id: row.id }, at }, [
+  await commitWithOrgAudit(db, { orgId: ctx.orgId, action: "template.deleted", actor: ctx.actor, data: { template_id: row.id }, at }, [
     db.prepare("UPDATE templates SET deleted_at = ?, updated_at = ? WHERE id = ?").bind(at, at, row.id),
   ]);
   return templateDetail({ ...row, deleted_at: at, updated_at: at }, await listTemplateFields(db, row.id));

@@ -2,8 +2,7 @@ import { badRequest, unprocessable } from "../../lib/errors";
 import type { MultipartForm } from "../../lib/multipart";
 import { notAPdf, hasPdfSignature } from "../../lib/pdf";
 import { toApiIssues } from "../../lib/validation";
-import type { Actor } from "../../lib/actor";
-import type { ServiceContext } from "../context";
+import type { OrgContext } from "../../lib/context";
 import { discardDocuments, ingestPdf } from "../documents/ingest-pdf";
 import { insertTemplate } from "./insert-template";
 import { TemplateFieldsInputSchema, type TemplateFieldInput } from "./schema";
@@ -40,12 +39,12 @@ function readForm(form: MultipartForm) {
  * `fields_json` is resolved against it (anchors searched in its text layer), then the provider
  * counterpart and the template row are created.
  */
-export async function createTemplateFromUpload(ctx: ServiceContext, input: { orgId: string; actor: Actor; form: MultipartForm }) {
+export async function createTemplateFromUpload(ctx: OrgContext, input: { form: MultipartForm }) {
   const { name, externalId, fields, bytes } = readForm(input.form);
-  const document = await ingestPdf(ctx.env, { orgId: input.orgId, bytes, fields, path: ["fields_json"], tagPath: ["file", "tags"] });
+  const document = await ingestPdf(ctx.env, { orgId: ctx.orgId, bytes, fields, path: ["fields_json"], tagPath: ["file", "tags"] });
   try {
     const placements = [...document.fields.filter((f) => f.placement_mode === "tag").map(() => ({ mode: "tag" })), ...fields.map((f) => f.placement)];
-    const template = await insertTemplate(ctx, { orgId: input.orgId, actor: input.actor, name, externalId, kbaRequired: false, origin: "upload", document, fields: document.fields, placements });
+    const template = await insertTemplate(ctx, { name, externalId, kbaRequired: false, origin: "upload", document, fields: document.fields, placements });
     return {
       template_id: template.id,
       provider_template_id: template.provider_template_id,

@@ -2,16 +2,14 @@ import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import { signingProvider, viaProvider } from "../../providers/signing";
-import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import type { ServiceContext } from "../context";
+import type { OrgContext } from "../../lib/context";
 import type { StoredDocument } from "../documents/ingest-pdf";
 import { insertTemplateFields, type TemplateRow } from "./repository";
 import { instanceFor, type ResolvedField } from "./schema";
 
+/** A template to insert in `ctx.orgId`, by `ctx.actor`. */
 export type NewTemplate = {
-  orgId: string;
-  actor: Actor;
   name: string;
   externalId: string | null;
   kbaRequired: boolean;
@@ -29,13 +27,13 @@ export type NewTemplate = {
  * persisted"; the provider's counterpart is then an orphan nobody references, as it would be at an
  * external provider.
  */
-export async function insertTemplate(ctx: ServiceContext, t: NewTemplate): Promise<TemplateRow> {
+export async function insertTemplate(ctx: OrgContext, t: NewTemplate): Promise<TemplateRow> {
   const db = ctx.env.DB;
   const provider = signingProvider(ctx.env);
   const id = newId("template");
   const instance = instanceFor(t.kbaRequired);
   const { providerTemplateId } = await viaProvider("the template could not be created", () =>
-    provider.createTemplate({ instance, orgId: t.orgId, templateId: id, name: t.name, documentKey: t.document?.key ?? null, pageCount: t.document?.pageCount ?? null }),
+    provider.createTemplate({ instance, orgId: ctx.orgId, templateId: id, name: t.name, documentKey: t.document?.key ?? null, pageCount: t.document?.pageCount ?? null }),
   );
   if (t.fields.length) {
     await viaProvider("the fields could not be stored", () => provider.setTemplateFields({ instance, providerTemplateId, fields: t.fields }));
@@ -43,7 +41,7 @@ export async function insertTemplate(ctx: ServiceContext, t: NewTemplate): Promi
   const at = nowIso();
   const row: TemplateRow = {
     id,
-    org_id: t.orgId,
+    org_id: ctx.orgId,
     name: t.name,
     external_id: t.externalId,
     kba_required: t.kbaRequired ? 1 : 0,
@@ -69,8 +67,8 @@ export async function insertTemplate(ctx: ServiceContext, t: NewTemplate): Promi
   try {
     await commitWithOrgAudit(
       db,
-      { orgId: t.orgId, action: "template.created", actor: t.actor, data: { template_id: id, name: t.name, origin: t.origin, kba_required: t.kbaRequired, fields: t.fields.length }, at },
-      [insert, ...insertTemplateFields(db, { templateId: id, orgId: t.orgId, fields: t.fields, placements: t.placements, at })],
+      { orgId: ctx.orgId, action: "template.created", actor: ctx.actor, data: { template_id: id, name: t.name, origin: t.origin, kba_required: t.kbaRequired, fields: t.fields.length }, at },
+      [insert, ...insertTemplateFields(db, { templateId: id, orgId: ctx.orgId, fields: t.fields, placements: t.placements, at })],
     );
   } catch (err) {
     console.error(JSON.stringify({ level: "error", what: "template insert failed", template_id: id, error: String(err) }));

@@ -1,13 +1,10 @@
 import { z } from "@hono/zod-openapi";
+import { FIELD_TYPES, PLACEMENT_MODES, PROVIDER_INSTANCES, type ProviderInstance } from "../../providers/signing/interface";
 import { Timestamp } from "../envelopes/schema";
 
-/**
- * The spec lists signature, initials, text, date and checkbox for API fields and adds number, select
- * and radio for embedded tags; both accept the union, so a field means the same whichever way it was
- * placed.
- */
-export const FIELD_TYPES = ["signature", "initials", "text", "date", "checkbox", "number", "select", "radio"] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+// The field and instance vocabulary is the signing provider's (it stores the fields); re-exported here for the services.
+export { FIELD_TYPES, PLACEMENT_MODES, PROVIDER_INSTANCES };
+export type { FieldType, PlacementMode, ProviderInstance, ResolvedField } from "../../providers/signing/interface";
 
 /** Types whose value is one of the field's `options`. */
 export const CHOICE_TYPES = ["select", "radio"] as const;
@@ -15,8 +12,6 @@ export const isChoiceType = (type: string): boolean => (CHOICE_TYPES as readonly
 export const MAX_OPTIONS = 50;
 export const MAX_OPTION_LENGTH = 200;
 
-export const PROVIDER_INSTANCES = ["default", "cloud"] as const;
-export type ProviderInstance = (typeof PROVIDER_INSTANCES)[number];
 export const instanceFor = (kbaRequired: boolean): ProviderInstance => (kbaRequired ? "cloud" : "default");
 
 /** Rounding slack when checking that an area ends on the page (x + w <= 1). */
@@ -98,24 +93,20 @@ export const TemplateFieldsInputSchema = z.array(TemplateFieldInputSchema).max(5
 
 export const AddFieldsBody = z.object({ fields: TemplateFieldsInputSchema.min(1) }).openapi("AddTemplateFields");
 
-export const PLACEMENT_MODES = ["absolute", "anchor", "tag"] as const;
-export type PlacementMode = (typeof PLACEMENT_MODES)[number];
-
-export type ResolvedField = {
-  name: string;
-  type: FieldType;
-  role: string;
-  required: boolean;
-  readonly: boolean;
-  default_value: string | null;
-  /** select and radio: the choices; null for other types */
-  options: string[] | null;
-  placement_mode: PlacementMode;
-  areas: AreaInput[];
-  anchor_match?: AreaInput;
-};
-
 const AreaOut = z.object({ page: z.int(), x: z.number(), y: z.number(), w: z.number(), h: z.number() });
+
+export const RESOLVED_FIELD_EXAMPLE = {
+  name: "Buyer signature",
+  type: "signature",
+  role: "buyer",
+  required: true,
+  readonly: false,
+  default_value: null,
+  options: null,
+  placement_mode: "anchor",
+  areas: [{ page: 2, x: 0.118, y: 0.684, w: 0.3, h: 0.04 }],
+  anchor_match: { page: 2, x: 0.118, y: 0.714, w: 0.171, h: 0.014 },
+};
 
 export const ResolvedFieldSchema = z
   .object({
@@ -133,20 +124,7 @@ export const ResolvedFieldSchema = z
     areas: z.array(AreaOut),
     anchor_match: AreaOut.optional().openapi({ description: "Anchor fields: the rectangle of the matched text" }),
   })
-  .openapi("ResolvedField", {
-    example: {
-      name: "Buyer signature",
-      type: "signature",
-      role: "buyer",
-      required: true,
-      readonly: false,
-      default_value: null,
-      options: null,
-      placement_mode: "anchor",
-      areas: [{ page: 2, x: 0.118, y: 0.684, w: 0.3, h: 0.04 }],
-      anchor_match: { page: 2, x: 0.118, y: 0.714, w: 0.171, h: 0.014 },
-    },
-  });
+  .openapi("ResolvedField", { example: RESOLVED_FIELD_EXAMPLE });
 
 export const TemplateUploadResponse = z
   .object({

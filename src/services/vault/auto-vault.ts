@@ -1,8 +1,9 @@
 import { ApiError, unprocessable } from "../../lib/errors";
-import { SYSTEM_ACTOR, type Actor } from "../../lib/actor";
+import { SYSTEM_ACTOR } from "../../lib/actor";
 import { appendEnvelopeAudit } from "../audit/envelope-chain";
-import type { ServiceContext } from "../context";
+import { inOrg, type OrgContext, type RequestContext } from "../../lib/context";
 import { getEnvelope } from "../envelopes/repository";
+import { findUnpaidPayment } from "./payment-gate";
 import { vaultInSigned } from "./vault-in-signed";
 
 /** Statuses in which consent can still matter: the envelope is not yet vaulted nor closed. */
@@ -15,10 +16,10 @@ const CONSENTABLE = ["pending", "uploaded", "preparing", "sent", "viewed", "comp
  * the envelope's audit chain. Given to an envelope that is already `completed`, it vaults it now.
  */
 export async function setAutoVaultConsent(
-  ctx: ServiceContext,
-  input: { orgId: string; envelopeId: string; userId: string; actor: Actor; enabled: boolean; acknowledged: boolean },
+  ctx: OrgContext,
+  input: { envelopeId: string; userId: string; enabled: boolean; acknowledged: boolean },
 ) {
-  const db = ctx.env.DB;
+  const db = ctx.db;
   if (input.enabled && !input.acknowledged) {
     throw unprocessable("Validation failed", [
       {
@@ -31,9 +32,9 @@ export async function setAutoVaultConsent(
     ]);
   }
   await appendEnvelopeAudit(db, {
-    orgId: input.orgId,
+    orgId: ctx.orgId,
     envelopeId: input.envelopeId,
-    actor: input.actor,
+    actor: ctx.actor,
     build: async (envelope, at) => {
       if (!CONSENTABLE.includes(envelope.status)) {
         throw unprocessable(`Cannot set auto-vault consent on an envelope with status ${envelope.status}`, { status: envelope.status });
@@ -56,8 +57,8 @@ export async function setAutoVaultConsent(
       };
     },
   });
-  if (input.enabled) await autoVaultIfConsented(ctx, input.envelopeId);
-  return autoVaultState(db, input.orgId, input.envelopeId);
+  if (input.enabled) await autoVaultIfConsented(ctx, { envelopeId: input.envelopeId });
+  return autoVaultState(db, ctx.orgId, input.envelopeId);
 }
 
 export async function autoVaultState(db: D1Database, orgId: string, envelopeId: string) {
@@ -82,12 +83,17 @@ export type AutoVaultOutcome = { vaulted: true } | { vaulted: false; reason: str
  * The hook the signing flow calls once an envelope is `completed` (and consent calls on an already
  * completed one): with auto-vault consent, the system vaults the signed document on the consenting
  * user's behalf (audit actor `system`, `on_behalf_of` that user). Without consent, or when vaulting is
- * refused (an unpaid payment, a document that fails its hash), the envelope stays `completed` and
+ * refused (a document that fails its hash), the envelope stays `completed` and
  * the reason is returned rather than thrown, since the caller's own change has already committed.
  * Unexpected failures (storage down) are thrown for the caller to log.
+ *
+ * With a requested payment still unpaid (Sign + Pay) auto-vault is deferred: nothing is vaulted and
+ * the reason says so; POST /stripe/webhook runs this hook again when `payment_intent.succeeded`
+ * marks the payment paid (and on every re-sent notification of a paid payment, so it is idempotent).
  */
-export async function autoVaultIfConsented(ctx: ServiceContext, envelopeId: string): Promise<AutoVaultOutcome> {
-  const row = await ctx.env.DB.prepare(
+export async function autoVaultIfConsented(ctx: RequestContext, input: { envelopeId: string }): Promise<AutoVaultOutcome> {
+  const { envelopeId } = input;
+  const row = await ctx.db.prepare(
     `SELECT e.org_id, e.status, e.document_source, c.auto_vault_enabled, c.terms_accepted_by
      FROM envelopes e LEFT JOIN vault_consents c ON c.envelope_id = e.id WHERE e.id = ?`,
   )
@@ -99,8 +105,10 @@ export async function autoVaultIfConsented(ctx: ServiceContext, envelopeId: stri
   if (row.status !== "completed") return { vaulted: false, reason: `status ${row.status}` };
   // Paper envelopes are vaulted by their upload, which already is the vault-in.
   if (row.document_source === "upload") return { vaulted: false, reason: "paper envelopes are vaulted by vault-in-upload" };
+  // Sign + Pay: deferred, not refused. The Stripe webhook calls this again once the payment is paid.
+  if (await findUnpaidPayment(ctx.db, { id: envelopeId })) return { vaulted: false, reason: "deferred until the requested payment is paid" };
   try {
-    await vaultInSigned(ctx, { orgId: row.org_id, envelopeId, actor: SYSTEM_ACTOR, onBehalfOf: row.terms_accepted_by });
+    await vaultInSigned({ ...inOrg(ctx, row.org_id), actor: SYSTEM_ACTOR }, { envelopeId, onBehalfOf: row.terms_accepted_by });
     return { vaulted: true };
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;

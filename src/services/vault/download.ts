@@ -1,10 +1,11 @@
 import { ApiError, notFound } from "../../lib/errors";
-import type { ServiceContext } from "../context";
+import type { RequestContext } from "../../lib/context";
 import { observeAuthoritative, recordIntegrityCheck } from "./integrity";
+import { openEvidenceBundle } from "../evidence/evidence-bundle";
 import { findVaultRecordById } from "./repository";
 import { downloadFilename, verifyVaultUrl, type VaultFile } from "./signed-url";
 
-export type VaultDownload = { body: ReadableStream; size: number; filename: string };
+export type VaultDownload = { body: ReadableStream; size: number; filename: string; contentType: "application/pdf" | "application/zip" };
 
 /**
  * Serves a signed download URL. The authoritative copy is re-hashed first and refused (409) when its
@@ -13,7 +14,7 @@ export type VaultDownload = { body: ReadableStream; size: number; filename: stri
  * hashed, so an overwrite between the check and the read cannot slip through unchecked.
  */
 export async function openVaultDownload(
-  ctx: ServiceContext,
+  ctx: RequestContext,
   input: { vaultId: string; file: VaultFile; exp: string; sig: string },
 ): Promise<VaultDownload> {
   await verifyVaultUrl(ctx.env, input);
@@ -27,8 +28,18 @@ export async function openVaultDownload(
   if (input.file === "copy") {
     const copy = await ctx.env.DOCS.get(record.copy_key);
     if (!copy) throw notFound("Document");
-    return { body: copy.body, size: copy.size, filename };
+    return { body: copy.body, size: copy.size, filename, contentType: "application/pdf" };
   }
+  if (input.file === "certificate") {
+    // the current certificate's PDF (the newest version: re-issued when a check's outcome changes)
+    const row = await ctx.env.DB.prepare("SELECT pdf_key FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1")
+      .bind(record.envelope_id)
+      .first<{ pdf_key: string }>();
+    const pdf = row ? await ctx.env.DOCS.get(row.pdf_key) : null;
+    if (!pdf) throw notFound("Certificate");
+    return { body: pdf.body, size: pdf.size, filename, contentType: "application/pdf" };
+  }
+  if (input.file === "evidence") return { ...(await openEvidenceBundle(ctx, record)), filename, contentType: "application/zip" };
 
   for (let attempt = 0; attempt < 2; attempt++) {
     const observed = await observeAuthoritative(ctx.env.DOCS, record);
@@ -42,7 +53,7 @@ export async function openVaultDownload(
       );
     }
     const object = await ctx.env.DOCS.get(record.authoritative_key, { onlyIf: { etagMatches: observed.etag! } });
-    if (object && "body" in object) return { body: object.body, size: object.size, filename };
+    if (object && "body" in object) return { body: object.body, size: object.size, filename, contentType: "application/pdf" };
     // The object changed after it was hashed: check the new bytes.
   }
   throw new ApiError(409, "The vaulted document changed while it was being read; retry the download");

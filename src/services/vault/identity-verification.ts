@@ -1,4 +1,5 @@
 import type { EnvelopeRow } from "../envelopes/repository";
+import { listKbaResults } from "../kba/repository";
 
 /** One signer's KBA outcome as the certificate lists it (spec part 2: signer, timestamp, IP, session id). */
 export type IdentityVerificationEntry = {
@@ -11,9 +12,10 @@ export type IdentityVerificationEntry = {
 
 /**
  * The certificate's identity-verification block: additive evidence only, it never changes the
- * compliance checks or the score. KBA results are not recorded by the service yet, so the list is
- * empty; once the KBA capability stores its results, this reads them for the envelope.
+ * compliance checks or the score. One entry per challenged signer's final KBA outcome, in the order
+ * they happened.
  */
-export async function identityVerification(_db: D1Database, _envelope: EnvelopeRow): Promise<IdentityVerificationEntry[]> {
-  return [];
+export async function identityVerification(db: D1Database, envelope: Pick<EnvelopeRow, "id">): Promise<IdentityVerificationEntry[]> {
+  const results = await listKbaResults(db, envelope.id);
+  return results.map((r) => ({ signer: r.signer_email, status: r.status, timestamp: r.occurred_at, ip_address: r.ip_address, session_id: r.provider_session_id }));
 }

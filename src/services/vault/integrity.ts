@@ -3,7 +3,7 @@ import { SYSTEM_ACTOR } from "../../lib/actor";
 import { appendEnvelopeAudit } from "../audit/envelope-chain";
 import { verifyChain } from "../audit/verify-chain";
 import { factsFrom, runChecks } from "../compliance/evaluate";
-import type { ServiceContext } from "../context";
+import type { RequestContext } from "../../lib/context";
 import { envelopeEventData } from "../envelopes/serialize";
 import { outboxInsert } from "../events/outbox";
 import { compliantSince, issueCertificate, sameOutcomes, type Certificate, type IssuedCertificate } from "./certificate";
@@ -34,7 +34,7 @@ export async function observeAuthoritative(bucket: R2Bucket, record: VaultRecord
  * tampered document downloaded a hundred times raises one tamper event, not a hundred.
  */
 export async function recordIntegrityCheck(
-  ctx: ServiceContext,
+  ctx: RequestContext,
   record: VaultRecordRow,
   source: IntegritySource,
   observed: Observation,

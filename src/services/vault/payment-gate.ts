@@ -1,11 +1,12 @@
 import { conflict } from "../../lib/errors";
 import type { EnvelopeRow } from "../envelopes/repository";
+import { findPaymentForEnvelope } from "../payments/repository";
 
 /**
  * Spec 4.5: vault-in is refused with 409 while a payment requested on the envelope (Sign + Pay) is
- * not yet paid; the authoritative copy is never created before payment settles. Payments are not
- * built yet, so no envelope has a requested payment and this never refuses. When they are, only
- * `findUnpaidPayment` changes: it reads the envelope's payment and returns it unless `paid`.
+ * not yet paid; the authoritative copy is never created before payment settles. The same gate
+ * refuses auto-vault (which then waits for the payment: the Stripe webhook runs it once paid) and
+ * the vault widget's embed token.
  */
 export async function assertNoUnpaidPayment(db: D1Database, envelope: EnvelopeRow): Promise<void> {
   const unpaid = await findUnpaidPayment(db, envelope);
@@ -16,6 +17,8 @@ export async function assertNoUnpaidPayment(db: D1Database, envelope: EnvelopeRo
   }
 }
 
-async function findUnpaidPayment(_db: D1Database, _envelope: EnvelopeRow): Promise<{ status: string } | null> {
-  return null;
+/** The envelope's requested payment unless it is `paid`; null when none was requested or it is paid. */
+export async function findUnpaidPayment(db: D1Database, envelope: Pick<EnvelopeRow, "id">): Promise<{ status: string } | null> {
+  const payment = await findPaymentForEnvelope(db, envelope.id);
+  return payment && payment.status !== "paid" ? { status: payment.status } : null;
 }

@@ -1,3 +1,4 @@
+import type { OrgContext } from "../../lib/context";
 import type { Env } from "../../env";
 import { hmacSha256, timingSafeEqual, toHex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
@@ -5,7 +6,8 @@ import { requireSecret } from "../../lib/secrets";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
 import { findVaultRecord } from "./repository";
 
-export const VAULT_FILES = ["authoritative", "copy"] as const;
+/** authoritative PDF, marked copy, compliance certificate PDF, evidence bundle (ZIP) */
+export const VAULT_FILES = ["authoritative", "copy", "certificate", "evidence"] as const;
 export type VaultFile = (typeof VAULT_FILES)[number];
 
 /**
@@ -25,12 +27,14 @@ export function downloadFilename(envelope: Pick<EnvelopeRow, "id" | "name">, fil
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
     .slice(0, 80);
-  return `${slug ? `${slug}_` : ""}${envelope.id}${file === "copy" ? "_non-authoritative-copy" : ""}.pdf`;
+  const suffix = { authoritative: ".pdf", copy: "_non-authoritative-copy.pdf", certificate: "_certificate.pdf", evidence: "_evidence.zip" }[file];
+  return `${slug ? `${slug}_` : ""}${envelope.id}${suffix}`;
 }
 
-/** Spec 4.3: a signed URL for the authoritative PDF or its copy; 404 unless the envelope is vaulted. */
-export async function createVaultUrl(env: Env, input: { orgId: string; envelopeId: string; file: VaultFile; expiresIn: number }) {
-  const envelope = await getEnvelope(env.DB, input.orgId, input.envelopeId);
+/** Spec 4.3: a signed URL for a vault file (the authoritative PDF, its copy, the certificate PDF, the evidence bundle); 404 unless the envelope is vaulted. */
+export async function createVaultUrl(ctx: OrgContext, input: { envelopeId: string; file: VaultFile; expiresIn: number }) {
+  const env = ctx.env;
+  const envelope = await getEnvelope(ctx.db, ctx.orgId, input.envelopeId);
   const record = envelope.status === "vaulted" ? await findVaultRecord(env.DB, envelope.id) : null;
   if (!record) throw new ApiError(404, "Vaulted document not found: the envelope is not vaulted");
   const secret = requireSecret(env, "STORAGE_URL_SECRET");

@@ -2,11 +2,10 @@ import type { SecuredParty } from "../../db/schema";
 import { sha256HexOfParts } from "../../lib/crypto";
 import { ApiError, conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import type { Actor } from "../../lib/actor";
 import { isChainConflict } from "../audit/chain";
 import { verifyChain } from "../audit/verify-chain";
 import { factsFrom } from "../compliance/evaluate";
-import type { ServiceContext } from "../context";
+import type { RequestContext } from "../../lib/context";
 import { getEnvelope, type EnvelopeRow, type LoadedEnvelope } from "../envelopes/repository";
 import { planTransition, type TransitionPlan } from "../envelopes/transition";
 import { compliantSince, issueCertificate } from "./certificate";
@@ -20,7 +19,6 @@ export type VaultDocumentInput = {
   bytes: Uint8Array;
   hash: string;
   source: "signed" | "upload";
-  actor: Actor;
   /** auto-vault: the user whose consent the system acts on */
   onBehalfOf?: string | null;
   /** names the secured party on an envelope that has none yet */
@@ -51,8 +49,8 @@ const stored = (role: string, envelopeId: string, vaultId: string): R2PutOptions
  *   sequence and the unique vault record all collide); the loser deletes its objects and answers
  *   with the vaulted envelope, as an idempotent retry would.
  */
-export async function vaultDocument(ctx: ServiceContext, input: VaultDocumentInput): Promise<LoadedEnvelope> {
-  const { envelope, bytes, hash, actor } = input;
+export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInput): Promise<LoadedEnvelope> {
+  const { envelope, bytes, hash } = input;
   const db = ctx.env.DB;
   const bucket = ctx.env.DOCS;
   const vaultId = newId("vault");
@@ -84,11 +82,8 @@ export async function vaultDocument(ctx: ServiceContext, input: VaultDocumentInp
 
     let current = envelope;
     if (input.paper && envelope.status !== "completed") {
-      const recorded = await planTransition(db, current, {
-        orgId: envelope.org_id,
-        envelopeId: envelope.id,
+      const recorded = await planTransition(ctx, current, {
         action: "record_paper_signed",
-        actor,
         set: { signed_at: input.paper.signedAt },
         data: { signed_at: input.paper.signedAt, document_hash: hash },
       });
@@ -99,11 +94,8 @@ export async function vaultDocument(ctx: ServiceContext, input: VaultDocumentInp
     if (securedParty) set.secured_party = securedParty;
     if (input.paper && current.signed_at === null) set.signed_at = input.paper.signedAt;
     plans.push(
-      await planTransition(db, current, {
-        orgId: envelope.org_id,
-        envelopeId: envelope.id,
+      await planTransition(ctx, current, {
         action: "vault",
-        actor,
         set,
         data: {
           vault_id: vaultId,
@@ -126,7 +118,7 @@ export async function vaultDocument(ctx: ServiceContext, input: VaultDocumentInp
         )
         .bind(
           vaultId, envelope.id, envelope.org_id, envelope.org_id, keys.authoritative, hash, bytes.byteLength, pageCount,
-          keys.copy, copyHash, bytes.byteLength + update.byteLength, copyMarked ? 1 : 0, input.source, actor.type, actor.id,
+          keys.copy, copyHash, bytes.byteLength + update.byteLength, copyMarked ? 1 : 0, input.source, ctx.actor.type, ctx.actor.id,
           input.onBehalfOf ?? null, at,
         ),
       // R2 verified the checksum of the bytes it stored: the first integrity check.

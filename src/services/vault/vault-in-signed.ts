@@ -1,8 +1,7 @@
 import type { SecuredParty } from "../../db/schema";
 import { canonicalJson, sha256Hex } from "../../lib/crypto";
 import { conflict } from "../../lib/errors";
-import type { Actor } from "../../lib/actor";
-import type { ServiceContext } from "../context";
+import type { OrgContext } from "../../lib/context";
 import { getEnvelope, securedPartyOf, type LoadedEnvelope } from "../envelopes/repository";
 import { assertTransition } from "../envelopes/state-machine";
 import { assertNoUnpaidPayment } from "./payment-gate";
@@ -14,11 +13,11 @@ import { assertVaultEndpoint } from "./wrong-endpoint";
  * vaulted is 200 with the envelope (idempotent); any other status is 422 naming it.
  */
 export async function vaultInSigned(
-  ctx: ServiceContext,
-  input: { orgId: string; envelopeId: string; actor: Actor; securedParty?: SecuredParty; onBehalfOf?: string | null },
+  ctx: OrgContext,
+  input: { envelopeId: string; securedParty?: SecuredParty; onBehalfOf?: string | null },
 ): Promise<LoadedEnvelope> {
   const db = ctx.env.DB;
-  const envelope = await getEnvelope(db, input.orgId, input.envelopeId);
+  const envelope = await getEnvelope(db, ctx.orgId, input.envelopeId);
   assertVaultEndpoint(envelope, "vault-in-signed");
   if (envelope.status === "vaulted") return envelope;
   assertTransition(envelope.status, "vault");
@@ -38,7 +37,7 @@ export async function vaultInSigned(
     console.error(JSON.stringify({ level: "error", msg: "signed document does not match its recorded hash", envelope_id: envelope.id }));
     throw conflict("The signed document no longer matches the SHA-256 recorded when it was signed; it was not vaulted");
   }
-  return vaultDocument(ctx, { envelope, bytes, hash, source: "signed", actor: input.actor, onBehalfOf: input.onBehalfOf, securedParty });
+  return vaultDocument(ctx, { envelope, bytes, hash, source: "signed", onBehalfOf: input.onBehalfOf, securedParty });
 }
 
 /**

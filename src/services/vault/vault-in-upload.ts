@@ -3,8 +3,7 @@ import { conflict, unprocessable } from "../../lib/errors";
 import type { UploadedFile } from "../../lib/multipart";
 import { nowIso } from "../../lib/time";
 import { toApiIssues } from "../../lib/validation";
-import type { Actor } from "../../lib/actor";
-import type { ServiceContext } from "../context";
+import type { OrgContext } from "../../lib/context";
 import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
 import { assertTransition } from "../envelopes/state-machine";
 import { assertNoUnpaidPayment } from "./payment-gate";
@@ -23,11 +22,11 @@ const FUTURE_SKEW_MS = 5 * 60_000;
  * 200 (idempotent); with a different one 409, since the authoritative copy cannot be replaced.
  */
 export async function vaultInUpload(
-  ctx: ServiceContext,
-  input: { orgId: string; envelopeId: string; actor: Actor; file: UploadedFile | null; fields: Record<string, string> },
+  ctx: OrgContext,
+  input: { envelopeId: string; file: UploadedFile | null; fields: Record<string, string> },
 ): Promise<LoadedEnvelope> {
   const db = ctx.env.DB;
-  const envelope = await getEnvelope(db, input.orgId, input.envelopeId);
+  const envelope = await getEnvelope(db, ctx.orgId, input.envelopeId);
   assertVaultEndpoint(envelope, "vault-in-upload");
 
   const fields = VaultInUploadFields.safeParse(input.fields);
@@ -64,5 +63,5 @@ export async function vaultInUpload(
   if (recorded && recorded.sha256 !== hash) {
     throw conflict("A different signed document is already recorded for this envelope; upload that document to vault it");
   }
-  return vaultDocument(ctx, { envelope, bytes, hash, source: "upload", actor: input.actor, paper: { signedAt } });
+  return vaultDocument(ctx, { envelope, bytes, hash, source: "upload", paper: { signedAt } });
 }

@@ -1,8 +1,7 @@
-import type { Env } from "../../env";
+import type { OrgContext } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { endpointView, getEndpoint, invalidUrl, isEndpointLimitError } from "./repository";
 import { SECRET_NOTE, WEBHOOK_ENDPOINT_LIMIT } from "./schema";
@@ -10,8 +9,6 @@ import { newWebhookSecret } from "./signing";
 import { checkWebhookUrl, urlPolicyOf } from "./url-policy";
 
 export type CreateEndpointInput = {
-  orgId: string;
-  actor: Actor;
   url: string;
   description?: string;
   events: string[];
@@ -24,10 +21,10 @@ export type CreateEndpointInput = {
  * shows a new one). The 25-endpoint limit is a trigger in the database, so two concurrent creates
  * cannot both take the last place; the audit entry commits or fails with the endpoint.
  */
-export async function createEndpoint(env: Env, input: CreateEndpointInput) {
-  const verdict = checkWebhookUrl(input.url, urlPolicyOf(env));
+export async function createEndpoint(ctx: OrgContext, input: CreateEndpointInput) {
+  const verdict = checkWebhookUrl(input.url, urlPolicyOf(ctx.env));
   if (!verdict.ok) throw invalidUrl(input.url, verdict.reason);
-  const db = env.DB;
+  const db = ctx.db;
   const id = newId("webhookEndpoint");
   const secret = input.legacy ? null : newWebhookSecret();
   const events = [...new Set(input.events)];
@@ -35,14 +32,14 @@ export async function createEndpoint(env: Env, input: CreateEndpointInput) {
   try {
     await commitWithOrgAudit(
       db,
-      { orgId: input.orgId, action: "webhook_endpoint.created", actor: input.actor, data: { endpoint_id: id, url: input.url, events, legacy: !!input.legacy }, at },
+      { orgId: ctx.orgId, action: "webhook_endpoint.created", actor: ctx.actor, data: { endpoint_id: id, url: input.url, events, legacy: !!input.legacy }, at },
       [
         db
           .prepare(
             `INSERT INTO webhook_endpoints (id, org_id, url, description, events, is_active, secret, legacy, created_at, updated_at)
              VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
           )
-          .bind(id, input.orgId, input.url, input.description ?? "", JSON.stringify(events), secret, input.legacy ? 1 : 0, at, at),
+          .bind(id, ctx.orgId, input.url, input.description ?? "", JSON.stringify(events), secret, input.legacy ? 1 : 0, at, at),
       ],
     );
   } catch (err) {
@@ -51,7 +48,7 @@ export async function createEndpoint(env: Env, input: CreateEndpointInput) {
     }
     throw err;
   }
-  return { endpoint: endpointView(await getEndpoint(db, input.orgId, id)), secret };
+  return { endpoint: endpointView(await getEndpoint(db, ctx.orgId, id)), secret };
 }
 
 /** The create and rotate responses: the endpoint, its new secret, and the note to store it now. */

@@ -1,6 +1,6 @@
+import type { OrgContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { failInFlight, getEndpoint } from "./repository";
 
@@ -8,18 +8,20 @@ import { failInFlight, getEndpoint } from "./repository";
  * Soft delete (spec 4.10): the endpoint stops receiving events and leaves the list, its delivery log
  * stays readable, and its in-flight deliveries are failed in the same batch.
  */
-export async function deleteEndpoint(db: D1Database, input: { orgId: string; endpointId: string; actor: Actor }) {
-  const current = await getEndpoint(db, input.orgId, input.endpointId);
+export async function deleteEndpoint(ctx: OrgContext, input: { endpointId: string }) {
+  const db = ctx.db;
+  const current = await getEndpoint(db, ctx.orgId, input.endpointId);
   const at = nowIso();
   const results = await commitWithOrgAudit(
     db,
-    { orgId: input.orgId, action: "webhook_endpoint.deleted", actor: input.actor, data: { endpoint_id: current.id, url: current.url }, at },
+    { orgId: ctx.orgId, action: "webhook_endpoint.deleted", actor: ctx.actor, data: { endpoint_id: current.id, url: current.url }, at },
     [
       db
         .prepare("UPDATE webhook_endpoints SET deleted_at = ?, is_active = 0, updated_at = ? WHERE id = ? AND org_id = ? AND deleted_at IS NULL")
-        .bind(at, at, current.id, input.orgId),
+        .bind(at, at, current.id, ctx.orgId),
       failInFlight(db, current.id, "endpoint deleted", at),
     ],
+    { guarded: true },
   );
   if (results[0]?.meta.changes !== 1) throw notFound("Webhook endpoint");
   return { endpoint_id: current.id, deleted: true as const };

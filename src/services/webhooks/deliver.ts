@@ -5,6 +5,7 @@ import { nextRetryAt } from "./retry-schedule";
 import { signatureHeaders } from "./signing";
 import { checkWebhookUrl, urlPolicyOf } from "./url-policy";
 import { readCapped } from "../../lib/read-capped";
+import type { RequestContext } from "../../lib/context";
 
 /** The receiver's time budget (docs/webhooks.md): no answer within it fails the attempt. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -53,7 +54,9 @@ export const claimUntil = (now: Date) => new Date(now.getTime() + CLAIM_LEASE_MS
  * go in one batch (one round trip); the read only counts if the claim took. Returns null when nothing
  * was sent (not due, finished, claimed elsewhere, or its endpoint is gone).
  */
-export async function deliverWebhook(env: Env, deliveryId: string, opts: DeliverOptions = {}): Promise<AttemptResult | null> {
+export async function deliverWebhook(ctx: RequestContext, input: { deliveryId: string } & DeliverOptions): Promise<AttemptResult | null> {
+  const { env } = ctx;
+  const { deliveryId, ...opts } = input;
   const now = opts.now ?? new Date();
   const [claim, loaded] = await env.DB.batch([
     env.DB.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at <= ?").bind(
@@ -68,8 +71,9 @@ export async function deliverWebhook(env: Env, deliveryId: string, opts: Deliver
 }
 
 /** One HTTP attempt of a delivery the caller has already claimed. */
-export async function attemptClaimed(env: Env, deliveryId: string, opts: DeliverOptions & { now: Date }): Promise<AttemptResult | null> {
-  return attemptLoaded(env, deliveryId, await loadForAttempt(env.DB, deliveryId).first<LoadedDelivery>(), opts);
+export async function attemptClaimed(ctx: RequestContext, input: { deliveryId: string } & DeliverOptions & { now: Date }): Promise<AttemptResult | null> {
+  const { deliveryId, ...opts } = input;
+  return attemptLoaded(ctx.env, deliveryId, await loadForAttempt(ctx.db, deliveryId).first<LoadedDelivery>(), opts);
 }
 
 type LoadedDelivery = DeliveryRow &

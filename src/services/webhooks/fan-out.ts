@@ -1,3 +1,4 @@
+import type { RequestContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
 import { MAX_ATTEMPTS } from "./retry-schedule";
 import { subscribes } from "./selectors";
@@ -10,7 +11,9 @@ import { subscribes } from "./selectors";
  * Returns the ids of the deliveries this run created, for the fast path; every delivery is due at
  * once, so the cron sweep sends any that never reach the queue.
  */
-export async function fanOutEvent(db: D1Database, eventId: string, now = new Date()): Promise<string[]> {
+export async function fanOutEvent(ctx: RequestContext, input: { eventId: string; now?: Date }): Promise<string[]> {
+  const { db } = ctx;
+  const { eventId, now = new Date() } = input;
   // One round trip for the event and its organization's live endpoints.
   const [eventResult, endpointResult] = await db.batch([
     db.prepare("SELECT id, org_id, type, dispatched_at FROM events WHERE id = ?").bind(eventId),

@@ -1,3 +1,4 @@
+import type { OrgContext } from "../../lib/context";
 import { webhookPayload } from "./deliver";
 import { deliveryView, getDelivery } from "./repository";
 
@@ -13,8 +14,9 @@ export type AttemptRow = {
 };
 
 /** One delivery with the payload it sends and every attempt made so far. */
-export async function getDeliveryDetail(db: D1Database, orgId: string, deliveryId: string) {
-  const row = await getDelivery(db, orgId, deliveryId);
+export async function getDeliveryDetail(ctx: OrgContext, input: { deliveryId: string }) {
+  const { db, orgId } = ctx;
+  const row = await getDelivery(db, orgId, input.deliveryId);
   const [event, attempts] = await db.batch([
     db.prepare("SELECT id, org_id, type, envelope_id, data, created_at FROM events WHERE id = ? AND org_id = ?").bind(row.event_id, orgId),
     db.prepare("SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt, id").bind(row.id),

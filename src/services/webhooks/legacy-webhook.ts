@@ -1,5 +1,4 @@
-import type { Env } from "../../env";
-import type { Actor } from "../../lib/actor";
+import type { OrgContext } from "../../lib/context";
 import { createEndpoint } from "./create-endpoint";
 import { deleteEndpoint } from "./delete-endpoint";
 import { endpointView, type EndpointRow } from "./repository";
@@ -27,20 +26,20 @@ const findLegacy = (db: D1Database, orgId: string) =>
  * rules and 25-endpoint limit apply as in the console. A partial unique index keeps one live legacy
  * endpoint per organization; a concurrent first PATCH that loses the race updates the winner's.
  */
-export async function setLegacyWebhook(env: Env, input: { orgId: string; actor: Actor; url: string | null }) {
-  const current = await findLegacy(env.DB, input.orgId);
+export async function setLegacyWebhook(ctx: OrgContext, input: { url: string | null }) {
+  const current = await findLegacy(ctx.db, ctx.orgId);
   if (input.url === null) {
-    if (current) await deleteEndpoint(env.DB, { orgId: input.orgId, endpointId: current.id, actor: input.actor });
+    if (current) await deleteEndpoint(ctx, { endpointId: current.id });
     return legacyView(null);
   }
   const update = (endpointId: string, url: string) =>
-    updateEndpoint(env, { orgId: input.orgId, endpointId, actor: input.actor, patch: { url, is_active: true } });
+    updateEndpoint(ctx, { endpointId, patch: { url, is_active: true } });
   if (current) return legacyView(await update(current.id, input.url));
   try {
-    const { endpoint } = await createEndpoint(env, { orgId: input.orgId, actor: input.actor, url: input.url, events: ["*"], description: LEGACY_DESCRIPTION, legacy: true });
+    const { endpoint } = await createEndpoint(ctx, { url: input.url, events: ["*"], description: LEGACY_DESCRIPTION, legacy: true });
     return legacyView(endpoint);
   } catch (err) {
-    const winner = err instanceof Error && /UNIQUE constraint failed: webhook_endpoints\.org_id/.test(err.message) ? await findLegacy(env.DB, input.orgId) : null;
+    const winner = err instanceof Error && /UNIQUE constraint failed: webhook_endpoints\.org_id/.test(err.message) ? await findLegacy(ctx.db, ctx.orgId) : null;
     if (!winner) throw err;
     return legacyView(await update(winner.id, input.url));
   }

@@ -1,3 +1,4 @@
+import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
@@ -11,9 +12,10 @@ import { MAX_ATTEMPTS } from "./retry-schedule";
  * No audit entry: a replay changes no configuration (the row itself records it), and an operator
  * replaying a backlog must not queue up on the organization's audit chain.
  */
-export async function redeliver(db: D1Database, input: { orgId: string; deliveryId: string }) {
-  const original = await getDelivery(db, input.orgId, input.deliveryId);
-  const endpoint = await getEndpoint(db, input.orgId, original.endpoint_id, { includeDeleted: true });
+export async function redeliver(ctx: OrgContext, input: { deliveryId: string }) {
+  const db = ctx.db;
+  const original = await getDelivery(db, ctx.orgId, input.deliveryId);
+  const endpoint = await getEndpoint(db, ctx.orgId, original.endpoint_id, { includeDeleted: true });
   if (endpoint.deleted_at) throw conflict("The endpoint of this delivery was deleted; its deliveries cannot be replayed");
   if (endpoint.is_active !== 1) throw conflict("The endpoint is disabled; enable it before redelivering");
   const id = newId("webhookDelivery");
@@ -23,7 +25,7 @@ export async function redeliver(db: D1Database, input: { orgId: string; delivery
       `INSERT INTO webhook_deliveries (id, org_id, endpoint_id, event_id, event_type, status, attempts, max_attempts, next_attempt_at, redelivery_of, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?)`,
     )
-    .bind(id, input.orgId, original.endpoint_id, original.event_id, original.event_type, MAX_ATTEMPTS, at, original.id, at, at)
+    .bind(id, ctx.orgId, original.endpoint_id, original.event_id, original.event_type, MAX_ATTEMPTS, at, original.id, at, at)
     .run();
-  return deliveryView(await getDelivery(db, input.orgId, id));
+  return deliveryView(await getDelivery(db, ctx.orgId, id));
 }

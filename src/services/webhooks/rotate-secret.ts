@@ -1,6 +1,6 @@
+import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
 import { addSeconds, nowIso } from "../../lib/time";
-import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { endpointView, getEndpoint } from "./repository";
 import { newWebhookSecret } from "./signing";
@@ -14,23 +14,25 @@ export const ROTATION_GRACE_SECONDS = 48 * 3600;
  * first secret and no window. The update is guarded on the secret it read, so of two racing
  * rotations one wins and the other is a 409 (no secret is handed out that never took effect).
  */
-export async function rotateSecret(db: D1Database, input: { orgId: string; endpointId: string; actor: Actor }) {
-  const current = await getEndpoint(db, input.orgId, input.endpointId);
+export async function rotateSecret(ctx: OrgContext, input: { endpointId: string }) {
+  const db = ctx.db;
+  const current = await getEndpoint(db, ctx.orgId, input.endpointId);
   const secret = newWebhookSecret();
   const at = nowIso();
   const graceExpiresAt = current.secret ? addSeconds(at, ROTATION_GRACE_SECONDS) : null;
   const results = await commitWithOrgAudit(
     db,
-    { orgId: input.orgId, action: "webhook_endpoint.secret_rotated", actor: input.actor, data: { endpoint_id: current.id, grace_expires_at: graceExpiresAt }, at },
+    { orgId: ctx.orgId, action: "webhook_endpoint.secret_rotated", actor: ctx.actor, data: { endpoint_id: current.id, grace_expires_at: graceExpiresAt }, at },
     [
       db
         .prepare(
           `UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, grace_expires_at = ?, updated_at = ?
            WHERE id = ? AND org_id = ? AND deleted_at IS NULL AND secret IS ?`,
         )
-        .bind(secret, current.secret, graceExpiresAt, at, current.id, input.orgId, current.secret),
+        .bind(secret, current.secret, graceExpiresAt, at, current.id, ctx.orgId, current.secret),
     ],
+    { guarded: true },
   );
   if (results[0]?.meta.changes !== 1) throw conflict("The endpoint changed while its secret was being rotated; retry");
-  return { endpoint: endpointView(await getEndpoint(db, input.orgId, current.id)), secret };
+  return { endpoint: endpointView(await getEndpoint(db, ctx.orgId, current.id)), secret };
 }

@@ -1,4 +1,4 @@
-import type { Env } from "../../env";
+import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { outboxInsert } from "../events/outbox";
@@ -12,14 +12,14 @@ import { getEndpoint } from "./repository";
  * hours. It shows in the delivery log like any other delivery. The reply says whether the endpoint
  * answered 2xx, never what it answered (the URL rules are not a licence to read other servers).
  */
-export async function sendTestEvent(env: Env, input: { orgId: string; endpointId: string } & DeliverOptions) {
-  const db = env.DB;
-  const endpoint = await getEndpoint(db, input.orgId, input.endpointId);
+export async function sendTestEvent(ctx: OrgContext, input: { endpointId: string } & DeliverOptions) {
+  const db = ctx.db;
+  const endpoint = await getEndpoint(db, ctx.orgId, input.endpointId);
   if (endpoint.is_active !== 1) throw conflict("The endpoint is disabled; enable it before sending a test event");
   const now = input.now ?? new Date();
   const at = now.toISOString();
   const event = outboxInsert(db, {
-    orgId: input.orgId,
+    orgId: ctx.orgId,
     envelopeId: null,
     type: "webhook.test",
     data: { endpoint_id: endpoint.id, message: "A test event from POST /webhooks/endpoints/:endpoint_id/test" },
@@ -34,9 +34,9 @@ export async function sendTestEvent(env: Env, input: { orgId: string; endpointId
         `INSERT INTO webhook_deliveries (id, org_id, endpoint_id, event_id, event_type, status, attempts, max_attempts, next_attempt_at, created_at, updated_at)
          VALUES (?, ?, ?, ?, 'webhook.test', 'pending', 0, 1, ?, ?, ?)`,
       )
-      .bind(deliveryId, input.orgId, endpoint.id, event.id, claimUntil(now), at, at),
+      .bind(deliveryId, ctx.orgId, endpoint.id, event.id, claimUntil(now), at, at),
   ]);
-  const result = await attemptClaimed(env, deliveryId, { ...input, now });
+  const result = await attemptClaimed(ctx, { ...input, deliveryId, now });
   return {
     delivery_id: deliveryId,
     event_id: event.id,

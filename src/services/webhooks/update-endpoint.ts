@@ -1,7 +1,6 @@
-import type { Env } from "../../env";
+import type { OrgContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
-import type { Actor } from "../../lib/actor";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { endpointView, failInFlight, getEndpoint, invalidUrl } from "./repository";
 import { checkWebhookUrl, urlPolicyOf } from "./url-policy";
@@ -13,12 +12,12 @@ export type EndpointPatch = { url?: string; description?: string; events?: strin
  * endpoint's pending deliveries are failed in the same batch. A new URL takes effect from the next
  * attempt, pending retries included (each attempt reads the endpoint afresh).
  */
-export async function updateEndpoint(env: Env, input: { orgId: string; endpointId: string; actor: Actor; patch: EndpointPatch }) {
-  const db = env.DB;
+export async function updateEndpoint(ctx: OrgContext, input: { endpointId: string; patch: EndpointPatch }) {
+  const db = ctx.db;
   const { patch } = input;
-  const current = await getEndpoint(db, input.orgId, input.endpointId);
+  const current = await getEndpoint(db, ctx.orgId, input.endpointId);
   if (patch.url !== undefined) {
-    const verdict = checkWebhookUrl(patch.url, urlPolicyOf(env));
+    const verdict = checkWebhookUrl(patch.url, urlPolicyOf(ctx.env));
     if (!verdict.ok) throw invalidUrl(patch.url, verdict.reason);
   }
   const changes: Record<string, string | number> = {};
@@ -31,14 +30,15 @@ export async function updateEndpoint(env: Env, input: { orgId: string; endpointI
   const statements = [
     db
       .prepare(`UPDATE webhook_endpoints SET ${columns.map((c) => `${c} = ?`).join(", ")}, updated_at = ? WHERE id = ? AND org_id = ? AND deleted_at IS NULL`)
-      .bind(...columns.map((c) => changes[c]!), at, current.id, input.orgId),
+      .bind(...columns.map((c) => changes[c]!), at, current.id, ctx.orgId),
   ];
   if (patch.is_active === false) statements.push(failInFlight(db, current.id, "endpoint disabled", at));
   const results = await commitWithOrgAudit(
     db,
-    { orgId: input.orgId, action: "webhook_endpoint.updated", actor: input.actor, data: { endpoint_id: current.id, ...patch }, at },
+    { orgId: ctx.orgId, action: "webhook_endpoint.updated", actor: ctx.actor, data: { endpoint_id: current.id, ...patch }, at },
     statements,
+    { guarded: true },
   );
   if (results[0]?.meta.changes !== 1) throw notFound("Webhook endpoint");
-  return endpointView(await getEndpoint(db, input.orgId, current.id));
+  return endpointView(await getEndpoint(db, ctx.orgId, current.id));
 }

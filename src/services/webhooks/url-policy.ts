@@ -62,6 +62,8 @@ export function checkWebhookUrl(raw: string, policy: UrlPolicy): UrlVerdict {
 
 function hostnameProblem(host: string): string | null {
   const name = host.endsWith(".") ? host.slice(0, -1) : host;
+  // "localhost.." or "metadata.google.internal.." would slip past the suffix checks below, and resolvers differ on what they mean.
+  if (name.split(".").some((label) => label === "")) return "host names with an empty label (two dots in a row, or a leading dot) are not allowed";
   if (!name.includes(".")) return "single-label host names resolve inside private networks; use a public DNS name";
   if (METADATA_NAMES.has(name)) return "cloud metadata services are not allowed";
   const suffix = PRIVATE_SUFFIXES.find((s) => name === s || name.endsWith(`.${s}`));

@@ -6,6 +6,7 @@ import { ALL_SCOPES, call, createEnvelope, newTenant } from "../../helpers/api";
 import { sha256Hex } from "../../helpers/pdf";
 import { sentTwoSignerEnvelope, signing } from "../../helpers/signing-flow";
 import { completedEnvelope, download } from "../../helpers/vault";
+import { orgContext } from "../../helpers/context";
 
 type Widget = "sign" | "vault";
 
@@ -88,7 +89,7 @@ describe("POST /embed/session: the vault widget", () => {
     expect(res.headers.get("Cache-Control")).toBe("no-store");
     const data = res.body.data;
     expect(data).toMatchObject({ widget_type: "vault", envelope_id: e.envelope_id, envelope_name: e.envelope_name, envelope_status: "vaulted" });
-    expect(Object.keys(data.vault).sort()).toEqual(["certificate", "compliance", "download", "sha256", "vaulted_at"]);
+    expect(Object.keys(data.vault).sort()).toEqual(["certificate", "certificate_download", "compliance", "download", "sha256", "vaulted_at"]);
     expect(data.vault.sha256).toBe(e.hash);
     expect(data.vault.vaulted_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
@@ -107,6 +108,11 @@ describe("POST /embed/session: the vault widget", () => {
     expect(file.status).toBe(200);
     expect(await sha256Hex(file.bytes)).toBe(data.vault.sha256);
     expect(file.bytes).toEqual(e.bytes);
+    // the widget's certificate link: the certificate's PDF
+    const certificatePdf = await download(data.vault.certificate_download.url);
+    expect(certificatePdf.status).toBe(200);
+    expect(certificatePdf.headers.get("content-type")).toBe("application/pdf");
+    expect(new TextDecoder().decode(certificatePdf.bytes.subarray(0, 5))).toBe("%PDF-");
   });
 
   it("answers vault: null while the envelope is not vaulted yet", async () => {
@@ -129,8 +135,7 @@ describe("POST /embed/session: tokens it refuses", () => {
 
   it("says an expired token is expired (401, reason expired)", async () => {
     const { t, flow, body } = await signSetup();
-    const old = await mintEmbedToken(env, {
-      orgId: t.orgId,
+    const old = await mintEmbedToken(orgContext(t.orgId), {
       scopes: ALL_SCOPES,
       envelopeId: flow.envelopeId,
       userEmail: "ann@example.com",

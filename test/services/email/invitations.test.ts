@@ -1,12 +1,12 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { serviceContext } from "../../../src/services/context";
+import { systemContext } from "../../../src/lib/context";
 import { inviteNextSigners } from "../../../src/services/email/invite-next-signers";
 import { renderInvitation } from "../../../src/services/email/invitation";
 import { call, newTenant } from "../../helpers/api";
 import { outboxOf, sendableEnvelope, sendEnvelope } from "../../helpers/signing";
 
-const ctx = () => serviceContext(env, () => {});
+const ctx = () => systemContext(env, () => {});
 const complete = (envelopeId: string, email: string) =>
   env.DB.prepare("UPDATE signers SET status = 'completed', signed_at = ? WHERE envelope_id = ? AND email = ?").bind(new Date().toISOString(), envelopeId, email).run();
 

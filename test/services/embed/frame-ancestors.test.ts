@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { frameAncestorsCsp, frameAncestorsFor, normalizeOrigin } from "../../../src/services/embed/frame-ancestors";
+import { jobContext } from "../../helpers/context";
 
 describe("frame ancestors", () => {
   it("normalizes an origin: lowercase, punycode, no trailing slash, no default port", () => {
@@ -26,7 +27,7 @@ describe("frame ancestors", () => {
   });
 
   it("answers [] for an unknown envelope or slug", async () => {
-    expect(await frameAncestorsFor(env, { envelopeId: "env_unknown" })).toEqual([]);
-    expect(await frameAncestorsFor(env, { slug: "unknownslug0000000000000000" })).toEqual([]);
+    expect(await frameAncestorsFor(jobContext(), { envelopeId: "env_unknown" })).toEqual([]);
+    expect(await frameAncestorsFor(jobContext(), { slug: "unknownslug0000000000000000" })).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { degrees, PDFDocument } from "pdf-lib";
 import { describe, expect, it } from "vitest";
-import { DOT_RADIUS, radioStamp, stampDocument } from "../../../src/services/signing/stamp-document";
+import { DOT_RADIUS, radioStamp, stampDocument } from "../../../src/providers/signing/pdf/stamp-document";
 import { filledCircles, placedText } from "../../helpers/signing-flow";
 
 const AREA = { page: 1, x: 0.2, y: 0.3, w: 0.5, h: 0.05 };

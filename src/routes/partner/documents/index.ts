@@ -1,4 +1,4 @@
-import { createRouter } from "../../../lib/hono";
+import { createOrgRouter } from "../../../lib/hono";
 import * as attach from "./attach";
 
-export const documentsRouter = createRouter().openapi(attach.route, attach.handler);
+export const documentsRouter = createOrgRouter().openapi(attach.route, attach.handler);

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonBody, jsonContent, partnerRoute } from "../../../lib/openapi";
-import { requireContentType } from "../../../middleware/content-type";
+import type { OrgRouteHandler } from "../../../lib/hono";
+import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
+import { partnerRoute } from "../common";
 import { mintEmbedToken, WIDGETS } from "../../../services/embed/tokens";
 
 const EmbedTokenBody = z
@@ -39,12 +39,12 @@ export const embedTokenRoute = createRoute(
   ["esign:write", "vault:read"],
   {
     method: "post",
+    operationId: "createEmbedToken",
     path: "/embed/token",
     summary: "Mint a 15-minute embed token for one envelope and one widget",
     tags: ["Embed"],
     description:
       "`sign` needs scope `esign:write` and an envelope that is `sent` or `viewed`; `vault` needs `vault:read` and a `vaulted` envelope. KBA envelopes cannot be embedded for signing (409, `code: kba_required`).",
-    middleware: [requireContentType("json")] as const,
     request: { body: jsonBody(EmbedTokenBody) },
     responses: { 200: jsonContent(dataOf(EmbedToken), "The embed token") },
   },
@@ -52,10 +52,9 @@ export const embedTokenRoute = createRoute(
   ),
 );
 
-export const embedTokenHandler: AppRouteHandler<typeof embedTokenRoute> = async (c) => {
+export const embedTokenHandler: OrgRouteHandler<typeof embedTokenRoute> = async (c) => {
   const body = c.req.valid("json");
-  const token = await mintEmbedToken(c.env, {
-    orgId: c.var.apiKey.orgId,
+  const token = await mintEmbedToken(c.var.ctx, {
     scopes: c.var.apiKey.scopes,
     envelopeId: body.envelope_id,
     userEmail: body.user_email,

@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonContent, partnerRoute } from "../../../lib/openapi";
-import { requireScope } from "../../../middleware/partner-auth";
+import type { OrgRouteHandler } from "../../../lib/hono";
+import { dataOf, jsonContent } from "../../../lib/openapi";
+import { partnerRoute } from "../common";
 import { evaluateCompliance } from "../../../services/compliance/evaluate";
-import { getEnvelope } from "../../../services/envelopes/repository";
 import { EnvelopeStatusEnum, Timestamp } from "../../../services/envelopes/schema";
 import { EnvelopeParams } from "./params";
 
@@ -34,10 +33,10 @@ export const route = createRoute(
     "compliance:read",
     {
       method: "get",
+      operationId: "getEnvelopeCompliance",
       path: "/partner/envelopes/{envelope_id}/compliance",
       summary: "Evaluate UCC §9-105 compliance now",
       description: "Runs all 8 checks live, whatever the envelope's status.",
-      middleware: [requireScope("compliance:read")] as const,
       request: { params: EnvelopeParams },
       responses: { 200: jsonContent(dataOf(ComplianceEvaluationSchema), "The live evaluation") },
     },
@@ -45,7 +44,6 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const envelope = await getEnvelope(c.env.DB, c.var.apiKey.orgId, c.req.valid("param").envelope_id);
-  return c.json({ data: await evaluateCompliance(c.env.DB, envelope) }, 200);
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  return c.json({ data: await evaluateCompliance(c.var.ctx, { envelopeId: c.req.valid("param").envelope_id }) }, 200);
 };

@@ -1,8 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonContent, partnerRoute } from "../../../lib/openapi";
-import { requireScope } from "../../../middleware/partner-auth";
-import { getEnvelope } from "../../../services/envelopes/repository";
+import type { OrgRouteHandler } from "../../../lib/hono";
+import { dataOf, jsonContent } from "../../../lib/openapi";
+import { partnerRoute } from "../common";
+import { readEnvelope } from "../../../services/envelopes/read-envelope";
 import { EnvelopeSchema } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";
 import { EnvelopeParams } from "./params";
@@ -12,9 +12,9 @@ export const route = createRoute(
     "envelopes:read",
     {
       method: "get",
+      operationId: "getEnvelope",
       path: "/partner/envelopes/{envelope_id}",
       summary: "Get an envelope",
-      middleware: [requireScope("envelopes:read")] as const,
       request: { params: EnvelopeParams },
       responses: { 200: jsonContent(dataOf(EnvelopeSchema), "The envelope, with the partner-safe metadata subset") },
     },
@@ -22,7 +22,7 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const envelope = await getEnvelope(c.env.DB, c.var.apiKey.orgId, c.req.valid("param").envelope_id);
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const envelope = await readEnvelope(c.var.ctx, { envelopeId: c.req.valid("param").envelope_id });
   return c.json({ data: envelopeDetail(envelope) }, 200);
 };

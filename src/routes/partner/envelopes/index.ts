@@ -1,4 +1,4 @@
-import { createRouter } from "../../../lib/hono";
+import { createOrgRouter } from "../../../lib/hono";
 import * as compliance from "./compliance";
 import * as create from "./create";
 import * as get from "./get";
@@ -8,7 +8,7 @@ import * as signingLinks from "./signing-links";
 import * as status from "./status";
 import * as voidEnvelope from "./void";
 
-export const envelopesRouter = createRouter()
+export const envelopesRouter = createOrgRouter()
   .openapi(list.route, list.handler)
   .openapi(create.route, create.handler)
   .openapi(get.route, get.handler)

@@ -1,20 +1,20 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
-import { jsonContent, listOf, partnerRoute } from "../../../lib/openapi";
+import type { OrgRouteHandler } from "../../../lib/hono";
+import { jsonContent, listOf } from "../../../lib/openapi";
+import { partnerRoute } from "../common";
 import { listEnvelopes } from "../../../services/envelopes/list-envelopes";
 import { EnvelopeListItemSchema, ListEnvelopesQuery } from "../../../services/envelopes/schema";
 import { envelopeListItem } from "../../../services/envelopes/serialize";
-import { requireScope } from "../../../middleware/partner-auth";
 
 export const route = createRoute(
   partnerRoute(
     "envelopes:read",
     {
       method: "get",
+      operationId: "listEnvelopes",
       path: "/partner/envelopes",
       summary: "List envelopes",
       description: "Newest first. Filter by `customer_id` and `status`; `limit` at most 100. Also the way to verify a key: 401 means invalid or deactivated.",
-      middleware: [requireScope("envelopes:read")] as const,
       request: { query: ListEnvelopesQuery },
       responses: { 200: jsonContent(listOf(EnvelopeListItemSchema), "A page of envelopes") },
     },
@@ -22,10 +22,9 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
   const q = c.req.valid("query");
-  const { rows, total } = await listEnvelopes(c.env.DB, {
-    orgId: c.var.apiKey.orgId,
+  const { rows, total } = await listEnvelopes(c.var.ctx, {
     page: q.page,
     limit: q.limit,
     customerId: q.customer_id,

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonContent, partnerRoute } from "../../../lib/openapi";
-import { requireScope } from "../../../middleware/partner-auth";
+import type { OrgRouteHandler } from "../../../lib/hono";
+import { dataOf, jsonContent } from "../../../lib/openapi";
+import { partnerRoute } from "../common";
 import { SigningLinksSchema } from "../../../services/signers/schema";
 import { getSigningLinks } from "../../../services/signers/signing-links";
 import { EnvelopeParams } from "./params";
@@ -11,11 +11,11 @@ export const route = createRoute(
     "envelopes:read",
     {
       method: "get",
+      operationId: "listSigningLinks",
       path: "/partner/envelopes/{envelope_id}/signing-links",
       summary: "Get each signer's signing link",
       description:
         "One link per signer, in signing order, with the signer's status. `embed_url` is opaque (on the embed host; on the signing host for KBA envelopes): read it from here, never build it from the slug. Before the envelope is sent there are no signers: 409.",
-      middleware: [requireScope("envelopes:read")] as const,
       request: { params: EnvelopeParams },
       responses: { 200: jsonContent(dataOf(SigningLinksSchema), "The signers and their links") },
     },
@@ -23,7 +23,7 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const links = await getSigningLinks(c.env, { orgId: c.var.apiKey.orgId, envelopeId: c.req.valid("param").envelope_id, field: "embed_url" });
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const links = await getSigningLinks(c.var.ctx, { envelopeId: c.req.valid("param").envelope_id, field: "embed_url" });
   return c.json({ data: links }, 200);
 };

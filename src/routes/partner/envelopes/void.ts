@@ -1,9 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonBody, jsonContent, partnerRoute } from "../../../lib/openapi";
-import { requireContentType } from "../../../middleware/content-type";
-import { requireScope } from "../../../middleware/partner-auth";
-import { serviceContext } from "../../../services/context";
+import type { OrgRouteHandler } from "../../../lib/hono";
+import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
+import { partnerRoute } from "../common";
 import { EnvelopeSchema, VoidEnvelopeBody } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";
 import { voidEnvelope } from "../../../services/envelopes/void-envelope";
@@ -14,11 +12,11 @@ export const route = createRoute(
     "envelopes:write",
     {
       method: "post",
+      operationId: "voidEnvelope",
       path: "/partner/envelopes/{envelope_id}/void",
       summary: "Void an envelope",
       description:
         "From `pending`, `uploaded`, `preparing`, `sent` or `viewed` to `voided`; fires `envelope.voided`. Any other status is 422 naming it, e.g. `Cannot void an envelope with status completed`.",
-      middleware: [requireContentType("json"), requireScope("envelopes:write")] as const,
       request: { params: EnvelopeParams, body: jsonBody(VoidEnvelopeBody) },
       responses: { 200: jsonContent(dataOf(EnvelopeSchema), "The voided envelope") },
     },
@@ -26,12 +24,10 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const envelope = await voidEnvelope(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
-    orgId: c.var.apiKey.orgId,
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const envelope = await voidEnvelope(c.var.ctx, {
     envelopeId: c.req.valid("param").envelope_id,
     reason: c.req.valid("json").reason,
-    actor: c.var.actor,
   });
   return c.json({ data: envelopeDetail(envelope) }, 200);
 };

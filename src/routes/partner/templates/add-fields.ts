@@ -1,9 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
-import { dataOf, ErrorSchema, jsonBody, jsonContent, partnerRoute } from "../../../lib/openapi";
-import { requireContentType } from "../../../middleware/content-type";
-import { requireScope } from "../../../middleware/partner-auth";
-import { serviceContext } from "../../../services/context";
+import type { OrgRouteHandler } from "../../../lib/hono";
+import { dataOf, ErrorSchema, jsonBody, jsonContent } from "../../../lib/openapi";
+import { partnerRoute } from "../common";
 import { addTemplateFields } from "../../../services/templates/add-fields";
 import { AddFieldsBody, FieldsAddedResponse, TemplateParams } from "../../../services/templates/schema";
 import { ProviderErrors } from "./common";
@@ -13,11 +11,11 @@ export const route = createRoute(
     "envelopes:write",
     {
       method: "post",
+      operationId: "addTemplateFields",
       path: "/partner/templates/{template_id}/fields",
       summary: "Add fields to a template",
       description:
         "Absolute and anchor placements may be mixed. Anchors are searched in the stored PDF's text layer (case-insensitive, whitespace-normalized); not found, or an occurrence beyond the matches, is 422. Returns the fields added by this request. Beta (spec 9.2).",
-      middleware: [requireContentType("json"), requireScope("envelopes:write")] as const,
       request: { params: TemplateParams, body: jsonBody(AddFieldsBody) },
       responses: {
         200: jsonContent(dataOf(FieldsAddedResponse), "The fields added, resolved"),
@@ -29,10 +27,8 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await addTemplateFields(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
-    orgId: c.var.apiKey.orgId,
-    actor: c.var.actor,
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const data = await addTemplateFields(c.var.ctx, {
     templateId: c.req.valid("param").template_id,
     fields: c.req.valid("json").fields,
   });

@@ -1,11 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
+import type { OrgRouteHandler } from "../../../lib/hono";
 import { readMultipartForm } from "../../../lib/multipart";
-import { dataOf, ErrorSchema, jsonContent, partnerRoute } from "../../../lib/openapi";
+import { dataOf, ErrorSchema, jsonContent } from "../../../lib/openapi";
+import { partnerRoute } from "../common";
 import { MAX_PDF_BYTES } from "../../../lib/pdf";
-import { requireContentType } from "../../../middleware/content-type";
-import { requireScope } from "../../../middleware/partner-auth";
-import { serviceContext } from "../../../services/context";
 import { createTemplateFromUpload } from "../../../services/templates/create-template";
 import { TemplateUploadResponse } from "../../../services/templates/schema";
 import { pdfUploadBody, ProviderErrors, TooLarge } from "./common";
@@ -15,11 +13,11 @@ export const route = createRoute(
     "envelopes:write",
     {
       method: "post",
+      operationId: "createTemplate",
       path: "/partner/templates",
       summary: "Upload a template PDF (multipart)",
       description:
         "Stores the PDF (at most 50 MB, checked by its bytes) and places fields: embedded `{{name;attr=value}}` tags become fields and are stripped from the stored PDF; `fields_json` adds absolute and anchor fields, anchors resolved against the PDF's text layer. Beta (spec 9.2).",
-      middleware: [requireContentType("multipart"), requireScope("envelopes:write")] as const,
       request: {
         body: pdfUploadBody(
           {
@@ -41,8 +39,8 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
   const form = await readMultipartForm(c.req.raw, { fileField: "file", maxFileBytes: MAX_PDF_BYTES });
-  const data = await createTemplateFromUpload(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), { orgId: c.var.apiKey.orgId, actor: c.var.actor, form });
+  const data = await createTemplateFromUpload(c.var.ctx, { form });
   return c.json({ data }, 200);
 };

@@ -1,5 +1,5 @@
-import { createRouter } from "../../../lib/hono";
+import { createOrgRouter } from "../../../lib/hono";
 import * as addFields from "./add-fields";
 import * as create from "./create";
 
-export const templatesRouter = createRouter().openapi(create.route, create.handler).openapi(addFields.route, addFields.handler);
+export const templatesRouter = createOrgRouter().openapi(create.route, create.handler).openapi(addFields.route, addFields.handler);

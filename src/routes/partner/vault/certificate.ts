@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonContent, partnerRoute } from "../../../lib/openapi";
-import { requireScope } from "../../../middleware/partner-auth";
+import type { OrgRouteHandler } from "../../../lib/hono";
+import { dataOf, jsonContent } from "../../../lib/openapi";
+import { partnerRoute } from "../common";
 import { getCertificate } from "../../../services/vault/get-certificate";
 import { CertificateSchema } from "../../../services/vault/schema";
 import { EnvelopeParams } from "../envelopes/params";
@@ -11,11 +11,11 @@ export const route = createRoute(
     "compliance:read",
     {
       method: "get",
+      operationId: "getVaultCertificate",
       path: "/partner/envelopes/{envelope_id}/vault/certificate",
       summary: "Get the compliance certificate",
       description:
         "The current UCC §9-105 certificate, issued at vault-in and re-issued whenever a check's outcome changes (e.g. a failed integrity check). 404 until it has been generated.",
-      middleware: [requireScope("compliance:read")] as const,
       request: { params: EnvelopeParams },
       responses: { 200: jsonContent(dataOf(CertificateSchema), "The certificate") },
     },
@@ -23,7 +23,7 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const certificate = await getCertificate(c.env.DB, c.var.apiKey.orgId, c.req.valid("param").envelope_id);
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const certificate = await getCertificate(c.var.ctx, { envelopeId: c.req.valid("param").envelope_id });
   return c.json({ data: certificate }, 200);
 };

@@ -1,9 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonBody, jsonContent, partnerRoute } from "../../../lib/openapi";
-import { requireContentType } from "../../../middleware/content-type";
-import { requireScope } from "../../../middleware/partner-auth";
-import { serviceContext } from "../../../services/context";
+import type { OrgRouteHandler } from "../../../lib/hono";
+import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
+import { partnerRoute } from "../common";
 import { EnvelopeSchema } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";
 import { VaultInSignedBody } from "../../../services/vault/schema";
@@ -15,11 +13,11 @@ export const route = createRoute(
     "vault:write",
     {
       method: "post",
+      operationId: "vaultSignedEnvelope",
       path: "/partner/envelopes/{envelope_id}/vault-in-signed",
       summary: "Vault a signed envelope (e-sign)",
       description:
         "From `completed` to `vaulted`: stores the signed PDF as the authoritative copy (byte-identical, SHA-256 recorded) and a copy marked NON-AUTHORITATIVE COPY on every page, issues the compliance certificate and fires `vault.stored`. Already vaulted: 200 with the envelope. Paper envelopes: 409 (use vault-in-upload). Any other status: 422 naming it. An unpaid requested payment: 409. Send `{}` or name the `secured_party`.",
-      middleware: [requireContentType("json"), requireScope("vault:write")] as const,
       request: { params: EnvelopeParams, body: jsonBody(VaultInSignedBody) },
       responses: { 200: jsonContent(dataOf(EnvelopeSchema), "The vaulted envelope") },
     },
@@ -27,11 +25,9 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const envelope = await vaultInSigned(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
-    orgId: c.var.apiKey.orgId,
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const envelope = await vaultInSigned(c.var.ctx, {
     envelopeId: c.req.valid("param").envelope_id,
-    actor: c.var.actor,
     securedParty: c.req.valid("json").secured_party,
   });
   return c.json({ data: envelopeDetail(envelope) }, 200);

@@ -1,11 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
+import type { OrgRouteHandler } from "../../../lib/hono";
 import { readMultipartForm } from "../../../lib/multipart";
 import { MAX_PDF_BYTES } from "../../../lib/pdf";
-import { dataOf, jsonContent, partnerRoute } from "../../../lib/openapi";
-import { requireContentType } from "../../../middleware/content-type";
-import { requireScope } from "../../../middleware/partner-auth";
-import { serviceContext } from "../../../services/context";
+import { dataOf, jsonContent } from "../../../lib/openapi";
+import { partnerRoute } from "../common";
 import { EnvelopeSchema } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";
 import { VaultInUploadFormDoc } from "../../../services/vault/schema";
@@ -17,11 +15,11 @@ export const route = createRoute(
     "vault:write",
     {
       method: "post",
+      operationId: "vaultUploadedDocument",
       path: "/partner/envelopes/{envelope_id}/vault-in-upload",
       summary: "Vault a paper document (upload)",
       description:
         "For `document_source: upload` envelopes in `pending`, `uploaded` or `completed`: the multipart `file` is the signed paper PDF (50 MB at most, checked by its bytes), optional `signed_at`. Records the envelope as signed (`completed`) and vaults it in one step, as vault-in-signed does. Already vaulted with the same document: 200; with another: 409. Envelopes signed here: 409 (use vault-in-signed).",
-      middleware: [requireContentType("multipart"), requireScope("vault:write")] as const,
       request: { params: EnvelopeParams, body: { required: true, content: { "multipart/form-data": { schema: VaultInUploadFormDoc } } } },
       responses: { 200: jsonContent(dataOf(EnvelopeSchema), "The vaulted envelope") },
     },
@@ -29,12 +27,10 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
   const form = await readMultipartForm(c.req.raw, { fileField: "file", maxFileBytes: MAX_PDF_BYTES });
-  const envelope = await vaultInUpload(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
-    orgId: c.var.apiKey.orgId,
+  const envelope = await vaultInUpload(c.var.ctx, {
     envelopeId: c.req.valid("param").envelope_id,
-    actor: c.var.actor,
     file: form.file,
     fields: form.fields,
   });

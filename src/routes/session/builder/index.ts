@@ -1,4 +1,4 @@
-import { createRouter } from "../../../lib/hono";
+import { createOrgRouter } from "../../../lib/hono";
 import * as open from "./open";
 
-export const builderRouter = createRouter().openapi(open.route, open.handler);
+export const builderRouter = createOrgRouter().openapi(open.route, open.handler);

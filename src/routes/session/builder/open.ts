@@ -1,22 +1,20 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
+import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, ErrorSchema, jsonBody, jsonContent } from "../../../lib/openapi";
-import { requireContentType } from "../../../middleware/content-type";
-import { requireMembership } from "../../../middleware/session-auth";
 import { BuilderSessionSchema, OpenBuilderSessionBody } from "../../../services/builder/schema";
 import { openBuilderSession } from "../../../services/builder/open-builder-session";
-import { serviceContext } from "../../../services/context";
 import { sessionRoute } from "../common";
 
 export const route = createRoute(
   sessionRoute(
+    "any member",
     {
       method: "post",
+      operationId: "openBuilderSession",
       path: "/esign/builder-session",
       summary: "Open the document editor on an envelope (console)",
       description:
         "Builds the envelope's working document from `template_id` (copied), `package_id` (+ `package_template_ids`: kept members in package order; one kept document is copied, several merged) or `template_ids` (2 to 20 merged in order, fields carried over), or starts a new one (`kba_required` chosen here). 400 for the spec's invalid combinations and id lists; `batch_id` is 422 until bulk send exists. Reopening without a source, or with the same one, continues the working document.",
-      middleware: [requireContentType("json"), requireMembership()] as const,
       request: { body: jsonBody(OpenBuilderSessionBody) },
       responses: {
         201: jsonContent(dataOf(BuilderSessionSchema), "The session and its working document"),
@@ -27,10 +25,8 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await openBuilderSession(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
-    orgId: c.var.membership.orgId,
-    actor: c.var.actor,
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const data = await openBuilderSession(c.var.ctx, {
     userId: c.var.session.userId,
     body: c.req.valid("json"),
   });

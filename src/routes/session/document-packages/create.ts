@@ -1,9 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
+import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, ErrorSchema, jsonBody, jsonContent } from "../../../lib/openapi";
-import { requireContentType } from "../../../middleware/content-type";
-import { requireMembership } from "../../../middleware/session-auth";
-import { serviceContext } from "../../../services/context";
 import { CreatePackageBody, DocumentPackageSchema } from "../../../services/packages/schema";
 import { createPackage } from "../../../services/packages/save-package";
 import { sessionRoute } from "../common";
@@ -12,12 +9,13 @@ export const PACKAGE_502 = jsonContent(ErrorSchema, "A member could not be copie
 
 export const route = createRoute(
   sessionRoute(
+    "any member",
     {
       method: "post",
+      operationId: "createDocumentPackage",
       path: "/document-packages",
       summary: "Create a document package (console)",
       description: "`kba_required` (any member requires KBA) and `provider_instance` are derived, per package and per item; in a KBA package the other members are copied to the `cloud` account.",
-      middleware: [requireContentType("json"), requireMembership()] as const,
       request: { body: jsonBody(CreatePackageBody) },
       responses: { 201: jsonContent(dataOf(DocumentPackageSchema), "The new package"), 502: PACKAGE_502 },
     },
@@ -25,7 +23,7 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await createPackage(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), { orgId: c.var.membership.orgId, actor: c.var.actor, body: c.req.valid("json") });
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const data = await createPackage(c.var.ctx, { body: c.req.valid("json") });
   return c.json({ data }, 201);
 };

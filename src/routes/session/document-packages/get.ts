@@ -1,18 +1,18 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
+import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { requireMembership } from "../../../middleware/session-auth";
-import { getPackage, packageDetail } from "../../../services/packages/repository";
+import { readPackage } from "../../../services/packages/read-package";
 import { DocumentPackageSchema, PackageParams } from "../../../services/packages/schema";
 import { sessionRoute } from "../common";
 
 export const route = createRoute(
   sessionRoute(
+    "any member",
     {
       method: "get",
+      operationId: "getDocumentPackage",
       path: "/document-packages/{package_id}",
       summary: "Get a document package (console)",
-      middleware: [requireMembership()] as const,
       request: { params: PackageParams },
       responses: { 200: jsonContent(dataOf(DocumentPackageSchema), "The package") },
     },
@@ -20,7 +20,6 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const { pkg, items } = await getPackage(c.env.DB, c.var.membership.orgId, c.req.valid("param").package_id);
-  return c.json({ data: packageDetail(pkg, items) }, 200);
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  return c.json({ data: await readPackage(c.var.ctx, { packageId: c.req.valid("param").package_id }) }, 200);
 };

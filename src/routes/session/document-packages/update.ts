@@ -1,9 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
+import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
-import { requireContentType } from "../../../middleware/content-type";
-import { requireMembership } from "../../../middleware/session-auth";
-import { serviceContext } from "../../../services/context";
 import { DocumentPackageSchema, PackageParams, UpdatePackageBody } from "../../../services/packages/schema";
 import { updatePackage } from "../../../services/packages/save-package";
 import { sessionRoute } from "../common";
@@ -11,12 +8,13 @@ import { PACKAGE_502 } from "./create";
 
 export const route = createRoute(
   sessionRoute(
+    "any member",
     {
       method: "patch",
+      operationId: "updateDocumentPackage",
       path: "/document-packages/{package_id}",
       summary: "Update a document package (console)",
       description: "Renames it or replaces its members; `kba_required` and `provider_instance` are derived again (they are not settable).",
-      middleware: [requireContentType("json"), requireMembership()] as const,
       request: { params: PackageParams, body: jsonBody(UpdatePackageBody) },
       responses: { 200: jsonContent(dataOf(DocumentPackageSchema), "The package"), 502: PACKAGE_502 },
     },
@@ -24,10 +22,8 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await updatePackage(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
-    orgId: c.var.membership.orgId,
-    actor: c.var.actor,
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const data = await updatePackage(c.var.ctx, {
     packageId: c.req.valid("param").package_id,
     body: c.req.valid("json"),
   });

@@ -1,9 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
+import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { requireMembership } from "../../../middleware/session-auth";
-import { verifyChain } from "../../../services/audit/verify-chain";
-import { getEnvelope } from "../../../services/envelopes/repository";
+import { verifyEnvelopeChain } from "../../../services/audit/verify-envelope-chain";
 import { EnvelopeParams } from "../../partner/envelopes/params";
 import { sessionRoute } from "../common";
 
@@ -19,12 +17,13 @@ const Verification = z
 
 export const route = createRoute(
   sessionRoute(
+    "admin",
     {
       method: "get",
+      operationId: "verifyEnvelopeAudit",
       path: "/envelopes/{envelope_id}/audit/verify",
       summary: "Verify an envelope's audit chain (admin)",
       description: "Re-hashes the envelope's audit chain from its first entry; reports the first broken link if any.",
-      middleware: [requireMembership(["admin"])] as const,
       request: { params: EnvelopeParams },
       responses: { 200: jsonContent(dataOf(Verification), "The verification result") },
     },
@@ -32,8 +31,6 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const envelope = await getEnvelope(c.env.DB, c.var.membership.orgId, c.req.valid("param").envelope_id);
-  const result = await verifyChain(c.env.DB, envelope.id);
-  return c.json({ data: { envelope_id: envelope.id, ...result } }, 200);
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  return c.json({ data: await verifyEnvelopeChain(c.var.ctx, { envelopeId: c.req.valid("param").envelope_id }) }, 200);
 };

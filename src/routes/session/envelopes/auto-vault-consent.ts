@@ -1,9 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
+import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
-import { requireContentType } from "../../../middleware/content-type";
-import { requireMembership } from "../../../middleware/session-auth";
-import { serviceContext } from "../../../services/context";
 import { setAutoVaultConsent } from "../../../services/vault/auto-vault";
 import { AutoVaultConsentBody, AutoVaultConsentSchema } from "../../../services/vault/schema";
 import { EnvelopeParams } from "../../partner/envelopes/params";
@@ -11,13 +8,14 @@ import { sessionRoute } from "../common";
 
 export const route = createRoute(
   sessionRoute(
+    ["admin", "custodian"],
     {
       method: "post",
+      operationId: "setAutoVaultConsent",
       path: "/envelopes/{envelope_id}/auto-vault-consent",
       summary: "Consent to auto-vault an envelope (admin or custodian)",
       description:
         "With `auto_vault_enabled: true` and `acknowledge_authoritative_copy: true`, the envelope is vaulted by the system on your behalf as soon as it is completed (at once if it already is). `auto_vault_enabled: false` withdraws consent. Refused (422) once the envelope is vaulted, voided, declined or expired.",
-      middleware: [requireContentType("json"), requireMembership(["admin", "custodian"])] as const,
       request: { params: EnvelopeParams, body: jsonBody(AutoVaultConsentBody) },
       responses: { 200: jsonContent(dataOf(AutoVaultConsentSchema), "The consent, and the envelope's status after it") },
     },
@@ -25,13 +23,11 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
   const body = c.req.valid("json");
-  const state = await setAutoVaultConsent(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
-    orgId: c.var.membership.orgId,
+  const state = await setAutoVaultConsent(c.var.ctx, {
     envelopeId: c.req.valid("param").envelope_id,
     userId: c.var.session.userId,
-    actor: c.var.actor,
     enabled: body.auto_vault_enabled,
     acknowledged: body.acknowledge_authoritative_copy,
   });

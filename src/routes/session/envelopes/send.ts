@@ -1,9 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
+import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
-import { requireContentType } from "../../../middleware/content-type";
-import { requireMembership } from "../../../middleware/session-auth";
-import { serviceContext } from "../../../services/context";
 import { sendEnvelope } from "../../../services/envelopes/send-envelope";
 import { SendEnvelopeBody, SessionSentEnvelopeSchema } from "../../../services/signers/schema";
 import { sentEnvelopeDetail } from "../../../services/signers/signing-links";
@@ -12,13 +9,14 @@ import { sessionRoute } from "../common";
 
 export const route = createRoute(
   sessionRoute(
+    "any member",
     {
       method: "post",
+      operationId: "consoleSendEnvelope",
       path: "/envelopes/{envelope_id}/send",
       summary: "Send an envelope for signature (console)",
       description:
         "Any member of the organization may send, with the partner route's body and rules; `send_email: false` on a KBA envelope is 422. Returns the envelope and each signer's `signing_url`.",
-      middleware: [requireContentType("json"), requireMembership()] as const,
       request: { params: EnvelopeParams, body: jsonBody(SendEnvelopeBody) },
       responses: { 200: jsonContent(dataOf(SessionSentEnvelopeSchema), "The sent envelope and its signing links") },
     },
@@ -26,12 +24,10 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const sent = await sendEnvelope(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
-    orgId: c.var.membership.orgId,
-    actor: c.var.actor,
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const sent = await sendEnvelope(c.var.ctx, {
     envelopeId: c.req.valid("param").envelope_id,
     body: c.req.valid("json"),
   });
-  return c.json({ data: sentEnvelopeDetail(c.env, sent, "signing_url") }, 200);
+  return c.json({ data: sentEnvelopeDetail(c.var.ctx.env, sent, "signing_url") }, 200);
 };

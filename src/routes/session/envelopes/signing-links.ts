@@ -1,7 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
+import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { requireMembership } from "../../../middleware/session-auth";
 import { SessionSigningLinksSchema } from "../../../services/signers/schema";
 import { getSigningLinks } from "../../../services/signers/signing-links";
 import { EnvelopeParams } from "../../partner/envelopes/params";
@@ -9,12 +8,13 @@ import { sessionRoute } from "../common";
 
 export const route = createRoute(
   sessionRoute(
+    "any member",
     {
       method: "get",
+      operationId: "consoleListSigningLinks",
       path: "/envelopes/{envelope_id}/signing-links",
       summary: "Get each signer's signing link (console)",
       description: "The partner route's answer with the URL named `signing_url`. Before the envelope is sent: 409.",
-      middleware: [requireMembership()] as const,
       request: { params: EnvelopeParams },
       responses: { 200: jsonContent(dataOf(SessionSigningLinksSchema), "The signers and their links") },
     },
@@ -22,7 +22,7 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const links = await getSigningLinks(c.env, { orgId: c.var.membership.orgId, envelopeId: c.req.valid("param").envelope_id, field: "signing_url" });
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const links = await getSigningLinks(c.var.ctx, { envelopeId: c.req.valid("param").envelope_id, field: "signing_url" });
   return c.json({ data: links }, 200);
 };

@@ -1,9 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
+import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
-import { requireContentType } from "../../../middleware/content-type";
-import { requireMembership } from "../../../middleware/session-auth";
-import { serviceContext } from "../../../services/context";
 import { EnvelopeSchema, VoidEnvelopeBody } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";
 import { voidEnvelope } from "../../../services/envelopes/void-envelope";
@@ -12,12 +9,13 @@ import { sessionRoute } from "../common";
 
 export const route = createRoute(
   sessionRoute(
+    "any member",
     {
       method: "post",
+      operationId: "consoleVoidEnvelope",
       path: "/envelopes/{envelope_id}/void",
       summary: "Void an envelope (console)",
       description: "Any member of the organization may void an open envelope; same rules as the partner route.",
-      middleware: [requireContentType("json"), requireMembership()] as const,
       request: { params: EnvelopeParams, body: jsonBody(VoidEnvelopeBody) },
       responses: { 200: jsonContent(dataOf(EnvelopeSchema), "The voided envelope") },
     },
@@ -25,12 +23,10 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const envelope = await voidEnvelope(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
-    orgId: c.var.membership.orgId,
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const envelope = await voidEnvelope(c.var.ctx, {
     envelopeId: c.req.valid("param").envelope_id,
     reason: c.req.valid("json").reason,
-    actor: c.var.actor,
   });
   return c.json({ data: envelopeDetail(envelope) }, 200);
 };

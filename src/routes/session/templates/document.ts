@@ -1,11 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
+import type { OrgRouteHandler } from "../../../lib/hono";
 import { readMultipartForm } from "../../../lib/multipart";
 import { dataOf, jsonContent } from "../../../lib/openapi";
 import { MAX_PDF_BYTES } from "../../../lib/pdf";
-import { requireContentType } from "../../../middleware/content-type";
-import { requireMembership } from "../../../middleware/session-auth";
-import { serviceContext } from "../../../services/context";
 import { attachTemplateDocument } from "../../../services/templates/attach-template-document";
 import { TemplateParams, TemplateSchema } from "../../../services/templates/schema";
 import { pdfUploadBody, ProviderErrors, TooLarge } from "../../partner/templates/common";
@@ -13,12 +10,13 @@ import { sessionRoute } from "../common";
 
 export const route = createRoute(
   sessionRoute(
+    "any member",
     {
       method: "put",
+      operationId: "uploadTemplateDocument",
       path: "/templates/{template_id}/document",
       summary: "Upload a console template's PDF (multipart)",
       description: "Once per template (409 afterwards). Multipart `file`, at most 50 MB, checked by its bytes (415); embedded tags become fields and are stripped.",
-      middleware: [requireContentType("multipart"), requireMembership()] as const,
       request: {
         params: TemplateParams,
         body: pdfUploadBody(),
@@ -33,11 +31,9 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
   const form = await readMultipartForm(c.req.raw, { fileField: "file", maxFileBytes: MAX_PDF_BYTES });
-  const data = await attachTemplateDocument(serviceContext(c.env, (p) => c.executionCtx.waitUntil(p)), {
-    orgId: c.var.membership.orgId,
-    actor: c.var.actor,
+  const data = await attachTemplateDocument(c.var.ctx, {
     templateId: c.req.valid("param").template_id,
     form,
   });

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
+import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { requireMembership } from "../../../middleware/session-auth";
 import { deleteEndpoint } from "../../../services/webhooks/delete-endpoint";
 import { sessionRoute } from "../common";
 import { EndpointParams, TAGS } from "./params";
@@ -10,13 +9,14 @@ const Deleted = z.object({ endpoint_id: z.string(), deleted: z.literal(true) }).
 
 export const route = createRoute(
   sessionRoute(
+    "admin",
     {
       method: "delete",
+      operationId: "deleteWebhookEndpoint",
       path: "/webhooks/endpoints/{endpoint_id}",
       tags: TAGS,
       summary: "Delete a webhook endpoint (admin)",
       description: "Soft delete: the endpoint stops receiving events and leaves the list; its delivery log stays readable; in-flight deliveries are marked failed.",
-      middleware: [requireMembership(["admin"])] as const,
       request: { params: EndpointParams },
       responses: { 200: jsonContent(dataOf(Deleted), "The endpoint is deleted") },
     },
@@ -24,7 +24,7 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const result = await deleteEndpoint(c.env.DB, { orgId: c.var.membership.orgId, endpointId: c.req.valid("param").endpoint_id, actor: c.var.actor });
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const result = await deleteEndpoint(c.var.ctx, { endpointId: c.req.valid("param").endpoint_id });
   return c.json({ data: result }, 200);
 };

@@ -1,4 +1,4 @@
-import { createRouter } from "../../../lib/hono";
+import { createOrgRouter } from "../../../lib/hono";
 import * as createEndpoint from "./create-endpoint";
 import * as deleteEndpoint from "./delete-endpoint";
 import * as eventCatalog from "./event-catalog";
@@ -10,7 +10,7 @@ import * as rotateSecret from "./rotate-secret";
 import * as testEndpoint from "./test-endpoint";
 import * as updateEndpoint from "./update-endpoint";
 
-export const webhooksRouter = createRouter()
+export const webhooksRouter = createOrgRouter()
   .openapi(listEndpoints.route, listEndpoints.handler)
   .openapi(createEndpoint.route, createEndpoint.handler)
   .openapi(updateEndpoint.route, updateEndpoint.handler)

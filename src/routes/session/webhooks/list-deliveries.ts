@@ -1,7 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AppRouteHandler } from "../../../lib/hono";
+import type { OrgRouteHandler } from "../../../lib/hono";
 import { jsonContent, listOf } from "../../../lib/openapi";
-import { requireMembership } from "../../../middleware/session-auth";
 import { listDeliveries } from "../../../services/webhooks/list-deliveries";
 import { ListDeliveriesQuery, WebhookDeliverySchema } from "../../../services/webhooks/schema";
 import { sessionRoute } from "../common";
@@ -9,13 +8,14 @@ import { EndpointParams, TAGS } from "./params";
 
 export const route = createRoute(
   sessionRoute(
+    "admin",
     {
       method: "get",
+      operationId: "listWebhookDeliveries",
       path: "/webhooks/endpoints/{endpoint_id}/deliveries",
       tags: TAGS,
       summary: "An endpoint's delivery log (admin)",
       description: "Newest first; filter with `status` (`pending`, `succeeded`, `failed`); `limit` at most 100. Deleted endpoints keep their log.",
-      middleware: [requireMembership(["admin"])] as const,
       request: { params: EndpointParams, query: ListDeliveriesQuery },
       responses: { 200: jsonContent(listOf(WebhookDeliverySchema), "A page of deliveries") },
     },
@@ -23,10 +23,9 @@ export const route = createRoute(
   ),
 );
 
-export const handler: AppRouteHandler<typeof route> = async (c) => {
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
   const q = c.req.valid("query");
-  const { rows, total } = await listDeliveries(c.env.DB, {
-    orgId: c.var.membership.orgId,
+  const { rows, total } = await listDeliveries(c.var.ctx, {
     endpointId: c.req.valid("param").endpoint_id,
     status: q.status,
     page: q.page,

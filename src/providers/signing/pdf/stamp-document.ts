@@ -1,13 +1,7 @@
 import { degrees, PDFDocument, StandardFonts, rgb, type PDFFont, type PDFImage, type PDFPage } from "pdf-lib";
-import type { Area } from "../documents/text-layer";
+import type { Area } from "../../../lib/pdf";
+import type { Stamp } from "../interface";
 import { sanitize } from "./certificate-page";
-
-/**
- * A value to put on the page: text (typed values, dates, typed signatures, a chosen option), a PNG
- * (drawn signatures), a checkbox's `X`, or a radio's filled circle (`dot`).
- */
-export type StampValue = { kind: "text"; text: string; script?: boolean } | { kind: "image"; png: Uint8Array } | { kind: "check" } | { kind: "dot" };
-export type Stamp = { areas: Area[]; value: StampValue };
 
 /** A dot's radius as a share of its area's smaller side: clearly filled, inside the drawn circle of a form. */
 export const DOT_RADIUS = 0.35;

@@ -1,0 +1,28 @@
+import type { RouteConfig } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { contentTypeRule, declaredBody } from "../middleware/content-type";
+
+const listOf = (m: RouteConfig["middleware"]): MiddlewareHandler[] => (m === undefined ? [] : Array.isArray(m) ? [...m] : [m as MiddlewareHandler]);
+
+/**
+ * Every route object goes through here (through partnerRoute, sessionRoute, operatorRoute or
+ * publicRoute): the access check the route declares runs first, then the route's own middleware, then
+ * the Content-Type rule derived from its declared body (middleware/content-type.ts). A POST whose body
+ * has only optional fields is documented as `required: false`, as it is served.
+ */
+export function defineRoute<R extends RouteConfig>(route: R, access: MiddlewareHandler[] = []): R {
+  const optionalBody = route.method === "post" && declaredBody(route) === "optional-json";
+  return {
+    ...route,
+    ...(optionalBody ? { request: { ...route.request, body: { ...route.request!.body!, required: false } } } : {}),
+    middleware: [...access, ...listOf(route.middleware), ...contentTypeRule(route)],
+  } as R;
+}
+
+/**
+ * An operation that takes no credential (health, the signer's slug routes, signed storage downloads,
+ * development pages): `security: []` says so to tools, and the security matrix checks it as such.
+ */
+export function publicRoute<R extends RouteConfig>(route: R): R {
+  return defineRoute({ ...route, security: [] });
+}

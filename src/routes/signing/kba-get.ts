@@ -1,0 +1,24 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../lib/hono";
+import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
+import { KbaStepSchema } from "../../services/kba/schema";
+import { getKbaStep } from "../../services/kba/signer-step";
+import { publicRoute } from "../define";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+
+export const route = createRoute(publicRoute({
+  method: "get",
+  operationId: "getSigningKba",
+  path: "/signing/{slug}/kba",
+  summary: "The signer's identity questions (KBA envelopes)",
+  description: `While \`status\` is \`required\`, the question set to answer (started on first call; a set lapses after 10 minutes without using an attempt). \`unavailable\` (no questions could be built for this signer) is recorded on first call; the sender decides how to continue. Links without a KBA step: 404. ${SIGNING_SECURITY_NOTE}`,
+  tags: SIGNING_TAGS,
+  request: { params: SlugParams },
+  responses: { 200: jsonContent(dataOf(KbaStepSchema), "The KBA step"), ...errorResponses(400, 404, 409, 410, 429, 503) },
+}));
+
+export const handler: AppRouteHandler<typeof route> = async (c) => {
+  const data = await getKbaStep(c.var.ctx, { slug: c.req.valid("param").slug });
+  c.header("Cache-Control", "private, no-store");
+  return c.json({ data }, 200);
+};

@@ -1,0 +1,33 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { AppRouteHandler } from "../../lib/hono";
+import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
+import { signerPaymentToken } from "../../services/payments/signer-payment-token";
+import { SIGNING_TAGS, SlugParams } from "./common";
+import { publicRoute } from "../define";
+
+const PaymentToken = z
+  .object({
+    payment_required: z.boolean(),
+    token: z.string().optional().openapi({ description: "A `sign` embed token naming this signer: the credential of POST /embed/payment-intent and /embed/payment-status" }),
+    expires_at: z.string().optional(),
+  })
+  .openapi("SignerPaymentToken", { example: { payment_required: true, token: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…", expires_at: "2026-11-23T09:45:00.000Z" } });
+
+export const route = createRoute(publicRoute({
+  method: "post",
+  operationId: "createSignerPaymentToken",
+  path: "/signing/{slug}/payment-token",
+  summary: "Sign + Pay: the payer's credential for the payment step",
+  description:
+    "The signing page calls it right after the signer's submit. For the envelope's designated payer, once signed and while the payment is due, answers a 15-minute `sign` embed token naming them (what POST /embed/token would mint), to send to POST /embed/payment-intent and /embed/payment-status; anyone else, or nothing due: `payment_required: false`. " +
+    "No API key or session: the slug is the credential. Unlike the other signer routes it still works once the envelope is completed, while the payment is unpaid.",
+  tags: SIGNING_TAGS,
+  request: { params: SlugParams },
+  responses: { 200: jsonContent(dataOf(PaymentToken), "The payment credential, or `payment_required: false` (`Cache-Control: no-store`)"), ...errorResponses(400, 404, 415, 429, 503) },
+}));
+
+export const handler: AppRouteHandler<typeof route> = async (c) => {
+  const data = await signerPaymentToken(c.var.ctx, { slug: c.req.valid("param").slug });
+  c.header("Cache-Control", "no-store");
+  return c.json({ data }, 200);
+};

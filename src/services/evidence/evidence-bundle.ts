@@ -1,0 +1,113 @@
+import type { OrgContext, RequestContext } from "../../lib/context";
+import { ApiError, notFound } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { nowIso } from "../../lib/time";
+import { appendEnvelopeAudit } from "../audit/envelope-chain";
+import { getEnvelope } from "../envelopes/repository";
+import { putParts } from "../vault/hashing";
+import { vaultKeys } from "../vault/keys";
+import { findVaultRecord, type VaultRecordRow } from "../vault/repository";
+import { createVaultUrl } from "../vault/signed-url";
+import { sha256Hex } from "../../lib/crypto";
+import { buildEvidenceBundle, type ChainEntry } from "./build-bundle";
+
+const BUNDLE_ACTION = "vault.evidence_bundle";
+
+type BundleFacts = { bundle_id: string; sha256: string; size_bytes: number; covers_seq: number; head_hash: string };
+
+const bundleKey = (record: VaultRecordRow, bundleId: string) => `${vaultKeys(record.org_id, record.envelope_id, record.id).dir}evidence-${bundleId}.zip`;
+
+async function chainEntries(db: D1Database, envelopeId: string): Promise<ChainEntry[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT id, org_id, chain_id, seq, action, actor_type, actor_id, ip, user_agent, data, created_at, prev_hash, hash
+       FROM audit_log WHERE chain_id = ? ORDER BY seq ASC`,
+    )
+    .bind(envelopeId)
+    .all<Omit<ChainEntry, "data"> & { data: string }>();
+  return results.map((r) => ({ ...r, data: JSON.parse(r.data) as Record<string, unknown> }));
+}
+
+/** The newest bundle recorded on the chain, if any. */
+function latestBundle(entries: ChainEntry[]): BundleFacts | null {
+  const entry = entries.findLast((e) => e.action === BUNDLE_ACTION);
+  return entry ? (entry.data as BundleFacts) : null;
+}
+
+/**
+ * GET /partner/envelopes/:id/vault/evidence/signed-url: a signed URL to the envelope's evidence
+ * bundle, produced on the first request. A bundle is reused while the chain has gained nothing but
+ * bundle entries since it was made; otherwise (a tamper detection, a re-issued certificate) a new one
+ * is produced, covering the chain as it now stands. Each production is recorded on the chain
+ * (`vault.evidence_bundle`: the ZIP's SHA-256, size and the chain head it covers), so the next
+ * bundle's audit chain lists the earlier ones.
+ */
+export async function createEvidenceUrl(ctx: OrgContext, input: { envelopeId: string; expiresIn: number }) {
+  const url = await createVaultUrl(ctx, { envelopeId: input.envelopeId, file: "evidence", expiresIn: input.expiresIn });
+  await ensureEvidenceBundle(ctx, input.envelopeId);
+  return url;
+}
+
+async function ensureEvidenceBundle(ctx: OrgContext, envelopeId: string): Promise<BundleFacts> {
+  const envelope = await getEnvelope(ctx.db, ctx.orgId, envelopeId);
+  const record = await findVaultRecord(ctx.db, envelope.id);
+  if (!record) throw new ApiError(404, "Vaulted document not found: the envelope is not vaulted");
+  const entries = await chainEntries(ctx.db, envelope.id);
+  const latest = latestBundle(entries);
+  if (latest && entries.every((e) => e.seq <= latest.covers_seq || e.action === BUNDLE_ACTION)) return latest;
+
+  const object = await ctx.env.DOCS.get(record.authoritative_key);
+  const document = object ? new Uint8Array(await object.arrayBuffer()) : null;
+  if (!document || (await sha256Hex(document)) !== record.document_hash) {
+    throw new ApiError(
+      409,
+      "The vaulted document failed its integrity check: no evidence bundle is produced from bytes that no longer match the SHA-256 recorded at vaulting",
+      undefined,
+      "integrity_check_failed",
+    );
+  }
+  const cert = await ctx.db
+    .prepare("SELECT body, pdf_key FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1")
+    .bind(envelope.id)
+    .first<{ body: string; pdf_key: string }>();
+  if (!cert) throw new ApiError(404, "Compliance certificate not found: it is generated when the envelope is vaulted");
+  const certPdf = await ctx.env.DOCS.get(cert.pdf_key);
+
+  const built = await buildEvidenceBundle({
+    envelope: { id: envelope.id, name: envelope.name },
+    vaultId: record.id,
+    source: record.source,
+    document: { bytes: document, sha256: record.document_hash },
+    certificate: { json: JSON.parse(cert.body), pdf: certPdf ? new Uint8Array(await certPdf.arrayBuffer()) : null },
+    entries,
+    producedAt: nowIso(),
+  });
+  const head = entries.at(-1)!;
+  const facts: BundleFacts = { bundle_id: newId("evidence"), sha256: built.sha256, size_bytes: built.sizeBytes, covers_seq: head.seq, head_hash: head.hash };
+  const key = bundleKey(record, facts.bundle_id);
+  await putParts(ctx.env.DOCS, key, built.parts, {
+    httpMetadata: { contentType: "application/zip" },
+    customMetadata: { envelope_id: envelope.id, vault_id: record.id, role: "evidence" },
+    sha256: built.sha256,
+  });
+  try {
+    await appendEnvelopeAudit(ctx.db, {
+      orgId: ctx.orgId,
+      envelopeId: envelope.id,
+      actor: ctx.actor,
+      build: async () => ({ action: BUNDLE_ACTION, data: facts, statements: [] }),
+    });
+  } catch (err) {
+    await ctx.env.DOCS.delete(key).catch(() => {});
+    throw err;
+  }
+  return facts;
+}
+
+/** The newest recorded bundle of a vault record, for its signed download URL. */
+export async function openEvidenceBundle(ctx: RequestContext, record: VaultRecordRow): Promise<{ body: ReadableStream; size: number }> {
+  const latest = latestBundle(await chainEntries(ctx.db, record.envelope_id));
+  const object = latest ? await ctx.env.DOCS.get(bundleKey(record, latest.bundle_id)) : null;
+  if (!object) throw notFound("Evidence bundle");
+  return { body: object.body, size: object.size };
+}

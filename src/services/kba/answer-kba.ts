@@ -1,0 +1,93 @@
+import { KBA_MAX_ATTEMPTS, type KbaCheckStatus } from "../../db/schema/kba";
+import { ApiError, conflict, notFound, unprocessable } from "../../lib/errors";
+import type { RequestContext } from "../../lib/context";
+import { nowIso } from "../../lib/time";
+import type { ApiIssue } from "../../lib/validation";
+import type { KbaQuestion } from "../../providers/kba";
+import { requestOrigin } from "../signing/signer-actor";
+import { commitKba } from "./commit";
+import { outcomeStatements } from "./record-outcome";
+import type { KbaSessionRow } from "./repository";
+import type { KbaAnswersInput } from "./schema";
+import { attemptsLeft, loadKbaSigner, subjectOf } from "./signer-step";
+
+const issue = (path: (string | number)[], expected: string, received: string, message: string): ApiIssue => ({ code: "invalid_value", expected, received, path, message });
+
+/** Every question answered once, with one of its own choices: 422 naming each problem otherwise (no attempt used). */
+function checkAnswers(questions: KbaQuestion[], answers: KbaAnswersInput["answers"]) {
+  const issues: ApiIssue[] = [];
+  const seen = new Set<string>();
+  answers.forEach((a, i) => {
+    const q = questions.find((x) => x.question_id === a.question_id);
+    if (!q) issues.push(issue(["answers", i, "question_id"], `one of: ${questions.map((x) => x.question_id).join(", ")}`, JSON.stringify(a.question_id), "Not a question of this session"));
+    else if (seen.has(q.question_id)) issues.push(issue(["answers", i, "question_id"], "each question answered once", JSON.stringify(a.question_id), "This question is answered twice"));
+    else if (!q.choices.some((c) => c.choice_id === a.choice_id)) {
+      issues.push(issue(["answers", i, "choice_id"], `one of: ${q.choices.map((c) => c.choice_id).join(", ")}`, JSON.stringify(a.choice_id), "Not a choice of this question"));
+    }
+    if (q) seen.add(q.question_id);
+  });
+  for (const q of questions) if (!seen.has(q.question_id)) issues.push(issue(["answers"], `an answer to ${q.question_id}`, "none", `Question ${q.question_id} is not answered`));
+  if (issues.length) throw unprocessable("The answers do not match the session's questions; no attempt was used", issues);
+}
+
+/**
+ * POST /signing/:slug/kba: scores one question set. The answers go to the provider and are dropped:
+ * never stored, logged or returned; only the outcome is kept. `passed` unlocks the document; a wrong
+ * set uses one of the 2 attempts; after the last, `failed` locks the link (the sender can void or
+ * re-send). The final outcome is recorded and billed in the same batch as the move, behind SQL guards
+ * (the session must still be open and the check still at the attempt read), so a replayed or racing
+ * answer is a 409 and never a second verification or a second usage line.
+ */
+export async function answerKba(ctx: RequestContext, input: { slug: string; body: KbaAnswersInput }) {
+  const origin = requestOrigin(ctx.actor);
+  const { sc, check, provider } = await loadKbaSigner(ctx, input.slug);
+  if (check.status !== "required") {
+    throw conflict(`Identity verification is already ${check.status} for this signer; there is nothing left to answer`, { kba_status: check.status });
+  }
+  const session = await ctx.db
+    .prepare("SELECT * FROM kba_sessions WHERE id = ? AND signer_id = ?")
+    .bind(input.body.session_id, sc.signer.id)
+    .first<KbaSessionRow>();
+  // another signer's session is as unknown to this link as a made-up id
+  if (!session) throw notFound("KBA session");
+  if (session.status === "scored") throw conflict("This question set has already been answered; GET /signing/:slug/kba for the current state", { session_status: "scored" });
+  const at = nowIso();
+  if (session.status === "expired" || session.expires_at <= at) {
+    await ctx.db.prepare("UPDATE kba_sessions SET status = 'expired' WHERE id = ? AND status = 'open'").bind(session.id).run();
+    throw new ApiError(410, "This question set has expired; GET /signing/:slug/kba for a new one (no attempt was used)", { session_status: "expired" });
+  }
+  const subject = subjectOf(sc.signer);
+  checkAnswers(await provider.questions(session.provider_session_id, subject), input.body.answers);
+  const scored = await provider.score(session.provider_session_id, subject, input.body.answers);
+  const final = scored === "passed" || session.attempt >= KBA_MAX_ATTEMPTS;
+  const status: KbaCheckStatus = scored === "passed" ? "passed" : final ? "failed" : "required";
+
+  const committed = await commitKba(ctx, async () => {
+    const fresh = final ? await loadKbaSigner(ctx, input.slug) : null;
+    const now = nowIso();
+    return [
+      // guards first: the session still open and the check still `required` at this attempt, else NULL fails the batch
+      ctx.db
+        .prepare(
+          `UPDATE kba_sessions SET status = CASE WHEN status = 'open' AND EXISTS (SELECT 1 FROM kba_checks WHERE signer_id = ? AND status = 'required' AND attempts_used = ?) THEN 'scored' END,
+             outcome = ?, scored_at = ? WHERE id = ?`,
+        )
+        .bind(sc.signer.id, session.attempt - 1, scored, now, session.id),
+      ctx.db.prepare("UPDATE kba_checks SET status = ?, attempts_used = ?, updated_at = ? WHERE signer_id = ?").bind(status, session.attempt, now, sc.signer.id),
+      ...(fresh
+        ? await outcomeStatements(ctx, {
+            envelope: fresh.sc.envelope,
+            signer: fresh.sc.signer,
+            outcome: status as "passed" | "failed",
+            provider: provider.name,
+            providerSessionId: session.provider_session_id,
+            attempts: session.attempt,
+            origin,
+            at: now,
+          })
+        : []),
+    ];
+  });
+  if (!committed) throw conflict("This question set has already been answered; GET /signing/:slug/kba for the current state", { session_status: "scored" });
+  return { status, attempts_left: attemptsLeft({ ...check, status, attempts_used: session.attempt }) };
+}

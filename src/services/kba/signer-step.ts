@@ -1,0 +1,109 @@
+import { KBA_MAX_ATTEMPTS } from "../../db/schema/kba";
+import { ApiError } from "../../lib/errors";
+import { randomToken } from "../../lib/ids";
+import type { RequestContext } from "../../lib/context";
+import { addSeconds, nowIso } from "../../lib/time";
+import { kbaProvider, type KbaProvider, type KbaQuestion, type KbaSubject } from "../../providers/kba";
+import type { SignerRow } from "../signers/repository";
+import { loadBySlug, type SigningContext } from "../signing/repository";
+import { requestOrigin } from "../signing/signer-actor";
+import { commitKba } from "./commit";
+import { outcomeStatements } from "./record-outcome";
+import { getKbaCheck, openSessionOf, type KbaCheckRow, type KbaSessionRow } from "./repository";
+
+/** How long a question set can be answered. */
+export const KBA_SESSION_TTL_SECONDS = 600;
+
+export const subjectOf = (signer: SignerRow): KbaSubject => ({ email: signer.email, name: signer.name });
+
+export const attemptsLeft = (check: KbaCheckRow) => (check.status === "required" ? KBA_MAX_ATTEMPTS - check.attempts_used : 0);
+
+/** The signer, their envelope (open: 410 otherwise) and their KBA check; 404 when this link has no KBA step. */
+export async function loadKbaSigner(ctx: RequestContext, slug: string): Promise<{ sc: SigningContext; check: KbaCheckRow; provider: KbaProvider }> {
+  const sc = await loadBySlug(ctx.db, slug);
+  const check = await getKbaCheck(ctx.db, sc.signer.id);
+  if (!check) throw new ApiError(404, "This signing link has no identity verification step: open the document directly");
+  return { sc, check, provider: kbaProvider(ctx.env, check.provider) };
+}
+
+const sessionView = (session: KbaSessionRow, questions: KbaQuestion[]) => ({ session_id: session.id, expires_at: session.expires_at, questions });
+
+/**
+ * GET /signing/:slug/kba (DESIGN.md 7). While the signer's check is `required`, returns the open
+ * question set, starting one (the next attempt) when there is none or the last one lapsed; a lapsed,
+ * unanswered set does not use an attempt. When the provider cannot build questions, the outcome
+ * `unavailable` is recorded here (result, audit, timeline; not billed) and returned.
+ */
+export async function getKbaStep(ctx: RequestContext, input: { slug: string }) {
+  const origin = requestOrigin(ctx.actor);
+  for (let round = 0; round < 3; round++) {
+    const { sc, check, provider } = await loadKbaSigner(ctx, input.slug);
+    if (check.status !== "required") return { status: check.status, attempts_left: attemptsLeft(check), session: null };
+    const at = nowIso();
+    const subject = subjectOf(sc.signer);
+    const open = await openSessionOf(ctx.db, sc.signer.id);
+    if (open && open.expires_at > at) {
+      return { status: check.status, attempts_left: attemptsLeft(check), session: sessionView(open, await provider.questions(open.provider_session_id, subject)) };
+    }
+    const expire = open ? [ctx.db.prepare("UPDATE kba_sessions SET status = 'expired' WHERE id = ? AND status = 'open'").bind(open.id)] : [];
+    const started = await provider.start(subject);
+    if (started.status === "unavailable") {
+      const recorded = await commitKba(ctx, async () => {
+        const fresh = await loadKbaSigner(ctx, input.slug);
+        const now = nowIso();
+        return [
+          ...expire,
+          // the guard: a check that is no longer `required` makes status NULL and fails the batch whole
+          ctx.db
+            .prepare("UPDATE kba_checks SET status = CASE WHEN status = 'required' THEN 'unavailable' END, updated_at = ? WHERE signer_id = ?")
+            .bind(now, sc.signer.id),
+          ...(await outcomeStatements(ctx, {
+            envelope: fresh.sc.envelope,
+            signer: fresh.sc.signer,
+            outcome: "unavailable",
+            provider: provider.name,
+            providerSessionId: started.providerSessionId,
+            attempts: fresh.check.attempts_used,
+            origin,
+            at: now,
+          })),
+        ];
+      });
+      if (!recorded) continue; // another request settled the check first: answer with its state
+      return { status: "unavailable" as const, attempts_left: 0, session: null };
+    }
+    const session: KbaSessionRow = {
+      id: `kbas_${randomToken(16)}`,
+      signer_id: sc.signer.id,
+      envelope_id: sc.envelope.id,
+      org_id: sc.envelope.org_id,
+      provider: provider.name,
+      provider_session_id: started.providerSessionId,
+      attempt: check.attempts_used + 1,
+      status: "open",
+      outcome: null,
+      expires_at: addSeconds(at, KBA_SESSION_TTL_SECONDS),
+      created_at: at,
+      scored_at: null,
+    };
+    try {
+      await ctx.db.batch([
+        ...expire,
+        ctx.db
+          .prepare(
+            `INSERT INTO kba_sessions (id, signer_id, envelope_id, org_id, provider, provider_session_id, attempt, status, expires_at, created_at)
+             SELECT ?, ?, ?, ?, ?, ?, ?, 'open', ?, ? WHERE EXISTS (SELECT 1 FROM kba_checks WHERE signer_id = ? AND status = 'required' AND attempts_used = ?)`,
+          )
+          .bind(session.id, session.signer_id, session.envelope_id, session.org_id, session.provider, session.provider_session_id, session.attempt, session.expires_at, at, sc.signer.id, check.attempts_used),
+      ]);
+    } catch (err) {
+      // two first loads raced: one open set per signer (partial unique index); show the winner's
+      if (err instanceof Error && /UNIQUE constraint failed: kba_sessions/.test(err.message)) continue;
+      throw err;
+    }
+    const stored = await openSessionOf(ctx.db, sc.signer.id);
+    if (stored?.id !== session.id) continue;
+    return { status: check.status, attempts_left: attemptsLeft(check), session: sessionView(session, started.questions) };
+  }
+  throw new ApiError(409, "The identity verification changed while this request was processed; retry");
+}

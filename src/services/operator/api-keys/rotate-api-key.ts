@@ -1,0 +1,28 @@
+import { rateLimiterFor } from "../../../../durable-objects/rate-limiter";
+import { sha256Hex } from "../../../lib/crypto";
+import type { RequestContext } from "../../../lib/context";
+import { newRawApiKey } from "../../../lib/ids";
+import { nowIso } from "../../../lib/time";
+import { commitWithOrgAudit } from "../../audit/org-chain";
+import type { ApiKeyWithSecret } from "../schema";
+import { displayPrefix, limiterRecord, loadKey, serializeKey } from "./repository";
+
+/**
+ * Replaces the key's hash in one UPDATE, so at no instant are both raw keys valid in D1; then the old
+ * key's limiter forgets it and the new one learns it before the call returns, so the old raw key is
+ * refused from the next request on.
+ */
+export async function rotateApiKey(ctx: RequestContext, input: { keyId: string }): Promise<ApiKeyWithSecret> {
+  const { db, env } = ctx;
+  const before = await loadKey(db, input.keyId);
+  const raw = newRawApiKey();
+  const hash = await sha256Hex(raw);
+  const at = nowIso();
+  await commitWithOrgAudit(db, { orgId: before.org_id, action: "api_key.rotated", actor: ctx.actor, data: { key_id: before.id }, at }, [
+    db.prepare("UPDATE api_keys SET key_hash = ?, key_prefix = ?, updated_at = ? WHERE id = ?").bind(hash, displayPrefix(raw), at, before.id),
+  ]);
+  const after = await loadKey(db, before.id);
+  await rateLimiterFor(env, before.key_hash).refresh(null);
+  await rateLimiterFor(env, hash).refresh(limiterRecord(after));
+  return { ...serializeKey(after), api_key: raw };
+}

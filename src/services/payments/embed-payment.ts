@@ -1,0 +1,24 @@
+import type { RequestContext } from "../../lib/context";
+import { forbidden } from "../../lib/errors";
+import { assertEmbedTarget, type EmbedClaims, type WidgetType } from "../embed/tokens";
+import { findEnvelope, type LoadedEnvelope } from "../envelopes/repository";
+import { findPaymentForEnvelope, type PaymentRow } from "./repository";
+
+/** Envelope statuses in which the payer may still pay: signing under way or done, not closed otherwise. */
+export const PAYABLE_STATUSES = ["sent", "viewed", "completed"] as const;
+
+export type EmbedPaymentContext = { claims: EmbedClaims; envelope: LoadedEnvelope; payment: PaymentRow | null };
+
+/**
+ * The envelope and payment of POST /embed/payment-intent and /embed/payment-status (DESIGN.md 7): the
+ * embed token, already verified by the embed host's auth (401 otherwise), names the envelope and its
+ * organization; nothing comes from the request. `widget` restricts the token kind (403 for another).
+ * An envelope that no longer exists in the token's organization is 403, like a token for another one.
+ */
+export async function loadEmbedPayment(ctx: RequestContext, claims: EmbedClaims, widget?: WidgetType): Promise<EmbedPaymentContext> {
+  if (widget) assertEmbedTarget(claims, { widgetType: widget });
+  const envelope = await findEnvelope(ctx.db, claims.orgId, claims.envelopeId);
+  if (!envelope) throw forbidden("This embed token is for an envelope that does not exist");
+  const payment = await findPaymentForEnvelope(ctx.db, envelope.id);
+  return { claims, envelope, payment };
+}

@@ -1,0 +1,72 @@
+import { unprocessable } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { assertPaymentsConfigured } from "../../providers/payments";
+import type { Env } from "../../env";
+import type { PaymentRequest } from "./schema";
+
+export type PlannedPayment = {
+  id: string;
+  statement: D1PreparedStatement;
+  /** what the envelope's `envelope.created` audit entry records of it */
+  audit: { amount_cents: number; currency: string; payer_email: string; application_fee_cents: number; destination_account: string };
+};
+
+/**
+ * `payment` on envelope create (DESIGN.md 7): checks that payments are on (STRIPE_SECRET_KEY, else
+ * 503 naming it) and that the organization can take money (a connected account and a platform fee
+ * set by the operator, else 422 naming what is missing), then returns the row's INSERT for the
+ * create's batch. Amount, currency, connected account and fee are fixed now: the intent created
+ * later (with an idempotency key per payment) always carries these same parameters.
+ *
+ * A fee of 0 counts as not set: `platform_fee_bps` defaults to 0 for every organization, so 0 cannot
+ * tell "no fee agreed" from "never configured", and the platform does not process payments for free
+ * by accident.
+ */
+export async function planPaymentRequest(
+  ctx: { env: Env; db: D1Database },
+  input: { orgId: string; envelopeId: string; documentSource: string; request: PaymentRequest; at: string },
+): Promise<PlannedPayment> {
+  assertPaymentsConfigured(ctx.env);
+  if (input.documentSource === "upload") {
+    throw unprocessable("Validation failed", [
+      {
+        code: "invalid_value",
+        expected: "no payment",
+        received: "payment",
+        path: ["payment"],
+        message: "A paper envelope (document_source: upload) is never signed here, so no signer can pay on it",
+      },
+    ]);
+  }
+  const org = await ctx.db
+    .prepare("SELECT stripe_account_id, platform_fee_bps FROM organizations WHERE id = ?")
+    .bind(input.orgId)
+    .first<{ stripe_account_id: string | null; platform_fee_bps: number }>();
+  const missing = [
+    ...(org?.stripe_account_id ? [] : ["stripe_account_id"]),
+    ...(org && org.platform_fee_bps > 0 ? [] : ["platform_fee_bps"]),
+  ];
+  if (missing.length > 0) {
+    throw unprocessable(
+      `The organization cannot request payments yet: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set (the operator sets them with PATCH /operator/orgs/${input.orgId})`,
+      { missing },
+    );
+  }
+  const { amount_cents, currency } = input.request;
+  const payerEmail = input.request.payer_email.trim().toLowerCase();
+  const bps = org!.platform_fee_bps;
+  const fee = Math.floor((amount_cents * bps) / 10_000);
+  const id = newId("payment");
+  const statement = ctx.db
+    .prepare(
+      `INSERT INTO payments (id, envelope_id, org_id, amount_cents, currency, payer_email, destination_account,
+         application_fee_cents, platform_fee_bps, status, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'requires_payment', ?, ?)`,
+    )
+    .bind(id, input.envelopeId, input.orgId, amount_cents, currency, payerEmail, org!.stripe_account_id, fee, bps, input.at, input.at);
+  return {
+    id,
+    statement,
+    audit: { amount_cents, currency, payer_email: payerEmail, application_fee_cents: fee, destination_account: org!.stripe_account_id! },
+  };
+}

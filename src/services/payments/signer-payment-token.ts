@@ -1,0 +1,65 @@
+import { SignJWT } from "jose";
+import type { RequestContext } from "../../lib/context";
+import { notFound } from "../../lib/errors";
+import { requireSecret } from "../../lib/secrets";
+import { EMBED_TOKEN_TTL_SECONDS } from "../embed/tokens";
+import { getEnvelope } from "../envelopes/repository";
+import { PAYABLE_STATUSES } from "./embed-payment";
+import { findPaymentForEnvelope } from "./repository";
+
+export type SignerPaymentToken = { payment_required: false } | { payment_required: true; token: string; expires_at: string };
+
+/**
+ * POST /signing/:slug/payment-token: how the signing page, opened by a signer's slug, gets the
+ * credential of POST /embed/payment-intent and /embed/payment-status (DESIGN.md 7 makes the embed
+ * token that credential). For the designated payer, once they have signed and while the payment is
+ * due, the slug is traded for a 15-minute `sign` embed token naming that signer, exactly what
+ * POST /embed/token would mint for them. Anyone else, or nothing due: `payment_required: false`.
+ *
+ * Unlike the other slug routes it keeps working after the envelope completes (the payer is usually
+ * the last to sign), but only while the payment is unpaid; an unknown slug is 404.
+ */
+export async function signerPaymentToken(ctx: RequestContext, input: { slug: string; now?: Date }): Promise<SignerPaymentToken> {
+  const signer = await ctx.db
+    .prepare("SELECT envelope_id, org_id, email, status FROM signers WHERE slug = ?")
+    .bind(input.slug)
+    .first<{ envelope_id: string; org_id: string; email: string; status: string }>();
+  if (!signer) throw notFound("Signing link");
+  const envelope = await getEnvelope(ctx.db, signer.org_id, signer.envelope_id);
+  const payment = await findPaymentForEnvelope(ctx.db, envelope.id);
+  const due =
+    payment !== null &&
+    payment.status !== "paid" &&
+    payment.payer_email === signer.email.trim().toLowerCase() &&
+    signer.status === "completed" &&
+    (PAYABLE_STATUSES as readonly string[]).includes(envelope.status);
+  if (!due) return { payment_required: false };
+  const secret = new TextEncoder().encode(requireSecret(ctx.env, "EMBED_TOKEN_SECRET"));
+  const iat = Math.floor((input.now ?? new Date()).getTime() / 1000);
+  const exp = iat + EMBED_TOKEN_TTL_SECONDS;
+  const token = await new SignJWT({ envelopeId: envelope.id, orgId: envelope.org_id, userEmail: signer.email, widgetType: "sign" })
+    .setProtectedHeader({ alg: "HS256", typ: "JWT" })
+    .setAudience(ctx.env.EMBED_HOST)
+    .setIssuedAt(iat)
+    .setExpirationTime(exp)
+    .sign(secret);
+  return { payment_required: true, token, expires_at: new Date(exp * 1000).toISOString() };
+}
+
+/**
+ * Whether the signing page should load Stripe.js (and allow it in its CSP): for a signer's link, only
+ * when that signer is the payer of an unpaid payment; for the embedded sign widget (whose signer is
+ * known only from the token in the fragment), when the envelope has an unpaid payment. Otherwise the
+ * page is served exactly as without Sign + Pay.
+ */
+export async function pageNeedsStripe(db: D1Database, page: { slug: string } | { envelopeId: string }): Promise<boolean> {
+  if ("slug" in page) {
+    const row = await db
+      .prepare("SELECT 1 AS due FROM signers s JOIN payments p ON p.envelope_id = s.envelope_id WHERE s.slug = ? AND p.status != 'paid' AND p.payer_email = lower(trim(s.email))")
+      .bind(page.slug)
+      .first<{ due: number }>();
+    return row !== null;
+  }
+  const row = await db.prepare("SELECT 1 AS due FROM payments WHERE envelope_id = ? AND status != 'paid'").bind(page.envelopeId).first<{ due: number }>();
+  return row !== null;
+}

@@ -1,0 +1,62 @@
+import * as asn1js from "asn1js";
+import * as pkijs from "pkijs";
+import { ApiError } from "../../lib/errors";
+
+const SHA256 = "2.16.840.1.101.3.4.2.1";
+const TST_INFO = "1.2.840.113549.1.9.16.1.4";
+
+/** How the seal reaches a timestamp authority: its URL, and the fetch to use (tests hand in a stand-in). */
+export type TimestampAuthority = { url: string; fetch?: typeof fetch };
+
+/**
+ * An RFC 3161 timestamp token over `signatureValue` (the CMS signer's signature: a PAdES signature
+ * timestamp, B-T): a TimeStampReq (SHA-256 imprint, a random nonce, the TSA's certificate requested)
+ * POSTed as application/timestamp-query. The answer must be granted and its token must name the same
+ * imprint and nonce. Any failure is a 502 naming the TSA: the completing submit is refused rather
+ * than sealed without the timestamp its configuration asks for.
+ */
+export async function requestTimestamp(tsa: TimestampAuthority, signatureValue: Uint8Array): Promise<pkijs.ContentInfo> {
+  const imprint = new Uint8Array(await crypto.subtle.digest("SHA-256", signatureValue));
+  const nonce = crypto.getRandomValues(new Uint8Array(8));
+  nonce[0] = nonce[0]! & 0x7f;
+  const request = new pkijs.TimeStampReq({
+    version: 1,
+    messageImprint: new pkijs.MessageImprint({
+      hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: SHA256 }),
+      hashedMessage: new asn1js.OctetString({ valueHex: imprint }),
+    }),
+    nonce: new asn1js.Integer({ valueHex: nonce }),
+    certReq: true,
+  });
+  const failed = (why: string) => new ApiError(502, `Timestamp authority failure (SEAL_TSA_URL): ${why}`);
+  let body: ArrayBuffer;
+  try {
+    const res = await (tsa.fetch ?? fetch)(tsa.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/timestamp-query", Accept: "application/timestamp-reply" },
+      body: request.toSchema().toBER(false),
+    });
+    if (!res.ok) throw failed(`it answered HTTP ${res.status}`);
+    body = await res.arrayBuffer();
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw failed(`it could not be reached (${err instanceof Error ? err.message : String(err)})`);
+  }
+  let response: pkijs.TimeStampResp;
+  let info: pkijs.TSTInfo;
+  try {
+    response = pkijs.TimeStampResp.fromBER(body);
+    if (response.status.status !== 0 && response.status.status !== 1) throw failed(`it refused the request (status ${response.status.status})`);
+    if (response.timeStampToken?.contentType !== "1.2.840.113549.1.7.2") throw failed("its answer holds no timestamp token");
+    const signed = new pkijs.SignedData({ schema: response.timeStampToken!.content });
+    if (signed.encapContentInfo.eContentType !== TST_INFO || !signed.encapContentInfo.eContent) throw failed("its token holds no TSTInfo");
+    info = pkijs.TSTInfo.fromBER(signed.encapContentInfo.eContent.getValue());
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw failed("its answer is not a readable RFC 3161 response");
+  }
+  const sameImprint = info.messageImprint.hashedMessage.isEqual(new asn1js.OctetString({ valueHex: imprint }));
+  const sameNonce = info.nonce?.isEqual(new asn1js.Integer({ valueHex: nonce })) ?? false;
+  if (!sameImprint || !sameNonce) throw failed("its token does not answer this request (imprint or nonce differ)");
+  return response.timeStampToken!;
+}

@@ -1,0 +1,46 @@
+import { z } from "@hono/zod-openapi";
+
+// The signer's state (GET /signing/{slug}). Defined once: the route documents and checks it, and the
+// signing page (web/signing/types.ts) imports its inferred type. Keep this file free of Worker types:
+// web/ typechecks it with the DOM library only.
+
+const Area = z.object({ page: z.number().int(), x: z.number(), y: z.number(), w: z.number(), h: z.number() });
+
+export const SigningStateSchema = z.object({
+  envelope: z.object({ id: z.string(), name: z.string(), status: z.string(), expires_at: z.string().nullable() }),
+  signer: z.object({
+    name: z.string(),
+    email: z.string(),
+    role: z.string(),
+    routing_order: z.number().int(),
+    status: z.string(),
+    viewed_at: z.string().nullable(),
+    signed_at: z.string().nullable(),
+  }),
+  is_your_turn: z.boolean(),
+  kba: z
+    .object({ required: z.boolean(), status: z.enum(["required", "passed", "failed", "unavailable"]).nullable() })
+    .openapi({ description: "Identity verification (KBA envelopes): while `required` is true and `status` is not `passed`, `fields` is empty and the document, view, submit and decline answer 403 `kba_required`; answer the questions of GET /signing/:slug/kba first" }),
+  fields: z.array(
+    z.object({
+      name: z.string(),
+      type: z.string(),
+      required: z.boolean(),
+      readonly: z.boolean(),
+      default_value: z.string().nullable(),
+      options: z
+        .array(z.string())
+        .nullable()
+        .openapi({
+          description:
+            "select and radio: the choices, in order; the value submitted must be one of them. A radio with one area per option places `options[i]` at `areas[i]`; with one area its choices are shown inside it. null for other types",
+          example: ["Monthly", "Quarterly"],
+        }),
+      value: z.unknown().openapi({ description: "Prefilled or default value (drawn signatures as `{ kind: \"drawn\" }`)" }),
+      areas: z.array(Area).openapi({ description: "Fractions of the displayed page, top-left origin" }),
+    }),
+  ),
+  signers: z.array(z.object({ name: z.string(), role: z.string(), routing_order: z.number().int(), status: z.string(), is_you: z.boolean() })),
+});
+
+export type SigningState = z.infer<typeof SigningStateSchema>;

@@ -1,0 +1,9 @@
+/**
+ * Unit prices of the usage lines, in US cents (spec part 8). KBA: 400 per verified client signer, no
+ * included allowance, billed monthly; a verification is billed when it was performed (passed or
+ * failed), never when questions were unavailable (docs/decisions.md, "KBA").
+ */
+export const USAGE_KINDS = {
+  kba_verification: { unitCents: 400, label: "KBA identity verification" },
+} as const satisfies Record<string, { unitCents: number; label: string }>;
+export type UsageKind = keyof typeof USAGE_KINDS;

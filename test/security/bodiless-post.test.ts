@@ -1,0 +1,131 @@
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { newTenant, operator, OPERATOR_TOKEN } from "../helpers/api";
+import { sendableEnvelope, sendEnvelope } from "../helpers/signing";
+import { memberToken } from "../helpers/templates";
+import { completedEnvelope } from "../helpers/vault";
+import { createEndpoint, receiverUrl } from "../helpers/webhooks";
+import { operations, servedDocument } from "./matrix/document";
+
+/**
+ * A POST whose operation declares no body, or only optional fields, takes an empty body without a
+ * Content-Type (as DocuSign, Stripe and GitHub do); a body that is sent must still be JSON. The
+ * operations come from the served document, so a bodiless POST added later fails here until it has a
+ * way to reach 2xx below.
+ */
+const doc = await servedDocument();
+const bodiless = operations(doc).filter((o) => o.method === "POST" && (!o.op.requestBody || o.op.requestBody.required === false));
+
+/** `sameAsEmptyObject`: the service needs a field the schema leaves optional, so no empty body succeeds; it must be read as `{}`. */
+type Ready = { path: string; headers: Record<string, string>; sameAsEmptyObject?: boolean };
+const partner = (key: string) => ({ "X-API-Key": key });
+const console_ = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+async function adminWithEndpoint() {
+  const t = await newTenant();
+  const admin = await memberToken(t.orgId, "admin");
+  const ep = await createEndpoint(admin, { url: receiverUrl("ok").url });
+  return { t, admin, ep };
+}
+
+/** How to call each of these operations so that it can succeed: a caller and a resource in the right state. */
+const READY: Record<string, () => Promise<Ready>> = {
+  rotateWebhookSecret: async () => {
+    const { admin, ep } = await adminWithEndpoint();
+    return { path: `/api/v2/webhooks/endpoints/${ep.endpoint_id}/rotate-secret`, headers: console_(admin) };
+  },
+  testWebhookEndpoint: async () => {
+    const { admin, ep } = await adminWithEndpoint();
+    return { path: `/api/v2/webhooks/endpoints/${ep.endpoint_id}/test`, headers: console_(admin) };
+  },
+  redeliverWebhook: async () => {
+    const { admin, ep } = await adminWithEndpoint();
+    const test = await SELF.fetch(`http://localhost/api/v2/webhooks/endpoints/${ep.endpoint_id}/test`, { method: "POST", headers: console_(admin) });
+    const { data } = (await test.json()) as { data: { delivery_id: string } };
+    return { path: `/api/v2/webhooks/deliveries/${data.delivery_id}/redeliver`, headers: console_(admin) };
+  },
+  rotateApiKey: async () => {
+    const t = await newTenant();
+    return { path: `/api/v2/operator/api-keys/${t.keyId}/rotate`, headers: console_(OPERATOR_TOKEN) };
+  },
+  createAccessToken: async () => {
+    const t = await newTenant();
+    const user = await operator("POST", `/orgs/${t.orgId}/users`, { email: `u-${crypto.randomUUID()}@example.com`, name: "U", role: "member" });
+    return { path: `/api/v2/operator/users/${user.body.data.user_id}/access-tokens`, headers: console_(OPERATOR_TOKEN) };
+  },
+  sendEnvelope: async () => {
+    const t = await newTenant();
+    const e = await sendableEnvelope(t.key);
+    return { path: `/api/v2/partner/envelopes/${e.envelope_id}/send`, headers: partner(t.key) };
+  },
+  consoleSendEnvelope: async () => {
+    const t = await newTenant();
+    const e = await sendableEnvelope(t.key);
+    return { path: `/api/v2/envelopes/${e.envelope_id}/send`, headers: console_(await memberToken(t.orgId)) };
+  },
+  vaultSignedEnvelope: async () => {
+    const t = await newTenant();
+    const e = await completedEnvelope(t.key);
+    return { path: `/api/v2/partner/envelopes/${e.envelope_id}/vault-in-signed`, headers: partner(t.key) };
+  },
+  openBuilderSession: async () => {
+    const t = await newTenant();
+    return { path: "/api/v2/esign/builder-session", headers: console_(await memberToken(t.orgId)), sameAsEmptyObject: true };
+  },
+  recordSigningView: async () => {
+    const t = await newTenant();
+    const e = await sendableEnvelope(t.key);
+    const sent = await sendEnvelope(t.key, e.envelope_id);
+    return { path: `/api/v2/signing/${sent.body.data.signers[0].slug}/view`, headers: {} };
+  },
+  // Sign + Pay: no payment on this envelope, so each answers 200 with nothing due
+  createSignerPaymentToken: async () => {
+    const t = await newTenant();
+    const e = await sendableEnvelope(t.key);
+    const sent = await sendEnvelope(t.key, e.envelope_id);
+    return { path: `/api/v2/signing/${sent.body.data.signers[0].slug}/payment-token`, headers: {} };
+  },
+  createPaymentIntent: async () => ({ path: "/api/v2/embed/payment-intent", headers: console_(await signEmbedToken()) }),
+  getPaymentStatus: async () => ({ path: "/api/v2/embed/payment-status", headers: console_(await signEmbedToken()) }),
+};
+
+/** A sign embed token of a sent envelope's signer. */
+async function signEmbedToken() {
+  const t = await newTenant();
+  const e = await sendableEnvelope(t.key);
+  const sent = await sendEnvelope(t.key, e.envelope_id);
+  const res = await SELF.fetch("http://localhost/api/v2/embed/token", {
+    method: "POST",
+    headers: { ...partner(t.key), "Content-Type": "application/json" },
+    body: JSON.stringify({ envelope_id: e.envelope_id, user_email: sent.body.data.signers[0].email, widget_type: "sign" }),
+  });
+  return ((await res.json()) as { data: { token: string } }).data.token;
+}
+
+describe("a POST that takes no body, or only optional fields", () => {
+  it("finds such operations in the document", () => {
+    expect(bodiless.map((o) => o.op.operationId)).toEqual(expect.arrayContaining(["rotateWebhookSecret", "testWebhookEndpoint", "rotateApiKey", "redeliverWebhook"]));
+  });
+
+  for (const o of bodiless) {
+    const id = o.op.operationId ?? `${o.method} ${o.path}`;
+    const ready = READY[id];
+    if (!ready) {
+      it(`${id}: has a way to reach 2xx in this test`, () => expect.fail(`${o.method} ${o.path}: add it to READY in test/security/bodiless-post.test.ts`));
+      continue;
+    }
+    it(`${id}: answers 2xx to a POST with no body and no Content-Type, and 415 to a body that is not JSON`, async () => {
+      const { path, headers, sameAsEmptyObject } = await ready();
+      const wrong = await SELF.fetch(`http://localhost${path}`, { method: "POST", headers: { ...headers, "Content-Type": "text/plain" }, body: "hello" });
+      expect(wrong.status).toBe(415);
+      const res = await SELF.fetch(`http://localhost${path}`, { method: "POST", headers });
+      if (sameAsEmptyObject) {
+        const asJson = await SELF.fetch(`http://localhost${path}`, { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: "{}" });
+        expect({ status: res.status, body: await res.json() }).toEqual({ status: asJson.status, body: await asJson.json() });
+        return;
+      }
+      expect(res.status, await res.clone().text()).toBeGreaterThanOrEqual(200);
+      expect(res.status).toBeLessThan(300);
+    });
+  }
+});

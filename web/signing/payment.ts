@@ -1,0 +1,114 @@
+import { ApiFailure, callApi } from "../shared/api";
+import { byId, clearNotice, h, notice } from "../shared/dom";
+
+/**
+ * Sign + Pay: the payer's payment step, right after their submit and before the finish screen
+ * (DESIGN.md 7). Only a page the server served with Stripe.js (`data-payment="stripe"`: the payer's
+ * link, or an embedded sign widget of an envelope with a payment due) can show it; the API then
+ * decides whether this signer pays. The card form is Stripe's Payment Element, from the
+ * `https://js.stripe.com/v3` script Stripe requires (never bundled); card details go from Stripe's
+ * frames to Stripe, never through this service.
+ *
+ * Credentials: the slug is traded for a short-lived `sign` embed token
+ * (POST /signing/:slug/payment-token), which is what POST /embed/payment-intent and
+ * /embed/payment-status take.
+ */
+
+type StripeJs = {
+  elements(options: { clientSecret: string; appearance?: unknown }): StripeElements;
+  confirmPayment(options: { elements: StripeElements; redirect: "if_required"; confirmParams: { return_url: string } }): Promise<{ error?: { message?: string } }>;
+};
+type StripeElements = { create(type: "payment", options?: unknown): { mount(target: HTMLElement): void } };
+type StripeFactory = (publishableKey: string) => StripeJs;
+
+type PaymentToken = { payment_required: boolean; token?: string };
+type PaymentIntent = { payment_required: boolean; client_secret?: string; publishable_key?: string; amount_cents?: number; currency?: string };
+
+const STATUS_POLLS = 20;
+const POLL_MS = 1500;
+
+/**
+ * Resolves once nothing is due, or once the payer has paid (or submitted a payment Stripe is still
+ * confirming): the caller then shows its finish screen. Returns whether a payment step was shown.
+ */
+export async function payAfterSigning(slug: string): Promise<boolean> {
+  if (document.body.dataset.payment !== "stripe") return false;
+  let credential: PaymentToken;
+  try {
+    credential = await callApi<PaymentToken>(`/api/v2/signing/${encodeURIComponent(slug)}/payment-token`, { method: "POST" });
+  } catch {
+    return false; // the signature is recorded either way; the sender can collect the payment otherwise
+  }
+  if (!credential.payment_required || !credential.token) return false;
+  const token = credential.token;
+  let intent: PaymentIntent;
+  try {
+    intent = await callApi<PaymentIntent>("/api/v2/embed/payment-intent", { method: "POST", headers: { authorization: `Bearer ${token}` } });
+  } catch (err) {
+    notice(`Your signature is recorded, but the payment could not be prepared: ${err instanceof ApiFailure ? err.message : "try again later"}.`, "error");
+    return false;
+  }
+  if (!intent.payment_required || !intent.client_secret || !intent.publishable_key) return false;
+  const factory = (window as unknown as { Stripe?: StripeFactory }).Stripe;
+  if (!factory) {
+    notice("The payment form could not be loaded. Your signature is recorded; reload this page to pay.", "error");
+    return true;
+  }
+  const stripe = factory(intent.publishable_key);
+  const elements = stripe.elements({ clientSecret: intent.client_secret });
+  await new Promise<void>((done) => renderStep(stripe, elements, intent, token, done));
+  return true;
+}
+
+function renderStep(stripe: StripeJs, elements: StripeElements, intent: PaymentIntent, token: string, done: () => void) {
+  const amount = formatAmount(intent.amount_cents ?? 0, intent.currency ?? "usd");
+  const mount = h("div", { id: "payment-element", class: "payment-element" });
+  const error = h("p", { class: "field-error", role: "alert", id: "payment-error" });
+  const pay = h("button", { type: "submit", class: "primary", id: "pay" }, `Pay ${amount}`);
+  const form = h(
+    "form",
+    { class: "payment-step", id: "payment-form", "aria-labelledby": "payment-title" },
+    h("h2", { id: "payment-title" }, "Payment"),
+    h("p", {}, `Your signature is recorded. The sender asks you to pay ${amount} now.`),
+    mount,
+    error,
+    h("div", { class: "dialog-actions" }, pay),
+  );
+  byId("main").replaceChildren(h("section", { class: "final" }, form));
+  byId("bar").querySelectorAll(".actions").forEach((el) => el.remove());
+  elements.create("payment").mount(mount);
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    pay.disabled = true;
+    error.textContent = "";
+    clearNotice();
+    const result = await stripe.confirmPayment({ elements, redirect: "if_required", confirmParams: { return_url: location.href } });
+    if (result.error) {
+      error.textContent = result.error.message ?? "The payment did not go through. Check the details and try again.";
+      pay.disabled = false;
+      return;
+    }
+    notice("Payment submitted. Waiting for the confirmation…");
+    await waitForPaid(token);
+    done();
+  });
+}
+
+/** Stripe's confirmation reaches the service as a webhook; the page asks until it has arrived (or stops asking). */
+async function waitForPaid(token: string) {
+  for (let i = 0; i < STATUS_POLLS; i++) {
+    try {
+      const status = await callApi<{ status: string | null }>("/api/v2/embed/payment-status", { method: "POST", headers: { authorization: `Bearer ${token}` } });
+      if (status.status === "paid") return;
+    } catch (err) {
+      if (err instanceof ApiFailure && err.status === 401) return; // token expired: the payment itself went through
+    }
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+}
+
+function formatAmount(cents: number, currency: string) {
+  const code = currency.toUpperCase();
+  const digits = new Intl.NumberFormat("en-US", { style: "currency", currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
+  return new Intl.NumberFormat(undefined, { style: "currency", currency: code }).format(cents / 10 ** digits);
+}
