@@ -13,6 +13,8 @@ export type KeyRecord = {
   scopes: string[];
   rateLimitRpm: number;
   active: boolean;
+  /** the row's `updated_at`: of two records for one key, the later one is the truth */
+  version: string;
 };
 
 export type Admission =
@@ -46,6 +48,8 @@ type WindowState = { start: number; count: number };
  */
 export class RateLimiter extends DurableObject<LimiterEnv> {
   private record: KeyRecord | null | undefined;
+  /** set by `refresh(null)`: this hash was rotated away, and no late record brings it back */
+  private forgotten = false;
   private window: WindowState | null = null;
   private lastUsedWrittenAt = 0;
 
@@ -70,7 +74,24 @@ export class RateLimiter extends DurableObject<LimiterEnv> {
 
   /** Called by the operator API after it changed the key in D1 (scopes, limit, active, rotation). */
   async refresh(record: KeyRecord | null): Promise<void> {
-    this.record = record;
+    if (record === null) {
+      this.forgotten = true;
+      this.record = null;
+      return;
+    }
+    this.record = this.newer(this.record, record);
+  }
+
+  /**
+   * Versioned: two operator changes can push their records in either order, and a cold load's D1 read
+   * can return after a refresh that followed a later change. The record with the later `updated_at`
+   * wins; a forgotten (rotated-away) hash stays forgotten.
+   */
+  private newer(current: KeyRecord | null | undefined, incoming: KeyRecord | null): KeyRecord | null {
+    if (this.forgotten) return null;
+    if (!current) return incoming ?? current ?? null;
+    if (!incoming) return current;
+    return incoming.version >= current.version ? incoming : current;
   }
 
   override async alarm(): Promise<void> {
@@ -80,19 +101,23 @@ export class RateLimiter extends DurableObject<LimiterEnv> {
   private async load(keyHash: string): Promise<KeyRecord | null> {
     if (this.record !== undefined) return this.record;
     const row = await this.env.DB.prepare(
-      "SELECT id, org_id, scopes, rate_limit_rpm, active FROM api_keys WHERE key_hash = ?",
+      "SELECT id, org_id, scopes, rate_limit_rpm, active, updated_at FROM api_keys WHERE key_hash = ?",
     )
       .bind(keyHash)
-      .first<{ id: string; org_id: string; scopes: string; rate_limit_rpm: number; active: number }>();
-    this.record = row
+      .first<{ id: string; org_id: string; scopes: string; rate_limit_rpm: number; active: number; updated_at: string }>();
+    const loaded: KeyRecord | null = row
       ? {
           keyId: row.id,
           orgId: row.org_id,
           scopes: JSON.parse(row.scopes) as string[],
           rateLimitRpm: row.rate_limit_rpm,
           active: row.active === 1,
+          version: row.updated_at,
         }
       : null;
+    // D1 is read outside the input gate: a refresh (a deactivation, a rotation) may have arrived
+    // meanwhile, and is at least as new as what was read.
+    this.record = this.record === undefined && !this.forgotten ? loaded : this.newer(this.record, loaded);
     return this.record;
   }
 

@@ -76,7 +76,7 @@ export async function continueIntegritySweep(ctx: RequestContext, now = new Date
         break;
       }
       const observed = await observeAuthoritative(ctx.env.DOCS, record);
-      const { matched } = await recordIntegrityCheck(ctx, record, "sweep", observed);
+      const { matched } = await recordIntegrityCheck(ctx, { record, source: "sweep", observed });
       batch.checked += 1;
       batch.bytes += observed.size ?? 0;
       if (!matched) batch.mismatches += 1;

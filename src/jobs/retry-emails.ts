@@ -84,6 +84,6 @@ export async function retryEmails(ctx: RequestContext, now = new Date()): Promis
   if (claimed.length === 0) return { retried: 0 };
   // Outcomes are timed from the run's clock, so a test's `now` drives the backoff as the cron's does.
   const started = Date.now();
-  await deliverAll(env, claimed, emailTransport(env, config), { budgetMs: BUDGET_MS, now: () => new Date(now.getTime() + (Date.now() - started)) });
+  await deliverAll(ctx, { deliveries: claimed, transport: emailTransport(env, config), budgetMs: BUDGET_MS, now: () => new Date(now.getTime() + (Date.now() - started)) });
   return { retried: claimed.length };
 }

@@ -1,6 +1,5 @@
 import { OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
 import type { Env } from "../env";
-import type { Actor } from "./actor";
 import type { OrgContext, RequestContext } from "./context";
 import { validationHook } from "./validation";
 
@@ -20,8 +19,6 @@ export type AppEnv = {
      * the request-id middleware, refined by the surface's auth middleware. Service verbs take it first.
      */
     ctx: RequestContext;
-    /** @deprecated the operator's API-key routes still read it; everything else reads `ctx.actor` */
-    actor: Actor;
   };
 };
 

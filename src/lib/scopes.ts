@@ -6,5 +6,7 @@ export const SCOPES = [
   "vault:write",
   "compliance:read",
   "esign:write",
+  /** PATCH /partner/webhook: pointing the organization's all-events legacy endpoint somewhere is not an envelope write */
+  "webhooks:write",
 ] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -48,7 +48,7 @@ async function hasBody(req: Request): Promise<boolean> {
 }
 
 const unsupported = (type: string) =>
-  new ApiError(415, "Unsupported media type: a request body must be JSON, sent with Content-Type: application/json", { received: type || null });
+  new ApiError(415, "Unsupported media type: send the request body as JSON with Content-Type: application/json", { received: type || null });
 
 /**
  * A POST that takes no body, or only optional fields: an empty body needs no Content-Type (as DocuSign,
@@ -64,7 +64,7 @@ function optionalJson(readsBody: boolean) {
       const headers = new Headers(c.req.raw.headers);
       headers.set("content-type", "application/json");
       headers.delete("content-length");
-      c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers, body: "{}" });
+      c.req.raw = new Request(c.req.raw, { headers, body: "{}" });
     }
     await next();
   });

@@ -5,14 +5,40 @@ import type { AppEnv } from "../lib/hono";
 import { isMultipart, partsWithoutBoundary, uploadBody } from "../lib/multipart";
 
 const WINDOW_MS = 24 * 60 * 60 * 1000;
+/**
+ * A claim still `in_progress` after this long belongs to a request that died (the isolate was evicted,
+ * the client went away mid-upload): a retry takes it over instead of answering 409 for 24 h. Far above
+ * the longest request the service runs (a 50 MB upload parsed and stored).
+ */
+export const STALE_CLAIM_MS = 5 * 60 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Answers that tell the client to retry are not the request's outcome and are never replayed: auth and
+ * scope refusals (401, 403: a key granted the scope later must be able to retry), rate limits (429), a
+ * body refused for its size (413), server errors (5xx), and conflicts that say so: by this project's
+ * convention a 409 a retry can clear ("busy with concurrent changes", "changed while this request was
+ * processed") ends its message with "retry". Other 4xx (400, 404, 409 for a state, 422) are final and replayed.
+ */
+export function isRetryAnswer(status: number, body: string): boolean {
+  if (status >= 500 || status === 401 || status === 403 || status === 408 || status === 413 || status === 425 || status === 429) return true;
+  if (status !== 409) return false;
+  try {
+    const { error } = JSON.parse(body) as { error?: unknown };
+    return typeof error === "string" && /\bretry\b/i.test(error);
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Stripe-style `Idempotency-Key` on partner POSTs. The first request with a key claims it (an INSERT
  * that only one concurrent request can win) and its response is stored; a retry with the same key and
  * the same body within 24 h gets that response again without running the handler, marked
  * `Idempotent-Replayed: true`. The same key with another body is 422; a retry while the first is still
- * running is 409. Server errors (5xx) release the key so the retry can run.
+ * running is 409, until the claim is STALE_CLAIM_MS old (its request died): then the retry takes it.
+ * Answers that say "retry" (isRetryAnswer) release the key so the retry can run. docs/decisions.md
+ * sets these rules beside Stripe's.
  */
 export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.header("idempotency-key");
@@ -33,6 +59,8 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   const fingerprint = await sha256HexOfParts([`${c.req.method} ${c.req.path}\n`, ...parts]);
   const now = Date.now();
   const cutoff = new Date(now - WINDOW_MS).toISOString();
+  const staleCutoff = new Date(now - STALE_CLAIM_MS).toISOString();
+  const claimedAt = new Date(now).toISOString();
 
   const claimed = await db
     .prepare(
@@ -41,9 +69,9 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
        ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
          request_hash = excluded.request_hash, state = 'in_progress', response_status = NULL,
          response_body = NULL, created_at = excluded.created_at
-       WHERE idempotency_keys.created_at < ?`,
+       WHERE idempotency_keys.created_at < ? OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.created_at < ?)`,
     )
-    .bind(keyId, key, orgId, fingerprint, new Date(now).toISOString(), cutoff)
+    .bind(keyId, key, orgId, fingerprint, claimedAt, cutoff, staleCutoff)
     .run();
 
   if (claimed.meta.changes === 0) {
@@ -68,15 +96,21 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
 
   await next();
 
-  if (c.res.status >= 500) {
-    await db.prepare("DELETE FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ?").bind(keyId, key).run();
+  // Both writes are guarded on this request's claim: a request that outlived STALE_CLAIM_MS and lost
+  // its claim to a retry must not release or overwrite the retry's.
+  const body = await c.res.clone().text();
+  if (isRetryAnswer(c.res.status, body)) {
+    await db
+      .prepare("DELETE FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ? AND state = 'in_progress' AND created_at = ?")
+      .bind(keyId, key, claimedAt)
+      .run();
     return;
   }
-  const body = await c.res.clone().text();
   await db
     .prepare(
-      "UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE key_id = ? AND idempotency_key = ?",
+      `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ?
+       WHERE key_id = ? AND idempotency_key = ? AND state = 'in_progress' AND created_at = ?`,
     )
-    .bind(c.res.status, body, keyId, key)
+    .bind(c.res.status, body, keyId, key, claimedAt)
     .run();
 });

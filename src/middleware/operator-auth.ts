@@ -12,9 +12,7 @@ export const operatorAuth = createMiddleware<AppEnv>(async (c, next) => {
   if (!token || !timingSafeEqual(token, expected)) {
     throw unauthorized("Operator token required: send Authorization: Bearer <OPERATOR_TOKEN>");
   }
-  const actor = { type: "operator" as const, id: null, ip: c.req.header("cf-connecting-ip") ?? null };
   // The operator acts on any organization: the verbs take the target org id as input.
-  c.set("ctx", { ...c.var.ctx, orgId: null, actor });
-  c.set("actor", actor);
+  c.set("ctx", { ...c.var.ctx, orgId: null, actor: { type: "operator", id: null, ip: c.req.header("cf-connecting-ip") ?? null } });
   await next();
 });

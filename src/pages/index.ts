@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../lib/hono";
 import { frameAncestorsFor } from "../services/embed/frame-ancestors";
 import { signingShell } from "./signing-shell";
-import { pageNeedsStripe } from "../services/payments/signer-payment-token";
+import { pageNeedsStripe } from "../services/payments/page-needs-stripe";
 
 const SLUG = /^[A-Za-z0-9_-]{16,128}$/;
 const ID = /^env_[A-Za-z0-9_-]{8,64}$/;

@@ -154,4 +154,32 @@ describe("Sign + Pay on the signing page", () => {
     const vaulted = await api("POST", `/partner/envelopes/${contract.envelopeId}/vault-in-signed`, { key: org.key, body: {} });
     expect(vaulted.status).toBe(200);
   });
+
+  it("a payer who leaves after signing gets the same payment step when opening the link again", async () => {
+    const { browser, org } = suite;
+    await ok(api("PATCH", `/operator/orgs/${org.orgId}`, { token: inject("operatorToken"), body: { stripe_account_id: "acct_1DealerStandIn", platform_fee_bps: 250 } }));
+    const contract = await sentPayContract(org.key);
+    const secretSeen = async () => {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await interceptStripeJs(page);
+      await page.goto(contract.buyerUrl);
+      return page;
+    };
+    const first = await secretSeen();
+    const name = first.getByRole("textbox", { name: "Buyer name, required" });
+    await name.waitFor();
+    await name.fill("Ann Buyer");
+    await first.getByRole("button", { name: "Finish" }).click();
+    await first.locator("#stripe-stand-in-element").waitFor();
+    const firstSecret = await first.evaluate(() => (window as unknown as { __stripeStandIn: { clientSecret: string } }).__stripeStandIn.clientSecret);
+    await first.close(); // left without paying
+
+    const again = await secretSeen();
+    await again.locator("#stripe-stand-in-element").waitFor();
+    const secondSecret = await again.evaluate(() => (window as unknown as { __stripeStandIn: { clientSecret: string } }).__stripeStandIn.clientSecret);
+    expect(secondSecret).toBe(firstSecret);
+    const stats = await fetch(`${inject("stripeBase")}/_stats?envelope_id=${contract.envelopeId}`).then((r) => r.json() as Promise<{ created: number }>);
+    expect(stats.created).toBe(1);
+    await again.close();
+  });
 });

@@ -8,7 +8,8 @@
 //   POST /v1/payment_intents      form-encoded (`transfer_data[destination]=acct_…`), Bearer secret key;
 //                                 honours `Idempotency-Key`: the same key with the same parameters answers
 //                                 the first response again (header `Idempotent-Replayed: true`), with other
-//                                 parameters 400 idempotency_error; every PaymentIntent created is counted.
+//                                 parameters 400 idempotency_error (a request refused by validation saves
+//                                 nothing, as at Stripe); every PaymentIntent created is counted.
 //   GET  /v1/payment_intents/:id  the object, or 404 resource_missing.
 //   Errors are Stripe's `{ error: { type, code, message, param } }` with its statuses (400, 401, 404).
 //
@@ -183,7 +184,8 @@ export async function startStripeStandIn({ port = 0 } = {}) {
         }
       }
       const created = createIntent(params);
-      if (idemKey) idempotency.set(idemKey, { fingerprint: raw, status: created.status, body: structuredClone(created.body) });
+      // as Stripe does, a request refused by parameter validation saves no idempotent result
+      if (idemKey && created.status === 200) idempotency.set(idemKey, { fingerprint: raw, status: created.status, body: structuredClone(created.body) });
       return send(res, created.status, created.body, idemKey ? { "idempotency-key": idemKey } : {});
     }
     const match = /^\/v1\/payment_intents\/([^/]+)$/.exec(url.pathname);

@@ -34,7 +34,7 @@ export async function call<T = any>(
 export const operator = <T = any>(method: string, path: string, body?: unknown) =>
   call<T>(method, `/operator${path}`, { bearer: OPERATOR_TOKEN, body: body ?? (method === "GET" ? undefined : {}) });
 
-export const ALL_SCOPES = ["envelopes:read", "envelopes:write", "vault:read", "vault:write", "compliance:read", "esign:write"];
+export const ALL_SCOPES = ["envelopes:read", "envelopes:write", "vault:read", "vault:write", "compliance:read", "esign:write", "webhooks:write"];
 
 /** A fresh organization with one key: every test gets its own tenant, so tests never share state. */
 export async function newTenant(opts: { scopes?: string[]; rpm?: number; name?: string } = {}) {

@@ -49,6 +49,8 @@ class SigningPage {
     const { envelope, signer } = this.state;
     byId("title").textContent = envelope.name;
     document.title = `${envelope.name} · Review and sign`;
+    // Sign + Pay: a payer who signed but left before paying gets the payment step again (./payment.ts)
+    if (signer.status === "completed") await payAfterSigning(this.slug);
     if (signer.status === "completed") return finalScreen("Already signed", `You signed this document${signer.signed_at ? ` on ${new Date(signer.signed_at).toLocaleString()}` : ""}. There is nothing left for you to do.`, "success");
     if (signer.status === "declined") return finalScreen("Declined", "You declined to sign this document.", "info");
     // KBA envelopes: the identity questions come first (./kba.ts); once passed, the state carries the fields

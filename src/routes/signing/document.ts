@@ -2,8 +2,8 @@ import { createRoute } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { errorResponses } from "../../lib/openapi";
 import { openSigningDocument } from "../../services/signing/get-signing";
-import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 import { publicRoute } from "../define";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 
 export const route = createRoute(publicRoute({
   method: "get",

@@ -3,8 +3,8 @@ import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { getSigning } from "../../services/signing/get-signing";
 import { SigningStateSchema } from "../../services/signing/schema";
-import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 import { publicRoute } from "../define";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 
 export const route = createRoute(publicRoute({
   method: "get",

@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { KbaStepSchema } from "../../services/kba/schema";
-import { getKbaStep } from "../../services/kba/signer-step";
+import { getKbaStep } from "../../services/kba/get-kba-step";
 import { publicRoute } from "../define";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 

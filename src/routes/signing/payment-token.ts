@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { signerPaymentToken } from "../../services/payments/signer-payment-token";
-import { SIGNING_TAGS, SlugParams } from "./common";
 import { publicRoute } from "../define";
+import { SIGNING_TAGS, SlugParams } from "./common";
 
 const PaymentToken = z
   .object({

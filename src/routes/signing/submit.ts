@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
 import { submitSigning } from "../../services/signing/submit-signing";
-import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 import { publicRoute } from "../define";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 
 const SubmitBody = z.object({
   values: z

@@ -2,8 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { viewSigning } from "../../services/signing/view-signing";
-import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 import { publicRoute } from "../define";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 
 export const route = createRoute(publicRoute({
   method: "post",

@@ -1,9 +1,9 @@
 import { PDFDocument } from "pdf-lib";
-import type { Env } from "../../env";
 import { ApiError, unprocessable } from "../../lib/errors";
 import { newDocumentKey, putDocument, type StoredDocument } from "../documents/ingest-pdf";
 import { listTemplateFields, type TemplateRow } from "../templates/repository";
 import type { ResolvedField } from "../templates/schema";
+import type { OrgContext } from "../../lib/context";
 
 /** pdf-lib holds every source and the result at once: the merge is bounded well inside 128 MB. */
 export const MAX_MERGE_BYTES = 32 * 1024 * 1024;
@@ -15,7 +15,9 @@ export const MAX_MERGE_BYTES = 32 * 1024 * 1024;
  * expects); a name that means something else in a later template gets " (n)" appended. Selects join
  * only with the same options; radios never join, since a radio's areas are its options, one each.
  */
-export async function mergeTemplates(env: Env, orgId: string, templates: TemplateRow[]): Promise<{ document: StoredDocument; fields: ResolvedField[] }> {
+export async function mergeTemplates(ctx: OrgContext, input: { templates: TemplateRow[] }): Promise<{ document: StoredDocument; fields: ResolvedField[] }> {
+  const { env, orgId } = ctx;
+  const { templates } = input;
   const total = templates.reduce((n, t) => n + (t.document_size_bytes ?? 0), 0);
   if (total > MAX_MERGE_BYTES) {
     throw unprocessable(`The templates total ${(total / 1048576).toFixed(1)} MB; at most ${MAX_MERGE_BYTES / 1048576} MB of PDFs can be merged`);

@@ -35,7 +35,7 @@ async function buildWorkingTemplate(ctx: OrgContext, input: { source: BuilderSou
     const document = t.document_key ? { key: t.document_key, sha256: t.document_sha256!, sizeBytes: t.document_size_bytes!, pageCount: t.page_count! } : null;
     return { template: await insertTemplate(ctx, { ...base, document, fields }), fields };
   }
-  const merged = await mergeTemplates(ctx.env, ctx.orgId, source.templates);
+  const merged = await mergeTemplates(ctx, { templates: source.templates });
   try {
     return { template: await insertTemplate(ctx, { ...base, document: merged.document, fields: merged.fields }), fields: merged.fields };
   } catch (err) {
@@ -59,7 +59,7 @@ function defaultName(source: BuilderSource, envelope: LoadedEnvelope): string {
  */
 export async function openBuilderSession(ctx: OrgContext, input: { userId: string; body: OpenBuilderSessionInput }) {
   const db = ctx.env.DB;
-  const source = await resolveSources(db, ctx.orgId, input.body);
+  const source = await resolveSources(ctx, { body: input.body });
   const envelope = await getEnvelope(db, ctx.orgId, input.body.envelope_id!);
   if (envelope.status !== "pending" && envelope.status !== "uploaded") {
     throw new ApiError(422, `Cannot open the builder for an envelope with status ${envelope.status}`, { status: envelope.status });

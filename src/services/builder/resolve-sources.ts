@@ -2,6 +2,7 @@ import { ApiError, badRequest } from "../../lib/errors";
 import { getPackage } from "../packages/repository";
 import { getTemplate, type TemplateRow } from "../templates/repository";
 import type { OpenBuilderSessionInput, SourceKind } from "./schema";
+import type { OrgContext } from "../../lib/context";
 
 export type BuilderSource = { kind: SourceKind; templates: TemplateRow[]; packageId: string | null; kbaRequired: boolean };
 
@@ -36,7 +37,9 @@ function requireDocuments(templates: TemplateRow[], list: string) {
  * templates to work from, in order. The combinations and id lists are 400; an unknown single
  * template or package is 404; a batch is 422 until bulk send exists.
  */
-export async function resolveSources(db: D1Database, orgId: string, body: OpenBuilderSessionInput): Promise<BuilderSource> {
+export async function resolveSources(ctx: OrgContext, input: { body: OpenBuilderSessionInput }): Promise<BuilderSource> {
+  const { db, orgId } = ctx;
+  const { body } = input;
   if (body.envelope_id && body.batch_id) throw badRequest("envelope_id and batch_id are mutually exclusive: send one of them");
   if (!body.envelope_id && !body.batch_id) throw badRequest("envelope_id or batch_id is required");
   if (body.batch_id && body.package_template_ids) throw badRequest("package_template_ids cannot be used with batch_id");

@@ -25,7 +25,7 @@ export async function attachEnvelopeDocument(ctx: OrgContext, input: { envelopeI
   assertTransition(envelope.status, "attach_document"); // 422 naming the status, before the upload is stored
   if (!input.form.file) throw badRequest("Missing required form field: file (the PDF to sign)");
 
-  const document = await ingestPdf(ctx.env, { orgId: ctx.orgId, bytes: input.form.file.bytes, fields: [], path: [], tagPath: ["file", "tags"] });
+  const document = await ingestPdf(ctx, { bytes: input.form.file.bytes, fields: [], path: [], tagPath: ["file", "tags"] });
   const db = ctx.env.DB;
   const at = nowIso();
   try {

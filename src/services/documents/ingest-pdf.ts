@@ -7,6 +7,7 @@ import type { ApiIssue } from "../../lib/validation";
 import type { ResolvedField, TemplateFieldInput } from "../templates/schema";
 import { checkFieldRules, placementFailed, resolveFields, scanDocument, tagFields } from "./place-fields";
 import { stripTags, type TagToStrip } from "./strip-tags";
+import type { OrgContext } from "../../lib/context";
 
 type Path = (string | number)[];
 
@@ -38,11 +39,12 @@ export async function discardDocuments(env: Env, keys: string[]): Promise<void> 
  * pdf-lib, which holds it about three times over; tagged documents are text, and small.
  */
 export async function ingestPdf(
-  env: Env,
-  input: { orgId: string; bytes: Uint8Array; fields: TemplateFieldInput[]; path: Path; tagPath: Path },
+  ctx: OrgContext,
+  input: { bytes: Uint8Array; fields: TemplateFieldInput[]; path: Path; tagPath: Path },
 ): Promise<StoredDocument & { fields: ResolvedField[] }> {
+  const { env } = ctx;
   if (!hasPdfSignature(input.bytes)) throw notAPdf("no %PDF- header");
-  const uploadKey = newDocumentKey(input.orgId);
+  const uploadKey = newDocumentKey(ctx.orgId);
   const upload = await putDocument(env, uploadKey, input.bytes);
   const written = [uploadKey];
   try {
@@ -80,7 +82,7 @@ export async function ingestPdf(
 
     const stripped = await stripTags(tagged.original, tagged.tags);
     if (stripped.missed.length) throw tagsLeft(stripped.missed, input.tagPath);
-    const key = newDocumentKey(input.orgId);
+    const key = newDocumentKey(ctx.orgId);
     written.push(key);
     const stored = await putDocument(env, key, stripped.bytes);
     const check = await openPdf(stripped.bytes);

@@ -1,4 +1,4 @@
-import type { Env } from "../../env";
+import type { RequestContext } from "../../lib/context";
 import { emailTransport, type EmailOutcome, type EmailTransport, type OutboxEmail } from "../../providers/email";
 
 const MAX_ERROR_CHARS = 500;
@@ -22,8 +22,9 @@ export type Delivery = { email: OutboxEmail; attempts: number };
  * (src/jobs/retry-emails.ts) tries it again where that may succeed. Up to 6 at once; none starts
  * after 10 s (a slow provider must not hold a send for minutes): those stay `queued` for the job.
  */
-export async function deliverEmails(env: Env, emails: OutboxEmail[], transport: EmailTransport = emailTransport(env)): Promise<EmailOutcome[]> {
-  return deliverAll(env, emails.map((email) => ({ email, attempts: 0 })), transport, { budgetMs: REQUEST_BUDGET_MS });
+export async function deliverEmails(ctx: RequestContext, input: { emails: OutboxEmail[]; transport?: EmailTransport }): Promise<EmailOutcome[]> {
+  const transport = input.transport ?? emailTransport(ctx.env);
+  return deliverAll(ctx, { deliveries: input.emails.map((email) => ({ email, attempts: 0 })), transport, budgetMs: REQUEST_BUDGET_MS });
 }
 
 /**
@@ -32,7 +33,12 @@ export async function deliverEmails(env: Env, emails: OutboxEmail[], transport: 
  * first outcome is recorded, and an outcome never overwrites a success. A delivery not started
  * within the budget answers `queued` and leaves its row as it was.
  */
-export async function deliverAll(env: Env, deliveries: Delivery[], transport: EmailTransport, opts: { budgetMs: number; now?: () => Date }): Promise<EmailOutcome[]> {
+export async function deliverAll(
+  ctx: RequestContext,
+  input: { deliveries: Delivery[]; transport: EmailTransport; budgetMs: number; now?: () => Date },
+): Promise<EmailOutcome[]> {
+  const { deliveries, transport, ...opts } = input;
+  const db = ctx.db;
   const clock = opts.now ?? (() => new Date());
   const deadline = Date.now() + opts.budgetMs;
   const outcomes: EmailOutcome[] = new Array(deliveries.length);
@@ -53,12 +59,12 @@ export async function deliverAll(env: Env, deliveries: Delivery[], transport: Em
         outcome = { status: "failed", error: err instanceof Error ? err.message : String(err) };
       }
       outcomes[i] = outcome;
-      const update = recordOutcome(env.DB, delivery, outcome, clock());
+      const update = recordOutcome(db, delivery, outcome, clock());
       if (update) updates.push(update);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, deliveries.length) }, worker));
-  if (updates.length) await env.DB.batch(updates);
+  if (updates.length) await db.batch(updates);
   return outcomes;
 }
 

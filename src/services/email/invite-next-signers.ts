@@ -1,6 +1,6 @@
 import { nowIso } from "../../lib/time";
 import type { OutboxEmail } from "../../providers/email";
-import type { RequestContext } from "../../lib/context";
+import type { OrgContext } from "../../lib/context";
 import { getEnvelope, metadataOf } from "../envelopes/repository";
 import { challengedSignerIds } from "../kba/repository";
 import { listSigners, signersWhoseTurnItIs } from "../signers/repository";
@@ -15,9 +15,9 @@ import { invitationEmails } from "./invitation";
  * not moved queue nothing twice. Nothing is queued for an envelope sent with `send_email: false`, or
  * one no longer `sent`/`viewed`. Returns the emails this call queued.
  */
-export async function inviteNextSigners(ctx: RequestContext, input: { orgId: string; envelopeId: string }): Promise<OutboxEmail[]> {
-  const db = ctx.env.DB;
-  const envelope = await getEnvelope(db, input.orgId, input.envelopeId);
+export async function inviteNextSigners(ctx: OrgContext, input: { envelopeId: string }): Promise<OutboxEmail[]> {
+  const db = ctx.db;
+  const envelope = await getEnvelope(db, ctx.orgId, input.envelopeId);
   if (envelope.status !== "sent" && envelope.status !== "viewed") return [];
   if (metadataOf(envelope).send_email === false) return [];
   const due = signersWhoseTurnItIs(await listSigners(db, envelope.id));
@@ -27,6 +27,6 @@ export async function inviteNextSigners(ctx: RequestContext, input: { orgId: str
   const queued = invitationEmails(ctx.env, { envelope, orgName: org!.name, expiresAt: envelope.expires_at, signers: due, at: nowIso(), kbaSignerIds });
   const results = await db.batch<{ id: string }>(queued.map((q) => q.statement));
   const fresh = queued.filter((_, i) => (results[i]?.results.length ?? 0) > 0).map((q) => q.email);
-  await deliverEmails(ctx.env, fresh);
+  await deliverEmails(ctx, { emails: fresh });
   return fresh;
 }

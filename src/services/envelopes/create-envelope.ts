@@ -21,7 +21,7 @@ export async function createEnvelope(
   const { orgId, actor, db } = ctx;
   const { body } = input;
   // With template_id the template's document and fields are copied onto the envelope (DESIGN.md 3).
-  const template = body.template_id !== undefined ? await templateSourceFor(db, orgId, body) : null;
+  const template = body.template_id !== undefined ? await templateSourceFor(ctx, { body }) : null;
   const at = nowIso();
   const envelopeId = newId("envelope");
   const email = normalizeEmail(body.customer_email);

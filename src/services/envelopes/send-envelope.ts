@@ -104,6 +104,6 @@ export async function sendEnvelope(ctx: OrgContext, input: { envelopeId: string;
     db.prepare("UPDATE envelopes SET metadata = json_set(metadata, '$.send_email', json(?)) WHERE id = ?").bind(String(body.send_email), envelope.id),
     ...invitations.map((i) => i.statement),
   ]);
-  await deliverEmails(ctx.env, invitations.map((i) => i.email));
+  await deliverEmails(ctx, { emails: invitations.map((i) => i.email) });
   return { envelope: sent, signers };
 }

@@ -9,7 +9,7 @@ import { commitKba } from "./commit";
 import { outcomeStatements } from "./record-outcome";
 import type { KbaSessionRow } from "./repository";
 import type { KbaAnswersInput } from "./schema";
-import { attemptsLeft, loadKbaSigner, subjectOf } from "./signer-step";
+import { attemptsLeft, loadKbaSigner, subjectOf } from "./load-kba-signer";
 
 const issue = (path: (string | number)[], expected: string, received: string, message: string): ApiIssue => ({ code: "invalid_value", expected, received, path, message });
 

@@ -1,5 +1,5 @@
 import { conflict } from "../../lib/errors";
-import type { RequestContext } from "../../lib/context";
+import { inOrg, type RequestContext } from "../../lib/context";
 import { inviteNextSigners } from "../email/invite-next-signers";
 import { signersWhoseTurnItIs } from "../signers/repository";
 import { loadSealKey } from "../seal/seal-key";
@@ -91,7 +91,7 @@ export async function submitSigning(
       console.error(JSON.stringify({ level: "error", msg: "auto-vault after signing failed", envelope_id: outcome.envelopeId, error: String(err) }));
     });
   } else {
-    await inviteNextSigners(ctx, { orgId: outcome.orgId, envelopeId: outcome.envelopeId });
+    await inviteNextSigners(inOrg(ctx, outcome.orgId), { envelopeId: outcome.envelopeId });
   }
   return { signer_status: "completed", envelope_status: outcome.status, completed: outcome.last };
 }

@@ -5,7 +5,7 @@ import { signingProvider, viaProvider } from "../../providers/signing";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { OrgContext } from "../../lib/context";
 import { discardDocuments, ingestPdf } from "../documents/ingest-pdf";
-import { getTemplate, insertTemplateFields } from "./repository";
+import { getTemplate, insertTemplateFields, listTemplateFields, type TemplateRow } from "./repository";
 import { templateDetail } from "./serialize";
 
 /**
@@ -18,7 +18,7 @@ export async function attachTemplateDocument(ctx: OrgContext, input: { templateI
   const template = await getTemplate(db, ctx.orgId, input.templateId);
   if (template.document_key) throw conflict("The template already has a document; create a new template for another PDF", { template_id: template.id });
   if (!input.form.file) throw badRequest("Missing required form field: file (the template PDF)");
-  const document = await ingestPdf(ctx.env, { orgId: ctx.orgId, bytes: input.form.file.bytes, fields: [], path: [], tagPath: ["file", "tags"] });
+  const document = await ingestPdf(ctx, { bytes: input.form.file.bytes, fields: [], path: [], tagPath: ["file", "tags"] });
   try {
     const provider = signingProvider(ctx.env);
     const ref = { instance: template.provider_instance, providerTemplateId: template.provider_template_id };
@@ -29,12 +29,28 @@ export async function attachTemplateDocument(ctx: OrgContext, input: { templateI
       db
         .prepare("UPDATE templates SET document_key = ?, document_sha256 = ?, document_size_bytes = ?, page_count = ?, updated_at = ? WHERE id = ? AND document_key IS NULL")
         .bind(document.key, document.sha256, document.sizeBytes, document.pageCount, at, template.id),
-      ...insertTemplateFields(db, { templateId: template.id, orgId: ctx.orgId, fields: document.fields, at }),
-    ]);
-    if (update?.meta.changes !== 1) throw conflict("The template received a document concurrently");
+      ...insertTemplateFields(db, { templateId: template.id, orgId: ctx.orgId, fields: document.fields, at, onlyWithDocumentKey: document.key }),
+    ], { guarded: true });
+    if (update?.meta.changes !== 1) {
+      await restoreWinner(ctx, template.id, ref);
+      throw conflict("The template received a document concurrently");
+    }
     return templateDetail({ ...template, document_key: document.key, document_sha256: document.sha256, document_size_bytes: document.sizeBytes, page_count: document.pageCount, updated_at: at }, document.fields);
   } catch (err) {
     await discardDocuments(ctx.env, [document.key]);
     throw err;
   }
+}
+
+/**
+ * This upload lost the race after writing its document and fields to the provider: point the provider
+ * back at what the winner committed, so the template's counterpart never names the object about to be discarded.
+ */
+async function restoreWinner(ctx: OrgContext, templateId: string, ref: { instance: TemplateRow["provider_instance"]; providerTemplateId: number }) {
+  const winner = await getTemplate(ctx.env.DB, ctx.orgId, templateId);
+  if (!winner.document_key) return;
+  const provider = signingProvider(ctx.env);
+  const fields = await listTemplateFields(ctx.env.DB, templateId);
+  await viaProvider("the document could not be stored", () => provider.setTemplateDocument({ ...ref, documentKey: winner.document_key!, pageCount: winner.page_count ?? 0 }));
+  await viaProvider("the fields could not be stored", () => provider.setTemplateFields({ ...ref, fields }));
 }

@@ -41,7 +41,7 @@ function readForm(form: MultipartForm) {
  */
 export async function createTemplateFromUpload(ctx: OrgContext, input: { form: MultipartForm }) {
   const { name, externalId, fields, bytes } = readForm(input.form);
-  const document = await ingestPdf(ctx.env, { orgId: ctx.orgId, bytes, fields, path: ["fields_json"], tagPath: ["file", "tags"] });
+  const document = await ingestPdf(ctx, { bytes, fields, path: ["fields_json"], tagPath: ["file", "tags"] });
   try {
     const placements = [...document.fields.filter((f) => f.placement_mode === "tag").map(() => ({ mode: "tag" })), ...fields.map((f) => f.placement)];
     const template = await insertTemplate(ctx, { name, externalId, kbaRequired: false, origin: "upload", document, fields: document.fields, placements });

@@ -5,6 +5,7 @@ import { copyTemplateFields, insertOriginalDocument } from "../documents/envelop
 import type { CreateEnvelopeInput } from "../envelopes/schema";
 import { findTemplate, listTemplateFields } from "./repository";
 import type { ProviderInstance, ResolvedField } from "./schema";
+import type { OrgContext } from "../../lib/context";
 
 /** What an envelope created from a template takes from it. */
 export type TemplateSource = {
@@ -51,7 +52,9 @@ function prefillValue(field: ResolvedField, value: string | number | boolean | n
  * `template_id` (the body refers to something that is not there; no existence leak across orgs).
  * `prefilled_data` keys must name fields of the template.
  */
-export async function templateSourceFor(db: D1Database, orgId: string, body: CreateEnvelopeInput): Promise<TemplateSource> {
+export async function templateSourceFor(ctx: OrgContext, input: { body: CreateEnvelopeInput }): Promise<TemplateSource> {
+  const { db, orgId } = ctx;
+  const { body } = input;
   const templateId = body.template_id!;
   const template = await findTemplate(db, orgId, templateId);
   if (!template) throw unprocessable("Unknown template_id", [issue(["template_id"], "a template of this organization", templateId, "Template not found")]);

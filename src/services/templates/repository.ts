@@ -73,13 +73,17 @@ export function fieldFromRow(row: FieldRow): ResolvedField {
  */
 export function insertTemplateFields(
   db: D1Database,
-  input: { templateId: string; orgId: string; fields: ResolvedField[]; placements?: unknown[]; at: string },
+  input: { templateId: string; orgId: string; fields: ResolvedField[]; placements?: unknown[]; at: string; onlyWithDocumentKey?: string },
 ): D1PreparedStatement[] {
+  // onlyWithDocumentKey: the fields come from that document; a losing concurrent upload inserts none into the winner's template.
+  const values = "?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM template_fields WHERE template_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14";
+  const source =
+    input.onlyWithDocumentKey === undefined ? `VALUES (${values})` : `SELECT ${values} WHERE EXISTS (SELECT 1 FROM templates WHERE id = ?1 AND document_key = ?15)`;
   return input.fields.map((f, i) =>
     db
       .prepare(
         `INSERT INTO template_fields (template_id, seq, org_id, name, type, role, required, readonly, default_value, placement_mode, areas, anchor_match, placement, created_at, options)
-         VALUES (?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM template_fields WHERE template_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)`,
+         ${source}`,
       )
       .bind(
         input.templateId,
@@ -96,6 +100,7 @@ export function insertTemplateFields(
         input.placements?.[i] !== undefined ? JSON.stringify(input.placements[i]) : null,
         input.at,
         f.options ? JSON.stringify(f.options) : null,
+        ...(input.onlyWithDocumentKey === undefined ? [] : [input.onlyWithDocumentKey]),
       ),
   );
 }

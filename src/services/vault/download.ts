@@ -43,7 +43,7 @@ export async function openVaultDownload(
 
   for (let attempt = 0; attempt < 2; attempt++) {
     const observed = await observeAuthoritative(ctx.env.DOCS, record);
-    const { matched } = await recordIntegrityCheck(ctx, record, "download", observed);
+    const { matched } = await recordIntegrityCheck(ctx, { record, source: "download", observed });
     if (!matched) {
       throw new ApiError(
         409,

@@ -35,10 +35,9 @@ export async function observeAuthoritative(bucket: R2Bucket, record: VaultRecord
  */
 export async function recordIntegrityCheck(
   ctx: RequestContext,
-  record: VaultRecordRow,
-  source: IntegritySource,
-  observed: Observation,
+  input: { record: VaultRecordRow; source: IntegritySource; observed: Observation },
 ): Promise<{ matched: boolean }> {
+  const { record, source, observed } = input;
   const db = ctx.env.DB;
   const matched = observed.hash === record.document_hash;
   const insertCheck = (at: string) =>

@@ -1,4 +1,5 @@
 import type { OrgContext } from "../../lib/context";
+import { conflict } from "../../lib/errors";
 import { createEndpoint } from "./create-endpoint";
 import { deleteEndpoint } from "./delete-endpoint";
 import { endpointView, type EndpointRow } from "./repository";
@@ -20,6 +21,22 @@ const findLegacy = (db: D1Database, orgId: string) =>
   db.prepare("SELECT * FROM webhook_endpoints WHERE org_id = ? AND legacy = 1 AND deleted_at IS NULL").bind(orgId).first<EndpointRow>();
 
 /**
+ * Whether a console user (an admin) has updated the endpoint since the migration, as the organization's
+ * audit chain records it. A secret rotation does not count: an admin may sign the migrated endpoint and
+ * the legacy route keeps working (DESIGN.md); a change of its URL, events, state or description does.
+ */
+async function changedByAdmin(db: D1Database, orgId: string, endpointId: string): Promise<boolean> {
+  const row = await db
+    .prepare(
+      `SELECT 1 AS hit FROM audit_log WHERE chain_id = ? AND action = 'webhook_endpoint.updated' AND actor_type <> 'api_key'
+       AND json_extract(data, '$.endpoint_id') = ? LIMIT 1`,
+    )
+    .bind(orgId, endpointId)
+    .first<{ hit: number }>();
+  return row !== null;
+}
+
+/**
  * The legacy `PATCH /partner/webhook` (spec 9.5) writes through to the organization's migrated
  * endpoint: subscribed to `*`, unsigned (`secret_set: false`) until an admin rotates a secret onto
  * it, created on first use. A URL sets it (and re-enables it); `null` soft-deletes it. The same URL
@@ -28,6 +45,9 @@ const findLegacy = (db: D1Database, orgId: string) =>
  */
 export async function setLegacyWebhook(ctx: OrgContext, input: { url: string | null }) {
   const current = await findLegacy(ctx.db, ctx.orgId);
+  if (current && (await changedByAdmin(ctx.db, ctx.orgId, current.id))) {
+    throw conflict("An organization admin has changed the migrated webhook endpoint in the console; it is managed there now", { endpoint_id: current.id });
+  }
   if (input.url === null) {
     if (current) await deleteEndpoint(ctx, { endpointId: current.id });
     return legacyView(null);

@@ -40,6 +40,11 @@ describe("POST /embed/payment-intent when Stripe or the configuration fails", ()
     expect((await intentWith(token, { STRIPE_PUBLISHABLE_KEY: undefined })).status).toBe(503);
     expect((await intentWith(token, { STRIPE_SECRET_KEY: undefined })).status).toBe(503);
     expect((await intentStats(e.envelopeId)).created).toBe(0);
+
+    // the refusals left nothing behind: once the account is right, the intent is created
+    await env.DB.prepare("UPDATE payments SET destination_account = 'acct_1DealerStandIn' WHERE envelope_id = ?").bind(e.envelopeId).run();
+    expect((await intentWith(token, {})).status).toBe(200);
+    expect((await intentStats(e.envelopeId)).created).toBe(1);
   });
 
   it("keeps the fee and account of the create when the operator changes them later", async () => {

@@ -15,6 +15,7 @@ import {
   sign,
   stripeEvent,
 } from "../../helpers/payments";
+import { sendableEnvelope, sendEnvelope } from "../../helpers/signing";
 
 async function adminToken(orgId: string, role: "admin" | "custodian" = "custodian") {
   const user = await operator("POST", `/orgs/${orgId}/users`, { email: `${role}-${crypto.randomUUID()}@example.com`, name: role, role });
@@ -128,7 +129,6 @@ describe("Sign + Pay: the journey against the Stripe stand-in", () => {
     expect((await intentStats(e.envelopeId)).create_requests).toBe(0);
 
     // Another envelope's token (no payment there) says nothing about this one's payment.
-    const { sendableEnvelope, sendEnvelope } = await import("../../helpers/signing");
     const plain = await sendableEnvelope(t.key, ["buyer"], { customer_email: BUYER.email });
     await sendEnvelope(t.key, plain.envelope_id);
     const plainToken = (await embedToken(t.key, plain.envelope_id, BUYER.email)).body.data.token as string;

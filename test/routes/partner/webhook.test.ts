@@ -58,7 +58,7 @@ describe("legacy PATCH /partner/webhook", () => {
     expect(live!.n).toBe(1);
   });
 
-  it("applies the URL rules, the content type, and needs envelopes:write", async () => {
+  it("applies the URL rules, the content type, and needs webhooks:write", async () => {
     const t = await newTenant();
     const bad = await call("PATCH", "/partner/webhook", { key: t.key, body: { url: "https://169.254.169.254/latest" } });
     expect(bad.status).toBe(422);
@@ -68,7 +68,7 @@ describe("legacy PATCH /partner/webhook", () => {
     const reader = await newKey(t.orgId, ["envelopes:read"]);
     const denied = await call("PATCH", "/partner/webhook", { key: reader.key, body: { url: receiverUrl("ok").url } });
     expect(denied.status).toBe(403);
-    expect(denied.body.error).toBe("Missing required scope: envelopes:write");
+    expect(denied.body.error).toBe("Missing required scope: webhooks:write");
     expect((await call("PATCH", "/partner/webhook", { body: { url: receiverUrl("ok").url } })).status).toBe(401);
   });
 });

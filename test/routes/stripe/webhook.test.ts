@@ -47,6 +47,16 @@ describe("POST /stripe/webhook", () => {
     expect((await auditActions(e.envelopeId)).filter((a) => a === "envelope.payment_paid")).toHaveLength(1);
   });
 
+  it("two deliveries of the same success at once pay once", async () => {
+    const { e, intentId } = await openedPayment();
+    const event = await stripeEvent("payment_intent.succeeded", intentId);
+    const answers = await Promise.all([deliverWebhook(event.payload, event.signature_header), deliverWebhook(event.payload, event.signature_header)]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    expect(answers.filter((a) => a.body.data.outcome === "paid")).toHaveLength(1);
+    expect(await events(e.envelopeId)).toBe(1);
+    expect((await auditActions(e.envelopeId)).filter((a) => a === "envelope.payment_paid")).toHaveLength(1);
+  });
+
   it("a forged, missing, other-secret or stale signature is 400 and records nothing", async () => {
     const { e, intentId } = await openedPayment();
     const event = await stripeEvent("payment_intent.succeeded", intentId);

@@ -5,6 +5,7 @@ import { OutboxOnlyTransport } from "../../../src/providers/email/outbox-only";
 import { deliverEmails } from "../../../src/services/email/deliver";
 import { queueEmail } from "../../../src/services/email/outbox";
 import { newTenant } from "../../helpers/api";
+import { jobContext } from "../../helpers/context";
 
 async function queued(orgId: string, n: number): Promise<OutboxEmail[]> {
   const emails = Array.from({ length: n }, (_, i) =>
@@ -32,7 +33,7 @@ describe("email delivery through the transport", () => {
     const t = await newTenant();
     expect(emailTransport(env)).toBeInstanceOf(OutboxOnlyTransport);
     const [email] = await queued(t.orgId, 1);
-    expect(await deliverEmails(env, [email!])).toEqual([{ status: "queued" }]);
+    expect(await deliverEmails(jobContext(), { emails: [email!] })).toEqual([{ status: "queued" }]);
     expect(await rowOf(email!.id)).toEqual({ status: "queued", sent_at: null, error: null });
   });
 
@@ -48,7 +49,7 @@ describe("email delivery through the transport", () => {
         return { status: "sent" };
       },
     };
-    const outcomes = await deliverEmails(env, [ok!, refused!, broken!], transport);
+    const outcomes = await deliverEmails(jobContext(), { emails: [ok!, refused!, broken!], transport });
     expect(outcomes.map((o) => o.status)).toEqual(["sent", "failed", "failed"]);
     expect(seen.map((e) => e.to.email)).toEqual(["s0@example.com", "s1@example.com", "s2@example.com"]);
     expect(await rowOf(ok!.id)).toMatchObject({ status: "sent", error: null });
@@ -60,8 +61,8 @@ describe("email delivery through the transport", () => {
   it("never overwrites an outcome already recorded", async () => {
     const t = await newTenant();
     const [email] = await queued(t.orgId, 1);
-    await deliverEmails(env, [email!], { deliver: async () => ({ status: "sent" }) });
-    await deliverEmails(env, [email!], { deliver: async () => ({ status: "failed", error: "late" }) });
+    await deliverEmails(jobContext(), { emails: [email!], transport: { deliver: async () => ({ status: "sent" }) } });
+    await deliverEmails(jobContext(), { emails: [email!], transport: { deliver: async () => ({ status: "failed", error: "late" }) } });
     expect((await rowOf(email!.id))!.status).toBe("sent");
   });
 

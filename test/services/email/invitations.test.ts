@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { systemContext } from "../../../src/lib/context";
+import { inOrg, systemContext } from "../../../src/lib/context";
 import { inviteNextSigners } from "../../../src/services/email/invite-next-signers";
 import { renderInvitation } from "../../../src/services/email/invitation";
 import { call, newTenant } from "../../helpers/api";
@@ -29,7 +29,7 @@ async function sentInOrders(sendEmail = true) {
 describe("invitations by routing order (inviteNextSigners, for the signing flow)", () => {
   it("invites the next order only once every signer of the previous one has completed, and only once", async () => {
     const { t, envelopeId, links } = await sentInOrders();
-    const next = () => inviteNextSigners(ctx(), { orgId: t.orgId, envelopeId });
+    const next = () => inviteNextSigners(inOrg(ctx(), t.orgId), { envelopeId });
     expect(await next()).toEqual([]); // the first order was invited by the send
     await complete(envelopeId, "jane@example.com");
     expect(await next()).toEqual([]); // John has not signed yet
@@ -48,26 +48,26 @@ describe("invitations by routing order (inviteNextSigners, for the signing flow)
     const quiet = await sentInOrders(false);
     await complete(quiet.envelopeId, "jane@example.com");
     await complete(quiet.envelopeId, "john@example.com");
-    expect(await inviteNextSigners(ctx(), { orgId: quiet.t.orgId, envelopeId: quiet.envelopeId })).toEqual([]);
+    expect(await inviteNextSigners(inOrg(ctx(), quiet.t.orgId), { envelopeId: quiet.envelopeId })).toEqual([]);
     expect(await outboxOf(quiet.envelopeId)).toEqual([]);
 
     const declined = await sentInOrders();
     await complete(declined.envelopeId, "jane@example.com");
     await env.DB.prepare("UPDATE signers SET status = 'declined' WHERE envelope_id = ? AND email = 'john@example.com'").bind(declined.envelopeId).run();
-    expect(await inviteNextSigners(ctx(), { orgId: declined.t.orgId, envelopeId: declined.envelopeId })).toEqual([]);
+    expect(await inviteNextSigners(inOrg(ctx(), declined.t.orgId), { envelopeId: declined.envelopeId })).toEqual([]);
 
     const voided = await sentInOrders();
     await call("POST", `/partner/envelopes/${voided.envelopeId}/void`, { key: voided.t.key, body: { reason: "x" } });
     await complete(voided.envelopeId, "jane@example.com");
     await complete(voided.envelopeId, "john@example.com");
-    expect(await inviteNextSigners(ctx(), { orgId: voided.t.orgId, envelopeId: voided.envelopeId })).toEqual([]);
+    expect(await inviteNextSigners(inOrg(ctx(), voided.t.orgId), { envelopeId: voided.envelopeId })).toEqual([]);
     expect(await outboxOf(voided.envelopeId)).toHaveLength(2);
   });
 
   it("does not reach another organization's envelope", async () => {
     const { envelopeId } = await sentInOrders();
     const other = await newTenant();
-    await expect(inviteNextSigners(ctx(), { orgId: other.orgId, envelopeId })).rejects.toThrow("Envelope not found");
+    await expect(inviteNextSigners(inOrg(ctx(), other.orgId), { envelopeId })).rejects.toThrow("Envelope not found");
   });
 });
 

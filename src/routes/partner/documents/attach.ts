@@ -2,10 +2,10 @@ import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { readMultipartForm } from "../../../lib/multipart";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { MAX_PDF_BYTES } from "../../../lib/pdf";
 import { attachEnvelopeDocument } from "../../../services/documents/attach-envelope-document";
 import { EnvelopeDocumentResponse } from "../../../services/documents/schema";
+import { partnerRoute } from "../common";
 import { EnvelopeParams } from "../envelopes/params";
 import { pdfUploadBody, TooLarge } from "../templates/common";
 

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { mintEmbedToken, WIDGETS } from "../../../services/embed/tokens";
+import { partnerRoute } from "../common";
 
 const EmbedTokenBody = z
   .object({

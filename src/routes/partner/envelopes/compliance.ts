@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { evaluateCompliance } from "../../../services/compliance/evaluate";
 import { EnvelopeStatusEnum, Timestamp } from "../../../services/envelopes/schema";
+import { partnerRoute } from "../common";
 import { EnvelopeParams } from "./params";
 
 const Check = z

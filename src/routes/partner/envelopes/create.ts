@@ -1,10 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { createEnvelope } from "../../../services/envelopes/create-envelope";
 import { CreateEnvelopeBody, EnvelopeSchema } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";
+import { partnerRoute } from "../common";
 
 export const route = createRoute(
   partnerRoute(

@@ -1,10 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { readEnvelope } from "../../../services/envelopes/read-envelope";
 import { EnvelopeSchema } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";
+import { partnerRoute } from "../common";
 import { EnvelopeParams } from "./params";
 
 export const route = createRoute(

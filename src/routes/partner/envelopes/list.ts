@@ -1,10 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { jsonContent, listOf } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { listEnvelopes } from "../../../services/envelopes/list-envelopes";
 import { EnvelopeListItemSchema, ListEnvelopesQuery } from "../../../services/envelopes/schema";
 import { envelopeListItem } from "../../../services/envelopes/serialize";
+import { partnerRoute } from "../common";
 
 export const route = createRoute(
   partnerRoute(

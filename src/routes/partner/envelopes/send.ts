@@ -1,10 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { sendEnvelope } from "../../../services/envelopes/send-envelope";
 import { SendEnvelopeBody, SentEnvelopeSchema } from "../../../services/signers/schema";
 import { sentEnvelopeDetail } from "../../../services/signers/signing-links";
+import { partnerRoute } from "../common";
 import { EnvelopeParams } from "./params";
 
 export const route = createRoute(

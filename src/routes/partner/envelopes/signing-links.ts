@@ -1,9 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { SigningLinksSchema } from "../../../services/signers/schema";
 import { getSigningLinks } from "../../../services/signers/signing-links";
+import { partnerRoute } from "../common";
 import { EnvelopeParams } from "./params";
 
 export const route = createRoute(

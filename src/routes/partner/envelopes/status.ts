@@ -1,10 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { readEnvelope } from "../../../services/envelopes/read-envelope";
 import { EnvelopeStatusSchema } from "../../../services/envelopes/schema";
 import { envelopeStatus } from "../../../services/envelopes/serialize";
+import { partnerRoute } from "../common";
 import { EnvelopeParams } from "./params";
 
 export const route = createRoute(

@@ -1,10 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { EnvelopeSchema, VoidEnvelopeBody } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";
 import { voidEnvelope } from "../../../services/envelopes/void-envelope";
+import { partnerRoute } from "../common";
 import { EnvelopeParams } from "./params";
 
 export const route = createRoute(

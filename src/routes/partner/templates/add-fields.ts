@@ -1,9 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, ErrorSchema, jsonBody, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { addTemplateFields } from "../../../services/templates/add-fields";
 import { AddFieldsBody, FieldsAddedResponse, TemplateParams } from "../../../services/templates/schema";
+import { partnerRoute } from "../common";
 import { ProviderErrors } from "./common";
 
 export const route = createRoute(

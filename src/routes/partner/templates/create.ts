@@ -2,10 +2,10 @@ import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { readMultipartForm } from "../../../lib/multipart";
 import { dataOf, ErrorSchema, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { MAX_PDF_BYTES } from "../../../lib/pdf";
 import { createTemplateFromUpload } from "../../../services/templates/create-template";
 import { TemplateUploadResponse } from "../../../services/templates/schema";
+import { partnerRoute } from "../common";
 import { pdfUploadBody, ProviderErrors, TooLarge } from "./common";
 
 export const route = createRoute(

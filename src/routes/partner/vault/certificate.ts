@@ -1,9 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { getCertificate } from "../../../services/vault/get-certificate";
 import { CertificateSchema } from "../../../services/vault/schema";
+import { partnerRoute } from "../common";
 import { EnvelopeParams } from "../envelopes/params";
 
 export const route = createRoute(

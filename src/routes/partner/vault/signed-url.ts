@@ -1,9 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { VaultUrlQuery, VaultUrlSchema } from "../../../services/vault/schema";
 import { createVaultUrl, type VaultFile } from "../../../services/vault/signed-url";
+import { partnerRoute } from "../common";
 import { EnvelopeParams } from "../envelopes/params";
 
 const vaultUrlRoute = (operationId: string, path: string, summary: string, description: string) =>

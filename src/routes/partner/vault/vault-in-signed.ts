@@ -1,11 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { EnvelopeSchema } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";
 import { VaultInSignedBody } from "../../../services/vault/schema";
 import { vaultInSigned } from "../../../services/vault/vault-in-signed";
+import { partnerRoute } from "../common";
 import { EnvelopeParams } from "../envelopes/params";
 
 export const route = createRoute(

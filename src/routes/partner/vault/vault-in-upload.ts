@@ -3,11 +3,11 @@ import type { OrgRouteHandler } from "../../../lib/hono";
 import { readMultipartForm } from "../../../lib/multipart";
 import { MAX_PDF_BYTES } from "../../../lib/pdf";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { partnerRoute } from "../common";
 import { EnvelopeSchema } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";
 import { VaultInUploadFormDoc } from "../../../services/vault/schema";
 import { vaultInUpload } from "../../../services/vault/vault-in-upload";
+import { partnerRoute } from "../common";
 import { EnvelopeParams } from "../envelopes/params";
 
 export const route = createRoute(

@@ -27,7 +27,7 @@ const scopesOf = (row: KeyRow): Scope[] => JSON.parse(row.scopes);
 
 /** What the key's RateLimiter caches to admit requests without D1. */
 export function limiterRecord(row: KeyRow): KeyRecord {
-  return { keyId: row.id, orgId: row.org_id, scopes: scopesOf(row), rateLimitRpm: row.rate_limit_rpm, active: row.active === 1 };
+  return { keyId: row.id, orgId: row.org_id, scopes: scopesOf(row), rateLimitRpm: row.rate_limit_rpm, active: row.active === 1, version: row.updated_at };
 }
 
 export function serializeKey(row: KeyRow): ApiKey {

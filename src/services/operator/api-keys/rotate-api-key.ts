@@ -2,6 +2,7 @@ import { rateLimiterFor } from "../../../../durable-objects/rate-limiter";
 import { sha256Hex } from "../../../lib/crypto";
 import type { RequestContext } from "../../../lib/context";
 import { newRawApiKey } from "../../../lib/ids";
+import { conflict } from "../../../lib/errors";
 import { nowIso } from "../../../lib/time";
 import { commitWithOrgAudit } from "../../audit/org-chain";
 import type { ApiKeyWithSecret } from "../schema";
@@ -18,9 +19,15 @@ export async function rotateApiKey(ctx: RequestContext, input: { keyId: string }
   const raw = newRawApiKey();
   const hash = await sha256Hex(raw);
   const at = nowIso();
-  await commitWithOrgAudit(db, { orgId: before.org_id, action: "api_key.rotated", actor: ctx.actor, data: { key_id: before.id }, at }, [
-    db.prepare("UPDATE api_keys SET key_hash = ?, key_prefix = ?, updated_at = ? WHERE id = ?").bind(hash, displayPrefix(raw), at, before.id),
-  ]);
+  // Guarded on the hash it replaces: of two concurrent rotations one wins, the other is a 409, and no
+  // raw key is handed out (and cached as valid by its limiter) that D1 no longer holds.
+  const [rotated] = await commitWithOrgAudit(
+    db,
+    { orgId: before.org_id, action: "api_key.rotated", actor: ctx.actor, data: { key_id: before.id }, at },
+    [db.prepare("UPDATE api_keys SET key_hash = ?, key_prefix = ?, updated_at = ? WHERE id = ? AND key_hash = ?").bind(hash, displayPrefix(raw), at, before.id, before.key_hash)],
+    { guarded: true },
+  );
+  if (rotated?.meta.changes !== 1) throw conflict("The key was rotated concurrently; retry to rotate it again");
   const after = await loadKey(db, before.id);
   await rateLimiterFor(env, before.key_hash).refresh(null);
   await rateLimiterFor(env, hash).refresh(limiterRecord(after));

@@ -1,30 +1,13 @@
-import { KBA_MAX_ATTEMPTS } from "../../db/schema/kba";
 import { ApiError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import type { RequestContext } from "../../lib/context";
 import { addSeconds, nowIso } from "../../lib/time";
-import { kbaProvider, type KbaProvider, type KbaQuestion, type KbaSubject } from "../../providers/kba";
-import type { SignerRow } from "../signers/repository";
-import { loadBySlug, type SigningContext } from "../signing/repository";
+import type { KbaQuestion } from "../../providers/kba";
 import { requestOrigin } from "../signing/signer-actor";
 import { commitKba } from "./commit";
 import { outcomeStatements } from "./record-outcome";
-import { getKbaCheck, openSessionOf, type KbaCheckRow, type KbaSessionRow } from "./repository";
-
-/** How long a question set can be answered. */
-export const KBA_SESSION_TTL_SECONDS = 600;
-
-export const subjectOf = (signer: SignerRow): KbaSubject => ({ email: signer.email, name: signer.name });
-
-export const attemptsLeft = (check: KbaCheckRow) => (check.status === "required" ? KBA_MAX_ATTEMPTS - check.attempts_used : 0);
-
-/** The signer, their envelope (open: 410 otherwise) and their KBA check; 404 when this link has no KBA step. */
-export async function loadKbaSigner(ctx: RequestContext, slug: string): Promise<{ sc: SigningContext; check: KbaCheckRow; provider: KbaProvider }> {
-  const sc = await loadBySlug(ctx.db, slug);
-  const check = await getKbaCheck(ctx.db, sc.signer.id);
-  if (!check) throw new ApiError(404, "This signing link has no identity verification step: open the document directly");
-  return { sc, check, provider: kbaProvider(ctx.env, check.provider) };
-}
+import { attemptsLeft, KBA_SESSION_TTL_SECONDS, loadKbaSigner, subjectOf } from "./load-kba-signer";
+import { openSessionOf, type KbaSessionRow } from "./repository";
 
 const sessionView = (session: KbaSessionRow, questions: KbaQuestion[]) => ({ session_id: session.id, expires_at: session.expires_at, questions });
 
