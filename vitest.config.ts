@@ -61,8 +61,9 @@ export default defineConfig(async () => {
       setupFiles: ["./test/setup.ts"],
       globalSetup: ["./test/global/webhook-receiver.mjs", "./test/global/postmark-stand-in.mjs", "./test/global/stripe-stand-in.mjs"],
       testTimeout: 30_000,
-      // CommonJS packages that require() an ES-module dependency (pdf-lib): pre-bundled for the Workers runtime
-      deps: { optimizer: { ssr: { enabled: true, include: ["pdf-lib", "@signpdf/placeholder-pdf-lib", "@signpdf/signpdf", "@signpdf/utils"] } } },
+      // CommonJS packages that require() an ES-module dependency (pdf-lib): pre-bundled for the Workers runtime;
+      // stripe too, whose hundreds of ES modules name source maps it does not ship (one warning per file otherwise)
+      deps: { optimizer: { ssr: { enabled: true, include: ["pdf-lib", "@signpdf/placeholder-pdf-lib", "@signpdf/signpdf", "@signpdf/utils", "stripe"] } } },
     },
   };
 });

@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError } from "./errors";
 import type { AppEnv } from "./hono";
+import { redactPath } from "./redact";
 
 /** The one place an error becomes a response: `{ error, details?, code? }`, never a stack trace. */
 export function onError(err: Error, c: Context<AppEnv>): Response {
@@ -24,7 +25,7 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
             : err.message || "Request failed";
     return c.json({ error: message }, status);
   }
-  console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), path: c.req.path, error: String(err), stack: err.stack }));
+  console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), path: redactPath(c.req.path), error: String(err), stack: err.stack }));
   return c.json({ error: "Internal server error", details: { request_id: c.get("requestId") ?? null } }, 500);
 }
 

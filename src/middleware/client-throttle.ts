@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { ApiError } from "../lib/errors";
 import type { AppEnv } from "../lib/hono";
 
@@ -16,10 +16,15 @@ export const clientThrottle: MiddlewareHandler<AppEnv> = async (c, next) => {
   const address = c.req.header("cf-connecting-ip");
   if (address) {
     const { success } = await c.env.SIGNER_LIMITER.limit({ key: address });
-    if (!success) {
-      c.header("Retry-After", String(WINDOW_SECONDS));
-      throw new ApiError(429, "Too many requests from this address: wait a minute and try again", { retry_after: WINDOW_SECONDS });
-    }
+    if (!success) throw floodRefusal(c);
   }
   await next();
 };
+
+/** The 429 of the per-address flood limit, with its Retry-After. */
+export function floodRefusal(c: Context<AppEnv>): ApiError {
+  c.header("Retry-After", String(WINDOW_SECONDS));
+  return new ApiError(429, "Too many requests from this address: wait a minute and try again", { retry_after: WINDOW_SECONDS });
+}
+
+export const FLOOD_WINDOW_MS = WINDOW_SECONDS * 1000;

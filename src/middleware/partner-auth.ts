@@ -5,11 +5,26 @@ import { ApiError, forbidden, unauthorized } from "../lib/errors";
 import type { AppEnv } from "../lib/hono";
 import { API_KEY_PATTERN } from "../lib/ids";
 import type { Scope } from "../lib/scopes";
+import { FLOOD_WINDOW_MS, floodRefusal } from "./client-throttle";
 
 export { SCOPES, type Scope } from "../lib/scopes";
 
 const MISSING = "API key required: send a valid, active partner API key in the X-API-Key header";
 const INVALID = "Invalid API key: a valid, active partner API key is required in the X-API-Key header";
+
+/**
+ * Addresses that sent more unknown (well-formed, random) keys than the per-address flood limit
+ * allows, as this isolate saw it, with when their block ends. Every unknown key costs a RateLimiter
+ * object and a D1 read, so a flooding address is refused here, before the object, for the rest of
+ * the window. Only unknown keys count: a partner's own traffic is limited per key, by its object.
+ */
+const floodedAddresses = new Map<string, number>();
+
+function blockAddress(address: string) {
+  const now = Date.now();
+  if (floodedAddresses.size >= 10_000) for (const [a, until] of floodedAddresses) if (until <= now) floodedAddresses.delete(a);
+  floodedAddresses.set(address, now + FLOOD_WINDOW_MS);
+}
 
 /**
  * X-API-Key -> the key's RateLimiter object, which authenticates and counts in one round trip.
@@ -19,9 +34,17 @@ export const partnerAuth = createMiddleware<AppEnv>(async (c, next) => {
   const raw = c.req.header("x-api-key");
   if (!raw) throw unauthorized(MISSING);
   if (!API_KEY_PATTERN.test(raw)) throw unauthorized(INVALID);
+  const address = c.req.header("cf-connecting-ip");
+  if (address && (floodedAddresses.get(address) ?? 0) > Date.now()) throw floodRefusal(c);
   const keyHash = await sha256Hex(raw);
   const admission = await rateLimiterFor(c.env, keyHash).admit(keyHash);
-  if (admission.outcome === "invalid") throw unauthorized(INVALID);
+  if (admission.outcome === "invalid") {
+    if (address && !(await c.env.SIGNER_LIMITER.limit({ key: `unknown-api-key:${address}` })).success) {
+      blockAddress(address);
+      throw floodRefusal(c);
+    }
+    throw unauthorized(INVALID);
+  }
 
   c.header("X-RateLimit-Limit", String(admission.limit));
   c.header("X-RateLimit-Remaining", String(admission.remaining));

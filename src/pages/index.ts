@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../lib/hono";
+import { clientThrottle } from "../middleware/client-throttle";
 import { frameAncestorsFor } from "../services/embed/frame-ancestors";
 import { signingShell } from "./signing-shell";
 import { pageNeedsStripe } from "../services/payments/page-needs-stripe";
@@ -19,6 +20,11 @@ const ID = /^env_[A-Za-z0-9_-]{8,64}$/;
  * error, so the HTML says nothing about whether an envelope exists.
  */
 export const pagesRouter = new Hono<AppEnv>()
+  // Each page reads D1 (frame ancestors, payment state): flood-limited per address like the signer API.
+  .use("/embed/s/*", clientThrottle)
+  .use("/sign/s/*", clientThrottle)
+  .use("/embed/sign/*", clientThrottle)
+  .use("/embed/vault/*", clientThrottle)
   .get("/embed/s/:slug", (c) => linkPage(c, c.req.param("slug")))
   .get("/sign/s/:slug", (c) => linkPage(c, c.req.param("slug")))
   .get("/embed/sign/:envelopeId", (c) => widgetPage(c, "embed-sign", c.req.param("envelopeId")))

@@ -42,7 +42,7 @@ async function interceptStripeJs(page: Page) {
   return requested;
 }
 
-async function sentPayContract(key: string) {
+async function sentPayContract(key: string, payerEmail = "ann@example.com") {
   const fields = [
     { name: "buyer_name", type: "text", role: "buyer", required: true, placement: { mode: "absolute", areas: [{ page: 1, x: 0.12, y: 0.16, w: 0.4, h: 0.035 }] } },
     { name: "dealer_name", type: "text", role: "dealer", required: true, placement: { mode: "absolute", areas: [{ page: 1, x: 0.12, y: 0.3, w: 0.4, h: 0.035 }] } },
@@ -60,7 +60,7 @@ async function sentPayContract(key: string) {
         customer_email: "ann@example.com",
         customer_name: "Ann Buyer",
         template_id: template.template_id,
-        payment: { amount_cents: 150_000, currency: "usd", payer_email: "ann@example.com" },
+        payment: { amount_cents: 150_000, currency: "usd", payer_email: payerEmail },
       },
     }),
   );
@@ -159,13 +159,13 @@ describe("Sign + Pay on the signing page", () => {
     const { browser, org } = suite;
     await ok(api("PATCH", `/operator/orgs/${org.orgId}`, { token: inject("operatorToken"), body: { stripe_account_id: "acct_1DealerStandIn", platform_fee_bps: 250 } }));
     const contract = await sentPayContract(org.key);
-    const secretSeen = async () => {
+    const openBuyerLink = async () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       await interceptStripeJs(page);
       await page.goto(contract.buyerUrl);
       return page;
     };
-    const first = await secretSeen();
+    const first = await openBuyerLink();
     const name = first.getByRole("textbox", { name: "Buyer name, required" });
     await name.waitFor();
     await name.fill("Ann Buyer");
@@ -174,12 +174,52 @@ describe("Sign + Pay on the signing page", () => {
     const firstSecret = await first.evaluate(() => (window as unknown as { __stripeStandIn: { clientSecret: string } }).__stripeStandIn.clientSecret);
     await first.close(); // left without paying
 
-    const again = await secretSeen();
+    const again = await openBuyerLink();
     await again.locator("#stripe-stand-in-element").waitFor();
     const secondSecret = await again.evaluate(() => (window as unknown as { __stripeStandIn: { clientSecret: string } }).__stripeStandIn.clientSecret);
     expect(secondSecret).toBe(firstSecret);
     const stats = await fetch(`${inject("stripeBase")}/_stats?envelope_id=${contract.envelopeId}`).then((r) => r.json() as Promise<{ created: number }>);
     expect(stats.created).toBe(1);
     await again.close();
+  });
+
+  it("a payer who signed last and left before paying can still pay from the link of the completed envelope", async () => {
+    const { browser, org } = suite;
+    await ok(api("PATCH", `/operator/orgs/${org.orgId}`, { token: inject("operatorToken"), body: { stripe_account_id: "acct_1DealerStandIn", platform_fee_bps: 250 } }));
+    const contract = await sentPayContract(org.key, "dale@dealer.example");
+    const sign = async (url: string, label: string, value: string) => {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await interceptStripeJs(page);
+      await page.goto(url);
+      const field = page.getByRole("textbox", { name: label });
+      await field.waitFor();
+      await field.fill(value);
+      await page.getByRole("button", { name: "Finish" }).click();
+      return page;
+    };
+    const buyer = await sign(contract.buyerUrl, "Buyer name, required", "Ann Buyer");
+    await expect.poll(() => buyer.locator(".final h2").textContent()).toBe("Thank you, you have signed");
+    await buyer.close();
+    const dealer = await sign(contract.dealerUrl, "Dealer name, required", "Dale Dealer");
+    await dealer.locator("#stripe-stand-in-element").waitFor();
+    await dealer.close(); // left without paying; the envelope is completed
+    expect(await status(org.key, contract.envelopeId)).toBe("completed");
+
+    const back = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await interceptStripeJs(back);
+    await back.goto(contract.dealerUrl);
+    await back.locator("#stripe-stand-in-element").waitFor();
+    await back.getByRole("button", { name: /^Pay / }).click();
+    const secret = await back.evaluate(() => (window as unknown as { __stripeStandIn: { clientSecret: string } }).__stripeStandIn.clientSecret);
+    const delivery = await fetch(`${inject("stripeBase")}/_events`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ type: "payment_intent.succeeded", payment_intent: secret.split("_secret_")[0], deliver_to: `${base()}/api/v2/stripe/webhook` }),
+    }).then((r) => r.json() as Promise<{ delivered: { status: number } }>);
+    expect(delivery.delivered.status).toBe(200);
+    await expect.poll(() => back.locator(".final h2").textContent(), { timeout: 30_000 }).toBe("Thank you");
+    await back.close();
+    const vaulted = await api("POST", `/partner/envelopes/${contract.envelopeId}/vault-in-signed`, { key: org.key, body: {} });
+    expect(vaulted.status).toBe(200);
   });
 });

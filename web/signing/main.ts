@@ -29,6 +29,10 @@ async function start() {
     if (mode !== "link" && (failure.status === 401 || failure.status === 403)) {
       return finalScreen("Cannot open this document", embedFailureText(failure.status, failure.message), "error");
     }
+    // Sign + Pay: the envelope closed (410) while its payer still owes the payment: offer the payment step
+    if (mode === "link" && slug && failure.status === 410 && (await payAfterSigning(slug))) {
+      return finalScreen("Thank you", "Your signature and your payment are recorded. There is nothing left for you to do.", "success");
+    }
     finalScreen(ENDED[failure.status] ? "Signing link" : "Cannot open this document", ENDED[failure.status] ? `${ENDED[failure.status]} ${failure.message}` : failure.message, "error");
   }
 }

@@ -50,10 +50,7 @@ export async function payAfterSigning(slug: string): Promise<boolean> {
   }
   if (!intent.payment_required || !intent.client_secret || !intent.publishable_key) return false;
   const factory = (window as unknown as { Stripe?: StripeFactory }).Stripe;
-  if (!factory) {
-    notice("The payment form could not be loaded. Your signature is recorded; reload this page to pay.", "error");
-    return true;
-  }
+  if (!factory) return false; // Stripe.js did not load (blocked, offline): the signature stands; opening the link again offers the payment
   const stripe = factory(intent.publishable_key);
   const elements = stripe.elements({ clientSecret: intent.client_secret });
   await new Promise<void>((done) => renderStep(stripe, elements, intent, token, done));

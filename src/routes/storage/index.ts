@@ -1,4 +1,5 @@
 import { createRouter } from "../../lib/hono";
+import { clientThrottle } from "../../middleware/client-throttle";
 import * as download from "./download";
 
 /**
@@ -6,4 +7,7 @@ import * as download from "./download";
  * /api/v2, under `/storage`, so STORAGE_HOST is this Worker's origin plus `/storage` (a separate
  * hostname routed to the Worker keeps the `/storage` path).
  */
-export const storageRouter = createRouter().openapi(download.route, download.handler);
+export const storageRouter = createRouter();
+// Each download re-hashes the vaulted file (up to 50 MB) for as long as the URL lives: flood-limited per address like the signer API.
+storageRouter.use("/storage/*", clientThrottle);
+storageRouter.openapi(download.route, download.handler);

@@ -4,7 +4,7 @@ import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import { appendEnvelopeAudit } from "../audit/envelope-chain";
 import { getEnvelope } from "../envelopes/repository";
-import { putParts } from "../vault/hashing";
+import { putParts, sha256OfStream } from "../vault/hashing";
 import { vaultKeys } from "../vault/keys";
 import { findVaultRecord, type VaultRecordRow } from "../vault/repository";
 import { createVaultUrl } from "../vault/signed-url";
@@ -104,10 +104,20 @@ async function ensureEvidenceBundle(ctx: OrgContext, envelopeId: string): Promis
   return facts;
 }
 
-/** The newest recorded bundle of a vault record, for its signed download URL. */
+/**
+ * The newest recorded bundle of a vault record, for its signed download URL. It is re-hashed first and
+ * refused (409) unless it still matches the SHA-256 its audit entry recorded; the bytes sent are read
+ * with `etagMatches` on the object that was hashed.
+ */
 export async function openEvidenceBundle(ctx: RequestContext, record: VaultRecordRow): Promise<{ body: ReadableStream; size: number }> {
   const latest = latestBundle(await chainEntries(ctx.db, record.envelope_id));
-  const object = latest ? await ctx.env.DOCS.get(bundleKey(record, latest.bundle_id)) : null;
-  if (!object) throw notFound("Evidence bundle");
+  const key = latest ? bundleKey(record, latest.bundle_id) : null;
+  const hashed = key ? await ctx.env.DOCS.get(key) : null;
+  if (!latest || !key || !hashed) throw notFound("Evidence bundle");
+  if ((await sha256OfStream(hashed.body)) !== latest.sha256) {
+    throw new ApiError(409, "The evidence bundle no longer matches the SHA-256 recorded on the audit chain; request a new download URL to produce a fresh one", undefined, "integrity_check_failed");
+  }
+  const object = await ctx.env.DOCS.get(key, { onlyIf: { etagMatches: hashed.etag } });
+  if (!object || !("body" in object)) throw new ApiError(409, "The evidence bundle changed while it was being read; retry the download");
   return { body: object.body, size: object.size };
 }

@@ -30,6 +30,7 @@ export async function rotateApiKey(ctx: RequestContext, input: { keyId: string }
   if (rotated?.meta.changes !== 1) throw conflict("The key was rotated concurrently; retry to rotate it again");
   const after = await loadKey(db, before.id);
   await rateLimiterFor(env, before.key_hash).refresh(null);
-  await rateLimiterFor(env, hash).refresh(limiterRecord(after));
+  // A later rotation may already have replaced this one: then this raw key is dead too.
+  await rateLimiterFor(env, hash).refresh(after.key_hash === hash ? limiterRecord(after) : null);
   return { ...serializeKey(after), api_key: raw };
 }
