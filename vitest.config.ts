@@ -46,6 +46,8 @@ export default defineConfig(async () => {
             SEAL_CERTIFICATE: seal.certificatePem,
             // the deterministic KBA sandbox (DESIGN.md 7); the tests of a deployment without KBA override it per request
             KBA_PROVIDER: "sandbox",
+            // crash injection of the bulk-send workflow (durable-objects/bulk-batch.ts); tests only
+            BULK_TEST_HOOKS: "true",
             // Sign + Pay against the Stripe stand-in; the tests of payments switched off override these per request
             STRIPE_SECRET_KEY: STRIPE_TEST_SECRET_KEY,
             STRIPE_PUBLISHABLE_KEY: STRIPE_TEST_PUBLISHABLE_KEY,

@@ -1,3 +1,4 @@
+import type { BulkBatchWorkflow } from "../durable-objects/bulk-batch";
 import type { RateLimiter } from "../durable-objects/rate-limiter";
 
 export type Env = {
@@ -5,6 +6,10 @@ export type Env = {
   DOCS: R2Bucket;
   ASSETS: Fetcher;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  /** one Durable Object per bulk-send batch (DESIGN.md 1); absent: bulk send is not configured (submit is 503) */
+  BULK_BATCH?: DurableObjectNamespace<BulkBatchWorkflow>;
+  /** "true" only in the test configuration: enables the bulk workflow's crash injection. Never set in production. */
+  BULK_TEST_HOOKS?: string;
   WEBHOOK_QUEUE: Queue<OutboxMessage>;
   /** per-client-address flood limit of the routes whose credential is in the URL or a bearer token (signer API, embed session) */
   SIGNER_LIMITER: RateLimit;

@@ -10,6 +10,7 @@ import { sweepDeliveries } from "./jobs/sweep-deliveries";
 import { systemContext } from "./lib/context";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
+export { BulkBatch } from "./jobs/bulk-batch";
 
 export default {
   fetch: app.fetch,

@@ -49,17 +49,23 @@ export function partsWithoutBoundary(body: Uint8Array, contentType: string | und
   return parts;
 }
 
+/** The first buffer of an upload; later ones double, so memory follows the bytes that arrived. */
+const FIRST_BUFFER_BYTES = 256 * 1024;
+
 /**
  * Reads the request body into one buffer, refusing early: a Content-Length above the limit is 413
  * before anything is read, and a body that grows past it while streaming (no or a false length) is
- * cut off at the limit.
+ * cut off at the limit. The buffer grows from the bytes received (doubling, capped at the declared
+ * length when it is honest), never from the declared length alone: a client that declares 50 MB and
+ * trickles a few bytes pins a few bytes, not 50 MB.
  */
 async function readBody(req: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(req.headers.get("content-length") ?? NaN);
   const limit = maxBytes + MULTIPART_OVERHEAD_BYTES;
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(maxBytes);
   if (!req.body) return new Uint8Array(0);
-  let buf = new Uint8Array(Number.isFinite(declared) && declared > 0 ? declared : 256 * 1024);
+  const honest = Number.isFinite(declared) && declared > 0 ? declared : limit;
+  let buf = new Uint8Array(Math.min(FIRST_BUFFER_BYTES, honest));
   let size = 0;
   const reader = req.body.getReader();
   for (;;) {
@@ -70,7 +76,8 @@ async function readBody(req: Request, maxBytes: number): Promise<Uint8Array> {
       throw tooLarge(maxBytes);
     }
     if (size + value.length > buf.length) {
-      const grown = new Uint8Array(Math.min(limit, Math.max(size + value.length, buf.length * 2)));
+      const doubled = Math.min(buf.length * 2, size + value.length <= honest ? honest : limit);
+      const grown = new Uint8Array(Math.max(size + value.length, doubled));
       grown.set(buf.subarray(0, size));
       buf = grown;
     }

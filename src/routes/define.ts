@@ -7,15 +7,17 @@ const listOf = (m: RouteConfig["middleware"]): MiddlewareHandler[] => (m === und
 /**
  * Every route object goes through here (through partnerRoute, sessionRoute, operatorRoute or
  * publicRoute): the access check the route declares runs first, then the route's own middleware, then
- * the Content-Type rule derived from its declared body (middleware/content-type.ts). A POST whose body
- * has only optional fields is documented as `required: false`, as it is served.
+ * the Content-Type rule derived from its declared body (middleware/content-type.ts), then `afterChecks`
+ * (the partner routes' Idempotency-Key, which reads the body: only a request that passed the access and
+ * Content-Type checks gets its body read). A POST whose body has only optional fields is documented as
+ * `required: false`, as it is served.
  */
-export function defineRoute<R extends RouteConfig>(route: R, access: MiddlewareHandler[] = []): R {
+export function defineRoute<R extends RouteConfig>(route: R, access: MiddlewareHandler[] = [], afterChecks: MiddlewareHandler[] = []): R {
   const optionalBody = route.method === "post" && declaredBody(route) === "optional-json";
   return {
     ...route,
     ...(optionalBody ? { request: { ...route.request, body: { ...route.request!.body!, required: false } } } : {}),
-    middleware: [...access, ...listOf(route.middleware), ...contentTypeRule(route)],
+    middleware: [...access, ...listOf(route.middleware), ...contentTypeRule(route), ...afterChecks],
   } as R;
 }
 

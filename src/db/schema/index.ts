@@ -10,3 +10,4 @@ export * from "./templates";
 export * from "./email";
 export * from "./kba";
 export * from "./payments";
+export * from "./bulk";

@@ -1,6 +1,7 @@
 import type { RouteConfig } from "@hono/zod-openapi";
 import { errorResponses } from "../../lib/openapi";
 import type { Scope } from "../../lib/scopes";
+import { idempotency } from "../../middleware/idempotency";
 import { requireScope } from "../../middleware/partner-auth";
 import { defineRoute } from "../define";
 
@@ -30,5 +31,7 @@ export function partnerRoute<R extends RouteConfig>(scope: Scope | readonly Scop
       responses: { ...responses, ...errorResponses(401, 403, 429, ...extraErrors) },
     },
     [requireScope(scopes)],
+    // after the scope and Content-Type checks: a key that may not call the route never has its body read
+    [idempotency],
   );
 }

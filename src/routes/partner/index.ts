@@ -1,5 +1,4 @@
 import { createOrgRouter } from "../../lib/hono";
-import { idempotency } from "../../middleware/idempotency";
 import { partnerAuth } from "../../middleware/partner-auth";
 import { documentsRouter } from "./documents";
 import { embedTokenHandler, embedTokenRoute } from "./embed/token";
@@ -9,8 +8,9 @@ import { vaultRouter } from "./vault";
 import * as legacyWebhook from "./webhook";
 
 export const partnerRouter = createOrgRouter();
-partnerRouter.use("/partner/*", partnerAuth, idempotency);
-partnerRouter.use("/embed/token", partnerAuth, idempotency);
+// The Idempotency-Key is honoured inside each route object (partnerRoute), after its scope and Content-Type checks
+partnerRouter.use("/partner/*", partnerAuth);
+partnerRouter.use("/embed/token", partnerAuth);
 partnerRouter.route("/", envelopesRouter);
 partnerRouter.route("/", templatesRouter);
 partnerRouter.route("/", documentsRouter);

@@ -16,16 +16,16 @@ import type { OpenBuilderSessionInput } from "./schema";
 
 const SESSION_SECONDS = 3600;
 
-type StoredSource = { kind: BuilderSource["kind"]; template_ids: string[]; package_id: string | null };
+export type StoredSource = { kind: BuilderSource["kind"]; template_ids: string[]; package_id: string | null };
 
-const sourceOf = (s: BuilderSource): StoredSource => ({ kind: s.kind, template_ids: s.templates.map((t) => t.id), package_id: s.packageId });
-const sameSource = (a: StoredSource, b: StoredSource) => a.kind === b.kind && a.package_id === b.package_id && a.template_ids.join() === b.template_ids.join();
+export const sourceOf = (s: BuilderSource): StoredSource => ({ kind: s.kind, template_ids: s.templates.map((t) => t.id), package_id: s.packageId });
+export const sameSource = (a: StoredSource, b: StoredSource) => a.kind === b.kind && a.package_id === b.package_id && a.template_ids.join() === b.template_ids.join();
 
 /**
  * The working document: a copy of the single source template (same PDF, its fields), a merge of
  * several, or an empty template for a new document. It lives in the instance the KBA flag decides.
  */
-async function buildWorkingTemplate(ctx: OrgContext, input: { source: BuilderSource; name: string }): Promise<{ template: TemplateRow; fields: ResolvedField[] }> {
+export async function buildWorkingTemplate(ctx: OrgContext, input: { source: BuilderSource; name: string }): Promise<{ template: TemplateRow; fields: ResolvedField[] }> {
   const { source } = input;
   const base = { name: input.name, externalId: null, kbaRequired: source.kbaRequired, origin: "builder" as const };
   if (source.templates.length === 0) return { template: await insertTemplate(ctx, { ...base, document: null, fields: [] }), fields: [] };
@@ -135,7 +135,7 @@ function sessionInsert(db: D1Database, input: { orgId: string; userId: string },
     .bind(session.id, input.orgId, envelopeId, template.id, JSON.stringify(source), template.kba_required, template.provider_instance, input.userId, session.created_at, session.expires_at);
 }
 
-function sessionOut(session: { id: string; created_at: string; expires_at: string }, envelopeId: string, template: TemplateRow, source: StoredSource, continued: boolean, fields: ResolvedField[]) {
+export function sessionOut(session: { id: string; created_at: string; expires_at: string }, envelopeId: string | null, template: TemplateRow, source: StoredSource, continued: boolean, fields: ResolvedField[]) {
   return {
     session_id: session.id,
     envelope_id: envelopeId,

@@ -1,4 +1,4 @@
-import { ApiError, badRequest } from "../../lib/errors";
+import { badRequest } from "../../lib/errors";
 import { getPackage } from "../packages/repository";
 import { getTemplate, type TemplateRow } from "../templates/repository";
 import type { OpenBuilderSessionInput, SourceKind } from "./schema";
@@ -35,7 +35,7 @@ function requireDocuments(templates: TemplateRow[], list: string) {
 /**
  * Checks the source fields of a builder-session request against every rule of spec 4.7 and loads the
  * templates to work from, in order. The combinations and id lists are 400; an unknown single
- * template or package is 404; a batch is 422 until bulk send exists.
+ * template or package is 404 (a batch's own source is filled in by open-batch-session.ts).
  */
 export async function resolveSources(ctx: OrgContext, input: { body: OpenBuilderSessionInput }): Promise<BuilderSource> {
   const { db, orgId } = ctx;
@@ -50,7 +50,6 @@ export async function resolveSources(ctx: OrgContext, input: { body: OpenBuilder
   if (body.kba_required !== undefined && (body.template_id || body.package_id || body.template_ids)) {
     throw badRequest("kba_required can only be chosen for a new document: with a template or package it is derived from them");
   }
-  if (body.batch_id) throw new ApiError(422, "Bulk send is not available yet: a builder session cannot be opened for a batch", { batch_id: body.batch_id });
 
   if (body.template_ids) {
     const ids = body.template_ids;

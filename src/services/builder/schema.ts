@@ -11,7 +11,7 @@ const Id = z.string().min(1).max(64);
 export const OpenBuilderSessionBody = z
   .object({
     envelope_id: Id.optional(),
-    batch_id: Id.optional().openapi({ description: "Bulk send is not available yet: 422" }),
+    batch_id: Id.optional().openapi({ description: "A bulk-send batch (draft or ready): clones, merges or starts its master template; without a source, the batch's own source is used" }),
     template_id: Id.optional(),
     template_name: z.string().trim().min(1).max(200).optional().openapi({ description: "Name of the working document" }),
     package_id: Id.optional(),
@@ -28,7 +28,9 @@ export type SourceKind = (typeof SOURCE_KINDS)[number];
 export const BuilderSessionSchema = z
   .object({
     session_id: z.string(),
-    envelope_id: z.string(),
+    envelope_id: z.string().nullable().openapi({ description: "null for a batch session" }),
+    batch_id: z.string().optional().openapi({ description: "With batch_id: the batch whose master template this is" }),
+    roles: z.array(z.string()).optional().openapi({ description: "With batch_id: the master template's parties (field roles), in order" }),
     template_id: z.string().openapi({ description: "The working template holding the envelope's document and fields" }),
     template_name: z.string(),
     source: z.object({ kind: z.enum(SOURCE_KINDS), template_ids: z.array(z.string()), package_id: z.string().nullable() }),

@@ -3,6 +3,7 @@ import { sha256Hex } from "../../lib/crypto";
 import { unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { closePdf, hasPdfSignature, notAPdf, openPdf } from "../../lib/pdf";
+import { assertWithinDecodeBudget } from "../../lib/pdf-budget";
 import type { ApiIssue } from "../../lib/validation";
 import type { ResolvedField, TemplateFieldInput } from "../templates/schema";
 import { checkFieldRules, placementFailed, resolveFields, scanDocument, tagFields } from "./place-fields";
@@ -44,6 +45,8 @@ export async function ingestPdf(
 ): Promise<StoredDocument & { fields: ResolvedField[] }> {
   const { env } = ctx;
   if (!hasPdfSignature(input.bytes)) throw notAPdf("no %PDF- header");
+  // Before anything is stored or parsed: a decompression bomb is refused (413) with nothing written.
+  await assertWithinDecodeBudget(input.bytes);
   const uploadKey = newDocumentKey(ctx.orgId);
   const upload = await putDocument(env, uploadKey, input.bytes);
   const written = [uploadKey];

@@ -8,7 +8,7 @@ import { putParts, sha256OfStream } from "../vault/hashing";
 import { vaultKeys } from "../vault/keys";
 import { findVaultRecord, type VaultRecordRow } from "../vault/repository";
 import { createVaultUrl } from "../vault/signed-url";
-import { sha256Hex } from "../../lib/crypto";
+import { sha256Hex, toHex } from "../../lib/crypto";
 import { buildEvidenceBundle, type ChainEntry } from "./build-bundle";
 
 const BUNDLE_ACTION = "vault.evidence_bundle";
@@ -40,7 +40,8 @@ function latestBundle(entries: ChainEntry[]): BundleFacts | null {
  * bundle entries since it was made; otherwise (a tamper detection, a re-issued certificate) a new one
  * is produced, covering the chain as it now stands. Each production is recorded on the chain
  * (`vault.evidence_bundle`: the ZIP's SHA-256, size and the chain head it covers), so the next
- * bundle's audit chain lists the earlier ones.
+ * bundle's audit chain lists the earlier ones. A bundle whose stored object went missing or was
+ * replaced is produced afresh too.
  */
 export async function createEvidenceUrl(ctx: OrgContext, input: { envelopeId: string; expiresIn: number }) {
   const url = await createVaultUrl(ctx, { envelopeId: input.envelopeId, file: "evidence", expiresIn: input.expiresIn });
@@ -54,7 +55,12 @@ async function ensureEvidenceBundle(ctx: OrgContext, envelopeId: string): Promis
   if (!record) throw new ApiError(404, "Vaulted document not found: the envelope is not vaulted");
   const entries = await chainEntries(ctx.db, envelope.id);
   const latest = latestBundle(entries);
-  if (latest && entries.every((e) => e.seq <= latest.covers_seq || e.action === BUNDLE_ACTION)) return latest;
+  if (latest && entries.every((e) => e.seq <= latest.covers_seq || e.action === BUNDLE_ACTION)) {
+    // reused only while its object is still the one stored (R2 keeps the SHA-256 it verified on write)
+    const stored = await ctx.env.DOCS.head(bundleKey(record, latest.bundle_id));
+    const checksum = stored?.checksums.sha256;
+    if (checksum && toHex(checksum) === latest.sha256) return latest;
+  }
 
   const object = await ctx.env.DOCS.get(record.authoritative_key);
   const document = object ? new Uint8Array(await object.arrayBuffer()) : null;

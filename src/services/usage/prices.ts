@@ -5,5 +5,7 @@
  */
 export const USAGE_KINDS = {
   kba_verification: { unitCents: 400, label: "KBA identity verification" },
+  /** one per envelope sent by bulk send (counted; the e-sign price is the organization's contract, not the spec's) */
+  esign_envelope: { unitCents: 0, label: "E-sign envelope" },
 } as const satisfies Record<string, { unitCents: number; label: string }>;
 export type UsageKind = keyof typeof USAGE_KINDS;

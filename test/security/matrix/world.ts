@@ -17,7 +17,7 @@ export type Org = {
   ids: Record<string, string>;
 };
 
-async function org(name: string): Promise<Org> {
+export async function org(name: string): Promise<Org> {
   const t = await newTenant({ name });
   const [admin, member] = await Promise.all([memberToken(t.orgId, "admin"), memberToken(t.orgId, "member")]);
   // a vaulted envelope: every read of it (the vault's URLs and certificate included) can be served

@@ -2,6 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, ErrorSchema, jsonBody, jsonContent } from "../../../lib/openapi";
 import { BuilderSessionSchema, OpenBuilderSessionBody } from "../../../services/builder/schema";
+import { openBatchBuilderSession } from "../../../services/builder/open-batch-session";
 import { openBuilderSession } from "../../../services/builder/open-builder-session";
 import { sessionRoute } from "../common";
 
@@ -14,7 +15,7 @@ export const route = createRoute(
       path: "/esign/builder-session",
       summary: "Open the document editor on an envelope (console)",
       description:
-        "Builds the envelope's working document from `template_id` (copied), `package_id` (+ `package_template_ids`: kept members in package order; one kept document is copied, several merged) or `template_ids` (2 to 20 merged in order, fields carried over), or starts a new one (`kba_required` chosen here). 400 for the spec's invalid combinations and id lists; `batch_id` is 422 until bulk send exists. Reopening without a source, or with the same one, continues the working document.",
+        "Builds the envelope's working document from `template_id` (copied), `package_id` (+ `package_template_ids`: kept members in package order; one kept document is copied, several merged) or `template_ids` (2 to 20 merged in order, fields carried over), or starts a new one (`kba_required` chosen here). 400 for the spec's invalid combinations and id lists. With `batch_id` (instead of `envelope_id`) it builds the batch's master template from the batch's source (or the one given), records it as the batch's `master_template_id` and adds `roles`; reopening on the same batch and source continues it. Reopening without a source, or with the same one, continues the working document.",
       request: { body: jsonBody(OpenBuilderSessionBody) },
       responses: {
         201: jsonContent(dataOf(BuilderSessionSchema), "The session and its working document"),
@@ -26,6 +27,10 @@ export const route = createRoute(
 );
 
 export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const body = c.req.valid("json");
+  if (body.batch_id && !body.envelope_id) {
+    return c.json({ data: await openBatchBuilderSession(c.var.ctx, { batchId: body.batch_id, body }) }, 201);
+  }
   const data = await openBuilderSession(c.var.ctx, {
     userId: c.var.session.userId,
     body: c.req.valid("json"),

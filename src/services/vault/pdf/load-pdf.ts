@@ -1,6 +1,7 @@
 import { EncryptedPDFError, ParseSpeeds, PDFDocument } from "pdf-lib";
 import { unprocessable } from "../../../lib/errors";
 import { notAPdf, startsWithPdfHeader } from "../../../lib/pdf";
+import { assertWithinDecodeBudget } from "../../../lib/pdf-budget";
 
 /**
  * A document the vault will hold, judged by its bytes, never by a declared content type: it must start
@@ -12,6 +13,8 @@ export async function loadVaultablePdf(bytes: Uint8Array): Promise<PDFDocument> 
   if (!startsWithPdfHeader(bytes)) {
     throw notAPdf("the file does not start with the %PDF- header");
   }
+  // pdf-lib inflates object streams in full: a decompression bomb is refused (413) before it parses.
+  await assertWithinDecodeBudget(bytes);
   let doc: PDFDocument;
   let pages: number;
   try {

@@ -102,7 +102,7 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
     expect(!pdfVerdict.verified && pdfVerdict.broken).toMatch(/^document: document\.pdf has SHA-256 [0-9a-f]{64}, but the vault recorded/);
   });
 
-  it("answers 404 before vaulting, needs vault:read (403), and makes a new bundle once the chain has grown", async () => {
+  it("answers 404 before vaulting, needs vault:read (403), makes a new bundle once the chain has grown, and never serves an altered one", async () => {
     const t = await newTenant();
     const e = await completedEnvelope(t.key);
     expect((await evidenceUrl(t.key, e.envelope_id)).status).toBe(404);
@@ -127,5 +127,20 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
     expect(chain.entries.map((x: { action: string }) => x.action)).toEqual(expect.arrayContaining(["vault.evidence_bundle", "vault.certificate_reissued"]));
     expect(await verifyEvidence(second.files, sha)).toMatchObject({ verified: true });
     expect(await bundleEntries(e.envelope_id)).toHaveLength(2);
+
+    // the stored bundle replaced behind the service's back: its download is refused (409), and the next
+    // request produces a fresh one rather than reusing it
+    const record = await env.DB.prepare("SELECT id FROM vault_records WHERE envelope_id = ?").bind(e.envelope_id).first<{ id: string }>();
+    const listed = await env.DOCS.list({ prefix: `vault/${t.orgId}/${e.envelope_id}/${record!.id}/evidence-` });
+    const newest = (await bundleEntries(e.envelope_id)).at(-1) as unknown as { bundle_id: string };
+    const key = listed.objects.map((o) => o.key).find((k) => k.includes(newest.bundle_id))!;
+    await env.DOCS.put(key, new TextEncoder().encode("not the bundle"));
+    const staleUrl = second.url.signed_url as string;
+    const refused = await download(staleUrl);
+    expect(refused.status).toBe(409);
+    expect(refused.json().code).toBe("integrity_check_failed");
+    const third = await fetchBundle(t.key, e.envelope_id);
+    expect(await verifyEvidence(third.files, sha)).toMatchObject({ verified: true });
+    expect(await bundleEntries(e.envelope_id)).toHaveLength(3);
   });
 });

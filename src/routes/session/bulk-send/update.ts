@@ -1,0 +1,28 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { OrgRouteHandler } from "../../../lib/hono";
+import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
+import { BatchParams, BatchSchema, UpdateBatchBody } from "../../../services/bulk/schema";
+import { updateBatch } from "../../../services/bulk/update-batch";
+import { sessionRoute } from "../common";
+
+export const route = createRoute(
+  sessionRoute(
+    "admin",
+    {
+      method: "patch",
+      operationId: "updateBulkBatch",
+      path: "/bulk-send/{batch_id}",
+      tags: ["Bulk send"],
+      summary: "Change a bulk-send batch",
+      description: "Only while `draft` or `ready` (409 afterwards). `kba_required` only for `new`, before the editor is opened (409 otherwise).",
+      request: { params: BatchParams, body: jsonBody(UpdateBatchBody) },
+      responses: { 200: jsonContent(dataOf(BatchSchema), "The batch") },
+    },
+    [400, 404, 409, 415, 422],
+  ),
+);
+
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const data = await updateBatch(c.var.ctx, { batchId: c.req.valid("param").batch_id, body: c.req.valid("json") });
+  return c.json({ data }, 200);
+};

@@ -1,0 +1,48 @@
+import { bulkBatchFor } from "../../../durable-objects/bulk-batch";
+import type { OrgContext } from "../../lib/context";
+import { conflict } from "../../lib/errors";
+import { nowIso } from "../../lib/time";
+import { commitWithOrgAudit } from "../audit/org-chain";
+import { batchDetail, getBatch } from "./repository";
+
+/**
+ * POST /bulk-send/:id/cancel: `running` -> `cancelled`. In one D1 batch the batch's status changes and
+ * every `pending` item becomes `cancelled` (with its counter), so no chunk can claim an item after it;
+ * items already claimed (`running`) finish, and envelopes sent stay sent. The workflow reads the status
+ * before each item and stops; the object is only woken to settle sooner. 409 unless running (a cancel
+ * that lost the race with the last chunk finds the batch completed).
+ */
+export async function cancelBatch(ctx: OrgContext, input: { batchId: string }) {
+  const { db, orgId, env } = ctx;
+  const batch = await getBatch(db, orgId, input.batchId);
+  if (batch.status !== "running") throw conflict(`Only a running batch can be cancelled; this one is ${batch.status}`, { status: batch.status });
+  const at = nowIso();
+  const [guard] = await commitWithOrgAudit(
+    db,
+    { orgId, action: "bulk_batch.cancelled", actor: ctx.actor, data: { batch_id: batch.id }, at },
+    [
+      db
+        .prepare(
+          `UPDATE bulk_batches SET status = 'cancelled', updated_at = ?2,
+             cancelled_count = cancelled_count + (SELECT COUNT(*) FROM bulk_items WHERE batch_id = ?1 AND status = 'pending')
+           WHERE id = ?1 AND status = 'running'`,
+        )
+        .bind(batch.id, at),
+      db.prepare("UPDATE bulk_items SET status = 'cancelled', updated_at = ? WHERE batch_id = ? AND status = 'pending' AND (SELECT status FROM bulk_batches WHERE id = ?) = 'cancelled'").bind(at, batch.id, batch.id),
+    ],
+    { guarded: true },
+  );
+  if (guard?.meta.changes !== 1) {
+    const now = await getBatch(db, orgId, batch.id);
+    throw conflict(`Only a running batch can be cancelled; this one is ${now.status}`, { status: now.status });
+  }
+  if (env.BULK_BATCH) {
+    try {
+      await bulkBatchFor({ BULK_BATCH: env.BULK_BATCH }, batch.id).wake();
+    } catch (err) {
+      // the cancel is committed; the workflow's next alarm reads it
+      console.warn(JSON.stringify({ level: "warn", bulk_batch: batch.id, wake_failed: String(err) }));
+    }
+  }
+  return batchDetail(await getBatch(db, orgId, batch.id));
+}

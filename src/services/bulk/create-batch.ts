@@ -1,0 +1,78 @@
+import type { OrgContext } from "../../lib/context";
+import { unprocessable } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import type { ApiIssue } from "../../lib/validation";
+import { nowIso } from "../../lib/time";
+import { commitWithOrgAudit } from "../audit/org-chain";
+import { findTemplate } from "../templates/repository";
+import { instanceFor } from "../templates/schema";
+import { batchDetail, getBatch } from "./repository";
+import type { CreateBatchInput } from "./schema";
+
+const issue = (path: string[], expected: string, received: string, message: string): ApiIssue => ({ code: "invalid_value", expected, received, path, message });
+
+/** A bulk-send source template may appear with prefix `tpl_` (spec part 2): the same template as `tmpl_`. */
+export const templateIdOf = (id: string) => (id.startsWith("tpl_") ? `tmpl_${id.slice(4)}` : id);
+
+/**
+ * The source of a batch, checked: a live template (with its document) or package of the organization.
+ * `kba_required` and `provider_instance` are derived from it; only a `new` document chooses KBA.
+ */
+export async function resolveBatchSource(ctx: OrgContext, body: Pick<CreateBatchInput, "document_source" | "source_template_id" | "source_package_id" | "kba_required">) {
+  const { db, orgId } = ctx;
+  if (body.document_source !== "new" && body.kba_required !== undefined) {
+    throw unprocessable("Validation failed", [issue(["kba_required"], "omitted", String(body.kba_required), "kba_required is derived from the source template or package; it can be set only for document_source new")]);
+  }
+  if (body.document_source === "template") {
+    if (!body.source_template_id) throw unprocessable("Validation failed", [issue(["source_template_id"], "a template id", "undefined", "source_template_id is required for document_source template")]);
+    const id = templateIdOf(body.source_template_id);
+    const template = await findTemplate(db, orgId, id);
+    if (!template) throw unprocessable("Validation failed", [issue(["source_template_id"], "a template of this organization", body.source_template_id, "Template not found")]);
+    return { sourceTemplateId: id, sourcePackageId: null, kbaRequired: template.kba_required === 1 };
+  }
+  if (body.document_source === "package") {
+    if (!body.source_package_id) throw unprocessable("Validation failed", [issue(["source_package_id"], "a package id", "undefined", "source_package_id is required for document_source package")]);
+    const pkg = await db
+      .prepare("SELECT kba_required FROM document_packages WHERE id = ? AND org_id = ? AND deleted_at IS NULL")
+      .bind(body.source_package_id, orgId)
+      .first<{ kba_required: number }>();
+    if (!pkg) throw unprocessable("Validation failed", [issue(["source_package_id"], "a document package of this organization", body.source_package_id, "Package not found")]);
+    return { sourceTemplateId: null, sourcePackageId: body.source_package_id, kbaRequired: pkg.kba_required === 1 };
+  }
+  return { sourceTemplateId: null, sourcePackageId: null, kbaRequired: body.kba_required ?? false };
+}
+
+/** POST /bulk-send: a `draft` batch; the creating user is the sender of every envelope. */
+export async function createBatch(ctx: OrgContext, input: { userId: string; body: CreateBatchInput }) {
+  const { db, orgId } = ctx;
+  const { body } = input;
+  const source = await resolveBatchSource(ctx, body);
+  const id = newId("bulkBatch");
+  const at = nowIso();
+  await commitWithOrgAudit(db, { orgId, action: "bulk_batch.created", actor: ctx.actor, data: { batch_id: id, name: body.name, document_source: body.document_source }, at }, [
+    db
+      .prepare(
+        `INSERT INTO bulk_batches (id, org_id, name, document_source, source_template_id, source_package_id, kba_required, provider_instance,
+           preserve_signing_order, add_me_as_signer, auto_vault_enabled, tag_ids, status, created_by, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'draft', ?, ?, ?)`,
+      )
+      .bind(
+        id,
+        orgId,
+        body.name,
+        body.document_source,
+        source.sourceTemplateId,
+        source.sourcePackageId,
+        source.kbaRequired ? 1 : 0,
+        instanceFor(source.kbaRequired),
+        body.preserve_signing_order === false ? 0 : 1,
+        body.add_me_as_signer ? 1 : 0,
+        body.auto_vault_enabled ? 1 : 0,
+        JSON.stringify(body.tag_ids ?? []),
+        input.userId,
+        at,
+        at,
+      ),
+  ]);
+  return batchDetail(await getBatch(db, orgId, id));
+}

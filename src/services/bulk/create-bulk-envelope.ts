@@ -1,0 +1,101 @@
+import type { OrgContext } from "../../lib/context";
+import { newId } from "../../lib/ids";
+import { nowIso } from "../../lib/time";
+import { auditInsert, GENESIS_HASH } from "../audit/chain";
+import { copyTemplateFields, insertOriginalDocument } from "../documents/envelope-fields";
+import type { TemplateRow } from "../templates/repository";
+import type { ResolvedField } from "../templates/schema";
+import { usageLineInsert } from "../usage/record-usage";
+import type { BatchRow, ItemRow } from "./repository";
+
+export type ClientData = { name: string; email: string; primary_contact_name: string | null };
+
+/** Field types a client's data can fill: plain text (never a signature, a choice or a checkbox). */
+const PREFILLABLE = new Set(["text", "date"]);
+
+/**
+ * Matching fields prefilled from client data, by field name (spec 4.8): `customer_name`/`client_name`
+ * the client's name, `customer_email`/`client_email`/`email` its email, `primary_contact_name`/
+ * `contact_name` the contact (falling back to the client's name).
+ */
+export function clientPrefill(fields: ResolvedField[], client: ClientData): Record<string, string> {
+  const contact = client.primary_contact_name?.trim() || client.name;
+  const data: Record<string, string> = {
+    customer_name: client.name,
+    client_name: client.name,
+    customer_email: client.email,
+    client_email: client.email,
+    email: client.email,
+    primary_contact_name: contact,
+    contact_name: contact,
+  };
+  const values: Record<string, string> = {};
+  for (const f of fields) if (PREFILLABLE.has(f.type) && data[f.name] !== undefined) values[f.name] = data[f.name]!;
+  return values;
+}
+
+/**
+ * The envelope of one batch item, created `preparing` under the client in one D1 batch: the envelope
+ * under the id the item reserved (`envelope_key`: a replayed create fails whole on the primary key,
+ * never a second envelope), the master template's document and fields (prefilled), the auto-vault
+ * stamp, its `envelope.created` audit entry (recording the batch) and event, its e-sign usage line
+ * (once per envelope, by unique key), and the item's `envelope_id`, all or nothing.
+ */
+export async function createBulkEnvelope(
+  ctx: OrgContext,
+  input: { batch: BatchRow; item: ItemRow; master: TemplateRow; fields: ResolvedField[]; client: ClientData },
+) {
+  const { db, orgId } = ctx;
+  const { batch, item, master, client } = input;
+  const envelopeId = item.envelope_key;
+  const at = nowIso();
+  const tags = JSON.parse(batch.tag_ids) as string[];
+  const metadata = {
+    document_source: batch.document_source,
+    ...(batch.source_template_id ? { source_template_id: batch.source_template_id } : {}),
+    bulk_send: { batch_id: batch.id, item_id: item.id },
+    tag_ids: tags,
+  };
+  const statements: D1PreparedStatement[] = [
+    db
+      .prepare(
+        `INSERT INTO envelopes (id, org_id, customer_id, name, status, document_source, template_id, metadata, prefilled_data, kba_required, provider_instance, audit_seq, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'preparing', ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+      )
+      .bind(envelopeId, orgId, item.customer_id, batch.name, batch.document_source, master.id, JSON.stringify(metadata), null, master.kba_required, master.provider_instance, at, at),
+    insertOriginalDocument(db, { id: newId("document"), envelopeId, orgId, key: master.document_key!, sha256: master.document_sha256!, sizeBytes: master.document_size_bytes!, pageCount: master.page_count, at }),
+    copyTemplateFields(db, { envelopeId, templateId: master.id, values: clientPrefill(input.fields, client), at }),
+  ];
+  if (batch.auto_vault_enabled === 1 && batch.vault_terms_accepted_at) {
+    statements.push(
+      db
+        .prepare("INSERT INTO vault_consents (envelope_id, org_id, auto_vault_enabled, terms_accepted_at, terms_accepted_by, updated_at) VALUES (?, ?, 1, ?, ?, ?)")
+        .bind(envelopeId, orgId, batch.vault_terms_accepted_at, batch.vault_terms_accepted_by, at),
+    );
+  }
+  const audit = await auditInsert(db, {
+    orgId,
+    chainId: envelopeId,
+    head: { seq: 0, hash: GENESIS_HASH },
+    action: "envelope.created",
+    actor: ctx.actor,
+    data: { envelope_name: batch.name, customer_email: client.email.toLowerCase(), document_source: batch.document_source, template_id: master.id, bulk_send: { batch_id: batch.id, item_id: item.id } },
+    at,
+  });
+  const eventId = newId("event");
+  statements.push(
+    audit.statement,
+    db
+      .prepare(
+        `INSERT INTO events (id, org_id, envelope_id, type, data, created_at)
+         SELECT ?, e.org_id, e.id, 'envelope.created',
+           json_object('envelope_id', e.id, 'envelope_name', e.name, 'status', e.status, 'customer_id', e.customer_id, 'external_id', e.external_id), ?
+         FROM envelopes e WHERE e.id = ?`,
+      )
+      .bind(eventId, at, envelopeId),
+    usageLineInsert(db, { orgId, kind: "esign_envelope", envelopeId, signerId: null, description: `Bulk send ${batch.id}: envelope for ${client.name}`, uniqueKey: `esign_envelope:${envelopeId}`, at }),
+    db.prepare("UPDATE bulk_items SET envelope_id = ?, updated_at = ? WHERE id = ?").bind(envelopeId, at, item.id),
+  );
+  await db.batch(statements);
+  ctx.publish(eventId);
+}

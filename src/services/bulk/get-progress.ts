@@ -1,0 +1,28 @@
+import type { OrgContext } from "../../lib/context";
+import type { BulkItemStatus } from "../../db/schema";
+import { countsOf, getBatch, itemDetail, type ItemRow } from "./repository";
+import { PROGRESS_PAGE_DEFAULT } from "./schema";
+
+/**
+ * GET /bulk-send/:id: the batch's own counters (kept with every item change, so a poll every 2 s by
+ * many viewers reads one row, never a count over 1,000 items) and one page of its items in list order.
+ */
+export async function getBatchProgress(ctx: OrgContext, input: { batchId: string; limit?: number; offset?: number; status?: BulkItemStatus }) {
+  const { db, orgId } = ctx;
+  const limit = input.limit ?? PROGRESS_PAGE_DEFAULT;
+  const offset = input.offset ?? 0;
+  const batch = await getBatch(db, orgId, input.batchId);
+  const { results } = await db
+    .prepare(`SELECT * FROM bulk_items WHERE batch_id = ? ${input.status ? "AND status = ?" : ""} ORDER BY position LIMIT ? OFFSET ?`)
+    .bind(...(input.status ? [batch.id, input.status] : [batch.id]), limit, offset)
+    .all<ItemRow>();
+  const counts = countsOf(batch);
+  return {
+    data: {
+      batch: { batch_id: batch.id, status: batch.status, total_count: batch.total_count, sent_count: batch.sent_count, failed_count: batch.failed_count, skipped_count: batch.skipped_count },
+      counts,
+      items: results.map(itemDetail),
+    },
+    meta: { limit, offset, total: input.status ? counts[input.status] : batch.total_count },
+  };
+}

@@ -1,0 +1,91 @@
+import type { OrgContext } from "../../lib/context";
+import { conflict, unprocessable } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { nowIso } from "../../lib/time";
+import { commitWithOrgAudit } from "../audit/org-chain";
+import { assertEditable, getBatch } from "./repository";
+
+type CustomerRow = { id: string; name: string; email: string | null; primary_contact_name: string | null };
+
+/** D1 binds at most 100 parameters per statement. */
+const IDS_PER_QUERY = 90;
+/** bound values per inserted row: 13 columns and the batch id of the editable check */
+const ITEM_COLUMNS = 14;
+const ROWS_PER_INSERT = Math.floor(100 / ITEM_COLUMNS);
+
+async function customersById(db: D1Database, orgId: string, ids: string[]): Promise<Map<string, CustomerRow>> {
+  const chunks: string[][] = [];
+  for (let i = 0; i < ids.length; i += IDS_PER_QUERY) chunks.push(ids.slice(i, i + IDS_PER_QUERY));
+  const results = await db.batch(
+    chunks.map((chunk) =>
+      db.prepare(`SELECT id, name, email, primary_contact_name FROM customers WHERE org_id = ? AND id IN (${chunk.map(() => "?").join(", ")})`).bind(orgId, ...chunk),
+    ),
+  );
+  return new Map(results.flatMap((r) => r.results as CustomerRow[]).map((c) => [c.id, c]));
+}
+
+/**
+ * POST /bulk-send/:id/items: replaces the client list (1 to 1,000 ids; a repeated id is 422). Ids that
+ * are not customers of the organization are `rejected` and not added; a client without an email, or
+ * whose email is the sender's own, is kept as `skipped` and listed in `skipped_no_email`. Each item
+ * reserves the id its envelope will have (exactly once per client, see run-chunk.ts). The batch becomes
+ * `ready` once it has a client.
+ */
+export async function setBatchItems(ctx: OrgContext, input: { batchId: string; customerIds: string[] }) {
+  const { db, orgId } = ctx;
+  const batch = await getBatch(db, orgId, input.batchId);
+  assertEditable(batch, "change the clients of");
+  const ids = input.customerIds;
+  const seen = new Map<string, number>();
+  const repeats = ids.flatMap((id, i) => {
+    if (seen.has(id)) return [{ code: "invalid_value", expected: "each customer id once", received: id, path: ["customer_ids", i], message: `${id} is already customer_ids[${seen.get(id)}]` }];
+    seen.set(id, i);
+    return [];
+  });
+  if (repeats.length) throw unprocessable("customer_ids repeats an id", repeats);
+
+  const [customers, sender] = await Promise.all([
+    customersById(db, orgId, ids),
+    db.prepare("SELECT lower(trim(email)) AS email FROM users WHERE id = ?").bind(batch.created_by).first<{ email: string }>(),
+  ]);
+  const rejected = ids.filter((id) => !customers.has(id));
+  const at = nowIso();
+  const kept = ids.filter((id) => customers.has(id)).map((id, position) => {
+    const c = customers.get(id)!;
+    const email = c.email?.trim() || null;
+    const skipped = !email || email.toLowerCase() === sender?.email;
+    return { id: newId("bulkItem"), position, customer: c, email, status: skipped ? "skipped" : "pending", envelopeKey: newId("envelope") };
+  });
+  const skipped = kept.filter((k) => k.status === "skipped");
+
+  const editable = "(SELECT status FROM bulk_batches WHERE id = ?) IN ('draft', 'ready')";
+  const inserts: D1PreparedStatement[] = [];
+  for (let i = 0; i < kept.length; i += ROWS_PER_INSERT) {
+    const rows = kept.slice(i, i + ROWS_PER_INSERT);
+    inserts.push(
+      db
+        .prepare(
+          `INSERT INTO bulk_items (id, batch_id, org_id, position, customer_id, customer_name, email, status, envelope_key, attempts, created_at, updated_at, error)
+           ${rows.map(() => `SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE ${editable}`).join(" UNION ALL ")}`,
+        )
+        .bind(...rows.flatMap((r) => [r.id, batch.id, orgId, r.position, r.customer.id, r.customer.name, r.email, r.status, r.envelopeKey, 0, at, at, null, batch.id])),
+    );
+  }
+  const [guard] = await commitWithOrgAudit(
+    db,
+    { orgId, action: "bulk_batch.items_set", actor: ctx.actor, data: { batch_id: batch.id, added: kept.length, skipped: skipped.length, rejected: rejected.length }, at },
+    [
+      db
+        .prepare(
+          `UPDATE bulk_batches SET status = ?, total_count = ?, skipped_count = ?, running_count = 0, sent_count = 0, failed_count = 0, cancelled_count = 0, updated_at = ?
+           WHERE id = ? AND status IN ('draft', 'ready') AND deleted_at IS NULL`,
+        )
+        .bind(kept.length > 0 ? "ready" : "draft", kept.length, skipped.length, at, batch.id),
+      db.prepare(`DELETE FROM bulk_items WHERE batch_id = ? AND ${editable}`).bind(batch.id, batch.id),
+      ...inserts,
+    ],
+    { guarded: true },
+  );
+  if (guard?.meta.changes !== 1) throw conflict("The batch is no longer draft or ready: its clients cannot change", { batch_id: batch.id });
+  return { added: kept.length, skipped_no_email: skipped.map((s) => s.customer.id), rejected };
+}

@@ -1,0 +1,38 @@
+import type { OrgContext } from "../../lib/context";
+import { conflict, unprocessable } from "../../lib/errors";
+import { nowIso } from "../../lib/time";
+import { commitWithOrgAudit } from "../audit/org-chain";
+import { assertEditable, batchDetail, getBatch } from "./repository";
+
+/**
+ * POST /bulk-send/:id/vault-consent: enabling auto-vault needs `acknowledge_authoritative_copy: true`
+ * and stamps who accepted and when; accepted once (a second acceptance keeps the first stamp);
+ * `auto_vault_enabled: false` clears it. Every envelope the batch creates carries the stamp.
+ */
+export async function setBatchVaultConsent(ctx: OrgContext, input: { batchId: string; userId: string; enabled: boolean; acknowledged: boolean }) {
+  const { db, orgId } = ctx;
+  const batch = await getBatch(db, orgId, input.batchId);
+  assertEditable(batch, "change the vault consent of");
+  if (input.enabled && !input.acknowledged) {
+    throw unprocessable("Validation failed", [
+      { code: "invalid_value", expected: "true", received: "false", path: ["acknowledge_authoritative_copy"], message: "Enabling auto-vault requires acknowledging that the vault holds the authoritative copy" },
+    ]);
+  }
+  const at = nowIso();
+  const statement = input.enabled
+    ? db
+        .prepare(
+          `UPDATE bulk_batches SET auto_vault_enabled = 1, vault_terms_accepted_at = COALESCE(vault_terms_accepted_at, ?),
+             vault_terms_accepted_by = COALESCE(vault_terms_accepted_by, ?), updated_at = ? WHERE id = ? AND status IN ('draft', 'ready')`,
+        )
+        .bind(at, input.userId, at, batch.id)
+    : db.prepare("UPDATE bulk_batches SET auto_vault_enabled = 0, vault_terms_accepted_at = NULL, vault_terms_accepted_by = NULL, updated_at = ? WHERE id = ? AND status IN ('draft', 'ready')").bind(at, batch.id);
+  const [guard] = await commitWithOrgAudit(
+    db,
+    { orgId, action: "bulk_batch.vault_consent", actor: ctx.actor, data: { batch_id: batch.id, auto_vault_enabled: input.enabled, acknowledge_authoritative_copy: input.acknowledged }, at },
+    [statement],
+    { guarded: true },
+  );
+  if (guard?.meta.changes !== 1) throw conflict("The batch is no longer draft or ready: its vault consent cannot change", { batch_id: batch.id });
+  return batchDetail(await getBatch(db, orgId, batch.id));
+}

@@ -1,0 +1,93 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { batchRow, bulkStub, bulkTenant, envelopesPerClient, readyBatch, runToEnd, seedCustomers } from "../../../helpers/bulk";
+
+async function signersOf(envelopeId: string) {
+  const { results } = await env.DB.prepare("SELECT role, email, name, routing_order FROM signers WHERE envelope_id = ? ORDER BY routing_order, role").bind(envelopeId).all<{ role: string; email: string; name: string; routing_order: number }>();
+  return results;
+}
+async function invitedEmails(envelopeId: string) {
+  const { results } = await env.DB.prepare("SELECT to_email FROM email_outbox WHERE envelope_id = ? ORDER BY to_email").bind(envelopeId).all<{ to_email: string }>();
+  return results.map((r) => r.to_email);
+}
+
+describe("bulk send: the workflow sends one ordinary envelope per client", () => {
+  it("sends every client its envelope, preparing then sent, stamped with the batch, and completes the batch", async () => {
+    const t = await bulkTenant();
+    const customers = await seedCustomers(t.orgId, 3, { contact: (i) => (i === 0 ? "Pat Contact" : null) });
+    const { batchId } = await readyBatch(t, { customers, batch: { tag_ids: ["tag_rates"] } });
+    const submitted = await t.as("POST", `/bulk-send/${batchId}/submit`);
+    expect(submitted.status).toBe(202);
+    expect(submitted.body.data.status).toBe("running");
+
+    const end = await runToEnd(batchId);
+    expect(end.status).toBe("completed");
+    const progress = await t.as("GET", `/bulk-send/${batchId}`);
+    expect(progress.status).toBe(200);
+    expect(progress.body.data.batch).toMatchObject({ batch_id: batchId, status: "completed", total_count: 3, sent_count: 3, failed_count: 0, skipped_count: 0 });
+    expect(progress.body.data.counts).toEqual({ pending: 0, running: 0, sent: 3, failed: 0, skipped: 0, cancelled: 0 });
+    for (const item of progress.body.data.items) {
+      expect(item.status).toBe("sent");
+      expect(item.sent_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      const e = await t.as("GET", `/partner/envelopes/${item.envelope_id}`);
+      void e;
+      const row = await env.DB.prepare("SELECT status, customer_id, name, metadata FROM envelopes WHERE id = ?").bind(item.envelope_id).first<{ status: string; customer_id: string; name: string; metadata: string }>();
+      expect(row!.status).toBe("sent");
+      expect(row!.customer_id).toBe(item.customer_id);
+      expect(row!.name).toBe("Rate change addendum");
+      expect(JSON.parse(row!.metadata)).toMatchObject({ bulk_send: { batch_id: batchId, item_id: item.item_id }, tag_ids: ["tag_rates"] });
+    }
+    // the client's primary contact signs, falling back to the client's name
+    const first = progress.body.data.items[0];
+    expect((await signersOf(first.envelope_id))[0]).toMatchObject({ name: "Pat Contact", email: first.email.toLowerCase() });
+    expect((await signersOf(progress.body.data.items[1].envelope_id))[0]!.name).toBe("Client 1");
+    expect([...(await envelopesPerClient(batchId)).values()]).toEqual([1, 1, 1]);
+
+    // the envelope.created audit entry records the batch; each envelope counts once toward e-sign usage
+    const audit = await env.DB.prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = 'envelope.created'").bind(first.envelope_id).first<{ data: string }>();
+    expect(JSON.parse(audit!.data).bulk_send).toEqual({ batch_id: batchId, item_id: first.item_id });
+    const usage = await env.DB.prepare("SELECT kind, COUNT(*) AS n FROM usage_lines WHERE org_id = ? GROUP BY kind").bind(t.orgId).all<{ kind: string; n: number }>();
+    expect(usage.results).toEqual([{ kind: "esign_envelope", n: 3 }]);
+  });
+
+  it.each([
+    { preserve: true, addMe: true, orders: [1, 2], invited: ["client"] },
+    { preserve: true, addMe: false, orders: [1], invited: ["client"] },
+    { preserve: false, addMe: true, orders: [1, 1], invited: ["client", "sender"] },
+    { preserve: false, addMe: false, orders: [1], invited: ["client"] },
+  ])("addresses signers per the table: preserve_signing_order $preserve, add_me_as_signer $addMe", async ({ preserve, addMe, orders, invited }) => {
+    const t = await bulkTenant();
+    const { batchId } = await readyBatch(t, { n: 1, roles: addMe ? ["client", "dealer"] : ["client"], batch: { preserve_signing_order: preserve, add_me_as_signer: addMe } });
+    expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
+    expect((await runToEnd(batchId)).status).toBe("completed");
+    const item = (await t.as("GET", `/bulk-send/${batchId}`)).body.data.items[0];
+    const signers = await signersOf(item.envelope_id);
+    expect(signers.map((s) => s.routing_order)).toEqual(orders);
+    expect(signers[0]).toMatchObject({ role: "client", email: item.email.toLowerCase() });
+    if (addMe) expect(signers[1]).toMatchObject({ role: "dealer", email: t.senderEmail, name: "Sam Sender" });
+    const who = (email: string) => (email === t.senderEmail ? "sender" : "client");
+    expect((await invitedEmails(item.envelope_id)).map(who).sort()).toEqual(invited.sort());
+  });
+
+  it("stops at a cancel: no item after it is sent, sent ones stay sent, the rest are cancelled", async () => {
+    const t = await bulkTenant();
+    const { batchId } = await readyBatch(t, { n: 120 });
+    expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
+    const { runDurableObjectAlarm } = await import("cloudflare:test");
+    await runDurableObjectAlarm(bulkStub(batchId)); // one chunk
+    const before = (await batchRow(batchId))!;
+    expect(before.sent_count).toBeGreaterThan(0);
+    expect(before.sent_count).toBeLessThan(120);
+    const cancelled = await t.as("POST", `/bulk-send/${batchId}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.data.status).toBe("cancelled");
+    const end = await runToEnd(batchId);
+    expect(end.status).toBe("cancelled");
+    expect(end.sent_count).toBe(before.sent_count);
+    const progress = await t.as("GET", `/bulk-send/${batchId}?limit=1000`);
+    expect(progress.body.data.counts).toEqual({ pending: 0, running: 0, sent: before.sent_count, failed: 0, skipped: 0, cancelled: 120 - before.sent_count });
+    const envelopes = await envelopesPerClient(batchId);
+    expect(envelopes.size).toBe(before.sent_count);
+    expect((await t.as("POST", `/bulk-send/${batchId}/cancel`)).status).toBe(409);
+  });
+});

@@ -1,0 +1,361 @@
+import { env, SELF } from "cloudflare:test";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ALL_SCOPES, newKey, OPERATOR_TOKEN } from "../helpers/api";
+import { makePdf } from "../helpers/pdf";
+import { embedToken } from "../helpers/payments";
+import { sendableEnvelope, sendEnvelope, signerRows } from "../helpers/signing";
+import { accessOf, operations, pathParams, servedDocument, type Op, type Schema } from "./matrix/document";
+import { sample, unknownValue } from "./matrix/samples";
+import { org } from "./matrix/world";
+
+/**
+ * Hostile input against every operation of the served OpenAPI document, with a valid credential of the
+ * kind the operation declares (so the input reaches the route, not just the auth check): wrong types,
+ * huge and deeply nested JSON, unicode edge cases, `__proto__` keys, invalid multipart, wrong content
+ * types, hostile path ids and query strings. Every answer is below 500; every error is the spec's
+ * `{ error, details? }` (plus the project's `code`) with an X-Request-Id; a refused request leaves every
+ * table of the database exactly as it was (a content checksum of all rows, not only counts).
+ */
+const TOTAL_CASES = 300;
+
+const doc = await servedDocument();
+const ops = operations(doc);
+const perOp = Math.ceil(TOTAL_CASES / ops.length);
+const totalCases = perOp * ops.length;
+
+// ---- hostile values -------------------------------------------------------------------------------
+
+const PROTO_KEYS = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf", "then"];
+const UNICODE_EDGES = [
+  "",
+  " ",
+  "\u0000",
+  "\ud800", // lone high surrogate
+  "\udfff", // lone low surrogate
+  "\ufeff", // byte order mark
+  "\u202e", // right-to-left override
+  "\u200b\u200d", // zero-width
+  "e\u0301\u0301\u0301", // combining marks
+  "👩‍👩‍👧‍👦",
+  "𝕏".repeat(200),
+  "\uffff\ufffe",
+  "\r\n\t",
+  "İıſK", // case-folding traps
+  "null",
+  "undefined",
+  "NaN",
+  "-0",
+  "1e309",
+  "0x10",
+  "a@b",
+  "<script>alert(1)</script>",
+  "'; DROP TABLE envelopes; --",
+  "../../../etc/passwd",
+  "%00",
+  "lk_" + "0".repeat(40),
+  "env_00000000000000000000000000",
+];
+
+const unicodeString = fc.oneof(
+  fc.constantFrom(...UNICODE_EDGES),
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.string({ unit: "grapheme", maxLength: 40 }),
+  fc.string({ maxLength: 20 }),
+);
+
+const hugeString = fc.constantFrom(5_000, 70_000, 900_000).map((n) => "x".repeat(n));
+
+const hostileValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", maxDepth: 4 },
+    fc.constant(null),
+    fc.boolean(),
+    fc.double(),
+    fc.integer(),
+    fc.constantFrom(Number.MAX_SAFE_INTEGER + 2, -1, 0, 1e308, -1e308, 2 ** 31, 2 ** 53),
+    unicodeString,
+    fc.array(tie("value"), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom(...PROTO_KEYS)), tie("value"), { maxKeys: 4 }),
+  ),
+})).value;
+
+/** An object with an own `__proto__` (or other prototype) key, as JSON.parse would make it. */
+function withOwn(base: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  Object.defineProperty(out, key, { value, enumerable: true, configurable: true, writable: true });
+  return out;
+}
+
+/** Raw JSON text nested `depth` deep (arrays or objects). */
+const deepJson = fc
+  .tuple(fc.constantFrom(100, 1_000, 10_000, 100_000), fc.boolean())
+  .map(([depth, arrays]) => (arrays ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth)));
+
+const MALFORMED_JSON = ["{", "[1,", '{"a":}', "{'a':1}", "\u0000", "nul", '{"a":1}{"b":2}', '"\\ud800"', '{"a":"\\u00"}', "1".repeat(400), "\ufeff{}", '{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}'];
+
+const requestBodyOf = (o: Op) => o.op.requestBody?.content ?? {};
+
+/** The operation's valid sample body with fields replaced, removed or added by hostile ones: reaches past the parser. */
+function mutatedSample(o: Op): fc.Arbitrary<unknown> {
+  const schema = requestBodyOf(o)["application/json"]?.schema;
+  const base = (schema ? sample(doc, schema) : {}) as Record<string, unknown>;
+  const props = Object.keys(resolve(schema)?.properties ?? {});
+  const names = props.length > 0 ? fc.constantFrom(...props, ...PROTO_KEYS) : fc.constantFrom(...PROTO_KEYS);
+  return fc
+    .array(fc.tuple(names, fc.option(hostileValue, { nil: undefined })), { minLength: 1, maxLength: 4 })
+    .map((edits) => {
+      let out: Record<string, unknown> = base && typeof base === "object" && !Array.isArray(base) ? { ...base } : {};
+      for (const [name, value] of edits) {
+        if (value === undefined) delete out[name];
+        else out = withOwn(out, name, value);
+      }
+      return out;
+    });
+}
+
+function resolve(schema: Schema | undefined): Schema | undefined {
+  if (schema && typeof schema.$ref === "string") return doc.components?.schemas?.[schema.$ref.split("/").pop()!];
+  return schema;
+}
+
+type Body = { body?: BodyInit; contentType?: string; label: string };
+
+const jsonBody = (o: Op): fc.Arbitrary<Body> =>
+  fc.oneof(
+    mutatedSample(o).map((v) => ({ body: JSON.stringify(v), label: "sample with hostile fields" })),
+    hostileValue.map((v) => ({ body: JSON.stringify(v) ?? "null", label: "hostile JSON" })),
+    fc.tuple(hostileValue, fc.constantFrom(...PROTO_KEYS)).map(([v, k]) => ({ body: JSON.stringify(withOwn({}, k, v)), label: "prototype key" })),
+    hugeString.map((s) => ({ body: JSON.stringify({ name: s, envelope_name: s, url: s }), label: `huge string ${s.length}` })),
+    fc.constant({ body: JSON.stringify({ a: "x".repeat(1_100_000) }), label: "body past the JSON limit" }),
+    deepJson.map((s) => ({ body: s, label: `deep JSON ${s.length}` })),
+    fc.constantFrom(...MALFORMED_JSON).map((s) => ({ body: s, label: "malformed JSON" })),
+    fc.constant({ body: "", label: "empty body" }),
+  );
+
+const CRLF = "\r\n";
+const pdf = await makePdf();
+
+/** Multipart bodies, well-formed or not, and the Content-Type header that goes with them (boundary right or wrong). */
+const multipartBody = (o: Op): fc.Arbitrary<Body> => {
+  const schema = resolve(requestBodyOf(o)["multipart/form-data"]?.schema);
+  const fileField = Object.entries(schema?.properties ?? {}).find(([, p]) => (p as Schema).format === "binary")?.[0] ?? "file";
+  const textFields = Object.keys(schema?.properties ?? {}).filter((n) => n !== fileField);
+  const part = fc.oneof(
+    fc.tuple(fc.constantFrom(...textFields, ...PROTO_KEYS, fileField), hostileValue).map(([name, v]) => `Content-Disposition: form-data; name="${name}"${CRLF}${CRLF}${typeof v === "string" ? v : JSON.stringify(v)}`),
+    fc.constantFrom<"pdf" | "junk" | "empty" | "truncated">("pdf", "junk", "empty", "truncated").map((kind) => {
+      const content = kind === "pdf" ? new TextDecoder("latin1").decode(pdf) : kind === "junk" ? "%PDF-1.7\n%%EOF garbage \u0000\u00ff" : kind === "empty" ? "" : new TextDecoder("latin1").decode(pdf.subarray(0, pdf.length >> 1));
+      return `Content-Disposition: form-data; name="${fileField}"; filename="a.pdf"${CRLF}Content-Type: application/pdf${CRLF}${CRLF}${content}`;
+    }),
+    fc.constantFrom("Content-Disposition: form-data", "garbage without headers", `Content-Disposition: form-data; name="${fileField}"; filename="\u202e.pdf"`, "Content-Disposition: form-data; name=\"x\"" + CRLF + "X: " + "h".repeat(10_000)),
+  );
+  return fc
+    .tuple(fc.array(part, { maxLength: 4 }), fc.constantFrom("good", "no-close", "wrong-boundary", "no-boundary", "long-boundary", "no-first", "raw"), fc.uint8Array({ maxLength: 200 }))
+    .map(([parts, shape, raw]) => {
+      const boundary = "fuzzBoundary7MA4YWxkTrZu0gW";
+      const text = parts.map((p) => `--${boundary}${CRLF}${p}${CRLF}`).join("") + (shape === "no-close" ? "" : `--${boundary}--${CRLF}`);
+      const bytes = shape === "raw" ? raw : Uint8Array.from(text, (ch) => ch.charCodeAt(0) & 0xff);
+      const body = shape === "no-first" ? bytes.subarray(Math.min(10, bytes.length)) : bytes;
+      const contentType =
+        shape === "wrong-boundary" ? "multipart/form-data; boundary=somethingElse" : shape === "no-boundary" ? "multipart/form-data" : shape === "long-boundary" ? `multipart/form-data; boundary=${"b".repeat(90)}` : `multipart/form-data; boundary=${boundary}`;
+      return { body, contentType, label: `multipart ${shape} (${parts.length} parts)` };
+    });
+};
+
+const CONTENT_TYPES = ["application/json", "application/json; charset=utf-16", "text/plain", "application/xml", "application/x-www-form-urlencoded", "multipart/form-data", "application/vnd.api+json", "", "*/*", "application/json, text/plain", "multipart/mixed; boundary=x"];
+
+/** Any body, under the Content-Type the operation expects, another one, or none. */
+function bodyFor(o: Op): fc.Arbitrary<Body> {
+  const content = requestBodyOf(o);
+  const expected = content["multipart/form-data"] ? "multipart/form-data" : "application/json";
+  const bodies = fc.oneof(jsonBody(o), multipartBody(o));
+  return fc.tuple(bodies, fc.oneof({ weight: 3, arbitrary: fc.constant<string | null>(null) }, { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) })).map(([b, override]) => {
+    if (override === null) return { ...b, contentType: b.contentType ?? expected };
+    return { ...b, contentType: override || undefined, label: `${b.label} as ${override || "no Content-Type"}` };
+  });
+}
+
+// ---- paths and queries --------------------------------------------------------------------------
+
+const RAW_SEGMENTS = ["%", "%zz", "%E0%A4%A", "%ED%A0%80", "%00", "..", ".", "%2e%2e", "%2F", "a%2Fb", "%FF%FE", "%C0%AF", "~", "*"];
+
+function encode(value: string): string {
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    return "%ED%A0%80"; // a lone surrogate, as the UTF-8 bytes a client could still send
+  }
+}
+
+/** A path id: a real one of the organization, an unknown well-formed one, or hostile text (encoded, or raw percent nonsense). */
+function pathId(name: string, schema: Schema | undefined, real: Record<string, string>): fc.Arbitrary<string> {
+  const options: fc.Arbitrary<string>[] = [
+    fc.constant(encode(unknownValue(schema))),
+    unicodeString.map((s) => encode(s) || "x"),
+    fc.constantFrom(...RAW_SEGMENTS),
+    fc.constantFrom(1_000, 9_000).map((n) => "z".repeat(n)),
+    fc.constantFrom(...PROTO_KEYS),
+  ];
+  if (real[name]) options.unshift(fc.constant(encode(real[name]!)));
+  return fc.oneof(...options);
+}
+
+function queryFor(o: Op): fc.Arbitrary<string> {
+  const names = (o.op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
+  const name = fc.oneof(fc.constantFrom(...names, ...PROTO_KEYS, "limit", "page", "cursor"), fc.string({ maxLength: 8 }));
+  const value = fc.oneof(unicodeString, fc.constantFrom("-1", "0", "1e309", "99999999999999999999", "true", "[]", "{}", "x".repeat(5000), "%", "%ED%A0%80"));
+  return fc.array(fc.tuple(name, value), { maxLength: 5 }).map((pairs) => {
+    if (pairs.length === 0) return "";
+    return "?" + pairs.map(([k, v]) => `${encode(k)}=${v.startsWith("%") ? v : encode(v)}`).join("&");
+  });
+}
+
+// ---- the world ------------------------------------------------------------------------------------
+
+type Fixture = { credential: (o: Op) => Record<string, string>; ids: Record<string, string>; orgId: string };
+
+async function fixture(): Promise<Fixture> {
+  const owner = await org("Fuzzed Bank");
+  // one key with every scope and a limit the fuzz never reaches: the cases must reach the routes
+  const { key } = await newKey(owner.orgId, ALL_SCOPES, 1_000_000);
+  const sent = await sendableEnvelope(key);
+  const send = await sendEnvelope(key, sent.envelope_id);
+  if (send.status !== 200) throw new Error(`send: ${send.status} ${JSON.stringify(send.body)}`);
+  const signer = (await signerRows(sent.envelope_id))[0]!;
+  const signToken = await embedToken(key, sent.envelope_id, signer.email, "sign");
+  const vaultToken = await embedToken(key, owner.ids.envelope_id!, "matrix@example.com", "vault");
+  const embed = [signToken, vaultToken].filter((r) => r.status === 200).map((r) => r.body.data.token as string);
+  if (embed.length === 0) throw new Error(`embed token: ${JSON.stringify(signToken.body)}`);
+  let turn = 0;
+  return {
+    orgId: owner.orgId,
+    ids: { ...owner.ids, slug: signer.slug, org_id: owner.orgId, key_id: "", customer_id: sent.customer_id },
+    credential: (o): Record<string, string> => {
+      const access = accessOf(o.op);
+      switch (access.kind) {
+        case "partner":
+          return { "X-API-Key": key };
+        case "console":
+          return { Authorization: `Bearer ${owner.admin}` };
+        case "operator":
+          return { Authorization: `Bearer ${OPERATOR_TOKEN}` };
+        case "embed":
+          return { Authorization: `Bearer ${embed[turn++ % embed.length]}` };
+        default:
+          return {};
+      }
+    },
+  };
+}
+
+// ---- the database --------------------------------------------------------------------------------
+
+/**
+ * Tables the service's own background work writes after an accepted request (the outbox relay marks
+ * events dispatched, fan-out inserts deliveries, senders log attempts and e-mails): compared by what a
+ * request would add to them (rows), not by content. `idempotency_keys` is left out: a refused request
+ * sent with an Idempotency-Key stores its final refusal (400/404/422) to replay it, by design.
+ */
+const PIPELINE = new Set(["events", "webhook_deliveries", "webhook_attempts", "email_outbox", "email_attempts"]);
+
+async function tablesOf() {
+  const { results } = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('d1_migrations', 'idempotency_keys') ORDER BY name",
+  ).all<{ name: string }>();
+  return results.map((r) => r.name);
+}
+
+/** Every row of every table (the pipeline's by count), as one string per table. */
+async function snapshot(tables: string[]): Promise<string[]> {
+  const rows = await env.DB.batch(
+    tables.map((t) => env.DB.prepare(PIPELINE.has(t) ? `SELECT COUNT(*) AS rows FROM "${t}"` : `SELECT * FROM "${t}" ORDER BY rowid`)),
+  );
+  return rows.map((r, i) => `${tables[i]}: ${JSON.stringify(r.results)}`);
+}
+
+/** SQLite's count of rows written on the database's connection: unchanged means nothing was written at all. */
+async function writes(): Promise<number> {
+  return (await env.DB.prepare("SELECT total_changes() AS n").first<{ n: number }>())!.n;
+}
+
+const changedTables = (before: string[], after: string[]) => after.flatMap((line, i) => (line !== before[i] ? [line.split(":")[0]] : []));
+
+// ---- the property -----------------------------------------------------------------------------------
+
+type Case = { path: string; query: string; body: Body | null; idempotencyKey: string | null };
+
+function caseFor(o: Op, f: Fixture): fc.Arbitrary<Case> {
+  const params = pathParams(o.op);
+  const path = fc.tuple(...params.map((p) => pathId(p.name, p.schema, f.ids))).map((values) => {
+    let out = o.path;
+    params.forEach((p, i) => (out = out.replace(`{${p.name}}`, values[i]!)));
+    return out;
+  });
+  const writes = o.method !== "GET" && o.method !== "DELETE";
+  const body: fc.Arbitrary<Body | null> = writes ? bodyFor(o) : fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: jsonBody(o) });
+  const idem = fc.oneof({ weight: 5, arbitrary: fc.constant<string | null>(null) }, { weight: 1, arbitrary: fc.constantFrom("fuzz-key-1", "", " ", "x".repeat(300), "a\tb") });
+  return fc.record({ path, query: queryFor(o), body, idempotencyKey: idem });
+}
+
+const seen: Record<string, number> = {};
+
+const f = await fixture();
+const tables = await tablesOf();
+let state = await snapshot(tables);
+let written = await writes();
+
+describe(`fuzz: ${totalCases.toLocaleString("en-US")} hostile requests across ${ops.length} operations, never a 500`, () => {
+  for (const o of ops) {
+    it(`${o.id}: ${perOp} hostile requests, each answered below 500 in the error shape, refusals change nothing`, async () => {
+      await fc.assert(
+        fc.asyncProperty(caseFor(o, f), async (c) => {
+          const headers: Record<string, string> = { ...f.credential(o) };
+          if (c.body?.contentType) headers["Content-Type"] = c.body.contentType;
+          if (c.idempotencyKey !== null) headers["Idempotency-Key"] = c.idempotencyKey;
+          const url = `http://localhost${c.path}${c.query}`;
+          // GET and DELETE carry no body in fetch (a GET with one is refused by the client itself)
+          const body = o.method === "GET" ? undefined : c.body?.body;
+          let res: Response;
+          try {
+            res = await SELF.fetch(url, { method: o.method, headers, body });
+          } catch (err) {
+            // the client refused to send it (a header or URL fetch itself rejects): nothing reached the Worker
+            if (err instanceof TypeError) return;
+            throw err;
+          }
+          const text = await res.text();
+          const label = `${o.method} ${c.path.slice(0, 200)}${c.query.slice(0, 100)} [${c.body?.label ?? "no body"}; ${c.body?.contentType ?? "no type"}] -> ${res.status} ${text.slice(0, 300)}`;
+          seen[res.status] = (seen[res.status] ?? 0) + 1;
+          expect(res.status, label).toBeLessThan(500);
+          // Only when something was written (by this request or by background work) is every table compared.
+          const nowWritten = await writes();
+          const after = nowWritten === written ? state : await snapshot(tables);
+          written = nowWritten;
+          if (res.status >= 400) {
+            expect(res.headers.get("x-request-id"), label).toBeTruthy();
+            let parsed: any;
+            try {
+              parsed = JSON.parse(text);
+            } catch {
+              expect.fail(`not JSON: ${label}`);
+            }
+            expect(typeof parsed.error, label).toBe("string");
+            expect(Object.keys(parsed).filter((k) => !["error", "details", "code"].includes(k)), label).toEqual([]);
+            const changed = changedTables(state, after);
+            if (changed.length > 0) expect.fail(`a refused request changed the database (${changed.join(", ")}): ${label}`);
+          }
+          state = after;
+          expect(Object.prototype.hasOwnProperty.call({}, "polluted")).toBe(false);
+          expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        }),
+        { numRuns: perOp, endOnFailure: true },
+      );
+    });
+  }
+
+  it(`ran ${totalCases.toLocaleString("en-US")} cases in all`, () => {
+    const count = Object.values(seen).reduce((a, b) => a + b, 0);
+    console.log(`fuzz: ${count} hostile requests sent to ${ops.length} operations; answers by status: ${JSON.stringify(seen)}`);
+    expect(count).toBeGreaterThan(0);
+  });
+});
