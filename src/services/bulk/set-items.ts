@@ -9,9 +9,6 @@ type CustomerRow = { id: string; name: string; email: string | null; primary_con
 
 /** D1 binds at most 100 parameters per statement. */
 const IDS_PER_QUERY = 90;
-/** bound values per inserted row: 13 columns and the batch id of the editable check */
-const ITEM_COLUMNS = 14;
-const ROWS_PER_INSERT = Math.floor(100 / ITEM_COLUMNS);
 
 async function customersById(db: D1Database, orgId: string, ids: string[]): Promise<Map<string, CustomerRow>> {
   const chunks: string[][] = [];
@@ -59,18 +56,15 @@ export async function setBatchItems(ctx: OrgContext, input: { batchId: string; c
   const skipped = kept.filter((k) => k.status === "skipped");
 
   const editable = "(SELECT status FROM bulk_batches WHERE id = ?) IN ('draft', 'ready')";
-  const inserts: D1PreparedStatement[] = [];
-  for (let i = 0; i < kept.length; i += ROWS_PER_INSERT) {
-    const rows = kept.slice(i, i + ROWS_PER_INSERT);
-    inserts.push(
-      db
-        .prepare(
-          `INSERT INTO bulk_items (id, batch_id, org_id, position, customer_id, customer_name, email, status, envelope_key, attempts, created_at, updated_at, error)
-           ${rows.map(() => `SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE ${editable}`).join(" UNION ALL ")}`,
-        )
-        .bind(...rows.flatMap((r) => [r.id, batch.id, orgId, r.position, r.customer.id, r.customer.name, r.email, r.status, r.envelopeKey, 0, at, at, null, batch.id])),
-    );
-  }
+  // one statement per row: D1 allows few terms in a compound SELECT and 100 bound values per statement
+  const inserts = kept.map((r) =>
+    db
+      .prepare(
+        `INSERT INTO bulk_items (id, batch_id, org_id, position, customer_id, customer_name, email, status, envelope_key, attempts, created_at, updated_at)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ? WHERE ${editable}`,
+      )
+      .bind(r.id, batch.id, orgId, r.position, r.customer.id, r.customer.name, r.email, r.status, r.envelopeKey, at, at, batch.id),
+  );
   const [guard] = await commitWithOrgAudit(
     db,
     { orgId, action: "bulk_batch.items_set", actor: ctx.actor, data: { batch_id: batch.id, added: kept.length, skipped: skipped.length, rejected: rejected.length }, at },
