@@ -35,12 +35,12 @@ type PageContext = Parameters<typeof signingShell>[0];
 async function linkPage(c: PageContext, slug: string) {
   const frameAncestors = SLUG.test(slug) ? await frameAncestorsFor(c.var.ctx, { slug }) : [];
   // Sign + Pay: Stripe.js (and its CSP) only on the page of a payer whose payment is due
-  const stripe = SLUG.test(slug) && (await pageNeedsStripe(c.env.DB, { slug }));
+  const stripe = SLUG.test(slug) && (await pageNeedsStripe(c.var.ctx, { slug }));
   return signingShell(c, { mode: "link", slug, frameAncestors, stripe });
 }
 
 async function widgetPage(c: PageContext, mode: "embed-sign" | "embed-vault", envelopeId: string) {
   const frameAncestors = ID.test(envelopeId) ? await frameAncestorsFor(c.var.ctx, { envelopeId }) : [];
-  const stripe = mode === "embed-sign" && ID.test(envelopeId) && (await pageNeedsStripe(c.env.DB, { envelopeId }));
+  const stripe = mode === "embed-sign" && ID.test(envelopeId) && (await pageNeedsStripe(c.var.ctx, { envelopeId }));
   return signingShell(c, { mode, envelopeId, frameAncestors, stripe });
 }

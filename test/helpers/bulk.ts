@@ -64,19 +64,23 @@ export const bulkStub = (batchId: string) => env.BULK_BATCH!.get(env.BULK_BATCH!
 type BatchState = { status: string; sent_count: number; failed_count: number; running_count: number; cancelled_count: number; total_count: number; skipped_count: number };
 export const batchRow = (batchId: string) => env.DB.prepare("SELECT * FROM bulk_batches WHERE id = ?").bind(batchId).first<BatchState>();
 
+const TERMINAL = ["completed", "cancelled", "failed"];
+
 /**
- * Drives the batch's Durable Object to the end: runs its alarm (as the runtime would, without
- * waiting for the scheduled time) until the batch has settled and no alarm is left.
+ * Drives the batch's Durable Object to the end: runs its alarm (as the runtime would, without waiting
+ * for a scheduled retry) until the batch has settled in D1 and the object holds no run. The runtime
+ * fires the same alarms on its own meanwhile; the object runs one chunk at a time either way.
  */
-export async function runToEnd(batchId: string, maxAlarms = 500): Promise<BatchState> {
+export async function runToEnd(batchId: string, maxRounds = 2000): Promise<BatchState> {
   const stub = bulkStub(batchId);
-  for (let i = 0; i < maxAlarms; i++) {
-    const ran = await runDurableObjectAlarm(stub);
+  for (let i = 0; i < maxRounds; i++) {
+    await runDurableObjectAlarm(stub);
     const row = (await batchRow(batchId))!;
     const state = await stub.state();
-    if (!ran && !state.run && state.alarm === null) return row;
+    if (TERMINAL.includes(row.status) && !state.run) return row;
+    await new Promise((r) => setTimeout(r, 5));
   }
-  throw new Error(`batch ${batchId} did not settle after ${maxAlarms} alarms`);
+  throw new Error(`batch ${batchId} did not settle after ${maxRounds} rounds`);
 }
 
 /** Envelopes per client created by a batch (exactly once: every value 1). */

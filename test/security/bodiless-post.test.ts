@@ -1,6 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { newTenant, operator, OPERATOR_TOKEN } from "../helpers/api";
+import { bulkTenant, readyBatch } from "../helpers/bulk";
 import { sendableEnvelope, sendEnvelope } from "../helpers/signing";
 import { memberToken } from "../helpers/templates";
 import { completedEnvelope } from "../helpers/vault";
@@ -84,6 +85,19 @@ const READY: Record<string, () => Promise<Ready>> = {
     const e = await sendableEnvelope(t.key);
     const sent = await sendEnvelope(t.key, e.envelope_id);
     return { path: `/api/v2/signing/${sent.body.data.signers[0].slug}/payment-token`, headers: {} };
+  },
+  // bulk send (spec 4.8): submit a ready batch; cancel a running one (200 clients: still running when the cancel arrives)
+  submitBulkBatch: async () => {
+    const t = await bulkTenant();
+    const { batchId } = await readyBatch(t, { n: 1 });
+    return { path: `/api/v2/bulk-send/${batchId}/submit`, headers: { ...console_(t.admin), "X-Org-Id": t.orgId } };
+  },
+  cancelBulkBatch: async () => {
+    const t = await bulkTenant();
+    const { batchId } = await readyBatch(t, { n: 200 });
+    const submitted = await SELF.fetch(`http://localhost/api/v2/bulk-send/${batchId}/submit`, { method: "POST", headers: { ...console_(t.admin), "X-Org-Id": t.orgId } });
+    if (submitted.status !== 202) throw new Error(`submit: ${submitted.status}`);
+    return { path: `/api/v2/bulk-send/${batchId}/cancel`, headers: { ...console_(t.admin), "X-Org-Id": t.orgId } };
   },
   createPaymentIntent: async () => ({ path: "/api/v2/embed/payment-intent", headers: console_(await signEmbedToken()) }),
   getPaymentStatus: async () => ({ path: "/api/v2/embed/payment-status", headers: console_(await signEmbedToken()) }),

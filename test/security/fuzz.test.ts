@@ -17,7 +17,7 @@ import { org } from "./matrix/world";
  * `{ error, details? }` (plus the project's `code`) with an X-Request-Id; a refused request leaves every
  * table of the database exactly as it was (a content checksum of all rows, not only counts).
  */
-const TOTAL_CASES = 300;
+const TOTAL_CASES = 400;
 
 const doc = await servedDocument();
 const ops = operations(doc);
@@ -266,11 +266,24 @@ async function tablesOf() {
   return results.map((r) => r.name).filter((t) => !PIPELINE.has(t));
 }
 
-/** Every row of every table (the pipeline's by count), as one string per table. */
-async function snapshot(tables: string[]): Promise<string[]> {
-  const rows = await env.DB.batch(
-    tables.map((t) => env.DB.prepare(COUNTED.has(t) ? `SELECT COUNT(*) AS rows FROM "${t}"` : `SELECT * FROM "${t}" ORDER BY rowid`)),
+/** Columns background work maintains on its own: the key limiter's alarm writes `last_used_at` a minute late. */
+const BACKGROUND_COLUMNS = new Set(["api_keys.last_used_at"]);
+
+/** One query per table: every row, without the background columns (`events` by its row count). */
+async function snapshotQueries(tables: string[]): Promise<D1PreparedStatement[]> {
+  return Promise.all(
+    tables.map(async (t) => {
+      if (COUNTED.has(t)) return env.DB.prepare(`SELECT COUNT(*) AS rows FROM "${t}"`);
+      const { results } = await env.DB.prepare(`SELECT name FROM pragma_table_info('${t}')`).all<{ name: string }>();
+      const columns = results.map((c) => c.name).filter((c) => !BACKGROUND_COLUMNS.has(`${t}.${c}`));
+      return env.DB.prepare(`SELECT ${columns.map((c) => `"${c}"`).join(", ")} FROM "${t}" ORDER BY rowid`);
+    }),
   );
+}
+
+/** Every row of every table compared, as one string per table. */
+async function snapshot(tables: string[]): Promise<string[]> {
+  const rows = await env.DB.batch(queries);
   return rows.map((r, i) => `${tables[i]}: ${JSON.stringify(r.results)}`);
 }
 
@@ -298,70 +311,111 @@ function caseFor(o: Op, f: Fixture): fc.Arbitrary<Case> {
   return fc.record({ path, query: queryFor(o), body, idempotencyKey: idem });
 }
 
-const seen: Record<string, number> = {};
-const snapshots = { count: 0, ms: 0, requestMs: 0, started: Date.now() };
-
 const f = await fixture();
 const tables = await tablesOf();
+const queries = await snapshotQueries(tables);
 let state = await snapshot(tables);
 let written = await writes();
+
+const seen: Record<string, number> = {};
+const snapshots = { count: 0, rechecked: 0, started: Date.now(), sendMs: 0, dbMs: 0 };
+
+type Answer = { status: number; label: string } | null;
+
+/** Sends one case and checks its answer: below 500, and an error in the spec's shape with X-Request-Id. */
+async function send(o: Op, c: Case): Promise<Answer> {
+  const headers: Record<string, string> = { ...f.credential(o) };
+  if (c.body?.contentType) headers["Content-Type"] = c.body.contentType;
+  if (c.idempotencyKey !== null) headers["Idempotency-Key"] = c.idempotencyKey;
+  // a GET carries no body (fetch itself refuses one)
+  const body = o.method === "GET" ? undefined : c.body?.body;
+  let res: Response;
+  try {
+    res = await SELF.fetch(`http://localhost${c.path}${c.query}`, { method: o.method, headers, body });
+  } catch (err) {
+    // the client refused to send it (fetch rejects the header or URL): nothing reached the Worker
+    if (err instanceof TypeError) return null;
+    throw err;
+  }
+  const text = await res.text();
+  const label = `${o.method} ${c.path.slice(0, 200)}${c.query.slice(0, 100)} [${c.body?.label ?? "no body"}; ${c.body?.contentType ?? "no type"}${c.idempotencyKey !== null ? "; Idempotency-Key" : ""}] -> ${res.status} ${text.slice(0, 300)}`;
+  seen[res.status] = (seen[res.status] ?? 0) + 1;
+  expect(res.status, label).toBeLessThan(500);
+  if (res.status >= 400) {
+    expect(res.headers.get("x-request-id"), label).toBeTruthy();
+    let parsed: any;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      expect.fail(`not JSON: ${label}`);
+    }
+    expect(typeof parsed.error, label).toBe("string");
+    expect(Object.keys(parsed).filter((k) => !["error", "details", "code"].includes(k)), label).toEqual([]);
+  }
+  expect(({} as Record<string, unknown>).polluted, label).toBeUndefined();
+  return { status: res.status, label };
+}
+
+/** The database now, compared only when something was written (by the requests or by background work). */
+async function current(): Promise<string[]> {
+  const n = await writes();
+  if (n === written) return state;
+  written = n;
+  snapshots.count += 1;
+  return snapshot(tables);
+}
+
+function assertUnchanged(before: string[], after: string[], refused: string[]) {
+  const changed = changedTables(before, after);
+  if (changed.length > 0) expect.fail(`refused requests changed the database (${changed.join(", ")}):\n${refused.join("\n")}`);
+}
+
+/**
+ * Cases go in batches sent at once (the service answers them concurrently, as it would in production).
+ * A batch that was all refused must leave the database as it was; in a batch where something was
+ * accepted, the refused cases are sent again one at a time, each checked on its own.
+ */
+const BATCH = 8;
 
 describe(`fuzz: ${totalCases.toLocaleString("en-US")} hostile requests across ${ops.length} operations, never a 500`, () => {
   for (const o of ops) {
     it(`${o.id}: ${perOp} hostile requests, each answered below 500 in the error shape, refusals change nothing`, async () => {
+      const runs = Math.ceil(perOp / BATCH);
+      let left = perOp;
       await fc.assert(
-        fc.asyncProperty(caseFor(o, f), async (c) => {
-          const headers: Record<string, string> = { ...f.credential(o) };
-          if (c.body?.contentType) headers["Content-Type"] = c.body.contentType;
-          if (c.idempotencyKey !== null) headers["Idempotency-Key"] = c.idempotencyKey;
-          const url = `http://localhost${c.path}${c.query}`;
-          // GET and DELETE carry no body in fetch (a GET with one is refused by the client itself)
-          const body = o.method === "GET" ? undefined : c.body?.body;
-          let res: Response;
-          const r0 = Date.now();
-          try {
-            res = await SELF.fetch(url, { method: o.method, headers, body });
-          } catch (err) {
-            // the client refused to send it (a header or URL fetch itself rejects): nothing reached the Worker
-            if (err instanceof TypeError) return;
-            throw err;
-          }
-          const text = await res.text();
-          snapshots.requestMs += Date.now() - r0;
-          const label = `${o.method} ${c.path.slice(0, 200)}${c.query.slice(0, 100)} [${c.body?.label ?? "no body"}; ${c.body?.contentType ?? "no type"}] -> ${res.status} ${text.slice(0, 300)}`;
-          seen[res.status] = (seen[res.status] ?? 0) + 1;
-          expect(res.status, label).toBeLessThan(500);
-          // Only when something was written (by this request or by background work) is every table compared.
-          const nowWritten = await writes();
+        fc.asyncProperty(fc.array(caseFor(o, f), { minLength: BATCH, maxLength: BATCH }), async (batch) => {
+          const cases = batch.slice(0, Math.min(BATCH, Math.max(left, 1)));
+          left -= cases.length;
+          const before = state;
           const t0 = Date.now();
-          const after = nowWritten === written ? state : await snapshot(tables);
-          if (nowWritten !== written) (snapshots.count += 1), (snapshots.ms += Date.now() - t0);
-          written = nowWritten;
-          if (res.status >= 400) {
-            expect(res.headers.get("x-request-id"), label).toBeTruthy();
-            let parsed: any;
-            try {
-              parsed = JSON.parse(text);
-            } catch {
-              expect.fail(`not JSON: ${label}`);
-            }
-            expect(typeof parsed.error, label).toBe("string");
-            expect(Object.keys(parsed).filter((k) => !["error", "details", "code"].includes(k)), label).toEqual([]);
-            const changed = changedTables(state, after);
-            if (changed.length > 0) expect.fail(`a refused request changed the database (${changed.join(", ")}): ${label}`);
-          }
+          const answers = await Promise.all(cases.map((c) => send(o, c)));
+          const t1 = Date.now();
+          const after = await current();
+          snapshots.sendMs += t1 - t0;
+          snapshots.dbMs += Date.now() - t1;
           state = after;
-          expect(Object.prototype.hasOwnProperty.call({}, "polluted")).toBe(false);
-          expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+          const refused = answers.filter((a): a is NonNullable<Answer> => a !== null && a.status >= 400);
+          if (refused.length === answers.filter((a) => a !== null).length) return assertUnchanged(before, after, refused.map((a) => a.label));
+          for (const [i, c] of cases.entries()) {
+            if (!answers[i] || answers[i]!.status < 400) continue;
+            snapshots.rechecked += 1;
+            const alone = state;
+            const again = await send(o, c);
+            const now = await current();
+            state = now;
+            if (again && again.status >= 400) assertUnchanged(alone, now, [again.label]);
+          }
         }),
-        { numRuns: perOp, endOnFailure: true },
+        { numRuns: runs, endOnFailure: true },
       );
     });
   }
 
   it(`ran ${totalCases.toLocaleString("en-US")} cases in all`, () => {
     const count = Object.values(seen).reduce((a, b) => a + b, 0);
-    console.log(`fuzz: ${count} hostile requests sent to ${ops.length} operations; answers by status: ${JSON.stringify(seen)}; ${snapshots.count} full snapshots in ${snapshots.ms} ms, requests ${snapshots.requestMs} ms, all ${Date.now() - snapshots.started} ms`);
+    console.log(
+      `fuzz: ${count} hostile requests sent to ${ops.length} operations (${snapshots.rechecked} refusals re-sent alone beside an accepted one); answers by status: ${JSON.stringify(seen)}; ${snapshots.count} database snapshots; send ${snapshots.sendMs} db ${snapshots.dbMs}; ${Math.round((Date.now() - snapshots.started) / 1000)} s`,
+    );
     expect(count).toBeGreaterThan(0);
   });
 });

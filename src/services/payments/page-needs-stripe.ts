@@ -1,10 +1,13 @@
+import type { RequestContext } from "../../lib/context";
+
 /**
  * Whether the signing page should load Stripe.js (and allow it in its CSP): for a signer's link, only
  * when that signer is the payer of an unpaid payment; for the embedded sign widget (whose signer is
  * known only from the token in the fragment), when the envelope has an unpaid payment. Otherwise the
  * page is served exactly as without Sign + Pay.
  */
-export async function pageNeedsStripe(db: D1Database, page: { slug: string } | { envelopeId: string }): Promise<boolean> {
+export async function pageNeedsStripe(ctx: RequestContext, page: { slug: string } | { envelopeId: string }): Promise<boolean> {
+  const { db } = ctx;
   if ("slug" in page) {
     const row = await db
       .prepare("SELECT 1 AS due FROM signers s JOIN payments p ON p.envelope_id = s.envelope_id WHERE s.slug = ? AND p.status != 'paid' AND p.payer_email = lower(trim(s.email))")

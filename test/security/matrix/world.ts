@@ -29,6 +29,8 @@ export async function org(name: string): Promise<Org> {
   const templateId: string = template.body.data.template_id;
   const pkg = await call("POST", "/document-packages", { bearer: admin, body: { name: `${name} package`, template_ids: [templateId] } });
   if (pkg.status !== 201) throw new Error(`package: ${pkg.status} ${JSON.stringify(pkg.body)}`);
+  const batch = await call("POST", "/bulk-send", { bearer: admin, body: { name: `${name} batch`, document_source: "new" } });
+  if (batch.status !== 201) throw new Error(`bulk batch: ${batch.status} ${JSON.stringify(batch.body)}`);
   const endpoint = await createEndpoint(admin, { url: receiverUrl("ok").url });
   const test = await call("POST", `/webhooks/endpoints/${endpoint.endpoint_id}/test`, { bearer: admin });
   if (test.status !== 200) throw new Error(`webhook test: ${test.status} ${JSON.stringify(test.body)}`);
@@ -43,6 +45,7 @@ export async function org(name: string): Promise<Org> {
       package_id: pkg.body.data.package_id,
       endpoint_id: endpoint.endpoint_id,
       delivery_id: test.body.data.delivery_id,
+      batch_id: batch.body.data.batch_id,
     },
   };
 }

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { batchRow, bulkStub, bulkTenant, envelopesPerClient, readyBatch, runToEnd, seedCustomers } from "../../../helpers/bulk";
+import { batchRow, bulkTenant, envelopesPerClient, readyBatch, runToEnd, seedCustomers } from "../../../helpers/bulk";
 
 async function signersOf(envelopeId: string) {
   const { results } = await env.DB.prepare("SELECT role, email, name, routing_order FROM signers WHERE envelope_id = ? ORDER BY routing_order, role").bind(envelopeId).all<{ role: string; email: string; name: string; routing_order: number }>();
@@ -69,25 +69,28 @@ describe("bulk send: the workflow sends one ordinary envelope per client", () =>
     expect((await invitedEmails(item.envelope_id)).map(who).sort()).toEqual(invited.sort());
   });
 
-  it("stops at a cancel: no item after it is sent, sent ones stay sent, the rest are cancelled", async () => {
+  it("stops at a cancel: every client pending at the cancel is cancelled and none of them is sent; sent ones stay sent", async () => {
     const t = await bulkTenant();
-    const { batchId } = await readyBatch(t, { n: 120 });
+    const n = 300;
+    const { batchId } = await readyBatch(t, { n });
     expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
-    const { runDurableObjectAlarm } = await import("cloudflare:test");
-    await runDurableObjectAlarm(bulkStub(batchId)); // one chunk
-    const before = (await batchRow(batchId))!;
-    expect(before.sent_count).toBeGreaterThan(0);
-    expect(before.sent_count).toBeLessThan(120);
+    while (((await batchRow(batchId))!.sent_count) === 0) await new Promise((r) => setTimeout(r, 5));
     const cancelled = await t.as("POST", `/bulk-send/${batchId}/cancel`);
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.data.status).toBe("cancelled");
+    const atCancel = (await batchRow(batchId))!;
+    expect(atCancel.cancelled_count).toBeGreaterThan(0);
     const end = await runToEnd(batchId);
     expect(end.status).toBe("cancelled");
-    expect(end.sent_count).toBe(before.sent_count);
-    const progress = await t.as("GET", `/bulk-send/${batchId}?limit=1000`);
-    expect(progress.body.data.counts).toEqual({ pending: 0, running: 0, sent: before.sent_count, failed: 0, skipped: 0, cancelled: 120 - before.sent_count });
+    // what was claimed before the cancel finished; nothing pending at the cancel was sent
+    expect(end.cancelled_count).toBe(atCancel.cancelled_count);
+    expect(end.sent_count).toBe(n - atCancel.cancelled_count);
+    const progress = await t.as("GET", `/bulk-send/${batchId}?status=cancelled&limit=1000`);
+    expect(progress.body.data.counts).toEqual({ pending: 0, running: 0, sent: end.sent_count, failed: 0, skipped: 0, cancelled: end.cancelled_count });
+    expect(progress.body.data.items.every((i: { envelope_id: string | null }) => i.envelope_id === null)).toBe(true);
+    expect(progress.body.meta.total).toBe(end.cancelled_count);
     const envelopes = await envelopesPerClient(batchId);
-    expect(envelopes.size).toBe(before.sent_count);
+    expect(envelopes.size).toBe(end.sent_count);
     expect((await t.as("POST", `/bulk-send/${batchId}/cancel`)).status).toBe(409);
   });
 });

@@ -1,0 +1,95 @@
+import { env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { batchRow, bulkStub, bulkTenant, envelopesPerClient, readyBatch, runToEnd } from "../../../helpers/bulk";
+
+/**
+ * The workflow's object is aborted between two of its writes (BULK_TEST_HOOKS, tests only): after an
+ * item is claimed, before and after its envelope is created, before and after it is sent, after it is
+ * recorded, after a failed attempt is recorded, while a cancel wakes it. The run resumes from D1 and
+ * every client ends with exactly one envelope, sent.
+ */
+const STEPS = ["claimed", "before_create", "created", "before_send", "sent", "recorded"];
+
+async function expectExactlyOnce(batchId: string, customers: string[]) {
+  const perClient = await envelopesPerClient(batchId);
+  expect(customers.map((c) => perClient.get(c) ?? 0)).toEqual(customers.map(() => 1));
+  const { results } = await env.DB.prepare("SELECT e.status, i.envelope_id = e.id AS linked FROM bulk_items i JOIN envelopes e ON e.id = i.envelope_key WHERE i.batch_id = ?")
+    .bind(batchId)
+    .all<{ status: string; linked: number }>();
+  expect(results.map((r) => [r.status, r.linked])).toEqual(customers.map(() => ["sent", 1]));
+  const signerCounts = await env.DB.prepare(
+    "SELECT COUNT(*) AS n FROM signers s JOIN bulk_items i ON i.envelope_key = s.envelope_id WHERE i.batch_id = ?",
+  )
+    .bind(batchId)
+    .first<{ n: number }>();
+  expect(signerCounts!.n).toBe(customers.length);
+  const usage = await env.DB.prepare("SELECT COUNT(*) AS n FROM usage_lines u JOIN bulk_items i ON i.envelope_key = u.envelope_id WHERE i.batch_id = ?").bind(batchId).first<{ n: number }>();
+  expect(usage!.n).toBe(customers.length);
+}
+
+describe("bulk send: exactly one envelope per client, whatever crashes", () => {
+  it.each(STEPS)("resumes after a crash at %s (twice) and sends each client one envelope", async (step) => {
+    const t = await bulkTenant();
+    const { batchId, customers } = await readyBatch(t, { n: 4 });
+    await bulkStub(batchId).armCrashes([step, step]);
+    expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
+    const end = await runToEnd(batchId);
+    expect(end).toMatchObject({ status: "completed", sent_count: 4, failed_count: 0, running_count: 0 });
+    expect((await bulkStub(batchId).state()).crashes).toEqual([]);
+    await expectExactlyOnce(batchId, customers);
+  });
+
+  it("resumes after a crash during a retry (a failed attempt recorded, then the object aborted)", async () => {
+    const t = await bulkTenant();
+    const { batchId, customers } = await readyBatch(t, { n: 3 });
+    await bulkStub(batchId).armCrashes(["fail:before_send", "retry_recorded", "fail:sent"]);
+    expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
+    const end = await runToEnd(batchId);
+    expect(end).toMatchObject({ status: "completed", sent_count: 3, failed_count: 0 });
+    await expectExactlyOnce(batchId, customers);
+  });
+
+  it("gives an item up as failed after its attempts, keeping its envelope preparing under the client to send by hand", async () => {
+    const t = await bulkTenant();
+    const { batchId } = await readyBatch(t, { n: 1 });
+    await bulkStub(batchId).armCrashes(["fail:before_send", "fail:before_send", "fail:before_send"]);
+    expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
+    // no client could be sent: the batch is failed (docs/decisions.md, "Bulk send")
+    expect(await runToEnd(batchId)).toMatchObject({ status: "failed", sent_count: 0, failed_count: 1 });
+    const failed = (await t.as("GET", `/bulk-send/${batchId}?status=failed`)).body.data.items[0];
+    expect(failed.error).toMatch(/injected failure/);
+    expect(failed.envelope_id).toMatch(/^env_/);
+    const envelope = await env.DB.prepare("SELECT status, customer_id FROM envelopes WHERE id = ?").bind(failed.envelope_id).first<{ status: string; customer_id: string }>();
+    expect(envelope).toEqual({ status: "preparing", customer_id: failed.customer_id });
+    const byHand = await t.as("POST", `/envelopes/${failed.envelope_id}/send`, { send_email: true });
+    expect(byHand.status).toBe(200);
+  });
+
+  it("completes a batch with a failed client beside sent ones (a client that lost its email fails at once)", async () => {
+    const t = await bulkTenant();
+    const { batchId, customers } = await readyBatch(t, { n: 3 });
+    await env.DB.prepare("UPDATE customers SET email = NULL WHERE id = ?").bind(customers[1]).run();
+    expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
+    expect(await runToEnd(batchId)).toMatchObject({ status: "completed", sent_count: 2, failed_count: 1 });
+    const failed = (await t.as("GET", `/bulk-send/${batchId}?status=failed`)).body.data.items;
+    expect(failed).toMatchObject([{ customer_id: customers[1], status: "failed", error: "The client no longer has an email address", envelope_id: null }]);
+  });
+
+  it("keeps a cancel whose wake-up of the object crashed: the next alarm reads it and stops", async () => {
+    const t = await bulkTenant();
+    const { batchId, customers } = await readyBatch(t, { n: 200 });
+    await bulkStub(batchId).armCrashes(["cancel_notified", "recorded"]);
+    expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
+    while ((await batchRow(batchId))!.sent_count === 0) await new Promise((r) => setTimeout(r, 5));
+    const cancelled = await t.as("POST", `/bulk-send/${batchId}/cancel`);
+    expect(cancelled.status).toBe(200);
+    const atCancel = (await batchRow(batchId))!;
+    const end = await runToEnd(batchId);
+    expect(end.status).toBe("cancelled");
+    expect(end.cancelled_count).toBe(atCancel.cancelled_count);
+    expect(end.sent_count + end.cancelled_count).toBe(customers.length);
+    const perClient = await envelopesPerClient(batchId);
+    expect([...perClient.values()].every((n) => n === 1)).toBe(true);
+    expect(perClient.size).toBe(end.sent_count);
+  });
+});
