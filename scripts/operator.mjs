@@ -31,6 +31,9 @@ Users and customers
 Billing
   usage <org_id> [--month YYYY-MM]   the month's usage lines (KBA verifications, ...) and total; default this month (UTC)
 
+Bulk send
+  bulk-progress <batch_id> [--interval SECONDS]   a live progress bar with the counts, until the batch ends (default every 2 s)
+
   help
 
 Scopes: ${ALL_SCOPES.join(", ")}
@@ -205,7 +208,44 @@ const COMMANDS = {
   },
 };
 
+COMMANDS["bulk-progress"] = {
+  arg: "batch_id",
+  flags: ["interval"],
+  watch: true,
+  build: (id) => ["GET", `/operator/bulk-send/${enc(id)}?limit=1`, undefined],
+};
+
 const enc = (s) => encodeURIComponent(s);
+
+const BAR_WIDTH = 40;
+const TERMINAL = ["completed", "cancelled", "failed"];
+
+/** One line: [####----] 42% sent 420 failed 1 skipped 3 cancelled 0 running 4 pending 572 / 1000 (status) */
+function progressLine(data) {
+  const { batch, counts } = data;
+  const total = batch.total_count || 1;
+  const done = counts.sent + counts.failed + counts.skipped + counts.cancelled;
+  const filled = Math.round((done / total) * BAR_WIDTH);
+  const bar = `${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}`;
+  const pct = String(Math.floor((done / total) * 100)).padStart(3);
+  return `[${bar}] ${pct}%  sent ${counts.sent}  failed ${counts.failed}  skipped ${counts.skipped}  cancelled ${counts.cancelled}  running ${counts.running}  pending ${counts.pending}  / ${batch.total_count}  (${batch.status})`;
+}
+
+/** Polls the batch's progress until it ends, redrawing one line on a terminal (a line per poll otherwise). */
+async function watchProgress(url, token, intervalSeconds) {
+  const tty = process.stdout.isTTY;
+  for (;;) {
+    const res = await call("GET", url, token);
+    if (!res.ok) return res;
+    const line = progressLine(res.json.data);
+    process.stdout.write(tty ? `\r\x1b[2K${line}` : `${line}\n`);
+    if (TERMINAL.includes(res.json.data.batch.status)) {
+      if (tty) process.stdout.write("\n");
+      return res;
+    }
+    await new Promise((r) => setTimeout(r, intervalSeconds * 1000));
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // connection
@@ -281,7 +321,8 @@ async function main() {
     throw new UsageError("no operator token: pass --token, set OPERATOR_TOKEN, or run from a checkout with a .dev.vars (npm run dev creates it)");
   }
 
-  const res = await call(method, apiUrl(base, path), token, body);
+  const res = cmd.watch ? await watchProgress(apiUrl(base, path), token, own.interval === undefined ? 2 : Math.max(0.2, Number(own.interval) || 2)) : await call(method, apiUrl(base, path), token, body);
+  if (res.ok && cmd.watch) return res.json.data.batch.status === "failed" ? 1 : 0;
   if (res.ok) {
     process.stdout.write(`${JSON.stringify(res.json ?? res.text, null, 2)}\n`);
     return 0;

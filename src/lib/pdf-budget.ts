@@ -2,16 +2,23 @@ import { Unzlib } from "fflate";
 import { ApiError } from "./errors";
 
 /**
- * The most an uploaded PDF's compressed streams may inflate to, all together. pdf.js (text layer,
- * tags, anchors) and pdf-lib (object streams, fonts) inflate a stream in full and hold it about twice
- * over: one 100 MB content stream from a 100 KB upload took the 128 MB isolate down for every tenant in
- * it. A loan contract of hundreds of pages with embedded fonts decodes to a few MB; images are not
- * counted (neither library decodes them here), so a scanned document of any size stays well inside it.
+ * Budgets for what an uploaded PDF's compressed streams may inflate to. pdf.js (text layer, tags,
+ * anchors) and pdf-lib (object streams, fonts) inflate a stream in full and hold it about twice over:
+ * one 100 MB content stream from a 100 KB upload took the 128 MB isolate down for every tenant in it.
+ * - one stream: 16 MiB (a page's content or a font is a few hundred KB; pdf.js holds one page at a time);
+ * - object and cross-reference streams together: 16 MiB (pdf-lib parses them all and keeps the objects);
+ * - everything together: 256 MiB (a bound on the CPU spent inflating; a 9,000-page text-dense PDF
+ *   decodes to a few tens of MB).
+ * Images are not counted: neither library decodes them here, so a scanned document of any size passes.
  */
-export const MAX_DECODED_PDF_BYTES = 32 * 1024 * 1024;
+export const MAX_DECODED_STREAM_BYTES = 16 * 1024 * 1024;
+export const MAX_DECODED_OBJECT_STREAM_BYTES = 16 * 1024 * 1024;
+export const MAX_DECODED_PDF_BYTES = 256 * 1024 * 1024;
 
-export const decodeBudgetExceeded = (budget: number) =>
-  new ApiError(413, `The PDF decompresses to more than ${budget / (1024 * 1024)} MB of content; such files are refused`, {
+const MB = 1024 * 1024;
+
+export const decodeBudgetExceeded = (what: string, budget: number) =>
+  new ApiError(413, `The PDF decompresses to more than ${budget / MB} MB ${what}; such files are refused`, {
     decoded_limit_bytes: budget,
   });
 
@@ -28,15 +35,21 @@ const latin1 = new TextDecoder("latin1");
  * (`[/FlateDecode /FlateDecode]`) are inflated layer by layer. A stream that does not inflate cleanly
  * counts what it produced before failing.
  */
-export async function assertWithinDecodeBudget(bytes: Uint8Array, budget = MAX_DECODED_PDF_BYTES): Promise<void> {
+export async function assertWithinDecodeBudget(bytes: Uint8Array): Promise<void> {
   let total = 0;
+  let objects = 0;
   for (const stream of flateStreams(bytes)) {
-    total += inflatedSize(stream.data, stream.layers, budget - total);
-    if (total > budget) throw decodeBudgetExceeded(budget);
+    const cap = Math.min(MAX_DECODED_STREAM_BYTES, MAX_DECODED_PDF_BYTES - total, stream.objects ? MAX_DECODED_OBJECT_STREAM_BYTES - objects : Infinity);
+    const size = inflatedSize(stream.data, stream.layers, cap);
+    if (size > MAX_DECODED_STREAM_BYTES) throw decodeBudgetExceeded("in one stream", MAX_DECODED_STREAM_BYTES);
+    total += size;
+    if (stream.objects) objects += size;
+    if (objects > MAX_DECODED_OBJECT_STREAM_BYTES) throw decodeBudgetExceeded("of object streams", MAX_DECODED_OBJECT_STREAM_BYTES);
+    if (total > MAX_DECODED_PDF_BYTES) throw decodeBudgetExceeded("of content", MAX_DECODED_PDF_BYTES);
   }
 }
 
-type FlateStream = { data: Uint8Array; layers: number };
+type FlateStream = { data: Uint8Array; layers: number; objects: boolean };
 
 function* flateStreams(bytes: Uint8Array): Generator<FlateStream> {
   let at = 0;
@@ -56,7 +69,7 @@ function* flateStreams(bytes: Uint8Array): Generator<FlateStream> {
     const stop = end < 0 ? bytes.length : end;
     at = stop;
     if (layers === 0 || /\/Subtype\s*\/Image\b/.test(dict)) continue;
-    yield { data: bytes.subarray(start, stop), layers };
+    yield { data: bytes.subarray(start, stop), layers, objects: /\/Type\s*\/(ObjStm|XRef)\b/.test(dict) };
   }
 }
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { PDFDocument, PDFName, StandardFonts } from "pdf-lib";
 import { describe, expect, it } from "vitest";
-import { MAX_DECODED_PDF_BYTES } from "../../src/lib/pdf-budget";
+import { MAX_DECODED_OBJECT_STREAM_BYTES, MAX_DECODED_STREAM_BYTES } from "../../src/lib/pdf-budget";
 import { call, createEnvelope, newTenant } from "../helpers/api";
 import { makePdf } from "../helpers/pdf";
 import { memberToken, putTemplateDocument, send, uploadTemplate } from "../helpers/templates";
@@ -47,8 +47,8 @@ describe("a compressed PDF that inflates past the budget is refused and nothing 
       const headers = { "Idempotency-Key": "bomb-then-fixed" };
       const res = await uploadTemplate(t.key, { file, headers });
       expect(res.status).toBe(413);
-      expect(res.body.error).toContain(`${MAX_DECODED_PDF_BYTES / (1024 * 1024)} MB`);
-      expect(res.body.details).toEqual({ decoded_limit_bytes: MAX_DECODED_PDF_BYTES });
+      expect(res.body.error).toBe(`The PDF decompresses to more than ${MAX_DECODED_STREAM_BYTES / (1024 * 1024)} MB in one stream; such files are refused`);
+      expect(res.body.details).toEqual({ decoded_limit_bytes: MAX_DECODED_STREAM_BYTES });
       expect(await r2Keys(`documents/${t.orgId}/`)).toEqual([]);
       const templates = await env.DB.prepare("SELECT COUNT(*) AS n FROM templates WHERE org_id = ?").bind(t.orgId).first<{ n: number }>();
       expect(templates!.n).toBe(0);
@@ -69,14 +69,14 @@ describe("a compressed PDF that inflates past the budget is refused and nothing 
       const created = await call("POST", "/templates", { bearer: admin, body: { name: "Bomb" } });
       const put = await putTemplateDocument(admin, created.body.data.template_id, await theBomb());
       expect(put.status).toBe(413);
-      expect(put.body.details).toEqual({ decoded_limit_bytes: MAX_DECODED_PDF_BYTES });
+      expect(put.body.details).toEqual({ decoded_limit_bytes: MAX_DECODED_STREAM_BYTES });
 
       const e = await createEnvelope(t.key);
       const form = new FormData();
       form.append("file", new File([await theBomb()], "contract.pdf", { type: "application/pdf" }));
       const attached = await send("PUT", `/partner/envelopes/${e.envelope_id}/document`, t.key, form);
       expect(attached.status).toBe(413);
-      expect(attached.body.details).toEqual({ decoded_limit_bytes: MAX_DECODED_PDF_BYTES });
+      expect(attached.body.details).toEqual({ decoded_limit_bytes: MAX_DECODED_STREAM_BYTES });
       expect((await call("GET", `/partner/envelopes/${e.envelope_id}`, { key: t.key })).body.data.status).toBe("pending");
       expect(await r2Keys(`documents/${t.orgId}/`)).toEqual([]);
     },
@@ -90,9 +90,26 @@ describe("a compressed PDF that inflates past the budget is refused and nothing 
       const e = await paperEnvelope(t.key);
       const res = await uploadPaper(t.key, e.envelope_id, await theBomb());
       expect(res.status).toBe(413);
-      expect(res.body.details).toEqual({ decoded_limit_bytes: MAX_DECODED_PDF_BYTES });
+      expect(res.body.details).toEqual({ decoded_limit_bytes: MAX_DECODED_STREAM_BYTES });
       expect((await call("GET", `/partner/envelopes/${e.envelope_id}`, { key: t.key })).body.data.status).toBe(e.status);
       expect(await r2Keys(`vault/${t.orgId}/`)).toEqual([]);
+    },
+    60_000,
+  );
+
+  it(
+    "object streams that together inflate past their budget are refused, though each is under the one-stream limit",
+    async () => {
+      const t = await newTenant();
+      const doc = await PDFDocument.create();
+      doc.addPage([612, 792]).drawText("Contract", { x: 72, y: 700, font: await doc.embedFont(StandardFonts.Helvetica), size: 12 });
+      const tenMb = await deflatedPattern(10 * 1024 * 1024);
+      for (let i = 0; i < 2; i++) doc.context.register(doc.context.stream(tenMb, { Type: "ObjStm", N: 0, First: 0, Filter: "FlateDecode" }));
+      const res = await uploadTemplate(t.key, { file: await doc.save({ useObjectStreams: false }) });
+      expect(res.status).toBe(413);
+      expect(res.body.details).toEqual({ decoded_limit_bytes: MAX_DECODED_OBJECT_STREAM_BYTES });
+      expect(res.body.error).toMatch(/object streams/);
+      expect(await r2Keys(`documents/${t.orgId}/`)).toEqual([]);
     },
     60_000,
   );

@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { verifyChain } from "../../src/services/audit/verify-chain";
 import { call, newTenant, operator } from "../helpers/api";
+import { memberToken } from "../helpers/templates";
 import { adminToken } from "../helpers/webhooks";
 
 const PARALLEL = 50;
@@ -21,6 +22,15 @@ describe("org-level writes under concurrency: an importer needs no backoff loop 
     const { results } = await env.DB.prepare("SELECT COUNT(*) AS n FROM customers WHERE org_id = ?").bind(t.orgId).all<{ n: number }>();
     expect(results[0]!.n).toBe(PARALLEL);
     expect((await orgChain(t.orgId)).filter((a) => a === "customer.created")).toHaveLength(PARALLEL);
+    expect(await verifyChain(env.DB, t.orgId)).toMatchObject({ verified: true });
+  });
+
+  it(`${PARALLEL} parallel console template creates all succeed`, async () => {
+    const t = await newTenant();
+    const admin = await memberToken(t.orgId, "admin");
+    const answers = await Promise.all(Array.from({ length: PARALLEL }, (_, i) => call("POST", "/templates", { bearer: admin, body: { name: `Imported form ${i}` } })));
+    expect(answers.map((a) => a.status)).toEqual(Array(PARALLEL).fill(201));
+    expect((await orgChain(t.orgId)).filter((a) => a.startsWith("template."))).toHaveLength(PARALLEL);
     expect(await verifyChain(env.DB, t.orgId)).toMatchObject({ verified: true });
   });
 

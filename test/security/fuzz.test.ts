@@ -17,7 +17,7 @@ import { org } from "./matrix/world";
  * `{ error, details? }` (plus the project's `code`) with an X-Request-Id; a refused request leaves every
  * table of the database exactly as it was (a content checksum of all rows, not only counts).
  */
-const TOTAL_CASES = 400;
+const TOTAL_CASES = 10_000;
 
 const doc = await servedDocument();
 const ops = operations(doc);
@@ -318,7 +318,7 @@ let state = await snapshot(tables);
 let written = await writes();
 
 const seen: Record<string, number> = {};
-const snapshots = { count: 0, rechecked: 0, started: Date.now(), sendMs: 0, dbMs: 0 };
+const snapshots = { count: 0, rechecked: 0, started: Date.now() };
 
 type Answer = { status: number; label: string } | null;
 
@@ -387,12 +387,8 @@ describe(`fuzz: ${totalCases.toLocaleString("en-US")} hostile requests across ${
           const cases = batch.slice(0, Math.min(BATCH, Math.max(left, 1)));
           left -= cases.length;
           const before = state;
-          const t0 = Date.now();
           const answers = await Promise.all(cases.map((c) => send(o, c)));
-          const t1 = Date.now();
           const after = await current();
-          snapshots.sendMs += t1 - t0;
-          snapshots.dbMs += Date.now() - t1;
           state = after;
           const refused = answers.filter((a): a is NonNullable<Answer> => a !== null && a.status >= 400);
           if (refused.length === answers.filter((a) => a !== null).length) return assertUnchanged(before, after, refused.map((a) => a.label));
@@ -408,13 +404,13 @@ describe(`fuzz: ${totalCases.toLocaleString("en-US")} hostile requests across ${
         }),
         { numRuns: runs, endOnFailure: true },
       );
-    });
+    }, 180_000);
   }
 
   it(`ran ${totalCases.toLocaleString("en-US")} cases in all`, () => {
     const count = Object.values(seen).reduce((a, b) => a + b, 0);
     console.log(
-      `fuzz: ${count} hostile requests sent to ${ops.length} operations (${snapshots.rechecked} refusals re-sent alone beside an accepted one); answers by status: ${JSON.stringify(seen)}; ${snapshots.count} database snapshots; send ${snapshots.sendMs} db ${snapshots.dbMs}; ${Math.round((Date.now() - snapshots.started) / 1000)} s`,
+      `fuzz: ${count} hostile requests sent to ${ops.length} operations (${snapshots.rechecked} refusals re-sent alone beside an accepted one); answers by status: ${JSON.stringify(seen)}; ${snapshots.count} database snapshots; ${Math.round((Date.now() - snapshots.started) / 1000)} s`,
     );
     expect(count).toBeGreaterThan(0);
   });

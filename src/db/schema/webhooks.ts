@@ -28,6 +28,12 @@ export const webhookEndpoints = sqliteTable(
     graceExpiresAt: text("grace_expires_at"),
     /** the endpoint `PATCH /partner/webhook` writes through to (at most one live per organization) */
     legacy: integer("legacy", { mode: "boolean" }).notNull().default(false),
+    /** attempts failed in a row (0 after any success): past a few, the sweep sends the endpoint one probe a round */
+    consecutiveFailures: integer("consecutive_failures").notNull().default(0),
+    /** the first failure of the current run of failures; null while the endpoint answers */
+    failingSince: text("failing_since"),
+    /** set when the endpoint failed without a success for PAUSE_AFTER_MS: nothing is sent until an admin resumes it */
+    pausedAt: text("paused_at"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     deletedAt: text("deleted_at"),

@@ -14,7 +14,7 @@ export const route = createRoute(defineRoute({
   description:
     "Called by the embed page itself (the iframe at `embed_url`), never by a partner backend: the credential is the embed token from the URL fragment, sent as `Authorization: Bearer <EMBED_TOKEN>` (never in a URL), and the body names the widget and envelope of the page's path. " +
     "An expired, forged or otherwise invalid token is 401 with `details.reason` `expired` or `invalid` (`missing` without a token); a genuine token for another envelope or widget is 403. " +
-    "`sign` answers the token's signer's `signing_slug` (then use `GET /api/v2/signing/{slug}`, which enforces the signing order and answers 410 once the envelope is closed); 403 when the token's email is not a signer. " +
+    "`sign` answers a short-lived signing session for the token's signer as `signing_slug` (never the signer's permanent slug; it ends with the token, `signing_session_expires_at`): use it as `{slug}` in `GET /api/v2/signing/{slug}` and the other signer routes, which enforce the signing order and answer 410 once the envelope is closed or the session has expired; 403 when the token's email is not a signer. " +
     "`vault` answers the vaulted document's SHA-256, certificate, compliance summary and a 5-minute download URL of the authoritative copy, or `vault: null` while the envelope is not vaulted.",
   tags: ["Embed"],
   security: [{ EmbedToken: [] }],

@@ -1,6 +1,7 @@
 import { createRouter } from "../../lib/hono";
 import { operatorAuth } from "../../middleware/operator-auth";
 import { apiKeysRouter } from "./api-keys";
+import * as bulkProgress from "./bulk-progress";
 import * as customers from "./customers";
 import * as orgs from "./orgs";
 import * as users from "./users";
@@ -15,4 +16,5 @@ operatorRouter
   .openapi(users.createUserRoute, users.createUserHandler)
   .openapi(users.accessTokenRoute, users.accessTokenHandler)
   .openapi(customers.createCustomerRoute, customers.createCustomerHandler)
-  .openapi(usage.usageRoute, usage.usageHandler);
+  .openapi(usage.usageRoute, usage.usageHandler)
+  .openapi(bulkProgress.bulkProgressRoute, bulkProgress.bulkProgressHandler);

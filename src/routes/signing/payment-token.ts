@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { signerPaymentToken } from "../../services/payments/signer-payment-token";
+import { SESSION_EXPIRES_HEADER } from "../../middleware/signing-session";
 import { publicRoute } from "../define";
 import { SIGNING_TAGS, SlugParams } from "./common";
 
@@ -27,7 +28,9 @@ export const route = createRoute(publicRoute({
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await signerPaymentToken(c.var.ctx, { slug: c.req.valid("param").slug });
+  // opened through an embedded signing session: the payment token ends with it, never later
+  const sessionEnds = Number(c.req.header(SESSION_EXPIRES_HEADER) ?? NaN);
+  const data = await signerPaymentToken(c.var.ctx, { slug: c.req.valid("param").slug, notAfter: Number.isSafeInteger(sessionEnds) ? sessionEnds : undefined });
   c.header("Cache-Control", "no-store");
   return c.json({ data }, 200);
 };

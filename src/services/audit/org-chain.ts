@@ -8,8 +8,9 @@ import { auditInsert, isChainConflict, readChainHead } from "./chain";
  * writers racing for the same sequence number collide on the unique index; the loser re-reads the
  * head and tries again. The pause before each retry is random and grows (full jitter, capped), so 50
  * writers to one organization spread out and every one commits within a few seconds: an operator
- * importing a book of customers needs no backoff loop of its own. Only past the bound (about 8 s of
- * waiting, far beyond any real contention) does it give up with a 409 the caller can retry, never a 500.
+ * importing a book of customers needs no backoff loop of its own. Only past the bound (40 attempts, at
+ * most about 14 s of pauses, far beyond any real contention) does it give up with a 409 the caller can
+ * retry, never a 500.
  *
  * `guarded`: the first statement is an UPDATE guarded on the state the caller read; the entry is
  * written only if it changed a row, so a write that lost its guard leaves no entry behind.

@@ -1,4 +1,5 @@
-import type { OrgContext } from "../../lib/context";
+import { inOrg, type OrgContext, type RequestContext } from "../../lib/context";
+import { notFound } from "../../lib/errors";
 import type { BulkItemStatus } from "../../db/schema";
 import { countsOf, getBatch, itemDetail, type ItemRow } from "./repository";
 import { PROGRESS_PAGE_DEFAULT } from "./schema";
@@ -25,4 +26,11 @@ export async function getBatchProgress(ctx: OrgContext, input: { batchId: string
     },
     meta: { limit, offset, total: input.status ? counts[input.status] : batch.total_count },
   };
+}
+
+/** GET /operator/bulk-send/:id: the same progress for the operator, whatever the batch's organization. */
+export async function getBatchProgressAsOperator(ctx: RequestContext, input: { batchId: string; limit?: number; offset?: number; status?: BulkItemStatus }) {
+  const row = await ctx.db.prepare("SELECT org_id FROM bulk_batches WHERE id = ? AND deleted_at IS NULL").bind(input.batchId).first<{ org_id: string }>();
+  if (!row) throw notFound("Bulk-send batch");
+  return getBatchProgress(inOrg(ctx, row.org_id), input);
 }

@@ -13,7 +13,7 @@ import { masterRoles } from "./submit-batch";
 /** Items per chunk (one alarm): small enough that a chunk ends in seconds, large enough to keep up 1,000 in well under a minute. */
 export const CHUNK_SIZE = 50;
 /** Items of a chunk in flight at once. */
-const LANES = 4;
+const LANES = 8;
 /** Attempts per item before it is `failed` (transient errors only; a 4xx of the send fails it at once). */
 export const MAX_ITEM_ATTEMPTS = 3;
 

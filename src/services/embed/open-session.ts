@@ -6,6 +6,7 @@ import { getCertificate } from "../vault/get-certificate";
 import { findVaultRecord } from "../vault/repository";
 import { createVaultUrl } from "../vault/signed-url";
 import type { EmbedSession } from "./schema";
+import { mintSigningSession } from "./signing-session";
 import { assertEmbedTarget, type EmbedClaims, type WidgetType } from "./tokens";
 
 /** Lifetime of the download URL a vault widget gets: the partner route's default. */
@@ -41,7 +42,9 @@ async function signSession(ctx: OrgContext, claims: EmbedClaims, envelope: Envel
   const signer: SignerRow | undefined =
     mine.find((s) => turn.some((t) => t.id === s.id)) ?? mine.find((s) => s.status !== "completed") ?? mine[0];
   if (!signer) throw forbidden(`${claims.userEmail} is not a signer of this envelope`);
-  return { widget_type: "sign", ...head(envelope), signing_slug: signer.slug };
+  // Never the permanent slug: a signing session that ends with the token (a leaked token is worth 15 minutes)
+  const session = await mintSigningSession(ctx.env, { slug: signer.slug, expiresAt: claims.exp });
+  return { widget_type: "sign", ...head(envelope), signing_slug: session, signing_session_expires_at: new Date(claims.exp * 1000).toISOString() };
 }
 
 /** The vaulted document's facts, certificate and a fresh download URL, all from the vault's own services. */

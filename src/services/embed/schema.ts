@@ -17,7 +17,11 @@ export const SignSessionSchema = z
   .object({
     widget_type: z.literal("sign"),
     ...SessionEnvelope,
-    signing_slug: z.string().openapi({ description: "The token's signer: continue with GET /api/v2/signing/{slug}" }),
+    signing_slug: z.string().openapi({
+      description:
+        "A short-lived signing session for the token's signer (not the signer's permanent slug): use it as `{slug}` in GET /api/v2/signing/{slug} and the other signer routes until `signing_session_expires_at`, the embed token's own expiry; after that they answer 410 (`code: signing_session_expired`)",
+    }),
+    signing_session_expires_at: Timestamp.openapi({ description: "When the signing session ends: the embed token's expiry" }),
   })
   .openapi("EmbedSignSession");
 

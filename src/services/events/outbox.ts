@@ -16,6 +16,7 @@ export const EVENT_TYPES = {
   "vault.tamper_detected": "An integrity check found the authoritative copy altered or missing; downloads of it are refused.",
   "invoice.paid": "The payment requested from a signer (Sign + Pay) succeeded, from the payment processor's notification.",
   "webhook.test": "A test event sent to one endpoint from POST /webhooks/endpoints/:endpoint_id/test; never fanned out.",
+  "webhook.endpoint_paused": "A webhook endpoint failed every attempt for 3 days and was paused; nothing is sent to it until an admin resumes it.",
 } as const;
 export type EventType = keyof typeof EVENT_TYPES;
 

@@ -19,7 +19,7 @@ export type SignerPaymentToken = { payment_required: false } | { payment_require
  * Unlike the other slug routes it keeps working after the envelope completes (the payer is usually
  * the last to sign), but only while the payment is unpaid; an unknown slug is 404.
  */
-export async function signerPaymentToken(ctx: RequestContext, input: { slug: string; now?: Date }): Promise<SignerPaymentToken> {
+export async function signerPaymentToken(ctx: RequestContext, input: { slug: string; now?: Date; notAfter?: number }): Promise<SignerPaymentToken> {
   const signer = await ctx.db
     .prepare("SELECT envelope_id, org_id, email, status FROM signers WHERE slug = ?")
     .bind(input.slug)
@@ -36,7 +36,8 @@ export async function signerPaymentToken(ctx: RequestContext, input: { slug: str
   if (!due) return { payment_required: false };
   const secret = new TextEncoder().encode(requireSecret(ctx.env, "EMBED_TOKEN_SECRET"));
   const iat = Math.floor((input.now ?? new Date()).getTime() / 1000);
-  const exp = iat + EMBED_TOKEN_TTL_SECONDS;
+  // asked through an embedded signing session (`notAfter`, epoch seconds): the token ends with the session
+  const exp = Math.min(iat + EMBED_TOKEN_TTL_SECONDS, input.notAfter ?? Infinity);
   const token = await new SignJWT({ envelopeId: envelope.id, orgId: envelope.org_id, userEmail: signer.email, widgetType: "sign" })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setAudience(ctx.env.EMBED_HOST)

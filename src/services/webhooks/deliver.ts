@@ -6,6 +6,7 @@ import { signatureHeaders } from "./signing";
 import { checkWebhookUrl, urlPolicyOf } from "./url-policy";
 import { readCapped } from "../../lib/read-capped";
 import type { RequestContext } from "../../lib/context";
+import { newId } from "../../lib/ids";
 
 /** The receiver's time budget (docs/webhooks.md): no answer within it fails the attempt. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -77,7 +78,7 @@ export async function attemptClaimed(ctx: RequestContext, input: { deliveryId: s
 }
 
 type LoadedDelivery = DeliveryRow &
-  Pick<EndpointRow, "url" | "is_active" | "deleted_at" | "secret" | "previous_secret" | "grace_expires_at"> & {
+  Pick<EndpointRow, "url" | "is_active" | "deleted_at" | "secret" | "previous_secret" | "grace_expires_at" | "consecutive_failures" | "failing_since" | "paused_at"> & {
     envelope_id: string | null;
     event_data: string;
     event_created_at: string;
@@ -88,6 +89,7 @@ const loadForAttempt = (db: D1Database, deliveryId: string) =>
   db
     .prepare(
       `SELECT d.*, e.url, e.is_active, e.deleted_at, e.secret, e.previous_secret, e.grace_expires_at,
+              e.consecutive_failures, e.failing_since, e.paused_at,
               ev.envelope_id, ev.data AS event_data, ev.created_at AS event_created_at
        FROM webhook_deliveries d
        JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.org_id = d.org_id
@@ -109,6 +111,9 @@ async function attemptLoaded(env: Env, deliveryId: string, row: LoadedDelivery |
       .run();
     return null;
   }
+
+  // A paused endpoint is sent nothing: the delivery stays pending (due again once an admin resumes it).
+  if (row.paused_at) return null;
 
   const body = JSON.stringify(
     webhookPayload({ id: row.event_id, org_id: row.org_id, type: row.event_type, envelope_id: row.envelope_id, data: row.event_data, created_at: row.event_created_at }),
@@ -191,6 +196,54 @@ async function record(db: D1Database, row: LoadedDelivery, outcome: Outcome, now
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .bind(row.id, row.org_id, attempt, at, succeeded ? 1 : 0, outcome.responseStatus, outcome.responseBody, outcome.error, durationMs, nextAt),
+    ...endpointHealth(db, row, succeeded, now),
   ]);
   return { deliveryId: row.id, attempt, succeeded, status, responseStatus: outcome.responseStatus, error: outcome.error, durationMs, nextAttemptAt: nextAt };
+}
+
+/** Failures in a row after which the sweep sends the endpoint one probe a round instead of its whole backlog. */
+export const BACKOFF_AFTER_FAILURES = 5;
+/**
+ * An endpoint that has failed every attempt for this long (and at least PAUSE_MIN_FAILURES times) is
+ * paused, as Svix disables one after 5 days and Stripe after several days of failures: nothing more
+ * is sent, its deliveries wait as `pending`, a `webhook.endpoint_paused` event says so, and the
+ * endpoint shows `state: "paused"` until an admin resumes it (PATCH with `is_active: true` or a new url).
+ */
+export const PAUSE_AFTER_MS = 3 * 24 * 3_600_000;
+export const PAUSE_MIN_FAILURES = 20;
+
+/**
+ * The endpoint's health after one attempt, in the attempt's own batch: a success clears the failure
+ * run; a failure extends it, and the failure that makes the run PAUSE_AFTER_MS long pauses the
+ * endpoint and publishes `webhook.endpoint_paused` (the event only if this attempt's UPDATE paused it).
+ */
+function endpointHealth(db: D1Database, row: LoadedDelivery, succeeded: boolean, now: Date): D1PreparedStatement[] {
+  const at = now.toISOString();
+  if (succeeded) {
+    return [db.prepare("UPDATE webhook_endpoints SET consecutive_failures = 0, failing_since = NULL WHERE id = ? AND consecutive_failures > 0").bind(row.endpoint_id)];
+  }
+  const failures = (row.consecutive_failures ?? 0) + 1;
+  const since = row.failing_since ?? at;
+  const pause = failures >= PAUSE_MIN_FAILURES && now.getTime() - Date.parse(since) >= PAUSE_AFTER_MS;
+  const statements = [
+    db
+      .prepare(
+        `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1, failing_since = COALESCE(failing_since, ?),
+           paused_at = CASE WHEN ? = 1 AND paused_at IS NULL THEN ? ELSE paused_at END
+         WHERE id = ?`,
+      )
+      .bind(at, pause ? 1 : 0, at, row.endpoint_id),
+  ];
+  if (pause) {
+    const data = { endpoint_id: row.endpoint_id, url: row.url, failing_since: since, consecutive_failures: failures, paused_at: at };
+    statements.push(
+      db
+        .prepare(
+          `INSERT INTO events (id, org_id, envelope_id, type, data, created_at)
+           SELECT ?, ?, NULL, 'webhook.endpoint_paused', ?, ? WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND paused_at = ?)`,
+        )
+        .bind(newId("event"), row.org_id, JSON.stringify(data), at, row.endpoint_id, at),
+    );
+  }
+  return statements;
 }

@@ -28,7 +28,7 @@ const findLegacy = (db: D1Database, orgId: string) =>
 async function changedByAdmin(db: D1Database, orgId: string, endpointId: string): Promise<boolean> {
   const row = await db
     .prepare(
-      `SELECT 1 AS hit FROM audit_log WHERE chain_id = ? AND action = 'webhook_endpoint.updated' AND actor_type <> 'api_key'
+      `SELECT 1 AS hit FROM audit_log WHERE chain_id = ? AND action = 'webhook_endpoint.updated' AND actor_type = 'user'
        AND json_extract(data, '$.endpoint_id') = ? LIMIT 1`,
     )
     .bind(orgId, endpointId)

@@ -12,6 +12,9 @@ export type EndpointRow = {
   previous_secret: string | null;
   grace_expires_at: string | null;
   legacy: number;
+  consecutive_failures: number;
+  failing_since: string | null;
+  paused_at: string | null;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
@@ -57,6 +60,16 @@ export async function getDelivery(db: D1Database, orgId: string, deliveryId: str
 export const inGraceWindow = (row: Pick<EndpointRow, "previous_secret" | "grace_expires_at">, now: Date) =>
   row.previous_secret !== null && row.grace_expires_at !== null && Date.parse(row.grace_expires_at) > now.getTime();
 
+/** Failures in a row from which an endpoint shows `failing` (and the sweep backs off: deliver.ts BACKOFF_AFTER_FAILURES). */
+const FAILING_AFTER = 5;
+
+/** What the console shows: disabled by an admin, paused after failing for days, failing (backed off), or active. */
+export function endpointState(row: Pick<EndpointRow, "is_active" | "paused_at" | "consecutive_failures">): "active" | "failing" | "paused" | "disabled" {
+  if (row.is_active !== 1) return "disabled";
+  if (row.paused_at) return "paused";
+  return row.consecutive_failures >= FAILING_AFTER ? "failing" : "active";
+}
+
 export function endpointView(row: EndpointRow, now = new Date()) {
   return {
     endpoint_id: row.id,
@@ -66,6 +79,10 @@ export function endpointView(row: EndpointRow, now = new Date()) {
     is_active: row.is_active === 1,
     secret_set: row.secret !== null,
     grace_expires_at: inGraceWindow(row, now) ? row.grace_expires_at : null,
+    state: endpointState(row),
+    consecutive_failures: row.consecutive_failures,
+    failing_since: row.failing_since,
+    paused_at: row.paused_at,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

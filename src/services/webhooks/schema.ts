@@ -59,6 +59,13 @@ export const WebhookEndpointSchema = z
     is_active: z.boolean(),
     secret_set: z.boolean().openapi({ description: "false: deliveries are unsigned (migrated legacy webhook)" }),
     grace_expires_at: Timestamp.nullable().openapi({ description: "End of the 48 h dual-signing window after a rotation; null outside it" }),
+    state: z.enum(["active", "failing", "paused", "disabled"]).openapi({
+      description:
+        "`failing`: 5 or more attempts failed in a row, the sweep sends it one delivery a round until one succeeds; `paused`: it failed every attempt for 3 days, nothing is sent (deliveries wait as pending, a `webhook.endpoint_paused` event was published) until an admin resumes it with PATCH `is_active: true` or a new `url`; `disabled`: `is_active` is false",
+    }),
+    consecutive_failures: z.number().int().openapi({ description: "Attempts failed in a row; 0 after any success" }),
+    failing_since: Timestamp.nullable().openapi({ description: "First failure of the current run of failures; null while the endpoint answers" }),
+    paused_at: Timestamp.nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

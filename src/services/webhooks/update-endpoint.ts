@@ -27,9 +27,11 @@ export async function updateEndpoint(ctx: OrgContext, input: { endpointId: strin
   if (patch.is_active !== undefined) changes.is_active = patch.is_active ? 1 : 0;
   const columns = Object.keys(changes);
   const at = nowIso();
+  // re-enabling it or pointing it elsewhere resumes a paused (or failing) endpoint with a clean record
+  const resume = patch.is_active === true || patch.url !== undefined ? ", paused_at = NULL, consecutive_failures = 0, failing_since = NULL" : "";
   const statements = [
     db
-      .prepare(`UPDATE webhook_endpoints SET ${columns.map((c) => `${c} = ?`).join(", ")}, updated_at = ? WHERE id = ? AND org_id = ? AND deleted_at IS NULL`)
+      .prepare(`UPDATE webhook_endpoints SET ${columns.map((c) => `${c} = ?`).join(", ")}${resume}, updated_at = ? WHERE id = ? AND org_id = ? AND deleted_at IS NULL`)
       .bind(...columns.map((c) => changes[c]!), at, current.id, ctx.orgId),
   ];
   if (patch.is_active === false) statements.push(failInFlight(db, current.id, "endpoint disabled", at));

@@ -59,15 +59,19 @@ describe("POST /embed/session: the sign widget", () => {
         envelope_id: flow.envelopeId,
         envelope_name: expect.any(String),
         envelope_status: "sent",
-        signing_slug: flow.cosigner,
+        // a signing session that ends with the token, never the signer's permanent slug (docs/decisions.md, Embed)
+        signing_slug: expect.stringMatching(/^es_[A-Za-z0-9_-]+$/),
+        signing_session_expires_at: expect.any(String),
       },
     });
+    expect(res.body.data.signing_slug).not.toBe(flow.cosigner);
     const page = await signing("GET", res.body.data.signing_slug);
     expect(page.body.data.signer.email).toBe("cole@example.com");
     expect(page.body.data.is_your_turn).toBe(false);
 
     const first = await embedToken(t.key, flow.envelopeId, "ann@example.com", "sign");
-    expect((await openSession(first.token, { widget_type: "sign", envelope_id: flow.envelopeId })).body.data.signing_slug).toBe(flow.buyer);
+    const firstSession = (await openSession(first.token, { widget_type: "sign", envelope_id: flow.envelopeId })).body.data.signing_slug;
+    expect((await signing("GET", firstSession)).body.data.signer.email).toBe("ann@example.com");
   });
 
   it("refuses with 403 a token whose email is not a signer of the envelope", async () => {

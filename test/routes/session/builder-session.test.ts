@@ -159,11 +159,11 @@ describe("POST /esign/builder-session", () => {
     expect((await call("GET", `/partner/envelopes/${e}`, { key: t.key })).body.data.status).toBe("pending");
   });
 
-  it("answers 422 for a batch (no bulk send yet) and for an envelope past uploaded; 404 for unknown or foreign ids", async () => {
+  it("answers 422 for an envelope past uploaded; 404 for unknown or foreign ids (an unknown batch too)", async () => {
     const { t, bearer, a } = await setup();
     const batch = await open(bearer, { batch_id: "bsb_x", template_id: a.template_id });
-    expect(batch.status).toBe(422);
-    expect(batch.body.error).toMatch(/Bulk send is not available/);
+    expect(batch.status).toBe(404);
+    expect(batch.body.error).toBe("Bulk-send batch not found");
     const voided = await createEnvelope(t.key);
     await call("POST", `/partner/envelopes/${voided.envelope_id}/void`, { key: t.key, body: { reason: "x" } });
     const late = await open(bearer, { envelope_id: voided.envelope_id, template_id: a.template_id });

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { operator } from "../../../helpers/api";
 import { bulkTenant, readyBatch, seedCustomers } from "../../../helpers/bulk";
 import { templateWithRoles } from "../../../helpers/signing";
 import { consoleTemplate, memberToken } from "../../../helpers/templates";
@@ -159,6 +160,19 @@ describe("bulk send routes (spec 4.8)", () => {
     expect(page.body.meta).toEqual({ limit: 100, offset: 900, total: 1000 });
     expect(page.body.data.counts.pending).toBe(1000);
     expect((await t.as("GET", `/bulk-send/${batch.batch_id}`)).body.data.items).toHaveLength(200);
+  });
+});
+
+describe("operator view of a batch", () => {
+  it("serves any organization's batch progress to the operator (what bulk-progress draws), 404 for an unknown batch", async () => {
+    const t = await bulkTenant();
+    const { batchId } = await readyBatch(t, { n: 2 });
+    const res = await operator("GET", `/bulk-send/${batchId}?limit=1`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.batch).toMatchObject({ batch_id: batchId, status: "ready", total_count: 2 });
+    expect(res.body.data.counts.pending).toBe(2);
+    expect(res.body.data.items).toHaveLength(1);
+    expect((await operator("GET", "/bulk-send/bsb_unknown")).status).toBe(404);
   });
 });
 
