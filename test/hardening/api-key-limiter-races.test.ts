@@ -5,25 +5,8 @@ import { sha256Hex } from "../../src/lib/crypto";
 import { rotateApiKey } from "../../src/services/operator/api-keys/rotate-api-key";
 import { call, newTenant, operator } from "../helpers/api";
 import { jobContext } from "../helpers/context";
+import { racedDb } from "../helpers/raced-db";
 
-/** A D1 binding on which `competitor` runs just before the first batch: another writer won the race between our read and our write. */
-function racedDb(db: D1Database, competitor: () => Promise<unknown>): D1Database {
-  let raced = false;
-  return new Proxy(db, {
-    get(target, prop) {
-      if (prop === "batch")
-        return async (stmts: D1PreparedStatement[]) => {
-          if (!raced) {
-            raced = true;
-            await competitor();
-          }
-          return target.batch(stmts);
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
 
 const listEnvelopes = (key: string) => call("GET", "/partner/envelopes", { key });
 

@@ -7,25 +7,8 @@ import { updateEndpoint } from "../../src/services/webhooks/update-endpoint";
 import { newTenant } from "../helpers/api";
 import { orgContext } from "../helpers/context";
 import { adminToken, createEndpoint } from "../helpers/webhooks";
+import { racedDb } from "../helpers/raced-db";
 
-/** A D1 binding on which `competitor` runs just before the first batch: another writer won the race between our read and our write. */
-function racedDb(db: D1Database, competitor: () => Promise<unknown>): D1Database {
-  let raced = false;
-  return new Proxy(db, {
-    get(target, prop) {
-      if (prop === "batch")
-        return async (stmts: D1PreparedStatement[]) => {
-          if (!raced) {
-            raced = true;
-            await competitor();
-          }
-          return target.batch(stmts);
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
 
 async function actions(orgId: string) {
   const { results } = await env.DB.prepare("SELECT action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(orgId).all<{ action: string }>();

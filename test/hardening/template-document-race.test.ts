@@ -4,25 +4,8 @@ import { attachTemplateDocument } from "../../src/services/templates/attach-temp
 import { call, newTenant } from "../helpers/api";
 import { orgContext } from "../helpers/context";
 import { buildPdf, memberToken } from "../helpers/templates";
+import { racedDb } from "../helpers/raced-db";
 
-/** A D1 binding on which `competitor` runs just before the first batch: another upload won the race between our check and our write. */
-function racedDb(db: D1Database, competitor: () => Promise<unknown>): D1Database {
-  let raced = false;
-  return new Proxy(db, {
-    get(target, prop) {
-      if (prop === "batch")
-        return async (stmts: D1PreparedStatement[]) => {
-          if (!raced) {
-            raced = true;
-            await competitor();
-          }
-          return target.batch(stmts);
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
 
 const taggedPdf = async (tag: string) =>
   (await buildPdf([{ lines: [{ text: `Sign here {{${tag};type=signature;role=buyer}}`, x: 72, y: 700 }] }])).bytes;
