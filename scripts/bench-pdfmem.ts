@@ -1,0 +1,91 @@
+// Completion and vault-in memory benchmark, bundled by scripts/bench.mjs with esbuild and run in Node:
+// the Worker's own PDF code (pdf-lib, @signpdf, pkijs) runs unchanged outside workerd.
+//   node --expose-gc <bundle> make <out.pdf> <megabytes>       writes a scanned-like PDF (1 MB image per page)
+//   node --expose-gc <bundle> memory <file.pdf> <seal.json>    prints { bytes_mb, completion_mb, vault_mb, hwm_mb }
+import { readFileSync, writeFileSync } from "node:fs";
+import { PDFDocument, PDFName } from "pdf-lib";
+import { appendCertificatePage } from "../src/providers/signing/pdf/certificate-page";
+import { stampDocument } from "../src/providers/signing/pdf/stamp-document";
+import { loadSealKey } from "../src/services/seal/seal-key";
+import { sealPdf } from "../src/services/seal/seal-pdf";
+import { markNonAuthoritativeCopy } from "../src/services/vault/pdf/mark-copy";
+
+const MB = 1048576;
+
+/** A scanned document: one page per MB, each showing one 1 MB DCT image (random bytes; nobody here decodes it). */
+export async function scannedPdf(megabytes: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  for (let p = 0; p < megabytes; p++) {
+    const data = new Uint8Array(MB);
+    for (let i = 0; i < data.length; i += 65536) crypto.getRandomValues(data.subarray(i, i + 65536));
+    const image = doc.context.register(
+      doc.context.stream(data, { Type: "XObject", Subtype: "Image", Width: 1700, Height: 2200, ColorSpace: "DeviceRGB", BitsPerComponent: 8, Filter: "DCTDecode" }),
+    );
+    const page = doc.addPage([612, 792]);
+    const name = page.node.newXObject("Scan", image);
+    const content = doc.context.register(doc.context.stream(`q 612 0 0 792 0 0 cm /${name.asString().slice(1)} Do Q`));
+    page.node.set(PDFName.of("Contents"), content);
+  }
+  return doc.save({ useObjectStreams: false });
+}
+
+const signer = { name: "Jane Doe", email: "jane@example.com", role: "buyer", routing_order: 1, ip: "203.0.113.7", user_agent: "bench", viewed_at: null, signed_at: null };
+
+/** The completion pipeline's PDF work, as complete-envelope runs it: stamp, certificate page, seal. */
+async function complete(original: Uint8Array, seal: Awaited<ReturnType<typeof loadSealKey>>): Promise<Uint8Array> {
+  const stamped = await stampDocument(original, [{ areas: [{ page: 1, x: 0.1, y: 0.8, w: 0.3, h: 0.05 }], value: { kind: "text", text: "Jane Doe", script: true } }] as never);
+  const now = new Date().toISOString();
+  const { bytes } = await appendCertificatePage(stamped, { envelopeId: "env_bench", envelopeName: "Bench", completedAt: now, originalSha256: "0".repeat(64), stampedSha256: "f".repeat(64), signers: [signer] });
+  return sealPdf(bytes, seal, { signingTime: new Date() });
+}
+
+/** Vault-in's PDF work: parse, mark the copy (an incremental update), append it to the original. */
+async function vaultIn(original: Uint8Array): Promise<Uint8Array> {
+  const { update } = await markNonAuthoritativeCopy(original, { vaultId: "vlt_bench", documentHash: "0".repeat(64), envelopeId: "env_bench", markedAt: new Date() });
+  const copy = new Uint8Array(original.length + update.length);
+  copy.set(original);
+  copy.set(update, original.length);
+  return copy;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+const live = () => {
+  gc!();
+  const u = process.memoryUsage();
+  return u.heapUsed + u.external;
+};
+const hwmKib = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? NaN);
+
+/**
+ * Peak live memory of `work` over the baseline before it, its input bytes included (the Worker holds
+ * them too): a full GC, then V8 heap in use plus external memory, read every 100 ms and after it. pdf-lib
+ * runs long stretches synchronously, so the sampled figure is a floor; the process's RSS high-water
+ * mark rise (garbage included) is printed beside it as the ceiling.
+ */
+async function peak(file: string, work: (bytes: Uint8Array) => Promise<Uint8Array>) {
+  const before = live();
+  const bytes = new Uint8Array(readFileSync(file));
+  let top = live();
+  const timer = setInterval(() => (top = Math.max(top, live())), 100);
+  const out = await work(bytes);
+  top = Math.max(top, live());
+  clearInterval(timer);
+  void out.length;
+  return (top - before) / MB;
+}
+
+async function memory(file: string, sealFile: string, which: string) {
+  if (!gc) throw new Error("run with --expose-gc");
+  const sealPem = JSON.parse(readFileSync(sealFile, "utf8"));
+  const seal = await loadSealKey({ SEAL_PRIVATE_KEY: sealPem.privateKeyPem, SEAL_CERTIFICATE: sealPem.certificatePem } as never);
+  const warm = await scannedPdf(1);
+  await complete(warm, seal);
+  await vaultIn(warm);
+  const size = readFileSync(file).length / MB;
+  const rss0 = hwmKib();
+  const mb = which === "completion" ? await peak(file, (b) => complete(b, seal)) : await peak(file, vaultIn);
+  return { bytes_mb: size, which, peak_mb: mb, hwm_rise_mb: (hwmKib() - rss0) / 1024 };
+}
+
+if (process.argv[2] === "make") writeFileSync(process.argv[3]!, await scannedPdf(Number(process.argv[4])));
+if (process.argv[2] === "memory") console.log(JSON.stringify(await memory(process.argv[3]!, process.argv[4]!, process.argv[5]!)));
