@@ -97,5 +97,9 @@ export const webhookAttempts = sqliteTable(
     durationMs: integer("duration_ms").notNull(),
     nextAttemptAt: text("next_attempt_at"),
   },
-  (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
+  (t) => [
+    index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt),
+    // the minute prune reads only rows past retention, not the whole log
+    index("webhook_attempts_attempted_idx").on(t.attemptedAt),
+  ],
 );

@@ -1,0 +1,1 @@
+CREATE INDEX `webhook_attempts_attempted_idx` ON `webhook_attempts` (`attempted_at`);
