@@ -37,6 +37,13 @@ const LAST_USED_RESOLUTION_MS = 10_000;
 type WindowState = { start: number; count: number };
 
 /**
+ * How many admissions one write of the window to storage covers: at most a twentieth of the limit, so
+ * a limiter evicted mid-window refuses at most that many requests too early, and never admits one too
+ * many. Limits under 40 a minute persist every admission, exactly as before.
+ */
+const reservationFor = (limit: number) => Math.max(1, Math.min(100, Math.floor(limit / 20)));
+
+/**
  * One instance per API key (named by the key's SHA-256). It holds the key's record next to its
  * request counter, so admitting a partner request is a single round trip. Requests reach an
  * instance one at a time, which is what makes the count exact under concurrency.
@@ -51,6 +58,8 @@ export class RateLimiter extends DurableObject<LimiterEnv> {
   /** set by `refresh(null)`: this hash was rotated away, and no late record brings it back */
   private forgotten = false;
   private window: WindowState | null = null;
+  /** the count the stored window holds for the current window: never below the admissions made in it */
+  private reserved = 0;
   private lastUsedWrittenAt = 0;
 
   async admit(keyHash: string): Promise<Admission> {
@@ -58,16 +67,29 @@ export class RateLimiter extends DurableObject<LimiterEnv> {
     if (!key || !key.active) return { outcome: "invalid" };
 
     const now = Date.now();
-    let window = (this.window ??= this.ctx.storage.kv.get<WindowState>("window") ?? null);
-    if (!window || now - window.start >= WINDOW_MS) window = this.window = { start: now, count: 0 };
+    let window = this.window;
+    if (!window) {
+      // A cold instance resumes from the stored reservation: at least as many as were admitted.
+      window = this.window = this.ctx.storage.kv.get<WindowState>("window") ?? null;
+      this.reserved = window?.count ?? 0;
+    }
+    if (!window || now - window.start >= WINDOW_MS) {
+      window = this.window = { start: now, count: 0 };
+      this.reserved = 0;
+    }
     const limit = key.rateLimitRpm;
     const reset = Math.ceil((window.start + WINDOW_MS) / 1000);
     const retryAfter = Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000));
     if (window.count >= limit) return { outcome: "limited", key, limit, remaining: 0, reset, retryAfter };
     window.count += 1;
-    // The count is decided in memory (requests arrive one at a time); persisting it must not hold the
-    // response back, so the write is not awaited for confirmation. It survives an eviction mid-window.
-    void this.ctx.storage.put("window", window, { allowUnconfirmed: true });
+    // The count is decided in memory (requests arrive one at a time). Storage holds a reservation ahead
+    // of it (reservationFor), written when the count passes it: one write per batch of admissions, not
+    // per request, and after an eviction mid-window the count resumes from the reservation, so the
+    // limit still holds. The write must not hold the response back: it is not awaited for confirmation.
+    if (window.count > this.reserved) {
+      this.reserved = Math.min(limit, window.count + reservationFor(limit) - 1);
+      void this.ctx.storage.put("window", { start: window.start, count: this.reserved }, { allowUnconfirmed: true });
+    }
     this.touch(key.keyId, now);
     return { outcome: "admitted", key, limit, remaining: Math.max(0, limit - window.count), reset, retryAfter };
   }

@@ -1,14 +1,37 @@
 // Completion and vault-in memory benchmark, bundled by scripts/bench.mjs with esbuild and run in Node:
 // the Worker's own PDF code (pdf-lib, @signpdf, pkijs) runs unchanged outside workerd.
 //   node --expose-gc <bundle> make <out.pdf> <megabytes>       writes a scanned-like PDF (1 MB image per page)
+//   node --expose-gc <bundle> make-pages <out.pdf> <pages>     writes a long text PDF (one small content stream per page)
 //   node --expose-gc <bundle> memory <file.pdf> <seal.json>    prints { bytes_mb, completion_mb, vault_mb, hwm_mb }
-import { readFileSync, writeFileSync } from "node:fs";
-import { PDFDocument, PDFName } from "pdf-lib";
-import { appendCertificatePage } from "../src/providers/signing/pdf/certificate-page";
-import { stampDocument } from "../src/providers/signing/pdf/stamp-document";
+import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
+import { PDFDocument, PDFName, StandardFonts } from "pdf-lib";
+import { createHash } from "node:crypto";
+import { BuiltinSigningProvider } from "../src/providers/signing/builtin";
 import { loadSealKey } from "../src/services/seal/seal-key";
-import { sealPdf } from "../src/services/seal/seal-pdf";
+import { sealPdfParts } from "../src/services/seal/seal-pdf";
 import { markNonAuthoritativeCopy } from "../src/services/vault/pdf/mark-copy";
+
+/**
+ * The Workers runtime's crypto.DigestStream (hashing the file's parts without joining them), for Node:
+ * without it the code would fall back to hashing a joined copy, which the Worker never makes.
+ */
+class NodeDigestStream extends WritableStream<Uint8Array> {
+  readonly digest: Promise<ArrayBuffer>;
+  constructor() {
+    const hash = createHash("sha256");
+    let done!: (b: ArrayBuffer) => void;
+    const digest = new Promise<ArrayBuffer>((resolve) => (done = resolve));
+    super({
+      write: (chunk) => void hash.update(chunk),
+      close: () => {
+        const b = hash.digest();
+        done(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer);
+      },
+    });
+    this.digest = digest;
+  }
+}
+(globalThis.crypto as unknown as { DigestStream: unknown }).DigestStream ??= NodeDigestStream;
 
 const MB = 1048576;
 
@@ -29,23 +52,34 @@ export async function scannedPdf(megabytes: number): Promise<Uint8Array> {
   return doc.save({ useObjectStreams: false });
 }
 
-const signer = { name: "Jane Doe", email: "jane@example.com", role: "buyer", routing_order: 1, ip: "203.0.113.7", user_agent: "bench", viewed_at: null, signed_at: null };
-
-/** The completion pipeline's PDF work, as complete-envelope runs it: stamp, certificate page, seal. */
-async function complete(original: Uint8Array, seal: Awaited<ReturnType<typeof loadSealKey>>): Promise<Uint8Array> {
-  const stamped = await stampDocument(original, [{ areas: [{ page: 1, x: 0.1, y: 0.8, w: 0.3, h: 0.05 }], value: { kind: "text", text: "Jane Doe", script: true } }] as never);
-  const now = new Date().toISOString();
-  const { bytes } = await appendCertificatePage(stamped, { envelopeId: "env_bench", envelopeName: "Bench", completedAt: now, originalSha256: "0".repeat(64), stampedSha256: "f".repeat(64), signers: [signer] });
-  return sealPdf(bytes, seal, { signingTime: new Date() });
+/** A long text document: `pages` letter pages, each with its own small content stream (one line of text). */
+export async function manyPagesPdf(pages: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  for (let p = 1; p <= pages; p++) doc.addPage([612, 792]).drawText(`Page ${p} of a long contract`, { x: 72, y: 700, size: 12, font });
+  return doc.save({ useObjectStreams: false });
 }
 
-/** Vault-in's PDF work: parse, mark the copy (an incremental update), append it to the original. */
-async function vaultIn(original: Uint8Array): Promise<Uint8Array> {
+const signer = { name: "Jane Doe", email: "jane@example.com", role: "buyer", routing_order: 1, ip: "203.0.113.7", user_agent: "bench", viewed_at: null, signed_at: null };
+
+/**
+ * The completion pipeline's PDF work, as complete-envelope runs it: the provider's render (stamp and
+ * certificate page, two incremental updates) and the seal (the last one); the file stays in parts.
+ */
+async function complete(original: Uint8Array, seal: Awaited<ReturnType<typeof loadSealKey>>): Promise<Uint8Array[]> {
+  const now = new Date().toISOString();
+  const { parts } = await new BuiltinSigningProvider({} as never).renderSignedDocument({
+    original,
+    stamps: [{ areas: [{ page: 1, x: 0.1, y: 0.8, w: 0.3, h: 0.05 }], value: { kind: "text", text: "Jane Doe", script: true } }],
+    certificate: { envelopeId: "env_bench", envelopeName: "Bench", completedAt: now, originalSha256: "0".repeat(64), signers: [signer] },
+  });
+  return sealPdfParts(parts, seal, { signingTime: new Date() });
+}
+
+/** Vault-in's PDF work: open, mark the copy (an incremental update); the copy is stored as [original, update], never joined. */
+async function vaultIn(original: Uint8Array): Promise<Uint8Array[]> {
   const { update } = await markNonAuthoritativeCopy(original, { vaultId: "vlt_bench", documentHash: "0".repeat(64), envelopeId: "env_bench", markedAt: new Date() });
-  const copy = new Uint8Array(original.length + update.length);
-  copy.set(original);
-  copy.set(update, original.length);
-  return copy;
+  return [original, update];
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -62,9 +96,14 @@ const hwmKib = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/statu
  * runs long stretches synchronously, so the sampled figure is a floor; the process's RSS high-water
  * mark rise (garbage included) is printed beside it as the ceiling.
  */
-async function peak(file: string, work: (bytes: Uint8Array) => Promise<Uint8Array>) {
+async function peak(file: string, work: (bytes: Uint8Array) => Promise<Uint8Array[]>) {
   const before = live();
-  const bytes = new Uint8Array(readFileSync(file));
+  // Read into one array the Worker's way (one counted buffer): a Buffer read then copied left a garbage
+  // second copy counted while its backing store awaited release (single runs read up to 2x the file).
+  const bytes = new Uint8Array(statSync(file).size);
+  const fd = openSync(file, "r");
+  for (let at = 0; at < bytes.length; ) at += readSync(fd, bytes, at, bytes.length - at, at);
+  closeSync(fd);
   let top = live();
   const timer = setInterval(() => (top = Math.max(top, live())), 100);
   const out = await work(bytes);
@@ -81,11 +120,12 @@ async function memory(file: string, sealFile: string, which: string) {
   const warm = await scannedPdf(1);
   await complete(warm, seal);
   await vaultIn(warm);
-  const size = readFileSync(file).length / MB;
+  const size = statSync(file).size / MB;
   const rss0 = hwmKib();
   const mb = which === "completion" ? await peak(file, (b) => complete(b, seal)) : await peak(file, vaultIn);
   return { bytes_mb: size, which, peak_mb: mb, hwm_rise_mb: (hwmKib() - rss0) / 1024 };
 }
 
 if (process.argv[2] === "make") writeFileSync(process.argv[3]!, await scannedPdf(Number(process.argv[4])));
+if (process.argv[2] === "make-pages") writeFileSync(process.argv[3]!, await manyPagesPdf(Number(process.argv[4])));
 if (process.argv[2] === "memory") console.log(JSON.stringify(await memory(process.argv[3]!, process.argv[4]!, process.argv[5]!)));

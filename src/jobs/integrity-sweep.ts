@@ -1,5 +1,12 @@
 import type { RequestContext } from "../lib/context";
-import { observeAuthoritative, recordIntegrityCheck } from "../services/vault/integrity";
+import { forEachConcurrently } from "../lib/concurrency";
+import {
+  judgeIntegrityChecks,
+  observeAuthoritative,
+  readIntegrityStates,
+  recordIntegrityChecks,
+  type IntegrityObservation,
+} from "../services/vault/integrity";
 import type { VaultRecordRow } from "../services/vault/repository";
 
 /** The weekly trigger in wrangler.toml that starts a cycle of the sweep. */
@@ -45,11 +52,22 @@ export async function startIntegritySweep(ctx: RequestContext, now = new Date(),
 }
 
 /**
+ * R2 reads (each streamed into its own digest) in flight at once within an invocation: under the
+ * Workers limit of 6 simultaneous open connections, so the D1 reads that judge each result still get
+ * one, and bounding memory to this many DIGEST_SLICE_BYTES buffers.
+ */
+export const SWEEP_CONCURRENCY = 4;
+
+/**
  * Every minute: re-hashes the next batch of an unfinished cycle, in vault-id order after the cursor.
- * The cursor moves after each document, so a run cut short resumes where it stopped; a lease keeps
- * two overlapping invocations from re-hashing the same documents. Each result is recorded per
- * document (recordIntegrityCheck): a mismatch flips compliance check 3, re-issues the certificate
- * and raises `vault.tamper_detected`.
+ * The batch's documents are read from R2 and hashed SWEEP_CONCURRENCY at a time while one batch of
+ * D1 reads fetches what judging them needs (readIntegrityStates); the results are judged together
+ * (judgeIntegrityChecks), then the whole batch is recorded at once (recordIntegrityChecks): the
+ * checks that change nothing but their own row, the cursor and the lease's release in one `db.batch`,
+ * so a run cut short leaves the cursor where its last recorded batch ended and the next run re-hashes
+ * what was not recorded. D1 queries per run: about 4 reads and 1 write per document plus 5. A check that changes something is recorded on its own as
+ * before: a mismatch flips compliance check 3, re-issues the certificate and raises
+ * `vault.tamper_detected`. A lease keeps two overlapping invocations from re-hashing the same documents.
  */
 export async function continueIntegritySweep(ctx: RequestContext, now = new Date(), limits = DEFAULT_SWEEP_LIMITS): Promise<SweepBatch> {
   const db = ctx.env.DB;
@@ -64,36 +82,69 @@ export async function continueIntegritySweep(ctx: RequestContext, now = new Date
     .first<{ cursor: string }>();
   if (!lease) return batch;
   batch.ran = true;
+  let leaseReleased = false;
   try {
     const { results } = await db
       .prepare("SELECT * FROM vault_records WHERE id > ? ORDER BY id LIMIT ?")
       .bind(lease.cursor, limits.maxDocuments)
       .all<VaultRecordRow>();
-    let exhausted = results.length < limits.maxDocuments;
-    for (const record of results) {
-      if (batch.checked > 0 && batch.bytes + record.size_bytes > limits.maxBytes) {
-        exhausted = false;
-        break;
-      }
-      const observed = await observeAuthoritative(ctx.env.DOCS, record);
-      const { matched } = await recordIntegrityCheck(ctx, { record, source: "sweep", observed });
+    // This invocation's share: documents in order while their recorded sizes fit the byte budget.
+    let planned = 0;
+    let plannedBytes = 0;
+    while (planned < results.length && (planned === 0 || plannedBytes + results[planned]!.size_bytes <= limits.maxBytes)) {
+      plannedBytes += results[planned]!.size_bytes;
+      planned += 1;
+    }
+    const records = results.slice(0, planned);
+
+    // The D1 reads that judge each result do not depend on it: issued now, they overlap the hashing.
+    const states = readIntegrityStates(ctx, { records });
+    states.catch(() => {}); // awaited below; a failure surfaces there
+    const observed: (IntegrityObservation | undefined)[] = new Array(records.length);
+    const stop: { failure: { index: number; error: unknown } | null } = { failure: null };
+    await forEachConcurrently(
+      records.map((record, index) => ({ record, index })),
+      SWEEP_CONCURRENCY,
+      async ({ record, index }) => {
+        if (stop.failure && stop.failure.index < index) return; // an earlier document failed: the run stops there
+        try {
+          observed[index] = { record, observed: await observeAuthoritative(ctx.env.DOCS, record) };
+        } catch (error) {
+          if (!stop.failure || index < stop.failure.index) stop.failure = { index, error };
+        }
+      },
+    );
+    // Recorded: every document before the first that failed, so the cursor never passes an unchecked one.
+    const { failure } = stop;
+    const done = await judgeIntegrityChecks(await states, observed.slice(0, failure ? failure.index : records.length) as IntegrityObservation[]);
+    for (const c of done) {
       batch.checked += 1;
-      batch.bytes += observed.size ?? 0;
-      if (!matched) batch.mismatches += 1;
-      await db
-        .prepare(
-          `UPDATE job_cursors SET cursor = ?, processed = processed + 1, bytes_processed = bytes_processed + ?, failures = failures + ?, updated_at = ?
-           WHERE job = ?`,
-        )
-        .bind(record.id, observed.size ?? 0, matched ? 0 : 1, new Date().toISOString(), JOB)
-        .run();
+      batch.bytes += c.observed.size ?? 0;
+      if (!c.matched) batch.mismatches += 1;
     }
-    if (exhausted) {
-      batch.cycleCompleted = true;
-      await db.prepare("UPDATE job_cursors SET cycle_completed_at = ?, updated_at = ? WHERE job = ?").bind(at, at, JOB).run();
+    batch.cycleCompleted = !failure && records.length === results.length && results.length < limits.maxDocuments;
+    const updatedAt = new Date().toISOString();
+    const alongside: D1PreparedStatement[] = [];
+    if (done.length > 0) {
+      alongside.push(
+        db
+          .prepare(
+            `UPDATE job_cursors SET cursor = ?, processed = processed + ?, bytes_processed = bytes_processed + ?, failures = failures + ?, updated_at = ?
+             WHERE job = ?`,
+          )
+          .bind(done[done.length - 1]!.record.id, batch.checked, batch.bytes, batch.mismatches, updatedAt, JOB),
+      );
     }
+    if (batch.cycleCompleted) {
+      alongside.push(db.prepare("UPDATE job_cursors SET cycle_completed_at = ?, updated_at = ? WHERE job = ?").bind(at, updatedAt, JOB));
+    }
+    // The lease goes with the run's records, unless a document failed (then the run ends as below).
+    if (!failure) alongside.push(db.prepare("UPDATE job_cursors SET lease_until = NULL WHERE job = ?").bind(JOB));
+    await recordIntegrityChecks(ctx, { source: "sweep", checks: done, alongside });
+    leaseReleased = !failure;
+    if (failure) throw failure.error;
   } finally {
-    await db.prepare("UPDATE job_cursors SET lease_until = NULL WHERE job = ?").bind(JOB).run();
+    if (!leaseReleased) await db.prepare("UPDATE job_cursors SET lease_until = NULL WHERE job = ?").bind(JOB).run();
   }
   return batch;
 }

@@ -9,7 +9,7 @@ import { SYSTEM_ACTOR, type Actor } from "./actor";
 export type RequestContext = {
   env: Env;
   db: D1Database;
-  /** hand a just-committed outbox event to the queue (fast path; the relay cron is the safety net) */
+  /** hand on a just-committed outbox event: request surfaces deliver its webhooks at once, jobs queue it (see Publisher; the relay cron is the safety net) */
   publish: (eventId: string) => void;
   /** finish work after the response has gone */
   waitUntil: (p: Promise<unknown>) => void;
@@ -24,28 +24,37 @@ export type RequestContext = {
   orgId: string | null;
 };
 
+/**
+ * How `publish` hands a committed event on. By default it goes on the webhook queue; the request
+ * surfaces pass services/events/publish.ts, which also fans it out and sends the first attempts in
+ * `waitUntil` (lib cannot import services, so the middleware injects it).
+ */
+export type Publisher = (ctx: RequestContext, eventId: string) => Promise<unknown>;
+
+const enqueueEvent: Publisher = (ctx, eventId) =>
+  ctx.env.WEBHOOK_QUEUE.send({ kind: "event", event_id: eventId }).catch((err: unknown) => {
+    console.warn("outbox fast path failed; the relay will pick it up", eventId, err);
+  });
+
 /** A context whose caller acts in one organization (partner and console surfaces). */
 export type OrgContext = RequestContext & { orgId: string };
 
 export function createContext(
   env: Env,
   waitUntil: (p: Promise<unknown>) => void,
-  fields: { requestId: string; actor?: Actor; orgId?: string | null },
+  fields: { requestId: string; actor?: Actor; orgId?: string | null; publisher?: Publisher },
 ): RequestContext {
-  return {
+  const publisher = fields.publisher ?? enqueueEvent;
+  const ctx: RequestContext = {
     env,
     db: env.DB,
     waitUntil,
-    publish: (eventId) =>
-      waitUntil(
-        env.WEBHOOK_QUEUE.send({ kind: "event", event_id: eventId }).catch((err: unknown) => {
-          console.warn("outbox fast path failed; the relay will pick it up", eventId, err);
-        }),
-      ),
+    publish: (eventId) => waitUntil(publisher(ctx, eventId)),
     requestId: fields.requestId,
     actor: fields.actor ?? SYSTEM_ACTOR,
     orgId: fields.orgId ?? null,
   };
+  return ctx;
 }
 
 /** The context of a cron or queue run: the system actor, no organization. */

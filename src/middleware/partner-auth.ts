@@ -62,7 +62,7 @@ export const partnerAuth = createMiddleware<AppEnv>(async (c, next) => {
   c.set("ctx", {
     ...c.var.ctx,
     orgId,
-    actor: { type: "api_key", id: keyId, ip: c.req.header("cf-connecting-ip") ?? null, userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null },
+    actor: { type: "api_key", id: keyId, ip: address ?? null, userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null },
   });
   await next();
 });

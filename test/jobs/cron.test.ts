@@ -96,6 +96,7 @@ describe("scheduled jobs", () => {
     const t = await newTenant();
     const overdue = await sentEnvelope(t.key, new Date(Date.now() - 60_000).toISOString());
     const relayed = await createEnvelope(t.key);
+    await waitForDispatch(relayed.envelope_id); // the request's own fan-out (issue 17) first, then "lose" it
     await env.DB.prepare("UPDATE events SET dispatched_at = NULL, created_at = ? WHERE envelope_id = ?")
       .bind(new Date(Date.now() - 5 * 60_000).toISOString(), relayed.envelope_id)
       .run();

@@ -4,6 +4,7 @@ import type { Env, OutboxMessage } from "../../src/env";
 import { dispatchEvents } from "../../src/jobs/dispatch-events";
 import { relayOutbox } from "../../src/jobs/relay-outbox";
 import { sweepDeliveries } from "../../src/jobs/sweep-deliveries";
+import { fanOutEvent } from "../../src/services/webhooks/fan-out";
 import { newTenant } from "../helpers/api";
 import { adminToken, attemptsOf, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl, tenantWithEndpoint } from "../helpers/webhooks";
 import { jobContext } from "../helpers/context";
@@ -103,13 +104,14 @@ describe("webhook delivery under faults", () => {
     for (let i = 0; i < 6; i++) eventIds.push(await insertEvent(tenant.orgId, "envelope.sent", { seq: i }));
 
     // A database whose third fan-out write (the delivery inserts + dispatched_at) dies inside the
-    // transaction, after the inserts ran: that message must be retried, the others acked.
+    // transaction, after the inserts ran: that message must be retried, the others acked. (Fan-out
+    // writes are the batches of 3 here: 2 deliveries + dispatched_at; an attempt's record for both is 6.)
     let writes = 0;
     const flakyDb = new Proxy(env.DB, {
       get(target, prop) {
         if (prop === "batch") {
           return (statements: D1PreparedStatement[]) => {
-            const isFanOutWrite = statements.length > 2;
+            const isFanOutWrite = statements.length === 3;
             if (isFanOutWrite && ++writes === 3) return target.batch([...statements, target.prepare("INSERT INTO no_such_table VALUES (1)")]);
             return target.batch(statements);
           };
@@ -154,12 +156,12 @@ describe("webhook delivery under faults", () => {
   it("resends a delivery whose sender died mid-attempt once its claim lapses", async () => {
     const { t: tenant, token, target, ep } = await tenantWithEndpoint("ok");
     const eventId = await insertEvent(tenant.orgId);
-    const { queue, sent } = recordingQueue();
+    const { queue } = recordingQueue();
     const now = new Date();
-    await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: queue }), messages([{ kind: "event", event_id: eventId }]), { now });
+    const [deliveryId] = await fanOutEvent(jobContext(), { eventId, now });
     // A sender claimed it and died before sending: the row is pending with a claim in the future.
     await env.DB.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE endpoint_id = ?").bind(new Date(now.getTime() + 2 * 60_000).toISOString(), ep.endpoint_id).run();
-    await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: queue }), messages(sent), { now }); // the message arrives: not due, skipped
+    await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: queue }), messages([{ kind: "delivery", delivery_id: deliveryId! }]), { now }); // the message arrives: not due, skipped
     await sweepDeliveries(jobContext(), new Date(now.getTime() + 60_000));
     expect(await received(target.path)).toEqual([]);
     await sweepDeliveries(jobContext(), new Date(now.getTime() + 2 * 60_000 + 1));

@@ -72,6 +72,18 @@ describe("per-key rate limit", () => {
     expect(res.headers.get("X-RateLimit-Remaining")).toBe("0");
   });
 
+  it("never admits past the limit after an eviction, with an allowance large enough that the count is not stored per request", async () => {
+    const t = await newTenant({ rpm: 60 });
+    for (let i = 0; i < 57; i++) expect((await list(t.key)).status).toBe(200);
+    await abortAllDurableObjects();
+    const after = [];
+    for (let i = 0; i < 4; i++) after.push((await list(t.key)).status);
+    // 57 admitted before the eviction: at most 3 more in this window, and the refusals follow the admissions
+    const admitted = after.filter((s) => s === 200).length;
+    expect(admitted).toBeLessThanOrEqual(3);
+    expect(after).toEqual([...Array(admitted).fill(200), ...Array(4 - admitted).fill(429)]);
+  });
+
   it("defaults to 60 requests per minute when the operator sets no limit", async () => {
     const t = await newTenant();
     const res = await call("POST", `/operator/orgs/${t.orgId}/api-keys`, {

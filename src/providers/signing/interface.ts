@@ -89,13 +89,14 @@ export interface SigningProvider {
   /**
    * The completed document of a submission: every value stamped at its field's areas, then the
    * signing certificate appended. `stampedSha256` is the hash of the stamped pages alone, which the
-   * certificate states (it cannot contain the hash of the file it is part of).
+   * certificate states (it cannot contain the hash of the file it is part of). The file is returned
+   * as its parts, `original` first and then the appended incremental updates, never joined.
    */
   renderSignedDocument(input: {
     original: Uint8Array;
     stamps: Stamp[];
     certificate: Omit<CertificateInput, "stampedSha256">;
-  }): Promise<{ bytes: Uint8Array; pageCount: number; stampedSha256: string }>;
+  }): Promise<{ parts: Uint8Array[]; pageCount: number; stampedSha256: string }>;
 }
 
 /**

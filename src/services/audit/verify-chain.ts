@@ -8,7 +8,7 @@ export type ChainVerification =
       first_broken: { seq: number; entry_id: string | null; reason: string };
     };
 
-type Row = Omit<AuditEntry, "data"> & { data: string; hash: string };
+export type ChainRow = Omit<AuditEntry, "data"> & { data: string; hash: string };
 
 /**
  * Walks a chain from its first entry: each entry must follow its predecessor's sequence number,
@@ -17,13 +17,25 @@ type Row = Omit<AuditEntry, "data"> & { data: string; hash: string };
  * chain must also end where the envelope says it does, so deleting its last entries is found too.
  */
 export async function verifyChain(db: D1Database, chainId: string): Promise<ChainVerification> {
-  const { results } = await db
+  const { results } = await chainRowsStatement(db, chainId).all<ChainRow>();
+  // Deleting the newest entries leaves a chain that links perfectly: an envelope's own record of its
+  // newest sequence number (`audit_seq`, advanced in the batch of every entry) is what says they existed.
+  const envelope = await db.prepare("SELECT audit_seq FROM envelopes WHERE id = ?").bind(chainId).first<{ audit_seq: number }>();
+  return verifyChainRows(results, envelope?.audit_seq ?? null);
+}
+
+/** A chain's entries in order, as verifyChainRows reads them (for a caller that batches its reads). */
+export function chainRowsStatement(db: D1Database, chainId: string): D1PreparedStatement {
+  return db
     .prepare(
       `SELECT id, org_id, chain_id, seq, action, actor_type, actor_id, ip, user_agent, data, created_at, prev_hash, hash
        FROM audit_log WHERE chain_id = ? ORDER BY seq ASC`,
     )
-    .bind(chainId)
-    .all<Row>();
+    .bind(chainId);
+}
+
+/** verifyChain on rows already read; `recordedSeq` is the envelope's `audit_seq` (null: not an envelope's chain). */
+export async function verifyChainRows(results: ChainRow[], recordedSeq: number | null): Promise<ChainVerification> {
   let prevHash = GENESIS_HASH;
   let expectedSeq = 1;
   for (const row of results) {
@@ -46,17 +58,14 @@ export async function verifyChain(db: D1Database, chainId: string): Promise<Chai
     prevHash = hash;
     expectedSeq += 1;
   }
-  // Deleting the newest entries leaves a chain that links perfectly: an envelope's own record of its
-  // newest sequence number (`audit_seq`, advanced in the batch of every entry) is what says they existed.
-  const envelope = await db.prepare("SELECT audit_seq FROM envelopes WHERE id = ?").bind(chainId).first<{ audit_seq: number }>();
-  if (envelope && envelope.audit_seq !== results.length) {
+  if (recordedSeq !== null && recordedSeq !== results.length) {
     return {
       verified: false,
       entries: results.length,
       first_broken: {
         seq: results.length + 1,
         entry_id: null,
-        reason: `the envelope records ${envelope.audit_seq} entries but the chain ends at ${results.length} (entries were deleted or never written)`,
+        reason: `the envelope records ${recordedSeq} entries but the chain ends at ${results.length} (entries were deleted or never written)`,
       },
     };
   }

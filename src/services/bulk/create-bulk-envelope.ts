@@ -41,10 +41,20 @@ export function clientPrefill(fields: ResolvedField[], client: ClientData): Reco
  * stamp, its `envelope.created` audit entry (recording the batch) and event, its e-sign usage line
  * (once per envelope, by unique key), and the item's `envelope_id`, all or nothing.
  */
-export async function createBulkEnvelope(
-  ctx: OrgContext,
-  input: { batch: BatchRow; item: ItemRow; master: TemplateRow; fields: ResolvedField[]; client: ClientData },
-) {
+export async function createBulkEnvelope(ctx: OrgContext, input: BulkEnvelopeInput) {
+  const { statements, eventId } = await bulkEnvelopeStatements(ctx, input);
+  await ctx.db.batch(statements);
+  ctx.publish(eventId);
+}
+
+export type BulkEnvelopeInput = { batch: BatchRow; item: Pick<ItemRow, "id" | "customer_id" | "envelope_key">; master: TemplateRow; fields: ResolvedField[]; client: ClientData };
+
+/**
+ * The statements of `createBulkEnvelope`, not yet committed, so that a chunk can create many clients'
+ * envelopes in one D1 batch (one transaction: each envelope still all or nothing, and a replay of any
+ * of them fails the whole batch on its primary key). Publish `eventId` once they are committed.
+ */
+export async function bulkEnvelopeStatements(ctx: OrgContext, input: BulkEnvelopeInput): Promise<{ statements: D1PreparedStatement[]; eventId: string }> {
   const { db, orgId } = ctx;
   const { batch, item, master, client } = input;
   const envelopeId = item.envelope_key;
@@ -96,6 +106,5 @@ export async function createBulkEnvelope(
     usageLineInsert(db, { orgId, kind: "esign_envelope", envelopeId, signerId: null, description: `Bulk send ${batch.id}: envelope for ${client.name}`, uniqueKey: `esign_envelope:${envelopeId}`, at }),
     db.prepare("UPDATE bulk_items SET envelope_id = ?, updated_at = ? WHERE id = ?").bind(envelopeId, at, item.id),
   );
-  await db.batch(statements);
-  ctx.publish(eventId);
+  return { statements, eventId };
 }

@@ -4,82 +4,169 @@ import { ApiError } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { sendEnvelope } from "../envelopes/send-envelope";
-import { findTemplate, listTemplateFields, type TemplateRow } from "../templates/repository";
-import type { ResolvedField } from "../templates/schema";
-import { createBulkEnvelope, type ClientData } from "./create-bulk-envelope";
+import { fieldFromRow, type FieldRow, type TemplateRow } from "../templates/repository";
+import { bulkSigners, clientOf, isCrash, logGroupFailure, type ChunkItem, type Master, type RunState, type Sender } from "./chunk-state";
+import { bulkEnvelopeStatements, createBulkEnvelope, type ClientData } from "./create-bulk-envelope";
+import { sendGroup } from "./send-group";
 import type { BatchRow, ItemRow } from "./repository";
-import { masterRoles } from "./submit-batch";
 
-/** Items per chunk (one alarm): small enough that a chunk ends in seconds, large enough to keep up 1,000 in well under a minute. */
+/**
+ * Items per chunk (one alarm, one Worker invocation): 13 to 17 D1 statements an envelope, so a chunk
+ * stays under 1,000 statements (D1's per-invocation query budget, counted per statement to be safe).
+ */
 export const CHUNK_SIZE = 50;
-/** Items of a chunk in flight at once. */
+/**
+ * Envelopes created (then sent) together in one D1 batch, i.e. one transaction: the whole chunk, so a
+ * chunk is six round trips (read, claim, create, read back, send, then the next alarm) whatever its size.
+ */
+export const GROUP_SIZE = 50;
+/** Items of a chunk in flight at once on the fallback path (one item at a time, as a manual send). */
 const LANES = 8;
 /** Attempts per item before it is `failed` (transient errors only; a 4xx of the send fails it at once). */
 export const MAX_ITEM_ATTEMPTS = 3;
 
-type Master = { template: TemplateRow; fields: ResolvedField[]; roles: string[] };
-type Sender = { email: string; name: string };
-type RunState = { ctx: OrgContext; batch: BatchRow; master: Master; sender: Sender; hooks: BulkHooks };
-
-const isCrash = (err: unknown) => err instanceof Error && err.name === "InjectedCrash";
 
 /**
  * One chunk of a batch's workflow, run by its Durable Object's alarm (durable-objects/bulk-batch.ts).
- * Every step is a guarded D1 write that a resumed chunk can find done, so a crash anywhere only
- * repeats work up to the last committed write:
- *   claim (pending -> running, only while the batch runs) -> envelope created under the item's
- *   reserved id with the item's envelope_id (one batch) -> sent (guarded by the envelope's audit
- *   sequence) -> item `sent` with its counters (guarded on `running`).
- * Items left `running` by a crash are picked up first, even after a cancel (they were claimed before it).
+ * One read of the chunk's items (with their clients and envelopes), the sender, the organization and
+ * the master template; then, per group of GROUP_SIZE items, three D1 batches, each a transaction:
+ *   claim (pending -> running, only while the batch runs, with the counter)
+ *   -> every envelope created `preparing` under its item's reserved id (`createBulkEnvelope`'s statements)
+ *   -> every envelope sent (`sendEnvelope`'s statements) with its item `sent` and the counters
+ * and the invitations delivered after the commit. A crash anywhere only repeats work up to the last
+ * committed batch: a resumed chunk reads which envelopes exist and in which state. A group batch
+ * that fails is retried item by item on the manual path (`processItem`, each item's envelope still
+ * all or nothing), so one bad client cannot hold up the others. Items left `running` by a crash are
+ * picked up first, even after a cancel (they were claimed before it).
  */
 export async function runBulkChunk(system: RequestContext, input: { batchId: string; orgId: string; hooks: BulkHooks }): Promise<ChunkOutcome> {
   const db = system.db;
   const batch = await db.prepare("SELECT * FROM bulk_batches WHERE id = ? AND org_id = ?").bind(input.batchId, input.orgId).first<BatchRow>();
   if (!batch || (batch.status !== "running" && batch.status !== "cancelled")) return "done";
   const statuses = batch.status === "running" ? "('running', 'pending')" : "('running')";
-  const { results: items } = await db
-    .prepare(`SELECT * FROM bulk_items WHERE batch_id = ? AND status IN ${statuses} ORDER BY status = 'pending', position LIMIT ?`)
-    .bind(batch.id, CHUNK_SIZE)
-    .all<ItemRow>();
-  if (items.length === 0) {
+  const [items, sender, org, members, template, fields] = await db.batch([
+    db
+      .prepare(
+        `SELECT i.*, c.name AS client_name, c.email AS client_email, c.primary_contact_name AS client_contact, e.status AS envelope_status
+         FROM bulk_items i LEFT JOIN customers c ON c.id = i.customer_id LEFT JOIN envelopes e ON e.id = i.envelope_key
+         WHERE i.batch_id = ? AND i.status IN ${statuses} ORDER BY i.status = 'pending', i.position LIMIT ?`,
+      )
+      .bind(batch.id, CHUNK_SIZE),
+    db.prepare("SELECT email, name FROM users WHERE id = ?").bind(batch.created_by),
+    db.prepare("SELECT name FROM organizations WHERE id = ?").bind(batch.org_id),
+    db.prepare("SELECT lower(u.email) AS email FROM users u JOIN memberships m ON m.user_id = u.id WHERE m.org_id = ?").bind(batch.org_id),
+    db.prepare("SELECT * FROM templates WHERE id = ? AND org_id = ?").bind(batch.master_template_id, batch.org_id),
+    db.prepare("SELECT * FROM template_fields WHERE template_id = ? ORDER BY seq").bind(batch.master_template_id),
+  ]);
+  const chunk = items!.results as ChunkItem[];
+  if (chunk.length === 0) {
     await finishBatch(system, batch);
     return "done";
   }
   const ctx: OrgContext = { ...system, orgId: batch.org_id, actor: { type: "user", id: batch.created_by } };
-  const master = await loadMaster(ctx, batch);
-  const sender = await db.prepare("SELECT email, name FROM users WHERE id = ?").bind(batch.created_by).first<Sender>();
-  if (!sender) throw new Error(`the batch's sender ${batch.created_by} no longer exists`);
-  const state: RunState = { ctx, batch, master, sender, hooks: input.hooks };
-
-  let next = 0;
-  let transient = false;
-  const lane = async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      if ((await processItem(state, item)) === "retry") transient = true;
-    }
+  const master = masterOf(batch, template!.results[0] as TemplateRow | undefined, fields!.results as FieldRow[]);
+  const senderRow = sender!.results[0] as Sender | undefined;
+  if (!senderRow) throw new Error(`the batch's sender ${batch.created_by} no longer exists`);
+  const state: RunState = {
+    ctx,
+    batch,
+    master,
+    sender: senderRow,
+    orgName: (org!.results[0] as { name: string }).name,
+    members: new Set((members!.results as { email: string }[]).map((m) => m.email)),
+    hooks: input.hooks,
   };
-  const settled = await Promise.allSettled(Array.from({ length: Math.min(LANES, items.length) }, lane));
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
-  if (failed) throw failed.reason;
+
+  let transient = false;
+  for (let i = 0; i < chunk.length; i += GROUP_SIZE) {
+    if ((await runGroup(state, chunk.slice(i, i + GROUP_SIZE))) === "retry") transient = true;
+  }
   return transient ? "backoff" : "more";
 }
 
-async function loadMaster(ctx: OrgContext, batch: BatchRow): Promise<Master> {
-  const template = batch.master_template_id ? await findTemplate(ctx.db, batch.org_id, batch.master_template_id, { includeDeleted: true }) : null;
+function masterOf(batch: BatchRow, template: TemplateRow | undefined, rows: FieldRow[]): Master {
   if (!template || !template.document_key) throw new Error(`the batch's master template ${batch.master_template_id} is missing or has no document`);
-  const [fields, roles] = await Promise.all([listTemplateFields(ctx.db, template.id), masterRoles(ctx.db, template.id)]);
+  const fields = rows.map(fieldFromRow);
+  // the parties in the order of their first field, as masterRoles (submit-batch.ts) lists them
+  const roles = [...new Set(fields.map((f) => f.role))];
   return { template, fields, roles };
 }
 
-/** The signers of spec 4.8's table: the client first (or at once with the sender), the sender as the second party. */
-export function bulkSigners(batch: Pick<BatchRow, "preserve_signing_order" | "add_me_as_signer">, roles: string[], client: ClientData, sender: Sender) {
-  const contact = client.primary_contact_name?.trim() || client.name;
-  const signers = [{ role: roles[0]!, email: client.email, name: contact, routing_order: 1 }];
-  if (batch.add_me_as_signer === 1) signers.push({ role: roles[1]!, email: sender.email, name: sender.name, routing_order: batch.preserve_signing_order === 1 ? 2 : 1 });
-  return signers;
+/**
+ * One group: claimed in one batch, its missing envelopes created in one batch, its `preparing` ones
+ * sent and settled in one batch (send-group.ts). Items the group path cannot take (no email left, a
+ * failed group batch, an envelope that needs the manual send's checks) go through `processItem`.
+ * Each checkpoint is passed once per group, whether or not its step had anything to do.
+ */
+async function runGroup(state: RunState, group: ChunkItem[]): Promise<"done" | "retry"> {
+  const { ctx, batch, hooks } = state;
+  const db = ctx.db;
+  const claimed = await claimGroup(db, batch.id, group.filter((i) => i.status === "pending"));
+  const mine = group.filter((i) => i.status === "running" || claimed.has(i.id)).map((i) => ({ ...i, status: "running" as const }));
+  hooks.checkpoint("claimed");
+
+  const manual: ChunkItem[] = mine.filter((i) => !i.client_email);
+  let fast = mine.filter((i) => i.client_email);
+  const toCreate = fast.filter((i) => i.envelope_status === null);
+  try {
+    hooks.checkpoint("before_create");
+    if (toCreate.length > 0) {
+      const built = await Promise.all(
+        toCreate.map((item) => bulkEnvelopeStatements(ctx, { batch, item, master: state.master.template, fields: state.master.fields, client: clientOf(item)! })),
+      );
+      await db.batch(built.flatMap((b) => b.statements));
+      for (const b of built) ctx.publish(b.eventId);
+      for (const item of toCreate) item.envelope_status = "preparing";
+    }
+  } catch (err) {
+    if (isCrash(err)) throw err;
+    logGroupFailure(batch.id, "create", err);
+    manual.push(...toCreate);
+    fast = fast.filter((i) => !toCreate.includes(i));
+  }
+  hooks.checkpoint("created");
+
+  manual.push(...(await sendGroup(state, fast)));
+  hooks.checkpoint("recorded");
+
+  if (manual.length === 0) return "done";
+  let next = 0;
+  let transient = false;
+  const lane = async () => {
+    while (next < manual.length) {
+      const item = manual[next++]!;
+      if ((await processItem(state, item)) === "retry") transient = true;
+    }
+  };
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(LANES, manual.length) }, lane));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed) throw failed.reason;
+  return transient ? "retry" : "done";
 }
 
+/** pending -> running for the group's pending items, only while the batch runs, with the counter: the ids it took. */
+async function claimGroup(db: D1Database, batchId: string, pending: ChunkItem[]): Promise<Set<string>> {
+  if (pending.length === 0) return new Set();
+  const at = nowIso();
+  const [claim] = await db.batch([
+    db
+      .prepare(
+        `UPDATE bulk_items SET status = 'running', updated_at = ?1
+         WHERE id IN (SELECT value FROM json_each(?2)) AND batch_id = ?3 AND status = 'pending' AND (SELECT status FROM bulk_batches WHERE id = ?3) = 'running'
+         RETURNING id`,
+      )
+      .bind(at, JSON.stringify(pending.map((i) => i.id)), batchId),
+    db.prepare("UPDATE bulk_batches SET running_count = running_count + changes(), updated_at = ?1 WHERE id = ?2").bind(at, batchId),
+  ]);
+  return new Set((claim!.results as { id: string }[]).map((r) => r.id));
+}
+
+/**
+ * The manual path of one item, each step a guarded D1 write that a resumed chunk can find done:
+ * claim -> envelope created under the item's reserved id with the item's envelope_id (one batch)
+ * -> `sendEnvelope` (guarded by the envelope's audit sequence) -> item `sent` with its counters
+ * (guarded on `running`). Transient failures are retried in a later chunk, MAX_ITEM_ATTEMPTS in all.
+ */
 async function processItem(state: RunState, item: ItemRow): Promise<"done" | "retry"> {
   const { ctx, batch, hooks } = state;
   const db = ctx.db;
@@ -90,25 +177,25 @@ async function processItem(state: RunState, item: ItemRow): Promise<"done" | "re
       db.prepare("UPDATE bulk_batches SET running_count = running_count + 1, updated_at = ? WHERE id = ? AND changes() = 1").bind(at, batch.id),
     ]);
     if (claim?.meta.changes !== 1) return "done"; // cancelled meanwhile
-    hooks.checkpoint("claimed");
+    hooks.checkpoint("item_claimed");
   }
   try {
     const client = await db.prepare("SELECT name, email, primary_contact_name FROM customers WHERE id = ?").bind(item.customer_id).first<ClientData>();
     if (!client?.email) throw new ApiError(422, "The client no longer has an email address");
     let envelope = await db.prepare("SELECT status FROM envelopes WHERE id = ?").bind(item.envelope_key).first<{ status: string }>();
     if (!envelope) {
-      hooks.checkpoint("before_create");
+      hooks.checkpoint("item_before_create");
       await createBulkEnvelope(ctx, { batch, item, master: state.master.template, fields: state.master.fields, client });
-      hooks.checkpoint("created");
+      hooks.checkpoint("item_created");
       envelope = { status: "preparing" };
     }
     if (envelope.status === "preparing") {
-      hooks.checkpoint("before_send");
+      hooks.checkpoint("item_before_send");
       await sendEnvelope(ctx, { envelopeId: item.envelope_key, body: { send_email: true, signers: bulkSigners(batch, state.master.roles, client, state.sender) } });
-      hooks.checkpoint("sent");
+      hooks.checkpoint("item_sent");
     }
     await settleItem(db, batch.id, item, { status: "sent", error: null });
-    hooks.checkpoint("recorded");
+    hooks.checkpoint("item_recorded");
     return "done";
   } catch (err) {
     if (isCrash(err)) throw err;

@@ -27,7 +27,7 @@ export async function scanDocument(pdf: PdfDocument, opts: { tags: boolean; fiel
   let textChars = 0;
   for (const n of pages) {
     const page = await readPageText(pdf, n);
-    textChars += page.text.trim().length;
+    textChars += page.textChars;
     if (opts.tags) tags.push(...findTags(page));
     anchors.visit(page);
     if (!opts.tags && anchors.done) break;

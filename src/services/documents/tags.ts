@@ -31,6 +31,7 @@ const TAG = /\{\{([^{}]*)\}\}/g;
 /** Finds every tag on a page and masks it, so anchors are never matched inside a tag's text. */
 export function findTags(page: PageText): FoundTag[] {
   const tags: FoundTag[] = [];
+  if (!page.mayHoldTags) return tags; // a tag starts with "{{": most pages are never made into a string
   for (const m of page.text.matchAll(TAG)) {
     const start = m.index;
     const end = start + m[0].length;

@@ -1,5 +1,5 @@
 import { StandardFontEmbedder, StandardFonts } from "pdf-lib";
-import type { Area, PdfDocument, PdfTextItem, PdfViewport } from "../../lib/pdf";
+import type { Area, PdfDocument, PdfPage, PdfTextItem, PdfViewport } from "../../lib/pdf";
 
 export type { Area };
 
@@ -42,60 +42,132 @@ type ItemGeometry = {
   offsets?: Float64Array;
 };
 
+/** Whether a UTF-16 code unit is JavaScript whitespace (what `/\s/` matches): runs of it collapse to one space. */
+export function isSpace(c: number): boolean {
+  if (c === 32 || (c >= 9 && c <= 13)) return true;
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** BMP code unit -> its lower case as one code unit (itself where lower-casing changes the length); 0 = not yet known. */
+const lowerBmp = new Uint16Array(0x10000);
+
+/** `String.fromCharCode(c).toLowerCase()` when that is one code unit, else `c`: case folding code point by code point. */
+function lowerUnit(c: number): number {
+  if (c < 0x80) return c >= 65 && c <= 90 ? c + 32 : c;
+  let l = lowerBmp[c]!;
+  if (l === 0) {
+    const s = String.fromCharCode(c).toLowerCase();
+    l = s.length === 1 ? s.charCodeAt(0) : c;
+    lowerBmp[c] = l;
+  }
+  return l;
+}
+
+const CHUNK = 8192;
+
+/** A string from UTF-16 code units, in chunks (an argument list has a size limit). */
+function decodeUnits(units: Uint16Array): string {
+  let out = "";
+  for (let at = 0; at < units.length; at += CHUNK) out += String.fromCharCode.apply(null, units.subarray(at, at + CHUNK) as unknown as number[]);
+  return out;
+}
+
 /**
  * The text layer of one page, whitespace-collapsed, with each character traced back to the text item
  * (and character) it came from, so a match in `text` can be turned into a rectangle on the page.
  * Separate items on one line are joined with a space when a visible gap separates them; items on
  * different lines always are, so a phrase can match across items and line breaks.
+ *
+ * Built in one walk over the items' characters into typed arrays: the text's code units, their lower
+ * case (what anchors are searched in) and their origin. The text as a string is made only when asked
+ * for (embedded tags, which only pages containing `{{` can hold).
  */
 export class PageText {
-  readonly text: string;
-  /** `text` lower-cased character by character (same indices); masked ranges never match */
-  lower: string;
+  /** the text as UTF-16 code units */
+  readonly units: Uint16Array;
+  /** `units` lower-cased code point by code point (same indices: a character whose lower case is longer keeps its case); masked ranges are 0 and never match */
+  readonly lower: Uint16Array;
+  /** characters in the text (it never starts with a space; trailing space excluded, as `text.trim()`) */
+  readonly textChars: number;
+  /** the text contains `{{`, where an embedded tag starts */
+  readonly mayHoldTags: boolean;
   private readonly itemOf: Int32Array;
   private readonly charOf: Int32Array;
+  private textString: string | null = null;
 
   constructor(
     readonly page: number,
     private readonly viewport: PdfViewport,
     private readonly items: ItemGeometry[],
   ) {
-    let text = "";
-    const itemOf: number[] = [];
-    const charOf: number[] = [];
-    const push = (c: string, item: number, index: number) => {
-      text += c;
-      itemOf.push(item);
-      charOf.push(index);
-    };
-    const endsWithSpace = () => text.length === 0 || text.endsWith(" ");
+    let capacity = 0;
+    for (const g of items) capacity += g.item.str.length + 2;
+    const units = new Uint16Array(capacity);
+    const lower = new Uint16Array(capacity);
+    const itemOf = new Int32Array(capacity);
+    const charOf = new Int32Array(capacity);
+    let n = 0;
+    let endsWithSpace = true; // an empty text counts as ending with one: no leading space
+    let braces = false;
     let prev: ItemGeometry | null = null;
-    items.forEach((g, i) => {
-      const { item } = g;
-      if (prev && !endsWithSpace() && item.str.length > 0 && separated(prev, g)) push(" ", -1, -1);
-      for (let k = 0; k < item.str.length; k++) {
-        const c = item.str[k]!;
-        if (/\s/.test(c)) {
-          if (!endsWithSpace()) push(" ", i, k);
-        } else push(c, i, k);
+    for (let i = 0; i < items.length; i++) {
+      const g = items[i]!;
+      const str = g.item.str;
+      const len = str.length;
+      if (prev && !endsWithSpace && len > 0 && separated(prev, g)) {
+        units[n] = lower[n] = 32;
+        itemOf[n] = charOf[n] = -1;
+        n++;
+        endsWithSpace = true;
       }
-      if (item.hasEOL && !endsWithSpace()) push(" ", -1, -1);
-      if (item.str.length > 0) prev = g;
-    });
-    this.text = text;
-    let lower = "";
-    for (const c of text) {
-      const l = c.toLowerCase();
-      lower += l.length === c.length ? l : c; // keep indices aligned with `text`
+      for (let k = 0; k < len; k++) {
+        const c = str.charCodeAt(k);
+        if (isSpace(c)) {
+          if (endsWithSpace) continue;
+          units[n] = lower[n] = 32;
+          endsWithSpace = true;
+        } else {
+          units[n] = c;
+          if (c >= 0xdc00 && c <= 0xdfff && n > 0 && units[n - 1]! >= 0xd800 && units[n - 1]! <= 0xdbff) {
+            // a surrogate pair (possibly split across items): lower-cased as one code point
+            const pair = String.fromCharCode(units[n - 1]!, c);
+            const l = pair.toLowerCase();
+            const same = l.length !== 2;
+            lower[n - 1] = same ? units[n - 1]! : l.charCodeAt(0);
+            lower[n] = same ? c : l.charCodeAt(1);
+          } else lower[n] = lowerUnit(c);
+          if (c === 123 && n > 0 && units[n - 1] === 123) braces = true;
+          endsWithSpace = false;
+        }
+        itemOf[n] = i;
+        charOf[n] = k;
+        n++;
+      }
+      if (g.item.hasEOL && !endsWithSpace) {
+        units[n] = lower[n] = 32;
+        itemOf[n] = charOf[n] = -1;
+        n++;
+        endsWithSpace = true;
+      }
+      if (len > 0) prev = g;
     }
-    this.lower = lower;
-    this.itemOf = Int32Array.from(itemOf);
-    this.charOf = Int32Array.from(charOf);
+    this.units = units.subarray(0, n);
+    this.lower = lower.subarray(0, n);
+    this.itemOf = itemOf.subarray(0, n);
+    this.charOf = charOf.subarray(0, n);
+    this.textChars = n > 0 && units[n - 1] === 32 ? n - 1 : n;
+    this.mayHoldTags = braces;
+  }
+
+  /** The whitespace-collapsed text as a string. */
+  get text(): string {
+    return (this.textString ??= decodeUnits(this.units));
   }
 
   /** Hides text[start, end) from searches (an embedded tag is not text an anchor may match). */
   mask(start: number, end: number): void {
-    this.lower = this.lower.slice(0, start) + "\u0000".repeat(end - start) + this.lower.slice(end);
+    this.lower.fill(0, start, end);
   }
 
   get width(): number {
@@ -189,6 +261,11 @@ export async function readPageText(pdf: PdfDocument, pageNumber: number): Promis
   const viewport = page.getViewport({ scale: 1 });
   const content = await page.getTextContent();
   page.cleanup();
+  return pageTextOf(pageNumber, viewport, content);
+}
+
+/** A page's text layer from what pdf.js's `getTextContent()` returned for it (marked-content entries are skipped). */
+export function pageTextOf(pageNumber: number, viewport: PdfViewport, content: Awaited<ReturnType<PdfPage["getTextContent"]>>): PageText {
   const items: ItemGeometry[] = [];
   for (const raw of content.items) {
     if (!("str" in raw)) continue;

@@ -4,7 +4,8 @@ import { auditInsert, GENESIS_HASH } from "../audit/chain";
 import type { OrgContext } from "../../lib/context";
 import { templateSourceFor } from "../templates/envelope-source";
 import { planPaymentRequest } from "../payments/request-payment";
-import { getEnvelope, type LoadedEnvelope } from "./repository";
+import { notFound } from "../../lib/errors";
+import { loadedEnvelopeOf, selectLoadedEnvelope, type LoadedEnvelope, type LoadedEnvelopeRow } from "./repository";
 import type { CreateEnvelopeInput } from "./schema";
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
@@ -90,8 +91,18 @@ export async function createEnvelope(
        FROM envelopes e WHERE e.id = ?`,
     )
     .bind(eventId, at, envelopeId);
-  await db.batch([insertCustomer, insertEnvelope, ...(template?.statements(db, envelopeId, at) ?? []), ...(payment ? [payment.statement] : []), audit.statement, insertEvent]);
+  // The envelope is read back by the batch's last statement: one D1 round trip for the whole create.
+  const results = await db.batch<LoadedEnvelopeRow>([
+    insertCustomer,
+    insertEnvelope,
+    ...(template?.statements(db, envelopeId, at) ?? []),
+    ...(payment ? [payment.statement] : []),
+    audit.statement,
+    insertEvent,
+    selectLoadedEnvelope(db, orgId, envelopeId),
+  ]);
   ctx.publish(eventId);
-  const envelope = await getEnvelope(db, orgId, envelopeId);
+  const envelope = loadedEnvelopeOf(results[results.length - 1]?.results[0]);
+  if (!envelope) throw notFound("Envelope");
   return envelope;
 }

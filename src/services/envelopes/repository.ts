@@ -36,13 +36,23 @@ export type LoadedEnvelope = EnvelopeRow & { head: ChainHead };
  * sees a consistent pair. Anything outside the caller's organization is simply not found.
  */
 export async function findEnvelope(db: D1Database, orgId: string, envelopeId: string): Promise<LoadedEnvelope | null> {
-  const row = await db
+  return loadedEnvelopeOf(await selectLoadedEnvelope(db, orgId, envelopeId).first<LoadedEnvelopeRow>());
+}
+
+/** A row of selectLoadedEnvelope, as D1 returns it (in a batch too). */
+export type LoadedEnvelopeRow = EnvelopeRow & { head_hash: string | null };
+
+/** findEnvelope's statement, for a caller that reads the envelope back in the batch that wrote it. */
+export function selectLoadedEnvelope(db: D1Database, orgId: string, envelopeId: string): D1PreparedStatement {
+  return db
     .prepare(
       `SELECT e.*, (SELECT hash FROM audit_log a WHERE a.chain_id = e.id AND a.seq = e.audit_seq) AS head_hash
        FROM envelopes e WHERE e.id = ? AND e.org_id = ?`,
     )
-    .bind(envelopeId, orgId)
-    .first<EnvelopeRow & { head_hash: string | null }>();
+    .bind(envelopeId, orgId);
+}
+
+export function loadedEnvelopeOf(row: LoadedEnvelopeRow | null | undefined): LoadedEnvelope | null {
   if (!row) return null;
   const { head_hash, ...envelope } = row;
   return { ...envelope, head: { seq: envelope.audit_seq, hash: head_hash ?? GENESIS_HASH } };

@@ -1,15 +1,16 @@
 import { conflict, unprocessable } from "../../lib/errors";
 import { newId, randomToken } from "../../lib/ids";
 import { addDays, nowIso } from "../../lib/time";
-import type { OrgContext } from "../../lib/context";
+import type { OrgContext, RequestContext } from "../../lib/context";
+import type { OutboxEmail } from "../../providers/email";
 import { deliverEmails } from "../email/deliver";
 import { invitationEmails } from "../email/invitation";
-import { planKbaStep } from "../kba/challenge-signers";
-import { planSigners } from "../signers/plan-signers";
+import { kbaStepFor, memberEmails, type KbaStep } from "../kba/challenge-signers";
+import { planSigners, type PlannedSigner } from "../signers/plan-signers";
 import { assertPayerIsSigner } from "../payments/assert-payer-is-signer";
 import { insertSigner, signersWhoseTurnItIs, type SignerRow } from "../signers/repository";
 import type { SendEnvelopeInput } from "../signers/schema";
-import { getEnvelope } from "./repository";
+import { getEnvelope, type LoadedEnvelope } from "./repository";
 import { assertTransition, canTransition } from "./state-machine";
 import { commitPlans, planTransition, type TransitionPlan } from "./transition";
 
@@ -65,8 +66,18 @@ export async function sendEnvelope(ctx: OrgContext, input: { envelopeId: string;
   await assertPayerIsSigner(db, envelope.id, planned.map((s) => s.email));
 
   const at = nowIso();
-  const expiresAt = addDays(at, envelope.expires_in_days);
-  const signers: SignerRow[] = planned.map((s) => ({
+  const signers = newSignerRows(envelope, planned, at);
+  const kba = envelope.kba_required === 1 ? kbaStepFor(ctx.env, db, { envelope, signers, members: await memberEmails(db, envelope.org_id), at }) : null;
+  const prepare = preparing ? await planTransition(ctx, envelope, { action: "prepare", data: { signers: signers.length } }) : null;
+  const send = await planSend(ctx, { envelope: prepare?.updated ?? envelope, planned, signers, kba, sendEmail: body.send_email, orgName: facts.orgName, at });
+  const sent = await commitPlans(ctx, prepare ? [prepare, send.plan] : [send.plan], send.extra);
+  await deliverEmails(ctx, { emails: send.emails });
+  return { envelope: sent, signers };
+}
+
+/** The signer rows of a send: fresh ids, and the slugs that are each signer's only credential. */
+export function newSignerRows(envelope: { id: string; org_id: string }, planned: PlannedSigner[], at: string): SignerRow[] {
+  return planned.map((s) => ({
     id: newId("signer"),
     envelope_id: envelope.id,
     org_id: envelope.org_id,
@@ -77,33 +88,37 @@ export async function sendEnvelope(ctx: OrgContext, input: { envelopeId: string;
     signed_at: null,
     created_at: at,
   }));
-  // KBA (DESIGN.md 7): the provider must be configured (503 naming KBA_PROVIDER, nothing sent) and each customer-side signer gets its check
-  const kba = envelope.kba_required === 1 ? await planKbaStep(ctx.env, db, envelope, signers, at) : null;
+}
 
-  const plans: TransitionPlan[] = [];
-  let current = envelope;
-  if (preparing) {
-    plans.push(await planTransition(ctx, current, { action: "prepare", data: { signers: signers.length } }));
-    current = plans[0]!.updated;
-  }
-  plans.push(
-    await planTransition(ctx, current, {
-      action: "send",
-      set: { expires_at: expiresAt },
-      // Who it went to, for the receiver and the audit trail; never the slugs (they are credentials).
-      data: { expires_at: expiresAt, send_email: body.send_email, signers: planned, ...(kba ? { kba: { provider: kba.provider, challenged: kba.challengedEmails } } : {}) },
-    }),
-  );
-  const invitations = body.send_email
-    ? invitationEmails(ctx.env, { envelope, orgName: facts.orgName, expiresAt, signers: signersWhoseTurnItIs(signers), at, kbaSignerIds: kba?.challengedIds })
+/**
+ * The `send` of an envelope that is `preparing`, planned, not committed: the guarded transition
+ * (status update, `envelope.send` audit entry with who it went to and the KBA challenge, the
+ * `envelope.sent` event), then the signer rows, the KBA checks, `metadata.send_email` and the
+ * invitations of the first routing order (their emails are delivered by the caller after the commit).
+ * `sendEnvelope` commits it for one envelope; bulk send commits many in one batch.
+ */
+export async function planSend(
+  ctx: RequestContext,
+  input: { envelope: LoadedEnvelope; planned: PlannedSigner[]; signers: SignerRow[]; kba: KbaStep | null; sendEmail: boolean; orgName: string; at: string },
+): Promise<{ plan: TransitionPlan; extra: D1PreparedStatement[]; emails: OutboxEmail[] }> {
+  const { envelope, kba, signers, at } = input;
+  const db = ctx.db;
+  const expiresAt = addDays(at, envelope.expires_in_days);
+  const plan = await planTransition(ctx, envelope, {
+    action: "send",
+    set: { expires_at: expiresAt },
+    // Who it went to, for the receiver and the audit trail; never the slugs (they are credentials).
+    data: { expires_at: expiresAt, send_email: input.sendEmail, signers: input.planned, ...(kba ? { kba: { provider: kba.provider, challenged: kba.challengedEmails } } : {}) },
+  });
+  const invitations = input.sendEmail
+    ? invitationEmails(ctx.env, { envelope, orgName: input.orgName, expiresAt, signers: signersWhoseTurnItIs(signers), at, kbaSignerIds: kba?.challengedIds })
     : [];
-  const sent = await commitPlans(ctx, plans, [
+  const extra = [
     ...signers.map((s) => insertSigner(db, s)),
     ...(kba?.statements ?? []),
     // Internal metadata (never shown to partners): later routing orders are emailed only if this one was.
-    db.prepare("UPDATE envelopes SET metadata = json_set(metadata, '$.send_email', json(?)) WHERE id = ?").bind(String(body.send_email), envelope.id),
+    db.prepare("UPDATE envelopes SET metadata = json_set(metadata, '$.send_email', json(?)) WHERE id = ?").bind(String(input.sendEmail), envelope.id),
     ...invitations.map((i) => i.statement),
-  ]);
-  await deliverEmails(ctx, { emails: invitations.map((i) => i.email) });
-  return { envelope: sent, signers };
+  ];
+  return { plan, extra, emails: invitations.map((i) => i.email) };
 }

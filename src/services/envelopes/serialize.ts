@@ -37,7 +37,7 @@ export function envelopeDetail(row: EnvelopeRow) {
   };
 }
 
-export function envelopeStatus(row: EnvelopeRow) {
+export function envelopeStatus(row: Pick<EnvelopeRow, "id" | "status" | "vaulted_at" | "certificate_issued_at" | "signed_at" | "updated_at">) {
   return {
     envelope_id: row.id,
     status: row.status,

@@ -3,28 +3,28 @@ import { kbaProvider } from "../../providers/kba";
 import type { SignerRow } from "../signers/repository";
 import { insertKbaCheck } from "./repository";
 
-/**
- * Which signers of a KBA envelope answer identity questions: the customer-side ones. A signer whose
- * email belongs to a member of the sending organization (the sender added as a signer, as bulk send's
- * `add_me_as_signer` does) is never challenged nor billed.
- */
-export async function customerSideSigners<S extends Pick<SignerRow, "email">>(db: D1Database, orgId: string, signers: S[]): Promise<S[]> {
+/** The lower-cased emails of the organization's members: the signers a KBA send never challenges. */
+export async function memberEmails(db: D1Database, orgId: string): Promise<Set<string>> {
   const { results } = await db
     .prepare("SELECT lower(u.email) AS email FROM users u JOIN memberships m ON m.user_id = u.id WHERE m.org_id = ?")
     .bind(orgId)
     .all<{ email: string }>();
-  const members = new Set(results.map((r) => r.email));
-  return signers.filter((s) => !members.has(s.email.trim().toLowerCase()));
+  return new Set(results.map((r) => r.email));
 }
 
+export type KbaStep = { provider: string; challengedIds: Set<string>; challengedEmails: string[]; statements: D1PreparedStatement[] };
+
 /**
- * The KBA step of a send (DESIGN.md 7): the configured provider (503 naming KBA_PROVIDER when there is
- * none, before anything is written) and one `required` check per customer-side signer, as statements
- * for the send's batch. Returns the challenged signer ids too, for the invitations.
+ * The KBA step of a send (DESIGN.md 7): one `required` check per customer-side signer, as statements
+ * for the send's batch, and the challenged signer ids for the invitations. A signer whose email
+ * belongs to a member of the sending organization (the sender added as a signer, as bulk send's
+ * `add_me_as_signer` does) is never challenged nor billed. `kbaProvider` throws the 503 naming
+ * KBA_PROVIDER when none is configured, before anything is written.
  */
-export async function planKbaStep(env: Env, db: D1Database, envelope: { id: string; org_id: string }, signers: SignerRow[], at: string) {
+export function kbaStepFor(env: Env, db: D1Database, input: { envelope: { id: string; org_id: string }; signers: SignerRow[]; members: ReadonlySet<string>; at: string }): KbaStep {
   const provider = kbaProvider(env);
-  const challenged = await customerSideSigners(db, envelope.org_id, signers);
+  const { envelope, at } = input;
+  const challenged = input.signers.filter((s) => !input.members.has(s.email.trim().toLowerCase()));
   return {
     provider: provider.name,
     challengedIds: new Set(challenged.map((s) => s.id)),

@@ -19,8 +19,12 @@ const OID = {
  * is the signature dictionary's /M, not a CMS attribute (ETSI EN 319 142-1). The whole chain is embedded.
  */
 export async function signDetached(seal: SealKey, data: Uint8Array, options: { tsa?: TimestampAuthority } = {}): Promise<Uint8Array> {
+  return signDetachedDigest(seal, new Uint8Array(await crypto.subtle.digest("SHA-256", data)), options);
+}
+
+/** `signDetached` given the SHA-256 of the data (a large file is hashed in parts, never joined). */
+export async function signDetachedDigest(seal: SealKey, digest: Uint8Array, options: { tsa?: TimestampAuthority } = {}): Promise<Uint8Array> {
   const signer = seal.chain[0]!;
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
   const certHash = new Uint8Array(await crypto.subtle.digest("SHA-256", seal.chainDer[0]!));
   // SigningCertificateV2 ::= SEQUENCE { certs SEQUENCE OF ESSCertIDv2 }; ESSCertIDv2 with the default
   // hash algorithm (SHA-256) omitted, and the issuer and serial of the certificate.

@@ -1,8 +1,7 @@
 import { pdflibAddPlaceholder } from "@signpdf/placeholder-pdf-lib";
-import { SignPdf } from "@signpdf/signpdf";
-import { Signer, SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
-import { PDFDocument } from "pdf-lib";
-import { signDetached } from "./cms";
+import { DEFAULT_BYTE_RANGE_PLACEHOLDER, findByteRange, SignPdfError, SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
+import { IncrementalPdf, joinParts, pageAt, pageCount, sha256HexOfParts } from "../../lib/pdf-incremental";
+import { signDetachedDigest } from "./cms";
 import type { SealKey } from "./seal-key";
 import type { TimestampAuthority } from "./timestamp";
 
@@ -16,16 +15,11 @@ const CMS_OVERHEAD_BYTES = 4096;
 /** Room for an RFC 3161 token (the TSA's signature and certificate chain) when a TSA is configured. */
 const TIMESTAMP_BYTES = 12288;
 
-class CadesSigner extends Signer {
-  constructor(
-    private readonly seal: SealKey,
-    private readonly tsa: TimestampAuthority | undefined,
-  ) {
-    super();
-  }
-  override async sign(pdfBuffer: Buffer): Promise<Buffer> {
-    return Buffer.from(await signDetached(this.seal, new Uint8Array(pdfBuffer.buffer, pdfBuffer.byteOffset, pdfBuffer.byteLength), { tsa: this.tsa }));
-  }
+type SealInput = { signingTime: Date; tsa?: TimestampAuthority };
+
+/** `sealPdfParts` for a file held whole (small documents, tests): the sealed file, joined. */
+export async function sealPdf(bytes: Uint8Array, seal: SealKey, input: SealInput): Promise<Uint8Array> {
+  return joinParts(await sealPdfParts([bytes], seal, input));
 }
 
 /**
@@ -34,12 +28,20 @@ class CadesSigner extends Signer {
  * certificate's subject) holds a CMS detached signature over the byte ranges, which cover the whole
  * file but the signature itself. With a timestamp authority, the signature carries its RFC 3161
  * token (B-T). The placeholder is sized to the certificate chain (and the token).
+ *
+ * The file is given and returned as parts (the original and its updates): the signature field, its
+ * widget and the AcroForm change are appended as the last incremental update, so earlier revisions
+ * stay byte-identical and the whole file is hashed in parts, never joined or rewritten. The
+ * placeholder is @signpdf's (pdflibAddPlaceholder) and is found with its findByteRange, inside the
+ * update; the byte ranges are filled and the CMS written in place there, as @signpdf's SignPdf does
+ * on a whole buffer.
  */
-export async function sealPdf(bytes: Uint8Array, seal: SealKey, input: { signingTime: Date; tsa?: TimestampAuthority }): Promise<Uint8Array> {
-  const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+export async function sealPdfParts(parts: Uint8Array[], seal: SealKey, input: SealInput): Promise<Uint8Array[]> {
+  const pdf = await IncrementalPdf.open(parts);
+  const doc = pdf.doc;
   pdflibAddPlaceholder({
     pdfDoc: doc,
-    pdfPage: doc.getPage(doc.getPageCount() - 1),
+    pdfPage: pageAt(doc, pageCount(doc) - 1),
     reason: sealReason(),
     contactInfo: "",
     name: seal.commonName,
@@ -50,7 +52,28 @@ export async function sealPdf(bytes: Uint8Array, seal: SealKey, input: { signing
     subFilter: SUBFILTER_ETSI_CADES_DETACHED,
     appName: SEAL_SERVICE,
   });
-  const prepared = await doc.save({ useObjectStreams: false });
-  const signed = await new SignPdf().sign(Buffer.from(prepared.buffer, prepared.byteOffset, prepared.byteLength), new CadesSigner(seal, input.tsa));
-  return new Uint8Array(signed.buffer, signed.byteOffset, signed.byteLength);
+  const before = pdf.length;
+  const update = await pdf.commit();
+  const view = Buffer.from(update.buffer, update.byteOffset, update.byteLength);
+
+  const { byteRangePlaceholder, byteRangePlaceholderPosition } = findByteRange(view, DEFAULT_BYTE_RANGE_PLACEHOLDER);
+  if (!byteRangePlaceholder || byteRangePlaceholderPosition === undefined) throw new SignPdfError("No ByteRange placeholder in the seal's update", SignPdfError.TYPE_PARSE);
+  const rangeEnd = byteRangePlaceholderPosition + byteRangePlaceholder.length;
+  const open = view.indexOf("<", view.indexOf("/Contents ", rangeEnd));
+  const close = view.indexOf(">", open);
+  const total = pdf.length;
+  const byteRange = [0, before + open, before + close + 1, total - (before + close + 1)];
+  const actual = `/ByteRange [${byteRange.join(" ")}]`;
+  if (actual.length > byteRangePlaceholder.length) throw new SignPdfError("The byte range does not fit its placeholder", SignPdfError.TYPE_INPUT);
+  view.write(actual + " ".repeat(byteRangePlaceholder.length - actual.length), byteRangePlaceholderPosition, "latin1");
+
+  // Everything but the /Contents hex string: the earlier parts whole, the update around it.
+  const digestHex = await sha256HexOfParts([...parts, update.subarray(0, open), update.subarray(close + 1)]);
+  const digest = Uint8Array.from(digestHex.match(/../g)!, (h) => parseInt(h, 16));
+  const cms = await signDetachedDigest(seal, digest, { tsa: input.tsa });
+  const room = close - open - 1;
+  if (cms.byteLength * 2 > room) throw new SignPdfError(`Signature exceeds placeholder length: ${cms.byteLength * 2} > ${room}`, SignPdfError.TYPE_INPUT);
+  // The placeholder holds NUL bytes: the whole string is written, padded with hex zeros as SignPdf does.
+  view.write(Buffer.from(cms).toString("hex").padEnd(room, "0"), open + 1, "latin1");
+  return pdf.parts;
 }

@@ -1,11 +1,13 @@
 import { newId } from "../../lib/ids";
+import { sha256HexOfParts } from "../../lib/pdf-incremental";
 import type { RequestContext } from "../../lib/context";
-import { discardDocuments, putDocument } from "../documents/ingest-pdf";
+import { discardDocuments } from "../documents/ingest-pdf";
+import { putParts } from "../vault/hashing";
 import type { SignerRow } from "../signers/repository";
 import { signingProvider, viaProvider } from "../../providers/signing";
 import type { CertificateSigner, Stamp } from "../../providers/signing/interface";
 import { loadSealKey } from "../seal/seal-key";
-import { sealPdf } from "../seal/seal-pdf";
+import { sealPdfParts } from "../seal/seal-pdf";
 import { drawnImageKey, publicValue } from "./field-values";
 import { areasOf, optionsOf, type EnvelopeFieldRow, type SigningContext } from "./repository";
 import type { RequestOrigin } from "./signer-actor";
@@ -58,7 +60,7 @@ export async function buildSignedDocument(
   }
   const signers = await certificateSigners(env.DB, sc.signers, input);
   const provider = signingProvider(env);
-  const { bytes: final, pageCount, stampedSha256 } = await viaProvider("render the signed document", () =>
+  const { parts, pageCount, stampedSha256 } = await viaProvider("render the signed document", () =>
     provider.renderSignedDocument({
       original: originalBytes,
       stamps,
@@ -66,9 +68,13 @@ export async function buildSignedDocument(
     }),
   );
   // The seal comes last: the stored (and later vaulted) file is the sealed one, and its hash is the sealed file's.
-  const sealed = await sealPdf(final, await loadSealKey(env), { signingTime: new Date(input.completedAt), tsa: env.SEAL_TSA_URL ? { url: env.SEAL_TSA_URL } : undefined });
+  // Every step appended an incremental update to the original bytes: the file is stored and hashed
+  // from its parts, never joined (a 50 MB original costs little more than itself).
+  const sealed = await sealPdfParts(parts, await loadSealKey(env), { signingTime: new Date(input.completedAt), tsa: env.SEAL_TSA_URL ? { url: env.SEAL_TSA_URL } : undefined });
   const key = `documents/${sc.envelope.org_id}/${newId("document")}-signed.pdf`;
-  const stored = await putDocument(env, key, sealed);
+  const sha256 = await sha256HexOfParts(sealed);
+  await putParts(env.DOCS, key, sealed, { httpMetadata: { contentType: "application/pdf" }, sha256 });
+  const stored = { sha256, sizeBytes: sealed.reduce((n, p) => n + p.byteLength, 0) };
   const statement = env.DB.prepare(
     `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at)
      VALUES (?, ?, ?, 'signed', ?, ?, ?, ?, ?)`,

@@ -1,9 +1,46 @@
 import { toHex } from "../../lib/crypto";
 
-/** SHA-256 of a stream, fed through the runtime's DigestStream: the bytes are never held whole. */
+/**
+ * Bytes handed to the digest per write. The runtime delivers an R2 body in small chunks (4 KiB each
+ * in the local simulator); a write per chunk costs more than hashing it, so reads are gathered into
+ * one buffer of this size, reused for the whole object (docs/decisions.md, Integrity sweep).
+ */
+export const DIGEST_SLICE_BYTES = 256 * 1024;
+
+/**
+ * SHA-256 of a stream, fed through the runtime's DigestStream: the bytes are never held whole. A byte
+ * stream (an R2 body, a fetch body) is read with a BYOB reader into one reused buffer of
+ * DIGEST_SLICE_BYTES (`readAtLeast` fills it before returning), so memory stays at one slice per
+ * stream being hashed whatever the object's size; any other stream is piped in as it comes.
+ */
 export async function sha256OfStream(stream: ReadableStream<Uint8Array>): Promise<string> {
   const digest = new crypto.DigestStream("SHA-256");
-  await stream.pipeTo(digest);
+  let reader: ReadableStreamBYOBReader;
+  try {
+    reader = stream.getReader({ mode: "byob" });
+  } catch {
+    await stream.pipeTo(digest); // not a byte stream: no BYOB reader
+    return toHex(await digest.digest);
+  }
+  const writer = digest.getWriter();
+  try {
+    let slice = new Uint8Array(DIGEST_SLICE_BYTES);
+    for (;;) {
+      const { done, value } = await reader.readAtLeast(DIGEST_SLICE_BYTES, slice);
+      if (value && value.byteLength > 0) {
+        // The digest has consumed the chunk once the write resolves, so its buffer (transferred to
+        // `value` by the read) can take the next read.
+        await writer.write(value);
+        slice = new Uint8Array(value.buffer);
+      }
+      if (done) break;
+    }
+    await writer.close();
+  } catch (err) {
+    await reader.cancel(err).catch(() => {});
+    await writer.abort(err).catch(() => {});
+    throw err;
+  }
   return toHex(await digest.digest);
 }
 

@@ -1,14 +1,15 @@
 import { newId } from "../../lib/ids";
 import { SYSTEM_ACTOR } from "../../lib/actor";
 import { appendEnvelopeAudit } from "../audit/envelope-chain";
-import { verifyChain } from "../audit/verify-chain";
-import { factsFrom, runChecks } from "../compliance/evaluate";
+import { chainRowsStatement, verifyChain, verifyChainRows, type ChainRow } from "../audit/verify-chain";
+import { factsFrom, runChecks, type ComplianceFacts } from "../compliance/evaluate";
 import type { RequestContext } from "../../lib/context";
+import type { EnvelopeRow } from "../envelopes/repository";
 import { envelopeEventData } from "../envelopes/serialize";
 import { outboxInsert } from "../events/outbox";
 import { compliantSince, issueCertificate, sameOutcomes, type Certificate, type IssuedCertificate } from "./certificate";
 import { sha256OfStream } from "./hashing";
-import { lastIntegrityMatched, latestCertificate, type VaultRecordRow } from "./repository";
+import { lastIntegrityMatched, latestCertificate, type CertificateRow, type VaultRecordRow } from "./repository";
 
 export type IntegritySource = "download" | "sweep";
 
@@ -55,18 +56,7 @@ export async function recordIntegrityCheck(
     actor: SYSTEM_ACTOR,
     build: async (envelope, at) => {
       eventId = null;
-      const [previous, chain, current] = await Promise.all([
-        lastIntegrityMatched(db, record.id),
-        verifyChain(db, envelope.id),
-        latestCertificate(db, envelope.id),
-      ]);
-      const facts = factsFrom(
-        envelope,
-        { vaultId: record.id, documentHash: record.document_hash, custodianOrgId: record.custodian_org_id, copyMarked: record.copy_marked === 1, lastIntegrityMatched: matched },
-        chain.verified,
-      );
-      const outcomeChanged = previous !== matched;
-      const checksChanged = !current || !sameOutcomes((JSON.parse(current.body) as Certificate).ucc_9105_compliance.checks, runChecks(facts));
+      const { facts, current, outcomeChanged, checksChanged } = await assess(db, envelope, record, matched);
       if (!outcomeChanged && !checksChanged) return null;
 
       const statements = [insertCheck(at)];
@@ -108,4 +98,146 @@ export async function recordIntegrityCheck(
   if (!recorded) await insertCheck(new Date().toISOString()).run();
   if (eventId) ctx.publish(eventId);
   return { matched };
+}
+
+/** What recording a check would change, judged on the state as read now. */
+type Assessment = { facts: ComplianceFacts; current: CertificateRow | null; previous: boolean | null; outcomeChanged: boolean; checksChanged: boolean };
+
+async function assess(db: D1Database, envelope: EnvelopeRow, record: VaultRecordRow, matched: boolean): Promise<Assessment> {
+  const [previous, chain, current] = await Promise.all([
+    lastIntegrityMatched(db, record.id),
+    verifyChain(db, envelope.id),
+    latestCertificate(db, envelope.id),
+  ]);
+  const facts = factsFrom(
+    envelope,
+    { vaultId: record.id, documentHash: record.document_hash, custodianOrgId: record.custodian_org_id, copyMarked: record.copy_marked === 1, lastIntegrityMatched: matched },
+    chain.verified,
+  );
+  return {
+    facts,
+    current,
+    previous,
+    outcomeChanged: previous !== matched,
+    checksChanged: !current || !sameOutcomes((JSON.parse(current.body) as Certificate).ucc_9105_compliance.checks, runChecks(facts)),
+  };
+}
+
+/**
+ * A check judged before it is recorded. `quiet` when, on the state read, recording it adds its row and
+ * nothing else (the same outcome as the previous check, the same 8 checks as the current certificate):
+ * the common case of a sweep. `guard` is that state, which the row's INSERT re-asserts when written.
+ */
+export type AssessedCheck = {
+  record: VaultRecordRow;
+  observed: Observation;
+  matched: boolean;
+  quiet: boolean;
+  guard: { previous: boolean | null; certificateVersion: number | null; auditSeq: number } | null;
+};
+
+/** Reads what recording `observed` for `record` would change (no write). */
+export async function assessIntegrityCheck(ctx: RequestContext, input: IntegrityObservation): Promise<AssessedCheck> {
+  return (await assessIntegrityChecks(ctx, { checks: [input] }))[0]!;
+}
+
+export type IntegrityObservation = { record: VaultRecordRow; observed: Observation };
+
+/**
+ * assessIntegrityCheck for many checks with one D1 round trip: each check's envelope, previous
+ * outcome, current certificate and audit chain are read in one `db.batch` (one consistent snapshot),
+ * the chain verified from the rows read (verifyChainRows), and each judged as recordIntegrityCheck would.
+ */
+export async function assessIntegrityChecks(ctx: RequestContext, input: { checks: IntegrityObservation[] }): Promise<AssessedCheck[]> {
+  const states = await readIntegrityStates(ctx, { records: input.checks.map((c) => c.record) });
+  return judgeIntegrityChecks(states, input.checks);
+}
+
+/** What judging a check needs, read for each of `records` in order (one `db.batch`, no write). */
+export type IntegrityStates = { results: D1Result<Record<string, unknown>>[] };
+
+/**
+ * The reads of assessIntegrityChecks alone: they do not depend on the hash, so the sweep issues them
+ * while its documents are still being hashed. The recording re-asserts this state (see recordIntegrityChecks).
+ */
+export async function readIntegrityStates(ctx: RequestContext, input: { records: VaultRecordRow[] }): Promise<IntegrityStates> {
+  const db = ctx.env.DB;
+  if (input.records.length === 0) return { results: [] };
+  const statements = input.records.flatMap((record) => [
+    db.prepare("SELECT * FROM envelopes WHERE id = ? AND org_id = ?").bind(record.envelope_id, record.org_id),
+    db.prepare("SELECT matched FROM vault_integrity_checks WHERE vault_id = ? ORDER BY checked_at DESC, rowid DESC LIMIT 1").bind(record.id),
+    db
+      .prepare("SELECT id, envelope_id, vault_id, version, body, compliant, issued_at FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1")
+      .bind(record.envelope_id),
+    chainRowsStatement(db, record.envelope_id),
+  ]);
+  return { results: await db.batch<Record<string, unknown>>(statements) };
+}
+
+/** Judges `checks` (the i-th for the i-th record read into `states`; a prefix of them is fine). */
+export async function judgeIntegrityChecks(states: IntegrityStates, checks: IntegrityObservation[]): Promise<AssessedCheck[]> {
+  const read = states.results;
+  return Promise.all(
+    checks.map(async ({ record, observed }, i) => {
+      const matched = observed.hash === record.document_hash;
+      const envelope = read[4 * i]!.results[0] as EnvelopeRow | undefined;
+      // No envelope: recordIntegrityCheck reports it as it always has.
+      if (!envelope) return { record, observed, matched, quiet: false, guard: null };
+      const last = read[4 * i + 1]!.results[0] as { matched: number } | undefined;
+      const previous = last ? last.matched === 1 : null;
+      const current = (read[4 * i + 2]!.results[0] as CertificateRow | undefined) ?? null;
+      const chain = await verifyChainRows(read[4 * i + 3]!.results as ChainRow[], envelope.audit_seq);
+      const facts = factsFrom(
+        envelope,
+        { vaultId: record.id, documentHash: record.document_hash, custodianOrgId: record.custodian_org_id, copyMarked: record.copy_marked === 1, lastIntegrityMatched: matched },
+        chain.verified,
+      );
+      const checksChanged = !current || !sameOutcomes((JSON.parse(current.body) as Certificate).ucc_9105_compliance.checks, runChecks(facts));
+      const quiet = previous === matched && !checksChanged;
+      return { record, observed, matched, quiet, guard: quiet ? { previous, certificateVersion: current?.version ?? null, auditSeq: envelope.audit_seq } : null };
+    }),
+  );
+}
+
+/**
+ * Records many assessed checks (a sweep's round) with one D1 batch for the quiet ones. A check that
+ * changes something (a tamper detection, a restored object, a certificate to re-issue) goes through
+ * recordIntegrityCheck on its own, as a single check would: same audit entry, event and certificate.
+ * The quiet rows go in one `db.batch` with `alongside` (the sweep's cursor), each INSERT guarded by
+ * the state it was judged on (the envelope's previous outcome, certificate version and audit chain
+ * length): a row whose state changed meanwhile (a download recorded a tamper in between) is not
+ * written by the batch but recorded afterwards through recordIntegrityCheck, which judges it again.
+ */
+export async function recordIntegrityChecks(
+  ctx: RequestContext,
+  input: { source: IntegritySource; checks: AssessedCheck[]; alongside?: D1PreparedStatement[] },
+): Promise<void> {
+  const { source, checks, alongside = [] } = input;
+  const db = ctx.env.DB;
+  for (const c of checks) {
+    if (!c.quiet) await recordIntegrityCheck(ctx, { record: c.record, source, observed: c.observed });
+  }
+  const quiet = checks.filter((c) => c.quiet && c.guard);
+  if (quiet.length === 0 && alongside.length === 0) return;
+  const at = new Date().toISOString();
+  const inserts = quiet.map(({ record, observed, matched, guard }) =>
+    db
+      .prepare(
+        `INSERT INTO vault_integrity_checks (id, vault_id, envelope_id, org_id, source, matched, expected_hash, observed_hash, observed_size_bytes, checked_at)
+         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+         WHERE (SELECT matched FROM vault_integrity_checks WHERE envelope_id = ? ORDER BY checked_at DESC, rowid DESC LIMIT 1) IS ?
+           AND (SELECT MAX(version) FROM vault_certificates WHERE envelope_id = ?) IS ?
+           AND (SELECT audit_seq FROM envelopes WHERE id = ?) = ?`,
+      )
+      .bind(
+        newId("integrityCheck"), record.id, record.envelope_id, record.org_id, source, matched ? 1 : 0, record.document_hash, observed.hash, observed.size, at,
+        record.envelope_id, guard!.previous === null ? null : guard!.previous ? 1 : 0,
+        record.envelope_id, guard!.certificateVersion,
+        record.envelope_id, guard!.auditSeq,
+      ),
+  );
+  const results = await db.batch([...inserts, ...alongside]);
+  for (let i = 0; i < quiet.length; i++) {
+    if (results[i]!.meta.changes === 0) await recordIntegrityCheck(ctx, { record: quiet[i]!.record, source, observed: quiet[i]!.observed });
+  }
 }

@@ -77,7 +77,7 @@ export async function attemptClaimed(ctx: RequestContext, input: { deliveryId: s
   return attemptLoaded(ctx.env, deliveryId, await loadForAttempt(ctx.db, deliveryId).first<LoadedDelivery>(), opts);
 }
 
-type LoadedDelivery = DeliveryRow &
+export type LoadedDelivery = DeliveryRow &
   Pick<EndpointRow, "url" | "is_active" | "deleted_at" | "secret" | "previous_secret" | "grace_expires_at" | "consecutive_failures" | "failing_since" | "paused_at"> & {
     envelope_id: string | null;
     event_data: string;
@@ -100,20 +100,41 @@ const loadForAttempt = (db: D1Database, deliveryId: string) =>
 
 /** The attempt itself, logged and scheduled in one batch. */
 async function attemptLoaded(env: Env, deliveryId: string, row: LoadedDelivery | null, opts: DeliverOptions & { now: Date }): Promise<AttemptResult | null> {
+  const { statements, result } = await attemptStatements(env, deliveryId, row, opts);
+  if (statements.length > 0) await env.DB.batch(statements);
+  return result;
+}
+
+/**
+ * First attempts of deliveries the caller has claimed and loaded (fan-out.ts fanOutClaiming), sent
+ * concurrently; what they gave (delivery rows, attempt log, endpoint health) is written in one batch
+ * once every receiver has answered or timed out: one D1 round trip for all of them.
+ */
+export async function attemptAll(ctx: RequestContext, input: { rows: LoadedDelivery[] } & DeliverOptions & { now: Date }): Promise<AttemptResult[]> {
+  const { rows, ...opts } = input;
+  const attempts = await Promise.all(rows.map((row) => attemptStatements(ctx.env, row.id, row, opts)));
+  const statements = attempts.flatMap((a) => a.statements);
+  if (statements.length > 0) await ctx.db.batch(statements);
+  return attempts.flatMap((a) => (a.result ? [a.result] : []));
+}
+
+type Attempt = { statements: D1PreparedStatement[]; result: AttemptResult | null };
+
+/** Sends one attempt and returns the writes that record it (none for a paused endpoint). */
+async function attemptStatements(env: Env, deliveryId: string, row: LoadedDelivery | null, opts: DeliverOptions & { now: Date }): Promise<Attempt> {
   const db = env.DB;
   const { now } = opts;
   if (!row || row.deleted_at || row.is_active !== 1) {
     // Normally failed already by the disable or delete; this covers a fan-out that raced it.
     const reason = !row ? "endpoint or event not found in the delivery's organization" : row.deleted_at ? "endpoint deleted" : "endpoint disabled";
-    await db
+    const fail = db
       .prepare("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ? WHERE id = ? AND status = 'pending'")
-      .bind(reason, now.toISOString(), deliveryId)
-      .run();
-    return null;
+      .bind(reason, now.toISOString(), deliveryId);
+    return { statements: [fail], result: null };
   }
 
   // A paused endpoint is sent nothing: the delivery stays pending (due again once an admin resumes it).
-  if (row.paused_at) return null;
+  if (row.paused_at) return { statements: [], result: null };
 
   const body = JSON.stringify(
     webhookPayload({ id: row.event_id, org_id: row.org_id, type: row.event_type, envelope_id: row.envelope_id, data: row.event_data, created_at: row.event_created_at }),
@@ -122,7 +143,7 @@ async function attemptLoaded(env: Env, deliveryId: string, row: LoadedDelivery |
   const outcome = verdict.ok
     ? await post(verdict.url, body, await deliveryHeaders(row, body, now), opts.timeoutMs ?? DELIVERY_TIMEOUT_MS)
     : { responseStatus: null, responseBody: null, error: `URL not allowed: ${verdict.reason}`, durationMs: 0 };
-  return record(db, row, outcome, now);
+  return recordStatements(db, row, outcome, now);
 }
 
 /** Spec 6.3 exactly, plus the Standard Webhooks headers (DESIGN.md 6). */
@@ -173,7 +194,7 @@ async function post(url: URL, body: string, headers: Record<string, string>, tim
 }
 
 
-async function record(db: D1Database, row: LoadedDelivery, outcome: Outcome, now: Date): Promise<AttemptResult> {
+function recordStatements(db: D1Database, row: LoadedDelivery, outcome: Outcome, now: Date): Attempt {
   const attempt = row.attempts + 1;
   const succeeded = outcome.responseStatus !== null && outcome.responseStatus >= 200 && outcome.responseStatus < 300;
   const next = succeeded ? null : nextRetryAt(attempt, row.max_attempts, now);
@@ -181,7 +202,7 @@ async function record(db: D1Database, row: LoadedDelivery, outcome: Outcome, now
   const at = now.toISOString();
   const nextAt = next?.toISOString() ?? null;
   const durationMs = Math.round(outcome.durationMs);
-  await db.batch([
+  const statements = [
     // Guarded on the state read: if the endpoint was disabled meanwhile the delivery stays failed.
     db
       .prepare(
@@ -197,8 +218,8 @@ async function record(db: D1Database, row: LoadedDelivery, outcome: Outcome, now
       )
       .bind(row.id, row.org_id, attempt, at, succeeded ? 1 : 0, outcome.responseStatus, outcome.responseBody, outcome.error, durationMs, nextAt),
     ...endpointHealth(db, row, succeeded, now),
-  ]);
-  return { deliveryId: row.id, attempt, succeeded, status, responseStatus: outcome.responseStatus, error: outcome.error, durationMs, nextAttemptAt: nextAt };
+  ];
+  return { statements, result: { deliveryId: row.id, attempt, succeeded, status, responseStatus: outcome.responseStatus, error: outcome.error, durationMs, nextAttemptAt: nextAt } };
 }
 
 /** Failures in a row after which the sweep sends the endpoint one probe a round instead of its whole backlog. */

@@ -1,7 +1,14 @@
 import type { RequestContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
+import { BACKOFF_AFTER_FAILURES, claimUntil, type LoadedDelivery } from "./deliver";
 import { MAX_ATTEMPTS } from "./retry-schedule";
 import { subscribes } from "./selectors";
+
+type EventRead = { id: string; org_id: string; type: string; envelope_id: string | null; data: string; created_at: string; dispatched_at: string | null };
+type EndpointRead = Pick<
+  LoadedDelivery,
+  "url" | "is_active" | "deleted_at" | "secret" | "previous_secret" | "grace_expires_at" | "consecutive_failures" | "failing_since" | "paused_at"
+> & { id: string; events: string };
 
 /**
  * Turns one outbox event into one pending delivery per active endpoint of the event's organization
@@ -12,34 +19,100 @@ import { subscribes } from "./selectors";
  * once, so the cron sweep sends any that never reach the queue.
  */
 export async function fanOutEvent(ctx: RequestContext, input: { eventId: string; now?: Date }): Promise<string[]> {
+  const { claimed, unclaimed } = await fanOutClaiming(ctx, { ...input, claimMax: 0 });
+  return [...claimed.map((d) => d.id), ...unclaimed];
+}
+
+/**
+ * fanOutEvent that also claims, in the same batch, the new deliveries to live endpoints that are
+ * neither paused nor failing (deliver.ts BACKOFF_AFTER_FAILURES), at most `claimMax`: those rows are
+ * inserted with `next_attempt_at` a claim lease ahead, and only if the endpoint is still live at
+ * commit, and come back loaded (endpoint and event fields), ready for an attempt without another
+ * read. The others are due at once, as with fanOutEvent. Two rounds trips in all.
+ */
+export async function fanOutClaiming(
+  ctx: RequestContext,
+  input: { eventId: string; now?: Date; claimMax?: number },
+): Promise<{ claimed: LoadedDelivery[]; unclaimed: string[] }> {
   const { db } = ctx;
-  const { eventId, now = new Date() } = input;
+  const { eventId, now = new Date(), claimMax = Number.POSITIVE_INFINITY } = input;
   // One round trip for the event and its organization's live endpoints.
   const [eventResult, endpointResult] = await db.batch([
-    db.prepare("SELECT id, org_id, type, dispatched_at FROM events WHERE id = ?").bind(eventId),
+    db.prepare("SELECT id, org_id, type, envelope_id, data, created_at, dispatched_at FROM events WHERE id = ?").bind(eventId),
     db
-      .prepare("SELECT id, events FROM webhook_endpoints WHERE org_id = (SELECT org_id FROM events WHERE id = ?) AND is_active = 1 AND deleted_at IS NULL")
+      .prepare(
+        `SELECT id, events, url, is_active, deleted_at, secret, previous_secret, grace_expires_at, consecutive_failures, failing_since, paused_at
+         FROM webhook_endpoints WHERE org_id = (SELECT org_id FROM events WHERE id = ?) AND is_active = 1 AND deleted_at IS NULL`,
+      )
       .bind(eventId),
   ]);
-  const event = eventResult?.results[0] as { id: string; org_id: string; type: string; dispatched_at: string | null } | undefined;
-  if (!event || event.dispatched_at) return [];
-  const endpoints = (endpointResult?.results ?? []) as { id: string; events: string }[];
+  const event = eventResult?.results[0] as EventRead | undefined;
+  if (!event || event.dispatched_at) return { claimed: [], unclaimed: [] };
+  const endpoints = (endpointResult?.results ?? []) as EndpointRead[];
   const at = now.toISOString();
+  const lease = claimUntil(now);
+  let claims = 0;
   const deliveries = endpoints
     .filter((e) => subscribes(JSON.parse(e.events) as string[], event.type))
     .map((e) => {
       const id = newId("webhookDelivery");
-      const statement = db
-        .prepare(
-          `INSERT OR IGNORE INTO webhook_deliveries (id, org_id, endpoint_id, event_id, event_type, status, attempts, max_attempts, next_attempt_at, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
-        )
-        .bind(id, event.org_id, e.id, event.id, event.type, MAX_ATTEMPTS, at, at, at);
-      return { id, statement };
+      const claim = claims < claimMax && !e.paused_at && (e.consecutive_failures ?? 0) < BACKOFF_AFTER_FAILURES;
+      if (claim) claims += 1;
+      const statement = claim
+        ? db
+            .prepare(
+              `INSERT OR IGNORE INTO webhook_deliveries (id, org_id, endpoint_id, event_id, event_type, status, attempts, max_attempts, next_attempt_at, created_at, updated_at)
+               SELECT ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?
+               WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND is_active = 1 AND deleted_at IS NULL AND paused_at IS NULL)`,
+            )
+            .bind(id, event.org_id, e.id, event.id, event.type, MAX_ATTEMPTS, lease, at, at, e.id)
+        : db
+            .prepare(
+              `INSERT OR IGNORE INTO webhook_deliveries (id, org_id, endpoint_id, event_id, event_type, status, attempts, max_attempts, next_attempt_at, created_at, updated_at)
+               VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?)`,
+            )
+            .bind(id, event.org_id, e.id, event.id, event.type, MAX_ATTEMPTS, at, at, at);
+      return { id, claim, endpoint: e, statement };
     });
   const results = await db.batch([
     ...deliveries.map((d) => d.statement),
     db.prepare("UPDATE events SET dispatched_at = ? WHERE id = ? AND dispatched_at IS NULL").bind(at, event.id),
   ]);
-  return deliveries.filter((_, i) => results[i]?.meta.changes === 1).map((d) => d.id);
+  const created = deliveries.filter((_, i) => results[i]?.meta.changes === 1);
+  return {
+    claimed: created
+      .filter((d) => d.claim)
+      .map(({ id, endpoint: e }) => ({
+        id,
+        org_id: event.org_id,
+        endpoint_id: e.id,
+        event_id: event.id,
+        event_type: event.type,
+        status: "pending",
+        attempts: 0,
+        max_attempts: MAX_ATTEMPTS,
+        next_attempt_at: lease,
+        last_attempt_at: null,
+        response_status: null,
+        response_body: null,
+        duration_ms: null,
+        last_error: null,
+        redelivery_of: null,
+        created_at: at,
+        updated_at: at,
+        url: e.url,
+        is_active: e.is_active,
+        deleted_at: e.deleted_at,
+        secret: e.secret,
+        previous_secret: e.previous_secret,
+        grace_expires_at: e.grace_expires_at,
+        consecutive_failures: e.consecutive_failures,
+        failing_since: e.failing_since,
+        paused_at: e.paused_at,
+        envelope_id: event.envelope_id,
+        event_data: event.data,
+        event_created_at: event.created_at,
+      })),
+    unclaimed: created.filter((d) => !d.claim).map((d) => d.id),
+  };
 }

@@ -1,4 +1,5 @@
 import { PDFDocument, StandardFonts, rgb, type PDFFont } from "pdf-lib";
+import { appendPage, IncrementalPdf, joinParts, pageCount } from "../../../lib/pdf-incremental";
 import type { CertificateInput } from "../interface";
 
 const PAGE = { width: 612, height: 792, margin: 54, top: 740, bottom: 60 };
@@ -14,18 +15,25 @@ type Run = { text: string; size?: number; bold?: boolean; mono?: boolean; indent
  * block that would not fit at the bottom of a page starts the next one.
  */
 export async function appendCertificatePage(stamped: Uint8Array, input: CertificateInput): Promise<{ bytes: Uint8Array; pageCount: number }> {
-  const doc = await PDFDocument.load(stamped, { updateMetadata: false });
+  const pdf = await IncrementalPdf.open([stamped]);
+  const pageCount = await addCertificatePages(pdf.doc, input);
+  await pdf.commit();
+  return { bytes: joinParts(pdf.parts), pageCount };
+}
+
+/** Adds the certificate's pages at the end of `doc`; returns the document's page count. */
+export async function addCertificatePages(doc: PDFDocument, input: CertificateInput): Promise<number> {
   const fonts = {
     plain: await doc.embedFont(StandardFonts.Helvetica),
     bold: await doc.embedFont(StandardFonts.HelveticaBold),
     mono: await doc.embedFont(StandardFonts.Courier),
   };
   const fontOf = (r: Run): PDFFont => (r.mono ? fonts.mono : r.bold ? fonts.bold : fonts.plain);
-  let page = doc.addPage([PAGE.width, PAGE.height]);
+  let page = appendPage(doc, [PAGE.width, PAGE.height]);
   let y = PAGE.top;
   let pages = 1;
   const newPage = () => {
-    page = doc.addPage([PAGE.width, PAGE.height]);
+    page = appendPage(doc, [PAGE.width, PAGE.height]);
     y = PAGE.top;
     pages += 1;
     draw({ text: `Signing certificate (continued, page ${pages})`, size: 11, bold: true });
@@ -70,7 +78,7 @@ export async function appendCertificatePage(stamped: Uint8Array, input: Certific
     ]);
     y -= 4;
   }
-  return { bytes: await doc.save({ useObjectStreams: false }), pageCount: doc.getPageCount() };
+  return pageCount(doc);
 }
 
 /**

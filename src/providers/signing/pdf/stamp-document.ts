@@ -1,5 +1,6 @@
 import { degrees, PDFDocument, StandardFonts, rgb, type PDFFont, type PDFImage, type PDFPage } from "pdf-lib";
 import type { Area } from "../../../lib/pdf";
+import { IncrementalPdf, joinParts, pageAt } from "../../../lib/pdf-incremental";
 import type { Stamp } from "../interface";
 import { sanitize } from "./certificate-page";
 
@@ -47,18 +48,25 @@ function areaSize(page: PDFPage, a: Area): { w: number; h: number } {
 }
 
 /**
- * Draws every value at its field's areas. Each drawing starts at the area's displayed bottom-left
+ * Draws every value at its field's areas, as an incremental update appended to `original` (which
+ * stays an unchanged prefix of the result). Each drawing starts at the area's displayed bottom-left
  * corner and is rotated with the page, so it reads upright in the displayed page whatever /Rotate is.
  * Text is sized to the area's height (at most 14 pt) and shrunk to fit its width; a dot is centered.
  */
 export async function stampDocument(original: Uint8Array, stamps: Stamp[]): Promise<Uint8Array> {
-  const doc = await PDFDocument.load(original, { updateMetadata: false });
+  const pdf = await IncrementalPdf.open([original]);
+  await stampPages(pdf.doc, stamps);
+  await pdf.commit();
+  return joinParts(pdf.parts);
+}
+
+/** Draws the stamps on `doc`'s pages (completion writes them as the first incremental update). */
+export async function stampPages(doc: PDFDocument, stamps: Stamp[]): Promise<void> {
   const fonts = { plain: await doc.embedFont(StandardFonts.Helvetica), script: await doc.embedFont(StandardFonts.TimesRomanItalic) };
-  const pages = doc.getPages();
   const images = new Map<Uint8Array, PDFImage>();
   for (const stamp of stamps) {
     for (const area of stamp.areas) {
-      const page = pages[area.page - 1];
+      const page = area.page >= 1 ? pageAt(doc, area.page - 1) : undefined;
       if (!page) continue;
       const { w, h } = areaSize(page, area);
       const origin = displayedToUser(page, area.x, area.y + area.h);
@@ -82,7 +90,6 @@ export async function stampDocument(original: Uint8Array, stamps: Stamp[]): Prom
       }
     }
   }
-  return doc.save({ useObjectStreams: false });
 }
 
 function areaDisplayedHeight(page: PDFPage): number {

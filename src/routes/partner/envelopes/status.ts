@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { readEnvelope } from "../../../services/envelopes/read-envelope";
+import { readEnvelopeStatus } from "../../../services/envelopes/read-envelope-status";
 import { EnvelopeStatusSchema } from "../../../services/envelopes/schema";
 import { envelopeStatus } from "../../../services/envelopes/serialize";
 import { partnerRoute } from "../common";
@@ -23,6 +23,6 @@ export const route = createRoute(
 );
 
 export const handler: OrgRouteHandler<typeof route> = async (c) => {
-  const envelope = await readEnvelope(c.var.ctx, { envelopeId: c.req.valid("param").envelope_id });
+  const envelope = await readEnvelopeStatus(c.var.ctx, { envelopeId: c.req.valid("param").envelope_id });
   return c.json({ data: envelopeStatus(envelope) }, 200);
 };

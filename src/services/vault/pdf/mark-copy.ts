@@ -1,21 +1,5 @@
-import {
-  degrees,
-  PDFCrossRefSection,
-  PDFCrossRefStream,
-  PDFDocument,
-  PDFName,
-  PDFNumber,
-  PDFRef,
-  PDFStream,
-  PDFString,
-  PDFTrailer,
-  PDFTrailerDict,
-  rgb,
-  StandardFonts,
-  type PDFDict,
-  type PDFObject,
-} from "pdf-lib";
-import { loadVaultablePdf } from "./load-pdf";
+import { degrees, PDFName, PDFString, rgb, StandardFonts, type PDFDict } from "pdf-lib";
+import { openVaultablePdf } from "./load-pdf";
 
 export const COPY_MARKING = "NON-AUTHORITATIVE COPY";
 
@@ -31,19 +15,17 @@ export type CopyStamp = { vaultId: string; documentHash: string; envelopeId: str
  * original still verifies in the copy (the marking shows as a later revision), and a 50 MB document
  * needs only its small update serialized rather than a second full-size buffer.
  *
- * Parses `original` here (415 if it is not a PDF, 422 if encrypted), so that pdf-lib's parse, which
- * copies every stream, is garbage once this returns: the caller keeps only the bytes to append.
+ * Opens `original` here (415 if it is not a PDF, 422 if encrypted) with the shared incremental
+ * writer (src/lib/pdf-incremental.ts, which completion uses too): only the page tree and the
+ * information dictionary are parsed, no stream is copied, and the caller keeps only the bytes to append.
  */
 export async function markNonAuthoritativeCopy(
   original: Uint8Array,
   stamp: CopyStamp,
 ): Promise<{ update: Uint8Array; pageCount: number; pagesMarked: number }> {
-  const doc = await loadVaultablePdf(original);
+  const pdf = await openVaultablePdf(original);
+  const doc = pdf.doc;
   const context = doc.context;
-  const previous = findLastXref(original);
-  // New objects must not reuse numbers the original's cross-reference section lists as free.
-  context.largestObjectNumber = Math.max(context.largestObjectNumber, previous.size - 1);
-  const before = snapshot(doc);
 
   const font = await doc.embedFont(StandardFonts.HelveticaBold);
   const footer = `${COPY_MARKING} - not the authoritative copy (UCC 9-105). Vault record ${stamp.vaultId}; authoritative SHA-256 ${stamp.documentHash}`;
@@ -75,113 +57,6 @@ export async function markNonAuthoritativeCopy(
   info.set(PDFName.of("VaultCopy"), PDFString.of("non-authoritative"));
   info.set(PDFName.of("VaultRecordId"), PDFString.of(stamp.vaultId));
   info.set(PDFName.of("AuthoritativeSHA256"), PDFString.of(stamp.documentHash));
-  await doc.flush();
 
-  return { update: serializeUpdate(doc, original, previous, changedObjects(doc, before)), pageCount: doc.getPageCount(), pagesMarked };
-}
-
-type PreviousXref = { offset: number; size: number; isStream: boolean };
-
-const ascii = (bytes: Uint8Array, from: number, to: number) => {
-  let s = "";
-  for (let i = Math.max(0, from); i < Math.min(bytes.length, to); i++) s += String.fromCharCode(bytes[i]!);
-  return s;
-};
-
-/** The last `startxref` offset, whether it points at a table or a stream, and the trailer's /Size. */
-function findLastXref(bytes: Uint8Array): PreviousXref {
-  const tail = ascii(bytes, bytes.length - 2048, bytes.length);
-  const at = tail.lastIndexOf("startxref");
-  const match = at >= 0 ? /^startxref\s+(\d+)/.exec(tail.slice(at)) : null;
-  if (!match) throw new Error("PDF has no startxref");
-  const offset = Number(match[1]);
-  const isStream = !/^\s*xref/.test(ascii(bytes, offset, offset + 16));
-  // The dictionary holding /Size: after the table, before `startxref`; or the xref stream's own.
-  const dictText = isStream
-    ? ascii(bytes, offset, offset + 4096).split("stream")[0]!
-    : (() => {
-        const region = ascii(bytes, bytes.length - 2048 - 4096, bytes.length - 2048 + at);
-        return region.slice(region.lastIndexOf("trailer"));
-      })();
-  const size = Number(/\/Size\s+(\d+)/.exec(dictText)?.[1] ?? 0);
-  return { offset, size, isStream };
-}
-
-/** How each indirect object serializes now; streams by their dictionary (their data is never edited). */
-function snapshot(doc: PDFDocument): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [ref, object] of doc.context.enumerateIndirectObjects()) out.set(ref.tag, describe(object));
-  return out;
-}
-
-const describe = (object: PDFObject) => (object instanceof PDFStream ? object.dict.toString() : object.toString());
-
-function changedObjects(doc: PDFDocument, before: Map<string, string>): [PDFRef, PDFObject][] {
-  return doc.context.enumerateIndirectObjects().filter(([ref, object]) => before.get(ref.tag) !== describe(object));
-}
-
-const encoder = new TextEncoder();
-
-function bytesOf(object: { sizeInBytes(): number; copyBytesInto(buffer: Uint8Array, offset: number): number }): Uint8Array {
-  const buffer = new Uint8Array(object.sizeInBytes());
-  object.copyBytesInto(buffer, 0);
-  return buffer;
-}
-
-/**
- * The incremental update: the changed and new objects, then a cross-reference section of the same
- * kind as the original's last one (table or stream) with /Prev pointing at it, then the trailer.
- */
-function serializeUpdate(doc: PDFDocument, original: Uint8Array, previous: PreviousXref, objects: [PDFRef, PDFObject][]): Uint8Array {
-  const context = doc.context;
-  const chunks: Uint8Array[] = [];
-  let position = original.length;
-  const push = (chunk: Uint8Array | string) => {
-    const bytes = typeof chunk === "string" ? encoder.encode(chunk) : chunk;
-    chunks.push(bytes);
-    position += bytes.length;
-  };
-  const last = original[original.length - 1];
-  if (last !== 0x0a && last !== 0x0d) push("\n");
-
-  const offsets: [PDFRef, number][] = [];
-  for (const [ref, object] of objects) {
-    offsets.push([ref, position]);
-    push(`${ref.objectNumber} ${ref.generationNumber} obj\n`);
-    push(bytesOf(object));
-    push("\nendobj\n");
-  }
-
-  const trailer = {
-    Root: context.trailerInfo.Root,
-    Info: context.trailerInfo.Info,
-    ID: context.trailerInfo.ID,
-    Prev: PDFNumber.of(previous.offset),
-  };
-  const xrefOffset = position;
-  if (previous.isStream) {
-    const xrefRef = PDFRef.of(context.largestObjectNumber + 1);
-    const stream = PDFCrossRefStream.create(context.obj({ ...trailer, Size: xrefRef.objectNumber + 1 }));
-    for (const [ref, offset] of offsets) stream.addUncompressedEntry(ref, offset);
-    stream.addUncompressedEntry(xrefRef, xrefOffset);
-    push(`${xrefRef.objectNumber} 0 obj\n`);
-    push(bytesOf(stream));
-    push("\nendobj\n");
-  } else {
-    const section = PDFCrossRefSection.createEmpty();
-    for (const [ref, offset] of offsets) section.addEntry(ref, offset);
-    push(bytesOf(section));
-    push(bytesOf(PDFTrailerDict.of(context.obj({ ...trailer, Size: context.largestObjectNumber + 1 }))));
-    push("\n");
-  }
-  push(bytesOf(PDFTrailer.forLastCrossRefSectionOffset(xrefOffset)));
-  push("\n");
-
-  const update = new Uint8Array(position - original.length);
-  let at = 0;
-  for (const chunk of chunks) {
-    update.set(chunk, at);
-    at += chunk.length;
-  }
-  return update;
+  return { update: await pdf.commit(), pageCount: doc.getPageCount(), pagesMarked };
 }

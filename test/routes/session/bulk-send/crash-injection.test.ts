@@ -3,12 +3,15 @@ import { describe, expect, it } from "vitest";
 import { batchRow, bulkStub, bulkTenant, envelopesPerClient, readyBatch, runToEnd } from "../../../helpers/bulk";
 
 /**
- * The workflow's object is aborted between two of its writes (BULK_TEST_HOOKS, tests only): after an
- * item is claimed, before and after its envelope is created, before and after it is sent, after it is
- * recorded, after a failed attempt is recorded, while a cancel wakes it. The run resumes from D1 and
- * every client ends with exactly one envelope, sent.
+ * The workflow's object is aborted between two of its writes (BULK_TEST_HOOKS, tests only). A group of
+ * clients is claimed, created and sent in three D1 batches: after the claim, before and after the
+ * creation batch, before and after the send batch (which records the items), after the invitations.
+ * A group batch that fails sends its clients one by one: before and after each envelope is created,
+ * sent, recorded, after a failed attempt is recorded; and while a cancel wakes the object. The run
+ * resumes from D1 and every client ends with exactly one envelope, sent, invited once.
  */
 const STEPS = ["claimed", "before_create", "created", "before_send", "sent", "recorded"];
+const ITEM_STEPS = ["item_before_create", "item_created", "item_before_send", "item_sent", "item_recorded"];
 
 async function expectExactlyOnce(batchId: string, customers: string[]) {
   const perClient = await envelopesPerClient(batchId);
@@ -25,16 +28,49 @@ async function expectExactlyOnce(batchId: string, customers: string[]) {
   expect(signerCounts!.n).toBe(customers.length);
   const usage = await env.DB.prepare("SELECT COUNT(*) AS n FROM usage_lines u JOIN bulk_items i ON i.envelope_key = u.envelope_id WHERE i.batch_id = ?").bind(batchId).first<{ n: number }>();
   expect(usage!.n).toBe(customers.length);
+  const invitations = await env.DB.prepare(
+    "SELECT i.customer_id, COUNT(o.id) AS n FROM bulk_items i LEFT JOIN email_outbox o ON o.envelope_id = i.envelope_key AND o.kind = 'invitation' WHERE i.batch_id = ? GROUP BY i.customer_id",
+  )
+    .bind(batchId)
+    .all<{ customer_id: string; n: number }>();
+  expect(invitations.results.map((r) => r.n)).toEqual(customers.map(() => 1));
+  const created = await env.DB.prepare(
+    "SELECT COUNT(*) AS n FROM audit_log a JOIN bulk_items i ON i.envelope_key = a.chain_id WHERE i.batch_id = ? AND a.action IN ('envelope.created', 'envelope.send')",
+  )
+    .bind(batchId)
+    .first<{ n: number }>();
+  expect(created!.n).toBe(2 * customers.length);
 }
 
 describe("bulk send: exactly one envelope per client, whatever crashes", () => {
+  // two chunks of one group each (CHUNK_SIZE = GROUP_SIZE = 50): the second crash at a step may come in the second when the first is done
   it.each(STEPS)("resumes after a crash at %s (twice) and sends each client one envelope", async (step) => {
     const t = await bulkTenant();
-    const { batchId, customers } = await readyBatch(t, { n: 4 });
+    const { batchId, customers } = await readyBatch(t, { n: 60 });
     await bulkStub(batchId).armCrashes([step, step]);
     expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
     const end = await runToEnd(batchId);
-    expect(end).toMatchObject({ status: "completed", sent_count: 4, failed_count: 0, running_count: 0 });
+    expect(end).toMatchObject({ status: "completed", sent_count: 60, failed_count: 0, running_count: 0 });
+    expect((await bulkStub(batchId).state()).crashes).toEqual([]);
+    await expectExactlyOnce(batchId, customers);
+  });
+
+  it.each(ITEM_STEPS)("resumes after a crash at %s when a group batch failed and its clients went one by one", async (step) => {
+    const t = await bulkTenant();
+    const { batchId, customers } = await readyBatch(t, { n: 4 });
+    await bulkStub(batchId).armCrashes(["fail:before_create", step]);
+    expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
+    expect(await runToEnd(batchId)).toMatchObject({ status: "completed", sent_count: 4, failed_count: 0, running_count: 0 });
+    expect((await bulkStub(batchId).state()).crashes).toEqual([]);
+    await expectExactlyOnce(batchId, customers);
+  });
+
+  it("sends the clients of a group whose send batch failed one by one, each once", async () => {
+    const t = await bulkTenant();
+    const { batchId, customers } = await readyBatch(t, { n: 4 });
+    await bulkStub(batchId).armCrashes(["fail:before_send", "item_sent"]);
+    expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
+    expect(await runToEnd(batchId)).toMatchObject({ status: "completed", sent_count: 4, failed_count: 0, running_count: 0 });
     expect((await bulkStub(batchId).state()).crashes).toEqual([]);
     await expectExactlyOnce(batchId, customers);
   });
@@ -42,7 +78,7 @@ describe("bulk send: exactly one envelope per client, whatever crashes", () => {
   it("resumes after a crash during a retry (a failed attempt recorded, then the object aborted)", async () => {
     const t = await bulkTenant();
     const { batchId, customers } = await readyBatch(t, { n: 3 });
-    await bulkStub(batchId).armCrashes(["fail:before_send", "retry_recorded", "fail:sent"]);
+    await bulkStub(batchId).armCrashes(["fail:before_create", "fail:item_before_send", "retry_recorded"]);
     expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
     const end = await runToEnd(batchId);
     expect(end).toMatchObject({ status: "completed", sent_count: 3, failed_count: 0 });
@@ -52,7 +88,8 @@ describe("bulk send: exactly one envelope per client, whatever crashes", () => {
   it("gives an item up as failed after its attempts, keeping its envelope preparing under the client to send by hand", async () => {
     const t = await bulkTenant();
     const { batchId } = await readyBatch(t, { n: 1 });
-    await bulkStub(batchId).armCrashes(["fail:before_send", "fail:before_send", "fail:before_send"]);
+    // each chunk: the group's send batch fails, then the client's own send fails (3 attempts)
+    await bulkStub(batchId).armCrashes(["fail:before_send", "fail:item_before_send", "fail:before_send", "fail:item_before_send", "fail:before_send", "fail:item_before_send"]);
     expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
     // no client could be sent: the batch is failed (docs/decisions.md, "Bulk send")
     expect(await runToEnd(batchId)).toMatchObject({ status: "failed", sent_count: 0, failed_count: 1 });

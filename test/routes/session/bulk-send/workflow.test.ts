@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { batchRow, bulkTenant, envelopesPerClient, readyBatch, runToEnd, seedCustomers } from "../../../helpers/bulk";
+import { batchRow, bulkStub, bulkTenant, envelopesPerClient, readyBatch, runToEnd, seedCustomers } from "../../../helpers/bulk";
 
 async function signersOf(envelopeId: string) {
   const { results } = await env.DB.prepare("SELECT role, email, name, routing_order FROM signers WHERE envelope_id = ? ORDER BY routing_order, role").bind(envelopeId).all<{ role: string; email: string; name: string; routing_order: number }>();
@@ -67,6 +67,43 @@ describe("bulk send: the workflow sends one ordinary envelope per client", () =>
     if (addMe) expect(signers[1]).toMatchObject({ role: "dealer", email: t.senderEmail, name: "Sam Sender" });
     const who = (email: string) => (email === t.senderEmail ? "sender" : "client");
     expect((await invitedEmails(item.envelope_id)).map(who).sort()).toEqual(invited.sort());
+  });
+
+  it("sends a client of a group exactly as a client sent on its own: same audit entries, events, signers and invitation", async () => {
+    const t = await bulkTenant();
+    const grouped = await readyBatch(t, { n: 2, roles: ["client", "dealer"], batch: { add_me_as_signer: true } });
+    const alone = await readyBatch(t, { n: 2, roles: ["client", "dealer"], batch: { add_me_as_signer: true } });
+    // the group's creation batch fails: its clients are created and sent one by one (createBulkEnvelope, sendEnvelope)
+    await bulkStub(alone.batchId).armCrashes(["fail:before_create"]);
+    for (const { batchId } of [grouped, alone]) {
+      expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
+      expect(await runToEnd(batchId)).toMatchObject({ status: "completed", sent_count: 2 });
+    }
+    expect((await bulkStub(alone.batchId).state()).crashes).toEqual([]);
+    const shape = async (batchId: string) => {
+      const { results: items } = await env.DB.prepare("SELECT envelope_id FROM bulk_items WHERE batch_id = ? ORDER BY position").bind(batchId).all<{ envelope_id: string }>();
+      return Promise.all(
+        items.map(async ({ envelope_id: id }) => {
+          const audit = await env.DB.prepare("SELECT action, actor_type, data FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(id).all<{ action: string; actor_type: string; data: string }>();
+          const events = await env.DB.prepare("SELECT type, data FROM events WHERE envelope_id = ? ORDER BY type").bind(id).all<{ type: string; data: string }>();
+          const envelope = await env.DB.prepare("SELECT status, audit_seq, expires_at IS NOT NULL AS expires, metadata FROM envelopes WHERE id = ?").bind(id).first<{ metadata: string }>();
+          // each batch has its own source template
+          const { bulk_send, source_template_id, ...metadata } = JSON.parse(envelope!.metadata) as Record<string, unknown>;
+          const emails = await env.DB.prepare("SELECT kind, to_name, subject, length(link_url) AS link FROM email_outbox WHERE envelope_id = ? ORDER BY to_name").bind(id).all();
+          return {
+            audit: audit.results.map((a) => {
+              const data = JSON.parse(a.data) as Record<string, unknown> & { signers?: { role: string; routing_order: number }[] };
+              return [a.action, a.actor_type, Object.keys(data).sort(), data.from ?? null, data.to ?? null, data.signers?.map((x) => [x.role, x.routing_order]) ?? null];
+            }),
+            events: events.results.map((e) => [e.type, Object.keys(JSON.parse(e.data)).sort()]),
+            envelope: { ...envelope, metadata, bulk_send: Object.keys(bulk_send as object), source_template_id: typeof source_template_id },
+            signers: (await signersOf(id)).map((x) => [x.role, x.routing_order, x.name]),
+            emails: emails.results,
+          };
+        }),
+      );
+    };
+    expect(await shape(grouped.batchId)).toEqual(await shape(alone.batchId));
   });
 
   it("stops at a cancel: every client pending at the cancel is cancelled and none of them is sent; sent ones stay sent", async () => {

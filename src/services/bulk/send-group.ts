@@ -1,0 +1,106 @@
+import type { OutboxEmail } from "../../providers/email";
+import { nowIso } from "../../lib/time";
+import { GENESIS_HASH } from "../audit/chain";
+import { deliverEmails } from "../email/deliver";
+import type { EnvelopeRow, LoadedEnvelope } from "../envelopes/repository";
+import { bulkSigners, clientOf, isCrash, logGroupFailure, type ChunkItem, type RunState } from "./chunk-state";
+import { planBulkSend, type PlannedBulkSend } from "./plan-bulk-send";
+
+type Facts = { envelopes: Map<string, LoadedEnvelope>; roles: Map<string, string[]>; documents: Set<string>; payments: Set<string> };
+
+/** What `sendEnvelope` reads per envelope (the envelope with its chain head, its roles, its document, a payment), for a whole group in one round trip. */
+async function readGroup(db: D1Database, orgId: string, envelopeIds: string[]): Promise<Facts> {
+  const ids = JSON.stringify(envelopeIds);
+  const [envelopes, roles, documents, payments] = await db.batch([
+    db
+      .prepare(
+        `SELECT e.*, (SELECT hash FROM audit_log a WHERE a.chain_id = e.id AND a.seq = e.audit_seq) AS head_hash
+         FROM envelopes e WHERE e.id IN (SELECT value FROM json_each(?1)) AND e.org_id = ?2`,
+      )
+      .bind(ids, orgId),
+    db.prepare("SELECT envelope_id, role FROM envelope_fields WHERE envelope_id IN (SELECT value FROM json_each(?1)) GROUP BY envelope_id, role ORDER BY envelope_id, MIN(seq)").bind(ids),
+    db.prepare("SELECT DISTINCT envelope_id FROM envelope_documents WHERE envelope_id IN (SELECT value FROM json_each(?1)) AND kind = 'original'").bind(ids),
+    db.prepare("SELECT envelope_id FROM payments WHERE envelope_id IN (SELECT value FROM json_each(?1))").bind(ids),
+  ]);
+  const facts: Facts = { envelopes: new Map(), roles: new Map(), documents: new Set(), payments: new Set() };
+  for (const row of envelopes!.results as (EnvelopeRow & { head_hash: string | null })[]) {
+    const { head_hash, ...envelope } = row;
+    facts.envelopes.set(envelope.id, { ...envelope, head: { seq: envelope.audit_seq, hash: head_hash ?? GENESIS_HASH } });
+  }
+  for (const r of roles!.results as { envelope_id: string; role: string }[]) facts.roles.set(r.envelope_id, [...(facts.roles.get(r.envelope_id) ?? []), r.role]);
+  for (const r of documents!.results as { envelope_id: string }[]) facts.documents.add(r.envelope_id);
+  for (const r of payments!.results as { envelope_id: string }[]) facts.payments.add(r.envelope_id);
+  return facts;
+}
+
+/**
+ * Sends a group's `preparing` envelopes and settles its items in one D1 batch (one transaction): each
+ * envelope's send statements (plan-bulk-send.ts), then every item whose envelope has left `preparing`
+ * marked `sent` with the batch's counters, guarded on the item still `running` and on its envelope's
+ * status read inside the same transaction, so a replay or a lost race settles nothing twice. The
+ * invitations are delivered after the commit (a crash before that leaves them `queued` in the email
+ * outbox, for the retry job). Returns the items this path could not take, for the manual path.
+ */
+export async function sendGroup(state: RunState, items: ChunkItem[]): Promise<ChunkItem[]> {
+  const { ctx, batch, hooks } = state;
+  const db = ctx.db;
+  const manual: ChunkItem[] = [];
+  const settle: ChunkItem[] = [];
+  const plans: PlannedBulkSend[] = [];
+  try {
+    hooks.checkpoint("before_send");
+    const facts = items.length > 0 ? await readGroup(db, batch.org_id, items.map((i) => i.envelope_key)) : null;
+    for (const item of items) {
+      const envelope = facts!.envelopes.get(item.envelope_key);
+      if (!envelope) {
+        manual.push(item);
+        continue;
+      }
+      if (envelope.status !== "preparing") {
+        settle.push(item); // sent before a crash, not yet recorded
+        continue;
+      }
+      let plan: PlannedBulkSend | null = null;
+      try {
+        plan = await planBulkSend(ctx, {
+          envelope,
+          facts: { roles: facts!.roles.get(envelope.id) ?? [], hasDocument: facts!.documents.has(envelope.id), hasPayment: facts!.payments.has(envelope.id) },
+          orgName: state.orgName,
+          signers: bulkSigners(batch, state.master.roles, clientOf(item)!, state.sender),
+          members: state.members,
+        });
+      } catch {
+        plan = null; // the manual send answers the same error, and counts the attempt
+      }
+      if (!plan) {
+        manual.push(item);
+        continue;
+      }
+      plans.push(plan);
+      settle.push(item);
+    }
+    if (settle.length > 0) {
+      const at = nowIso();
+      await db.batch([
+        ...plans.flatMap((p) => p.statements),
+        db
+          .prepare(
+            `UPDATE bulk_items SET status = 'sent', error = NULL, sent_at = ?1, updated_at = ?1
+             WHERE id IN (SELECT value FROM json_each(?2)) AND batch_id = ?3 AND status = 'running'
+               AND (SELECT e.status FROM envelopes e WHERE e.id = bulk_items.envelope_key) NOT IN ('preparing')`,
+          )
+          .bind(at, JSON.stringify(settle.map((i) => i.id)), batch.id),
+        db.prepare("UPDATE bulk_batches SET sent_count = sent_count + changes(), running_count = running_count - changes(), updated_at = ?1 WHERE id = ?2").bind(at, batch.id),
+      ]);
+      for (const p of plans) if (p.eventId) ctx.publish(p.eventId);
+    }
+  } catch (err) {
+    if (isCrash(err)) throw err;
+    logGroupFailure(batch.id, "send", err);
+    return items; // nothing of the group's batch was committed: every item goes the manual way
+  }
+  hooks.checkpoint("sent");
+  const emails: OutboxEmail[] = plans.flatMap((p) => p.emails);
+  if (emails.length > 0) await deliverEmails(ctx, { emails });
+  return manual;
+}

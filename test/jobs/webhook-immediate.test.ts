@@ -1,0 +1,126 @@
+import { createMessageBatch, env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { Env, OutboxMessage } from "../../src/env";
+import { dispatchEvents } from "../../src/jobs/dispatch-events";
+import { sweepDeliveries } from "../../src/jobs/sweep-deliveries";
+import { publishEvent, SAFETY_NET_DELAY_S } from "../../src/services/events/publish";
+import { CLAIM_LEASE_MS } from "../../src/services/webhooks/deliver";
+import { createEnvelope } from "../helpers/api";
+import { jobContext } from "../helpers/context";
+import { deliveriesOf, insertEvent, received, tenantWithEndpoint, waitForRequests } from "../helpers/webhooks";
+
+/** A queue stand-in that records what is sent (with its options), so the test decides when the consumer runs. */
+function recordingQueue() {
+  const sent: { body: OutboxMessage; delaySeconds?: number }[] = [];
+  const queue = {
+    send: async (body: OutboxMessage, opts?: QueueSendOptions) => void sent.push({ body, delaySeconds: opts?.delaySeconds }),
+    sendBatch: async (batch: Iterable<MessageSendRequest<OutboxMessage>>) => void sent.push(...[...batch].map((m) => ({ body: m.body, delaySeconds: m.delaySeconds }))),
+  } as unknown as Queue<OutboxMessage>;
+  return { queue, sent };
+}
+
+const messages = (bodies: OutboxMessage[]) =>
+  createMessageBatch<OutboxMessage>(
+    "esign-vault-webhooks",
+    bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+
+/** A database whose batches of the sizes `size` picks fail, as a write that dies in D1. */
+function dbFailingBatchesOf(size: (n: number) => boolean): D1Database {
+  return new Proxy(env.DB, {
+    get(target, prop) {
+      if (prop === "batch") {
+        return (statements: D1PreparedStatement[]) => (size(statements.length) ? Promise.reject(new Error("D1 write failed")) : target.batch(statements));
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+const eventOf = async (envelopeId: string) =>
+  (await env.DB.prepare("SELECT id FROM events WHERE envelope_id = ? AND type = 'envelope.created'").bind(envelopeId).first<{ id: string }>())!.id;
+
+describe("webhooks delivered right after commit", () => {
+  it("delivers an event once right after the request that committed it, and neither the queue consumer nor the sweep sends it again", async () => {
+    const { t, target, ep } = await tenantWithEndpoint("ok", ["envelope.created"]);
+    const envelope = await createEnvelope(t.key);
+    const got = await waitForRequests(target.path, 1);
+    expect(got).toHaveLength(1);
+    const eventId = await eventOf(envelope.envelope_id);
+    expect(JSON.parse(got[0]!.body)).toMatchObject({ event_type: "envelope.created", event_id: eventId, envelope_id: envelope.envelope_id });
+    expect(got[0]!.headers["webhook-id"]).toBe(eventId);
+
+    // The safety-net message arrives, and later sweeps run: nothing is sent again.
+    await dispatchEvents(jobContext(), messages([{ kind: "event", event_id: eventId }]));
+    await sweepDeliveries(jobContext(), new Date(Date.now() + 60_000));
+    await sweepDeliveries(jobContext(), new Date(Date.now() + CLAIM_LEASE_MS + 60_000));
+    expect(await received(target.path)).toHaveLength(1);
+    const [delivery, ...others] = await deliveriesOf(ep.endpoint_id);
+    expect(others).toEqual([]);
+    expect(delivery).toMatchObject({ status: "succeeded", attempts: 1, next_attempt_at: null });
+  });
+
+  it("keeps the queue as the safety net: a delayed event message, and one at once if the fan-out fails", async () => {
+    const { t, target } = await tenantWithEndpoint("ok");
+    const eventId = await insertEvent(t.orgId, "envelope.sent");
+    const { queue, sent } = recordingQueue();
+    // The fan-out's batches (its read, then deliveries + dispatched_at) die in D1: nothing commits.
+    await publishEvent(jobContext({ ...env, DB: dbFailingBatchesOf((n) => n >= 2), WEBHOOK_QUEUE: queue } as Env), eventId);
+    expect(await received(target.path)).toEqual([]);
+    expect(sent).toEqual(
+      expect.arrayContaining([
+        { body: { kind: "event", event_id: eventId }, delaySeconds: SAFETY_NET_DELAY_S },
+        { body: { kind: "event", event_id: eventId }, delaySeconds: undefined },
+      ]),
+    );
+    // The consumer gets the message and delivers the event itself, once.
+    await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: queue }), messages(sent.map((m) => m.body)));
+    const got = await received(target.path);
+    expect(got.map((r) => JSON.parse(r.body).event_id)).toEqual([eventId]);
+  });
+
+  it("if the immediate attempt dies before it is recorded, the sweep sends it again once the claim lapses (same webhook-id, for the receiver to deduplicate)", async () => {
+    const { t, target, ep } = await tenantWithEndpoint("ok");
+    const eventId = await insertEvent(t.orgId, "envelope.completed");
+    const { queue, sent } = recordingQueue();
+    const now = new Date();
+    // Fan-out (1 delivery + dispatched_at = 2 statements) commits; the record batch (3 statements) dies.
+    await publishEvent(jobContext({ ...env, DB: dbFailingBatchesOf((n) => n === 3), WEBHOOK_QUEUE: queue }), eventId);
+    expect(await received(target.path)).toHaveLength(1);
+    const [claimed] = await deliveriesOf(ep.endpoint_id);
+    expect(claimed).toMatchObject({ status: "pending", attempts: 0 });
+
+    // Neither the safety-net message nor a sweep inside the claim sends it; the sweep after the claim does.
+    await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: queue }), messages(sent.map((m) => m.body)));
+    await sweepDeliveries(jobContext(), new Date(now.getTime() + 60_000));
+    expect(await received(target.path)).toHaveLength(1);
+    await sweepDeliveries(jobContext(), new Date(now.getTime() + CLAIM_LEASE_MS + 1000));
+    const got = await received(target.path);
+    expect(got).toHaveLength(2);
+    expect(new Set(got.map((r) => r.headers["webhook-id"]))).toEqual(new Set([eventId]));
+    expect((await deliveriesOf(ep.endpoint_id))[0]).toMatchObject({ status: "succeeded", attempts: 1 });
+  });
+
+  it("the queue consumer sends the first attempts of an event it fans out itself, without a second queue hop", async () => {
+    const { t, target, ep } = await tenantWithEndpoint("ok");
+    const eventId = await insertEvent(t.orgId, "envelope.voided");
+    const { queue, sent } = recordingQueue();
+    await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: queue }), messages([{ kind: "event", event_id: eventId }]));
+    expect((await received(target.path)).map((r) => JSON.parse(r.body).event_id)).toEqual([eventId]);
+    expect(sent).toEqual([]);
+    expect((await deliveriesOf(ep.endpoint_id))[0]).toMatchObject({ status: "succeeded", attempts: 1 });
+  });
+
+  it("does not send at once to a paused endpoint: the delivery waits, pending and due, as before", async () => {
+    const { t, target, ep } = await tenantWithEndpoint("ok");
+    await env.DB.prepare("UPDATE webhook_endpoints SET paused_at = ? WHERE id = ?").bind(new Date().toISOString(), ep.endpoint_id).run();
+    const eventId = await insertEvent(t.orgId, "envelope.sent");
+    const { queue } = recordingQueue();
+    await publishEvent(jobContext({ ...env, WEBHOOK_QUEUE: queue }), eventId);
+    expect(await received(target.path)).toEqual([]);
+    const [delivery] = await deliveriesOf(ep.endpoint_id);
+    expect(delivery).toMatchObject({ status: "pending", attempts: 0 });
+    expect(Date.parse(delivery!.next_attempt_at!)).toBeLessThanOrEqual(Date.now());
+  });
+});
