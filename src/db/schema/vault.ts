@@ -60,7 +60,11 @@ export const vaultIntegrityChecks = sqliteTable(
     observedSizeBytes: integer("observed_size_bytes"),
     checkedAt: text("checked_at").notNull(),
   },
-  (t) => [index("vault_integrity_envelope_idx").on(t.envelopeId, t.checkedAt)],
+  (t) => [
+    index("vault_integrity_envelope_idx").on(t.envelopeId, t.checkedAt),
+    // the newest check of a copy decides compliance check 3: read by the sweep and every download
+    index("vault_integrity_vault_idx").on(t.vaultId, t.checkedAt),
+  ],
 );
 
 /**

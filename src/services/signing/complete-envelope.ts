@@ -97,8 +97,9 @@ async function certificateSigners(
 ): Promise<CertificateSigner[]> {
   const ids = signers.map((s) => s.id);
   const { results } = await db
-    .prepare(`SELECT actor_id, ip, user_agent FROM audit_log WHERE action = 'signer.completed' AND actor_id IN (${ids.map(() => "?").join(",")})`)
-    .bind(...ids)
+    // on the envelope's own chain (the chain index), never a scan of every organization's audit log
+    .prepare(`SELECT actor_id, ip, user_agent FROM audit_log WHERE chain_id = ? AND action = 'signer.completed' AND actor_id IN (${ids.map(() => "?").join(",")})`)
+    .bind(signers[0]?.envelope_id ?? "", ...ids)
     .all<{ actor_id: string; ip: string | null; user_agent: string | null }>();
   const byId = new Map(results.map((r) => [r.actor_id, r]));
   const kba = signers.length ? await kbaCertificateLines(db, signers[0]!.envelope_id) : new Map<string, string>();

@@ -1,0 +1,1 @@
+CREATE INDEX `vault_integrity_vault_idx` ON `vault_integrity_checks` (`vault_id`,`checked_at`);
