@@ -5,6 +5,7 @@ import { expireEnvelopes } from "./jobs/expire-envelopes";
 import { continueIntegritySweep, INTEGRITY_SWEEP_CRON, startIntegritySweep } from "./jobs/integrity-sweep";
 import { pruneWebhookAttempts } from "./jobs/prune-webhook-attempts";
 import { relayOutbox } from "./jobs/relay-outbox";
+import { resumeBulkBatches } from "./jobs/resume-bulk-batches";
 import { retryEmails } from "./jobs/retry-emails";
 import { sweepDeliveries } from "./jobs/sweep-deliveries";
 import { systemContext } from "./lib/context";
@@ -34,6 +35,7 @@ export default {
       ["integrity-sweep", () => continueIntegritySweep(services, now)],
       ["retry-emails", () => retryEmails(services, now)],
       ["prune-webhook-attempts", () => pruneWebhookAttempts(services, now)],
+      ["resume-bulk-batches", () => resumeBulkBatches(services, now)],
     ];
     const results = await Promise.allSettled(jobs.map(([, run]) => run()));
     const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`${jobs[i]![0]}: ${String(r.reason)}`] : []));

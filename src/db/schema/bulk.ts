@@ -48,7 +48,11 @@ export const bulkBatches = sqliteTable(
     updatedAt: text("updated_at").notNull(),
     deletedAt: text("deleted_at"),
   },
-  (t) => [index("bulk_batches_org_idx").on(t.orgId, t.createdAt)],
+  (t) => [
+    index("bulk_batches_org_idx").on(t.orgId, t.createdAt),
+    // the minute safety net reads only the batches still in flight
+    index("bulk_batches_status_idx").on(t.status, t.updatedAt),
+  ],
 );
 
 /**

@@ -1,0 +1,1 @@
+CREATE INDEX `bulk_batches_status_idx` ON `bulk_batches` (`status`,`updated_at`);

@@ -1,0 +1,28 @@
+import { bulkBatchFor } from "../../durable-objects/bulk-batch";
+import type { RequestContext } from "../lib/context";
+
+/** A running batch whose counters have not moved for this long is handed to its workflow again. */
+export const STALE_BATCH_MS = 5 * 60_000;
+const PER_RUN = 20;
+
+/**
+ * Every minute: the safety net under bulk send's workflow. A batch is `running` in D1 from the
+ * submit's commit; its Durable Object then carries it, chunk by chunk, behind a watchdog alarm. If the
+ * Worker died between that commit and starting the object (or the object lost its run), the batch
+ * would stay `running` with nobody sending it. A running (or cancelled, not yet settled) batch that
+ * has not changed for 5 minutes is started again: `start` is idempotent, so an object that still holds
+ * the run only runs its next chunk sooner, and exactly-once per client rests on the items, not on
+ * who drives them.
+ */
+export async function resumeBulkBatches(ctx: RequestContext, now: Date): Promise<{ resumed: string[] }> {
+  const cutoff = new Date(now.getTime() - STALE_BATCH_MS).toISOString();
+  const { results } = await ctx.env.DB.prepare(
+    `SELECT id, org_id FROM bulk_batches
+     WHERE status IN ('running', 'cancelled') AND finished_at IS NULL AND deleted_at IS NULL AND updated_at < ?
+     ORDER BY updated_at LIMIT ${PER_RUN}`,
+  )
+    .bind(cutoff)
+    .all<{ id: string; org_id: string }>();
+  for (const batch of results) await bulkBatchFor(ctx.env, batch.id).start({ batchId: batch.id, orgId: batch.org_id });
+  return { resumed: results.map((b) => b.id) };
+}
