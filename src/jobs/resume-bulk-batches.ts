@@ -15,6 +15,8 @@ const PER_RUN = 20;
  * who drives them.
  */
 export async function resumeBulkBatches(ctx: RequestContext, now: Date): Promise<{ resumed: string[] }> {
+  const namespace = ctx.env.BULK_BATCH;
+  if (!namespace) return { resumed: [] }; // bulk send is not configured here: nothing was ever submitted
   const cutoff = new Date(now.getTime() - STALE_BATCH_MS).toISOString();
   const { results } = await ctx.env.DB.prepare(
     `SELECT id, org_id FROM bulk_batches
@@ -23,6 +25,6 @@ export async function resumeBulkBatches(ctx: RequestContext, now: Date): Promise
   )
     .bind(cutoff)
     .all<{ id: string; org_id: string }>();
-  for (const batch of results) await bulkBatchFor(ctx.env, batch.id).start({ batchId: batch.id, orgId: batch.org_id });
+  for (const batch of results) await bulkBatchFor({ BULK_BATCH: namespace }, batch.id).start({ batchId: batch.id, orgId: batch.org_id });
   return { resumed: results.map((b) => b.id) };
 }
