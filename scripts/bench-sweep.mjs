@@ -15,13 +15,13 @@ import { join } from "node:path";
 import { Miniflare } from "miniflare";
 import { fileURLToPath } from "node:url";
 import { api, run, startFreshServer, stopServer, WRANGLER } from "./lib/dev-server.mjs";
+import { fmt } from "./lib/bench-util.mjs";
 
 // 1 + 23 = 24 documents: under the sweep's 25 per invocation, so every weekly trigger re-hashes the whole vault and completes its cycle
 export const SWEEP_SMALL_DOCS = 23;
 const SMALL_DOC_BYTES = 2_000_000;
 const RUNS = 5;
 
-const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** A one-page PDF of about `bytes` bytes (an uncompressed grey image of random pixels), as a scan would be. */

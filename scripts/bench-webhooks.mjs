@@ -7,32 +7,13 @@
 // BENCH_WEBHOOK_SCENARIOS (comma-separated: nominal, flood, flaky; default all) runs a subset.
 import { createServer as createHttpServer } from "node:http";
 import { api } from "./lib/dev-server.mjs";
-
-function positiveInt(name, fallback) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (Number.isInteger(n) && n >= 1) return n;
-  console.error(`bench: FAILED: ${name} must be a positive integer, got ${JSON.stringify(raw)}`);
-  process.exit(2);
-}
+import { fmt, log, newEnvelope, percentile, positiveInt, sleep, waitFor } from "./lib/bench-util.mjs";
 
 const WEBHOOK_EVENTS = positiveInt("BENCH_WEBHOOK_EVENTS", 2000);
 const EVENT_CONCURRENCY = 20; // envelope creates in flight in the flood (each fires one envelope.created)
 const NOMINAL_RATE = positiveInt("BENCH_WEBHOOK_RATE", 20);
 const NOMINAL_SECONDS = positiveInt("BENCH_WEBHOOK_SECONDS", 60);
 const SCENARIOS = (process.env.BENCH_WEBHOOK_SCENARIOS ?? "nominal,flood,flaky").split(",").map((s) => s.trim()).filter(Boolean);
-
-const log = (msg) => console.error(`bench: ${msg}`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
-const newEnvelope = () => ({ envelope_name: "Bench contract", customer_email: "bench@example.com", customer_name: "Bench Customer" });
-
-const percentile = (values, q) => {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-};
 
 /**
  * A receiver on 127.0.0.1 answering 200, or with `flaky` 500 to every other request. It keeps each
@@ -94,12 +75,6 @@ async function withReceivers(ctx, name, { flaky = false } = {}, fn) {
   } finally {
     for (const r of receivers) r.server.close();
   }
-}
-
-async function waitFor(done, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  while (!done() && Date.now() < deadline) await sleep(100);
-  return done();
 }
 
 const totals = (receivers, events) => ({

@@ -14,11 +14,11 @@
 import autocannon from "autocannon";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer as createHttpServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { ANSI, api, freePort, logDigest, root, run, startFreshServer, stopServer, WRANGLER } from "./lib/dev-server.mjs";
+import { fmt, log, newEnvelope, positiveInt, ratio, sleep } from "./lib/bench-util.mjs";
 import { sweepFigures, vaultSmallDocuments } from "./bench-sweep.mjs";
 import { webhookSection } from "./bench-webhooks.mjs";
 import { capacitySection } from "./bench-capacity.mjs";
@@ -28,18 +28,6 @@ const CONNECTIONS = positiveInt("BENCH_CONNECTIONS", 50);
 const WARMUP_SECONDS = 1; // unreported warm-up per route so the first (baseline) run does not pay for cold start
 const P99_TARGET = 1.5; // partner reads within 1.5x of the bare route's p99
 const BUNDLE_LIMIT = 10 * 1024 * 1024; // Workers paid plan: 10 MB after gzip
-
-function positiveInt(name, fallback) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (Number.isInteger(n) && n >= 1) return n;
-  console.error(`bench: FAILED: ${name} must be a positive integer, got ${JSON.stringify(raw)}`);
-  process.exit(2);
-}
-
-const log = (msg) => console.error(`bench: ${msg}`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function provision(base, operatorToken) {
   const org = await api(base, "POST", "/operator/orgs", { token: operatorToken, body: { name: "Bench Org" } });
@@ -51,8 +39,6 @@ async function provision(base, operatorToken) {
   return { apiKey: key.api_key, envelopeId: envelope.envelope_id };
 }
 
-const newEnvelope = () => ({ envelope_name: "Bench contract", customer_email: "bench@example.com", customer_name: "Bench Customer" });
-
 /** One autocannon run; the first few distinct non-2xx answers are kept in `samples` to explain them. */
 function cannon(opts, duration, samples = new Set()) {
   const onResponse = (status, body) => {
@@ -60,9 +46,6 @@ function cannon(opts, duration, samples = new Set()) {
   };
   return autocannon({ connections: CONNECTIONS, duration, ...opts, requests: [{ onResponse }] });
 }
-
-const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
-const ratio = (a, b) => (b > 0 ? `${(a / b).toFixed(2)}x` : "-");
 
 // --- sections: each gets the context and returns { title, columns, rows, notes?, failures? } -----
 
