@@ -290,10 +290,3 @@ export function pageTextOf(pageNumber: number, viewport: PdfViewport, content: A
   }
   return new PageText(pageNumber, viewport, items);
 }
-
-/** Visits the pages in document order, one at a time, so only one page's text is held at once. */
-export async function eachPage(pdf: PdfDocument, pages: Iterable<number>, visit: (page: PageText) => void): Promise<void> {
-  for (const n of pages) visit(await readPageText(pdf, n));
-}
-
-export const allPages = (count: number) => Array.from({ length: count }, (_, i) => i + 1);
