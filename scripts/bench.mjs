@@ -21,6 +21,7 @@ import { ANSI, api, freePort, logDigest, root, run, startFreshServer, stopServer
 import { fmt, log, newEnvelope, positiveInt, ratio, sleep } from "./lib/bench-util.mjs";
 import { sweepFigures, vaultSmallDocuments } from "./bench-sweep.mjs";
 import { webhookSection } from "./bench-webhooks.mjs";
+import { floorRows } from "./bench-floor.mjs";
 import { capacitySection } from "./bench-capacity.mjs";
 
 const DURATION = positiveInt("BENCH_DURATION", 10);
@@ -103,7 +104,26 @@ async function latencySection(ctx) {
     String((route.expect ? r.requests.total - (r.statusCodeStats[route.expect]?.count ?? 0) : r.non2xx) + r.errors),
     codes,
   ]);
+  // The same hops in a bare Worker (no code of ours) in the same runtime: what the local runtime charges for them.
+  const floor = await floorRows({ duration: DURATION, connections: CONNECTIONS, warmup: WARMUP_SECONDS, log });
+  const floorBase = floor[0].r;
+  for (const { route, r } of floor) {
+    rows.push([
+      route.name,
+      fmt(r.requests.average, 0),
+      fmt(r.latency.p50),
+      fmt(r.latency.p99),
+      ratio(r.requests.average, floorBase.requests.average),
+      ratio(r.latency.p50, floorBase.latency.p50),
+      ratio(r.latency.p99, floorBase.latency.p99),
+      String(r.non2xx + r.errors),
+      Object.entries(r.statusCodeStats).map(([code, st]) => `${code}x${st.count}`).join(" "),
+    ]);
+  }
+  const floorRead = floor[2].r;
+  const floorWrite = floor[3].r;
   const reads = results.filter(({ route }) => route.read);
+  const create = results[results.length - 1].r;
   const met = reads.every(({ r }) => r.latency.p99 <= P99_TARGET * base.latency.p99);
   const reloads = routes.filter((route) => ctx.reloadsDuring(route.name) > 0);
   const worst = Math.max(...reads.map(({ r }) => r.latency.p99 / base.latency.p99));
@@ -113,6 +133,9 @@ async function latencySection(ctx) {
     rows,
     notes: [
       `Target: partner reads within ${P99_TARGET}x of the bare route's p99 -> ${met ? "MET" : "NOT MET"} (status read p99 is ${fmt(worst, 2)}x the baseline)`,
+      `The floor rows run a bare Worker (no code of ours) in the same runtime (workerd via Miniflare, disk-backed local D1, a Durable Object), their ratios against that Worker's own bare route: ` +
+        `the same hops cost ${ratio(floorRead.latency.p99, floorBase.latency.p99)} (DO + D1 read) and ${ratio(floorWrite.latency.p99, floorBase.latency.p99)} (DO + write batch) of a bare route locally, whoever makes them. ` +
+        `Against its floor the status read is ${ratio(reads[0].r.latency.p99, floorRead.latency.p99)} and the create ${ratio(create.latency.p99, floorWrite.latency.p99)} (p99).`,
       ...reloads.map(
         (route) =>
           `Warning: wrangler dev reloaded ${ctx.reloadsDuring(route.name)}x during ${route.name} (a watched file changed), so its figures are disturbed; ` +

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import type { Env, OutboxMessage } from "../../src/env";
 import { dispatchEvents } from "../../src/jobs/dispatch-events";
 import { sweepDeliveries } from "../../src/jobs/sweep-deliveries";
-import { publishEvent, SAFETY_NET_DELAY_S } from "../../src/services/events/publish";
+import { relayOutbox } from "../../src/jobs/relay-outbox";
+import { publishEvent } from "../../src/services/events/publish";
 import { CLAIM_LEASE_MS } from "../../src/services/webhooks/deliver";
 import { createEnvelope } from "../helpers/api";
 import { jobContext } from "../helpers/context";
@@ -51,7 +52,7 @@ describe("webhooks delivered right after commit", () => {
     expect(JSON.parse(got[0]!.body)).toMatchObject({ event_type: "envelope.created", event_id: eventId, envelope_id: envelope.envelope_id });
     expect(got[0]!.headers["webhook-id"]).toBe(eventId);
 
-    // The safety-net message arrives, and later sweeps run: nothing is sent again.
+    // A stray event message arrives (a relay, a redelivered message), and later sweeps run: nothing is sent again.
     await dispatchEvents(jobContext(), messages([{ kind: "event", event_id: eventId }]));
     await sweepDeliveries(jobContext(), new Date(Date.now() + 60_000));
     await sweepDeliveries(jobContext(), new Date(Date.now() + CLAIM_LEASE_MS + 60_000));
@@ -61,23 +62,45 @@ describe("webhooks delivered right after commit", () => {
     expect(delivery).toMatchObject({ status: "succeeded", attempts: 1, next_attempt_at: null });
   });
 
-  it("keeps the queue as the safety net: a delayed event message, and one at once if the fan-out fails", async () => {
+  it("keeps the queue as the safety net: the event goes on it at once if the fan-out fails, and the relay takes it if the request died first", async () => {
     const { t, target } = await tenantWithEndpoint("ok");
     const eventId = await insertEvent(t.orgId, "envelope.sent");
     const { queue, sent } = recordingQueue();
     // The fan-out's batches (its read, then deliveries + dispatched_at) die in D1: nothing commits.
     await publishEvent(jobContext({ ...env, DB: dbFailingBatchesOf((n) => n >= 2), WEBHOOK_QUEUE: queue } as Env), eventId);
     expect(await received(target.path)).toEqual([]);
-    expect(sent).toEqual(
-      expect.arrayContaining([
-        { body: { kind: "event", event_id: eventId }, delaySeconds: SAFETY_NET_DELAY_S },
-        { body: { kind: "event", event_id: eventId }, delaySeconds: undefined },
-      ]),
-    );
+    expect(sent).toEqual([{ body: { kind: "event", event_id: eventId }, delaySeconds: undefined }]);
     // The consumer gets the message and delivers the event itself, once.
     await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: queue }), messages(sent.map((m) => m.body)));
-    const got = await received(target.path);
-    expect(got.map((r) => JSON.parse(r.body).event_id)).toEqual([eventId]);
+    expect((await received(target.path)).map((r) => JSON.parse(r.body).event_id)).toEqual([eventId]);
+
+    // A request that died before its fan-out left the event undispatched: the minute relay queues it.
+    const orphan = await insertEvent(t.orgId, "signer.viewed");
+    const relayed = recordingQueue();
+    await relayOutbox(jobContext({ ...env, WEBHOOK_QUEUE: relayed.queue }), new Date(Date.now() + 31_000));
+    expect(relayed.sent.map((m) => m.body)).toContainEqual({ kind: "event", event_id: orphan });
+    await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: relayed.queue }), messages([{ kind: "event", event_id: orphan }]));
+    expect((await received(target.path)).map((r) => JSON.parse(r.body).event_id)).toEqual([eventId, orphan]);
+  });
+
+  it("an event of an organization with no endpoint is dispatched in one round trip, and puts nothing on the queue", async () => {
+    const { t } = await tenantWithEndpoint("ok");
+    await env.DB.prepare("UPDATE webhook_endpoints SET deleted_at = ? WHERE org_id = ?").bind(new Date().toISOString(), t.orgId).run();
+    const eventId = await insertEvent(t.orgId, "envelope.sent");
+    const { queue, sent } = recordingQueue();
+    let batches = 0;
+    const counting = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === "batch") return (statements: D1PreparedStatement[]) => ((batches += 1), target.batch(statements));
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    await publishEvent(jobContext({ ...env, DB: counting, WEBHOOK_QUEUE: queue } as Env), eventId);
+    expect(batches).toBe(1);
+    expect(sent).toEqual([]);
+    const row = await env.DB.prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(eventId).first<{ dispatched_at: string | null }>();
+    expect(row?.dispatched_at).not.toBeNull();
   });
 
   it("if the immediate attempt dies before it is recorded, the sweep sends it again once the claim lapses (same webhook-id, for the receiver to deduplicate)", async () => {
@@ -85,13 +108,14 @@ describe("webhooks delivered right after commit", () => {
     const eventId = await insertEvent(t.orgId, "envelope.completed");
     const { queue, sent } = recordingQueue();
     const now = new Date();
-    // Fan-out (1 delivery + dispatched_at = 2 statements) commits; the record batch (3 statements) dies.
-    await publishEvent(jobContext({ ...env, DB: dbFailingBatchesOf((n) => n === 3), WEBHOOK_QUEUE: queue }), eventId);
+    // The fan-out (its read, then the delivery + dispatched_at) commits; the third batch, the record, dies.
+    let calls = 0;
+    await publishEvent(jobContext({ ...env, DB: dbFailingBatchesOf(() => ++calls === 3), WEBHOOK_QUEUE: queue }), eventId);
     expect(await received(target.path)).toHaveLength(1);
     const [claimed] = await deliveriesOf(ep.endpoint_id);
     expect(claimed).toMatchObject({ status: "pending", attempts: 0 });
 
-    // Neither the safety-net message nor a sweep inside the claim sends it; the sweep after the claim does.
+    // Neither a queue message nor a sweep inside the claim sends it; the sweep after the claim does.
     await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: queue }), messages(sent.map((m) => m.body)));
     await sweepDeliveries(jobContext(), new Date(now.getTime() + 60_000));
     expect(await received(target.path)).toHaveLength(1);

@@ -28,7 +28,8 @@ export async function fanOutEvent(ctx: RequestContext, input: { eventId: string;
  * neither paused nor failing (deliver.ts BACKOFF_AFTER_FAILURES), at most `claimMax`: those rows are
  * inserted with `next_attempt_at` a claim lease ahead, and only if the endpoint is still live at
  * commit, and come back loaded (endpoint and event fields), ready for an attempt without another
- * read. The others are due at once, as with fanOutEvent. Two rounds trips in all.
+ * read. The others are due at once, as with fanOutEvent. Two round trips in all; one when the
+ * organization has no live endpoint.
  */
 export async function fanOutClaiming(
   ctx: RequestContext,
@@ -36,20 +37,21 @@ export async function fanOutClaiming(
 ): Promise<{ claimed: LoadedDelivery[]; unclaimed: string[] }> {
   const { db } = ctx;
   const { eventId, now = new Date(), claimMax = Number.POSITIVE_INFINITY } = input;
-  // One round trip for the event and its organization's live endpoints.
+  const at = now.toISOString();
+  // One round trip for the event and its organization's live endpoints; an organization with none
+  // (most events) is dispatched in the same transaction, so that is the whole fan-out.
+  const liveEndpoints = "FROM webhook_endpoints WHERE org_id = (SELECT org_id FROM events WHERE id = ?) AND is_active = 1 AND deleted_at IS NULL";
   const [eventResult, endpointResult] = await db.batch([
     db.prepare("SELECT id, org_id, type, envelope_id, data, created_at, dispatched_at FROM events WHERE id = ?").bind(eventId),
     db
-      .prepare(
-        `SELECT id, events, url, is_active, deleted_at, secret, previous_secret, grace_expires_at, consecutive_failures, failing_since, paused_at
-         FROM webhook_endpoints WHERE org_id = (SELECT org_id FROM events WHERE id = ?) AND is_active = 1 AND deleted_at IS NULL`,
-      )
+      .prepare(`SELECT id, events, url, is_active, deleted_at, secret, previous_secret, grace_expires_at, consecutive_failures, failing_since, paused_at ${liveEndpoints}`)
       .bind(eventId),
+    db.prepare(`UPDATE events SET dispatched_at = ? WHERE id = ? AND dispatched_at IS NULL AND NOT EXISTS (SELECT 1 ${liveEndpoints})`).bind(at, eventId, eventId),
   ]);
   const event = eventResult?.results[0] as EventRead | undefined;
   if (!event || event.dispatched_at) return { claimed: [], unclaimed: [] };
   const endpoints = (endpointResult?.results ?? []) as EndpointRead[];
-  const at = now.toISOString();
+  if (endpoints.length === 0) return { claimed: [], unclaimed: [] };
   const lease = claimUntil(now);
   let claims = 0;
   const deliveries = endpoints
