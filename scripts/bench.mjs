@@ -93,33 +93,23 @@ async function latencySection(ctx) {
     results.push({ route, r, codes });
   }
   const base = results[0].r;
-  const rows = results.map(({ route, r, codes }) => [
-    route.name,
+  // One table row: throughput and latency, with ratios against the row's own bare route.
+  const row = (name, r, bare, failed) => [
+    name,
     fmt(r.requests.average, 0),
     fmt(r.latency.p50),
     fmt(r.latency.p99),
-    ratio(r.requests.average, base.requests.average),
-    ratio(r.latency.p50, base.latency.p50),
-    ratio(r.latency.p99, base.latency.p99),
-    String((route.expect ? r.requests.total - (r.statusCodeStats[route.expect]?.count ?? 0) : r.non2xx) + r.errors),
-    codes,
-  ]);
+    ratio(r.requests.average, bare.requests.average),
+    ratio(r.latency.p50, bare.latency.p50),
+    ratio(r.latency.p99, bare.latency.p99),
+    String(failed),
+    Object.entries(r.statusCodeStats).map(([code, st]) => `${code}x${st.count}`).join(" "),
+  ];
+  const rows = results.map(({ route, r }) => row(route.name, r, base, (route.expect ? r.requests.total - (r.statusCodeStats[route.expect]?.count ?? 0) : r.non2xx) + r.errors));
   // The same hops in a bare Worker (no code of ours) in the same runtime: what the local runtime charges for them.
   const floor = await floorRows({ duration: DURATION, connections: CONNECTIONS, warmup: WARMUP_SECONDS, log });
   const floorBase = floor[0].r;
-  for (const { route, r } of floor) {
-    rows.push([
-      route.name,
-      fmt(r.requests.average, 0),
-      fmt(r.latency.p50),
-      fmt(r.latency.p99),
-      ratio(r.requests.average, floorBase.requests.average),
-      ratio(r.latency.p50, floorBase.latency.p50),
-      ratio(r.latency.p99, floorBase.latency.p99),
-      String(r.non2xx + r.errors),
-      Object.entries(r.statusCodeStats).map(([code, st]) => `${code}x${st.count}`).join(" "),
-    ]);
-  }
+  for (const { route, r } of floor) rows.push(row(route.name, r, floorBase, r.non2xx + r.errors));
   const floorRead = floor[2].r;
   const floorWrite = floor[3].r;
   const reads = results.filter(({ route }) => route.read);

@@ -16,7 +16,7 @@
 //   --bursts <h,h,...>     hours (tenant time) at which a bulk burst starts (default 9,14)
 //   --burst-minutes <n>    minutes a burst takes to create and send its share (default 15)
 //   --sign-delay-h <h>     mean delay from send to the signer completing (exponential; default 3)
-//   --stored <n>           envelopes already in the database at the start of the day (default 1000000)
+//   --stored <n>           envelopes already in the database at the start of the day (default 200000: one such day already in the database)
 //   --partner-reads <n>    extra partner API reads per envelope (status polls; default 0: webhooks instead)
 //   --d1-busy-limit <0..1> share of the single writer's time usable before queueing dominates (default 0.7)
 //   --d1-ms-per-statement <ms>  the single writer's time per statement (default 0.25; D1 docs: "1 ms
@@ -29,7 +29,6 @@
 //   --do-limit <req/s>     requests per second one Durable Object takes (default 1000)
 //   --db-limit-gb <GB>     D1 database size limit (default 10)
 //   --db-start-gb <GB>     database size at the start of the day (default: --stored x bytes per envelope)
-//   --stored defaults to 200000: one such day already in the database.
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
