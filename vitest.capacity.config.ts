@@ -3,7 +3,7 @@
 // bindings wrapped by counting proxies. Same pool, bindings and global setup as vitest.config.ts; only
 // the harness under scripts/ runs (`npm test`'s globs never include it). Run by
 // `BENCH_ONLY=capacity npm run bench`, or directly:
-//   CAPACITY_OUT=/tmp/capacity.json npx vitest run --config vitest.capacity.config.ts
+//   CAPACITY_OUT=$(mktemp) npx vitest run --config vitest.capacity.config.ts
 import { defineConfig } from "vitest/config";
 import base from "./vitest.config";
 

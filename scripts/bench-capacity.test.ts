@@ -1,5 +1,5 @@
 // The capacity measurement behind docs/scaling.md (run by `BENCH_ONLY=capacity npm run bench`, or
-// `CAPACITY_OUT=/tmp/capacity.json npx vitest run --config vitest.capacity.config.ts`). Not a test of
+// `CAPACITY_OUT=$(mktemp) npx vitest run --config vitest.capacity.config.ts`). Not a test of
 // behaviour: it lives under scripts/ so `npm test` never runs it.
 //
 // One envelope lifecycle (create -> send -> view -> sign, which completes -> vault -> the webhook
