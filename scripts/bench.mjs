@@ -301,23 +301,29 @@ const ANCHOR_PAGES = 200;
 const MEMORY_PAGES = [200, 1600, 3200];
 const ANCHOR_RUNS = 5;
 
+/** scripts/<name>.ts bundled for Node with esbuild (the Worker's own modules run unchanged outside workerd); returns the file. */
+async function bundleForNode(ctx, name) {
+  const { build } = await import("esbuild");
+  const outfile = join(ctx.tmp, `${name}.mjs`);
+  await build({
+    entryPoints: [join(root, "scripts", `${name}.ts`)],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile,
+    logLevel: "warning",
+    banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" },
+  });
+  return outfile;
+}
+
 /**
  * scripts/bench-anchors.ts bundled for Node with esbuild: the Worker's own resolver (pdf-lib and
  * unpdf's pdf.js run unchanged outside workerd), so its cost is compared with unpdf's bare text
  * extraction of the same PDF in the same process.
  */
 async function anchorModule(ctx) {
-  const { build } = await import("esbuild");
-  const outfile = join(ctx.tmp, "bench-anchors.mjs");
-  await build({
-    entryPoints: [join(root, "scripts", "bench-anchors.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    outfile,
-    logLevel: "warning",
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-  });
+  const outfile = await bundleForNode(ctx, "bench-anchors");
   return { anchors: await import(outfile), outfile };
 }
 
@@ -625,18 +631,8 @@ const PDFMEM_PAGES = 5000;
  */
 async function pdfMemorySection(ctx) {
   ctx.setPhase("pdfmem");
-  const { build } = await import("esbuild");
   const { generateSealCertificate } = await import("./lib/seal-cert.mjs");
-  const outfile = join(ctx.tmp, "bench-pdfmem.mjs");
-  await build({
-    entryPoints: [join(root, "scripts", "bench-pdfmem.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    outfile,
-    logLevel: "warning",
-    banner: { js: "import { createRequire as __benchRequire } from 'node:module'; const require = __benchRequire(import.meta.url);" },
-  });
+  const outfile = await bundleForNode(ctx, "bench-pdfmem");
   const sealFile = join(ctx.tmp, "seal.json");
   writeFileSync(sealFile, JSON.stringify(await generateSealCertificate({ commonName: "esign-vault bench seal" })));
   const rows = [];
