@@ -109,10 +109,16 @@ async function assess(db: D1Database, envelope: EnvelopeRow, record: VaultRecord
     verifyChain(db, envelope.id),
     latestCertificate(db, envelope.id),
   ]);
+  return judge({ envelope, record, matched, previous, current, chainVerified: chain.verified });
+}
+
+/** The one judgement of a check, on a state however it was read (one check's reads, or a sweep's batch). */
+function judge(input: { envelope: EnvelopeRow; record: VaultRecordRow; matched: boolean; previous: boolean | null; current: CertificateRow | null; chainVerified: boolean }): Assessment {
+  const { envelope, record, matched, previous, current } = input;
   const facts = factsFrom(
     envelope,
     { vaultId: record.id, documentHash: record.document_hash, custodianOrgId: record.custodian_org_id, copyMarked: record.copy_marked === 1, lastIntegrityMatched: matched },
-    chain.verified,
+    input.chainVerified,
   );
   return {
     facts,
@@ -187,13 +193,8 @@ export async function judgeIntegrityChecks(states: IntegrityStates, checks: Inte
       const previous = last ? last.matched === 1 : null;
       const current = (read[4 * i + 2]!.results[0] as CertificateRow | undefined) ?? null;
       const chain = await verifyChainRows(read[4 * i + 3]!.results as ChainRow[], envelope.audit_seq);
-      const facts = factsFrom(
-        envelope,
-        { vaultId: record.id, documentHash: record.document_hash, custodianOrgId: record.custodian_org_id, copyMarked: record.copy_marked === 1, lastIntegrityMatched: matched },
-        chain.verified,
-      );
-      const checksChanged = !current || !sameOutcomes((JSON.parse(current.body) as Certificate).ucc_9105_compliance.checks, runChecks(facts));
-      const quiet = previous === matched && !checksChanged;
+      const { outcomeChanged, checksChanged } = judge({ envelope, record, matched, previous, current, chainVerified: chain.verified });
+      const quiet = !outcomeChanged && !checksChanged;
       return { record, observed, matched, quiet, guard: quiet ? { previous, certificateVersion: current?.version ?? null, auditSeq: envelope.audit_seq } : null };
     }),
   );
