@@ -26,7 +26,7 @@ export async function readSeal(pdf: Uint8Array) {
     const signed = new Uint8Array(r[1] + r[3]);
     signed.set(pdf.subarray(r[0], r[0] + r[1]), 0);
     signed.set(pdf.subarray(r[2], r[2] + r[3]), r[1]);
-    const hex = text.slice(r[0] + r[1] + 1, r[2] - 1).replace(/(00)+$/, "");
+    const hex = text.slice(r[0] + r[1] + 1, r[2] - 1); // padding included: the DER parser stops at the element's end
     const der = Uint8Array.from(hex.match(/../g) ?? [], (h) => parseInt(h, 16));
     try {
       const cms = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(der).content });

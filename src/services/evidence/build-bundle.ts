@@ -103,7 +103,9 @@ export function sealCertificatesPem(pdf: Uint8Array): string | null {
   const text = new TextDecoder("latin1").decode(pdf);
   const range = /\/ByteRange\s*\[\s*0\s+(\d+)\s+(\d+)\s+\d+\s*\]/.exec(text);
   if (!range) return null;
-  const hex = text.slice(Number(range[1]) + 1, Number(range[2]) - 1).replace(/(00)+$/, "");
+  // the whole placeholder, padding included: the DER parser reads one element and ignores the zeros after it
+  // (stripping trailing "00"s would eat the signature's own last byte, or split a byte ending in 0)
+  const hex = text.slice(Number(range[1]) + 1, Number(range[2]) - 1);
   try {
     const der = Uint8Array.from(hex.match(/../g) ?? [], (h) => parseInt(h, 16));
     const signed = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(der).content });

@@ -71,7 +71,7 @@ async function timestampAuthority(opts: { status?: number } = {}) {
 function cmsOf(pdf: Uint8Array): pkijs.SignedData {
   const text = new TextDecoder("latin1").decode(pdf);
   const r = /\/ByteRange\s*\[\s*0\s+(\d+)\s+(\d+)/.exec(text)!;
-  const hex = text.slice(Number(r[1]) + 1, Number(r[2]) - 1).replace(/(00)+$/, "");
+  const hex = text.slice(Number(r[1]) + 1, Number(r[2]) - 1); // padding included: the DER parser stops at the element's end
   return new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(Uint8Array.from(hex.match(/../g)!, (h) => parseInt(h, 16))).content });
 }
 
