@@ -1,6 +1,7 @@
 import { OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
 import type { Env } from "../env";
 import type { OrgContext, RequestContext } from "./context";
+import type { SpeculativeRead } from "../middleware/speculative-read";
 import { validationHook } from "./validation";
 
 export type PartnerKey = { keyId: string; orgId: string; scopes: string[] };
@@ -19,6 +20,8 @@ export type AppEnv = {
      * the request-id middleware, refined by the surface's auth middleware. Service verbs take it first.
      */
     ctx: RequestContext;
+    /** A read partnerAuth may run beside the key's limiter round trip (middleware/speculative-read.ts). */
+    speculativeRead?: SpeculativeRead;
   };
 };
 

@@ -20,10 +20,17 @@ const INVALID = "Invalid API key: a valid, active partner API key is required in
  */
 const floodedAddresses = new Map<string, number>();
 
-function blockAddress(address: string) {
+/**
+ * Keys (by hash) this isolate saw refused with 429, with when their window resets: a speculative
+ * read (middleware/speculative-read.ts) is not started for them, so a key over its limit costs no D1
+ * read past its first refusal here.
+ */
+const limitedKeys = new Map<string, number>();
+
+function blockUntil(map: Map<string, number>, key: string, until: number) {
   const now = Date.now();
-  if (floodedAddresses.size >= 10_000) for (const [a, until] of floodedAddresses) if (until <= now) floodedAddresses.delete(a);
-  floodedAddresses.set(address, now + FLOOD_WINDOW_MS);
+  if (map.size >= 10_000) for (const [k, end] of map) if (end <= now) map.delete(k);
+  map.set(key, until);
 }
 
 /**
@@ -37,10 +44,16 @@ export const partnerAuth = createMiddleware<AppEnv>(async (c, next) => {
   const address = c.req.header("cf-connecting-ip");
   if (address && (floodedAddresses.get(address) ?? 0) > Date.now()) throw floodRefusal(c);
   const keyHash = await sha256Hex(raw);
+  // A route's read may run beside the limiter's round trip; its answer is used only once the key is admitted.
+  const speculation = c.var.speculativeRead;
+  if (speculation && (limitedKeys.get(keyHash) ?? 0) <= Date.now()) {
+    speculation.result = speculation.start();
+    speculation.result.catch(() => {}); // an unused answer's failure is nobody's: a refused request never reads it
+  }
   const admission = await rateLimiterFor(c.env, keyHash).admit(keyHash);
   if (admission.outcome === "invalid") {
     if (address && !(await c.env.SIGNER_LIMITER.limit({ key: `unknown-api-key:${address}` })).success) {
-      blockAddress(address);
+      blockUntil(floodedAddresses, address, Date.now() + FLOOD_WINDOW_MS);
       throw floodRefusal(c);
     }
     throw unauthorized(INVALID);
@@ -51,6 +64,7 @@ export const partnerAuth = createMiddleware<AppEnv>(async (c, next) => {
   c.header("X-RateLimit-Reset", String(admission.reset));
   if (admission.outcome === "limited") {
     const retryAfter = admission.retryAfter;
+    blockUntil(limitedKeys, keyHash, Date.now() + retryAfter * 1000);
     c.header("Retry-After", String(retryAfter));
     throw new ApiError(429, `Rate limit exceeded: ${admission.limit} requests per minute for this API key`, {
       retry_after: retryAfter,

@@ -6,8 +6,9 @@ import { sweepDeliveries } from "../../src/jobs/sweep-deliveries";
 import { relayOutbox } from "../../src/jobs/relay-outbox";
 import { publishEvent } from "../../src/services/events/publish";
 import { CLAIM_LEASE_MS } from "../../src/services/webhooks/deliver";
-import { createEnvelope } from "../helpers/api";
-import { jobContext } from "../helpers/context";
+import { createEnvelope as createEnvelopeThroughApi } from "../helpers/api";
+import { createEnvelope } from "../../src/services/envelopes/create-envelope";
+import { jobContext, orgContext } from "../helpers/context";
 import { deliveriesOf, insertEvent, received, tenantWithEndpoint, waitForRequests } from "../helpers/webhooks";
 
 /** A queue stand-in that records what is sent (with its options), so the test decides when the consumer runs. */
@@ -39,13 +40,18 @@ function dbFailingBatchesOf(size: (n: number) => boolean): D1Database {
   });
 }
 
+const eventRow = async (envelopeId: string) =>
+  (await env.DB.prepare("SELECT id, created_at, dispatched_at FROM events WHERE envelope_id = ? AND type = 'envelope.created'")
+    .bind(envelopeId)
+    .first<{ id: string; created_at: string; dispatched_at: string | null }>())!;
+
 const eventOf = async (envelopeId: string) =>
   (await env.DB.prepare("SELECT id FROM events WHERE envelope_id = ? AND type = 'envelope.created'").bind(envelopeId).first<{ id: string }>())!.id;
 
 describe("webhooks delivered right after commit", () => {
   it("delivers an event once right after the request that committed it, and neither the queue consumer nor the sweep sends it again", async () => {
     const { t, target, ep } = await tenantWithEndpoint("ok", ["envelope.created"]);
-    const envelope = await createEnvelope(t.key);
+    const envelope = await createEnvelopeThroughApi(t.key);
     const got = await waitForRequests(target.path, 1);
     expect(got).toHaveLength(1);
     const eventId = await eventOf(envelope.envelope_id);
@@ -101,6 +107,31 @@ describe("webhooks delivered right after commit", () => {
     expect(sent).toEqual([]);
     const row = await env.DB.prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(eventId).first<{ dispatched_at: string | null }>();
     expect(row?.dispatched_at).not.toBeNull();
+  });
+
+  it("a create in an organization with no live endpoint commits its event dispatched in the create's own batch: nothing to publish, no second round trip", async () => {
+    const { t, target } = await tenantWithEndpoint("ok");
+    const published: string[] = [];
+    const create = (orgId: string) => {
+      const ctx = { ...orgContext(orgId), publish: (id: string) => void published.push(id) };
+      return createEnvelope(ctx, { body: { envelope_name: "Contract", customer_email: "buyer@example.com", customer_name: "Buyer" } });
+    };
+    // with a live endpoint the event is published (and fanned out) as before
+    const withEndpoint = await create(t.orgId);
+    const first = await eventRow(withEndpoint.id);
+    expect(first.dispatched_at).toBeNull();
+    expect(published).toEqual([first.id]);
+
+    await env.DB.prepare("UPDATE webhook_endpoints SET deleted_at = ? WHERE org_id = ?").bind(new Date().toISOString(), t.orgId).run();
+    const without = await create(t.orgId);
+    const second = await eventRow(without.id);
+    expect(second.dispatched_at).toBe(second.created_at);
+    expect(published).toEqual([first.id]);
+    // and the relay never picks it up later
+    const { queue, sent } = recordingQueue();
+    await relayOutbox(jobContext({ ...env, WEBHOOK_QUEUE: queue }), new Date(Date.now() + 31_000));
+    expect(sent.map((m) => m.body)).not.toContainEqual({ kind: "event", event_id: second.id });
+    expect(await received(target.path)).toEqual([]);
   });
 
   it("if the immediate attempt dies before it is recorded, the sweep sends it again once the claim lapses (same webhook-id, for the receiver to deduplicate)", async () => {

@@ -5,6 +5,7 @@ import type { OrgContext } from "../../lib/context";
 import { templateSourceFor } from "../templates/envelope-source";
 import { planPaymentRequest } from "../payments/request-payment";
 import { notFound } from "../../lib/errors";
+import { liveEndpointsOf } from "../webhooks/fan-out";
 import { loadedEnvelopeOf, selectLoadedEnvelope, type LoadedEnvelope, type LoadedEnvelopeRow } from "./repository";
 import type { CreateEnvelopeInput } from "./schema";
 
@@ -80,19 +81,23 @@ export async function createEnvelope(
     at,
   });
   // The event's customer_id is only known once the customer insert has resolved, so its data is
-  // assembled in SQL from the envelope row written by the same batch.
+  // assembled in SQL from the envelope row written by the same batch. An organization with no live
+  // webhook endpoint (most) has nothing to fan out: the event commits dispatched, and the request
+  // makes no second round trip to find that out (fan-out.ts does the same check for other events).
   const eventId = newId("event");
   const insertEvent = db
     .prepare(
-      `INSERT INTO events (id, org_id, envelope_id, type, data, created_at)
+      `INSERT INTO events (id, org_id, envelope_id, type, data, created_at, dispatched_at)
        SELECT ?, e.org_id, e.id, 'envelope.created',
          json_object('envelope_id', e.id, 'envelope_name', e.name, 'status', e.status,
-                     'customer_id', e.customer_id, 'external_id', e.external_id), ?
-       FROM envelopes e WHERE e.id = ?`,
+                     'customer_id', e.customer_id, 'external_id', e.external_id), ?,
+         CASE WHEN EXISTS (SELECT 1 ${liveEndpointsOf("e.org_id")}) THEN NULL ELSE ? END
+       FROM envelopes e WHERE e.id = ?
+       RETURNING dispatched_at`,
     )
-    .bind(eventId, at, envelopeId);
+    .bind(eventId, at, at, envelopeId);
   // The envelope is read back by the batch's last statement: one D1 round trip for the whole create.
-  const results = await db.batch<LoadedEnvelopeRow>([
+  const results = await db.batch<LoadedEnvelopeRow | { dispatched_at: string | null }>([
     insertCustomer,
     insertEnvelope,
     ...(template?.statements(db, envelopeId, at) ?? []),
@@ -101,8 +106,9 @@ export async function createEnvelope(
     insertEvent,
     selectLoadedEnvelope(db, orgId, envelopeId),
   ]);
-  ctx.publish(eventId);
-  const envelope = loadedEnvelopeOf(results[results.length - 1]?.results[0]);
+  const event = results[results.length - 2]?.results[0] as { dispatched_at: string | null } | undefined;
+  if (!event?.dispatched_at) ctx.publish(eventId);
+  const envelope = loadedEnvelopeOf(results[results.length - 1]?.results[0] as LoadedEnvelopeRow | undefined);
   if (!envelope) throw notFound("Envelope");
   return envelope;
 }

@@ -5,14 +5,43 @@ import type { EnvelopeRow } from "./repository";
 /** The columns the status answer needs (serialize.ts envelopeStatus), and nothing else. */
 export type EnvelopeStatusRow = Pick<EnvelopeRow, "id" | "status" | "vaulted_at" | "certificate_issued_at" | "signed_at" | "updated_at">;
 
+/** The same row before the caller's organization is known, with the organization to check it against. */
+export type UnscopedStatusRow = EnvelopeStatusRow & { org_id: string };
+
+const COLUMNS = "id, status, vaulted_at, certificate_issued_at, signed_at, updated_at";
+
+/** What the unscoped read found for the id it was asked for. */
+export type SpeculatedStatus = { envelopeId: string; row: UnscopedStatusRow | null };
+
+/**
+ * The status read unscoped, for partnerAuth to start beside the key's limiter round trip
+ * (middleware/speculative-read.ts): the row carries its org_id, and readEnvelopeStatus answers from
+ * it only for that organization. An id longer than any id is not looked up.
+ */
+export async function readEnvelopeStatusUnscoped(db: D1Database, envelopeId: string): Promise<SpeculatedStatus> {
+  if (envelopeId.length > 64) return { envelopeId, row: null };
+  return { envelopeId, row: await db.prepare(`SELECT ${COLUMNS}, org_id FROM envelopes WHERE id = ?`).bind(envelopeId).first<UnscopedStatusRow>() };
+}
+
 /**
  * GET /partner/envelopes/:id/status, the partner's polling read: one primary-key lookup of six narrow
  * columns, scoped to the caller's organization (anything else is not found). Unlike readEnvelope it
- * skips the audit chain head and the wide text columns (metadata, prefilled data), which a poll never shows.
+ * skips the audit chain head and the wide text columns (metadata, prefilled data), which a poll never
+ * shows. `speculated` is readEnvelopeStatusUnscoped's answer, started before the caller was admitted;
+ * without it (or for another id) the read is made here.
  */
-export async function readEnvelopeStatus(ctx: OrgContext, input: { envelopeId: string }): Promise<EnvelopeStatusRow> {
+export async function readEnvelopeStatus(
+  ctx: OrgContext,
+  input: { envelopeId: string; speculated?: Promise<unknown> },
+): Promise<EnvelopeStatusRow> {
+  const speculated = input.speculated ? ((await input.speculated) as SpeculatedStatus) : null;
+  if (speculated?.envelopeId === input.envelopeId) {
+    if (!speculated.row || speculated.row.org_id !== ctx.orgId) throw notFound("Envelope");
+    const { org_id: _org, ...scoped } = speculated.row;
+    return scoped;
+  }
   const row = await ctx.db
-    .prepare("SELECT id, status, vaulted_at, certificate_issued_at, signed_at, updated_at FROM envelopes WHERE id = ? AND org_id = ?")
+    .prepare(`SELECT ${COLUMNS} FROM envelopes WHERE id = ? AND org_id = ?`)
     .bind(input.envelopeId, ctx.orgId)
     .first<EnvelopeStatusRow>();
   if (!row) throw notFound("Envelope");

@@ -10,6 +10,9 @@ type EndpointRead = Pick<
   "url" | "is_active" | "deleted_at" | "secret" | "previous_secret" | "grace_expires_at" | "consecutive_failures" | "failing_since" | "paused_at"
 > & { id: string; events: string };
 
+/** The FROM clause of an organization's live webhook endpoints; `orgId` is an SQL expression. */
+export const liveEndpointsOf = (orgId: string) => `FROM webhook_endpoints WHERE org_id = ${orgId} AND is_active = 1 AND deleted_at IS NULL`;
+
 /**
  * Turns one outbox event into one pending delivery per active endpoint of the event's organization
  * whose selectors match, and marks the event dispatched in the same batch: either both commit or
@@ -40,7 +43,7 @@ export async function fanOutClaiming(
   const at = now.toISOString();
   // One round trip for the event and its organization's live endpoints; an organization with none
   // (most events) is dispatched in the same transaction, so that is the whole fan-out.
-  const liveEndpoints = "FROM webhook_endpoints WHERE org_id = (SELECT org_id FROM events WHERE id = ?) AND is_active = 1 AND deleted_at IS NULL";
+  const liveEndpoints = liveEndpointsOf("(SELECT org_id FROM events WHERE id = ?)");
   const [eventResult, endpointResult] = await db.batch([
     db.prepare("SELECT id, org_id, type, envelope_id, data, created_at, dispatched_at FROM events WHERE id = ?").bind(eventId),
     db

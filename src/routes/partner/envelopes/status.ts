@@ -23,6 +23,6 @@ export const route = createRoute(
 );
 
 export const handler: OrgRouteHandler<typeof route> = async (c) => {
-  const envelope = await readEnvelopeStatus(c.var.ctx, { envelopeId: c.req.valid("param").envelope_id });
+  const envelope = await readEnvelopeStatus(c.var.ctx, { envelopeId: c.req.valid("param").envelope_id, speculated: c.var.speculativeRead?.result });
   return c.json({ data: envelopeStatus(envelope) }, 200);
 };
