@@ -1,8 +1,13 @@
 import { OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
 import type { Env } from "../env";
 import type { OrgContext, RequestContext } from "./context";
-import type { SpeculativeRead } from "../middleware/speculative-read";
 import { validationHook } from "./validation";
+
+/**
+ * A partner read that may start its D1 query beside partnerAuth's limiter round trip
+ * (middleware/speculative-read.ts): `start` runs it, `result` holds its pending answer.
+ */
+export type SpeculativeRead = { start: () => Promise<unknown>; result?: Promise<unknown> };
 
 export type PartnerKey = { keyId: string; orgId: string; scopes: string[] };
 export type SessionUser = { userId: string; orgId: string | null };

@@ -9,10 +9,8 @@ import type { AppEnv } from "../lib/hono";
  * only once the key is admitted. The organization is not known when it starts, so the read must not be
  * scoped by it: it returns the row's `org_id` and the handler answers from the row only if that is the
  * caller's organization (anything else is not found), which reveals nothing the scoped read would not.
+ * Registers `read` for the matching partner routes; mount it before partnerAuth.
  */
-export type SpeculativeRead = { start: () => Promise<unknown>; result?: Promise<unknown> };
-
-/** Registers `read` for the matching partner routes; it must be mounted before partnerAuth. */
 export function speculativeRead(read: (c: Context<AppEnv>) => Promise<unknown>) {
   return createMiddleware<AppEnv>(async (c, next) => {
     if (c.req.method === "GET") c.set("speculativeRead", { start: () => read(c) });

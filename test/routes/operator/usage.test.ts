@@ -5,8 +5,17 @@ import { sentKbaEnvelope, takeKba } from "../../helpers/kba";
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
 
+/** Billing months are UTC calendar months: start well inside one, so the lines, the queries and thisMonth() agree on it. */
+async function awayFromMonthEnd() {
+  const now = new Date();
+  const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1);
+  const left = nextMonth - now.getTime();
+  if (left < 45_000) await new Promise((r) => setTimeout(r, left + 100));
+}
+
 describe("operator usage: GET /operator/orgs/:org_id/usage", () => {
   it("lists the month's KBA verifications (passed and failed, 400 cents each) with the total; unavailable and the sender are not billed", async () => {
+    await awayFromMonthEnd();
     const s = await sentKbaEnvelope({ dealerIsMember: true });
     await takeKba(s.buyer, s.buyerEmail);
     const failed = await sentKbaEnvelope();
@@ -27,7 +36,7 @@ describe("operator usage: GET /operator/orgs/:org_id/usage", () => {
     const unavailable = await sentKbaEnvelope({ buyerEmail: `u.${crypto.randomUUID().slice(0, 6)}+kba-unavailable@example.com` });
     await call("GET", `/signing/${unavailable.buyer}/kba`);
     expect((await operator("GET", `/orgs/${unavailable.orgId}/usage`)).body.data).toMatchObject({ lines: [], total_cents: 0 });
-  });
+  }, 90_000); // up to 45 s waiting for a month to begin, once a month
 
   it("reads another month's lines only for that month", async () => {
     const t = await newTenant();

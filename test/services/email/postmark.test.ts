@@ -50,7 +50,7 @@ async function sendWith(sendEnv: Env, roles: string[] = ["buyer"], signers?: { r
   await waitOnExecutionContext(ctx);
   const body = (await res.json()) as any;
   const rows = (await outboxOf(e.envelope_id)) as unknown as Row[];
-  return { status: res.status, body, ms: Date.now() - started, envelopeId: e.envelope_id as string, rows, key: t.key };
+  return { status: res.status, body, started, ms: Date.now() - started, envelopeId: e.envelope_id as string, rows, key: t.key };
 }
 
 const rowsOf = async (envelopeId: string) => (await outboxOf(envelopeId)) as unknown as Row[];
@@ -127,9 +127,11 @@ describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
     expect(sent.status).toBe(200);
     const [failed] = sent.rows;
     expect(failed).toMatchObject({ status: "failed", attempts: 1, error: "Postmark answered HTTP 500: <html><body>Internal Server Error</body></html>" });
-    const due = Date.parse(failed!.next_attempt_at!) - Date.now();
-    expect(due).toBeGreaterThan(minutes(1) - 5_000);
-    expect(due).toBeLessThanOrEqual(minutes(1));
+    // a minute after the attempt, which happened between the send's start and now (measured from both ends:
+    // a loaded machine may take seconds between the attempt and this line)
+    const next = Date.parse(failed!.next_attempt_at!);
+    expect(next - sent.started).toBeGreaterThan(minutes(1) - 5_000);
+    expect(next - Date.now()).toBeLessThanOrEqual(minutes(1));
 
     // not yet due: the cron leaves it
     const early = createExecutionContext();
@@ -187,10 +189,12 @@ describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
     const sent = await sendWith(postmarkEnv(base));
     expect(sent.status).toBe(200);
     expect(sent.body.data.status).toBe("sent");
-    expect(sent.ms).toBeLessThan(9_000);
+    // the stand-in holds the answer for a minute: the 5 s timeout (named in the error) ends the wait, with
+    // room for the rest of the send on a loaded machine
+    expect(sent.ms).toBeLessThan(15_000);
     expect(sent.rows[0]).toMatchObject({ status: "failed", attempts: 1, error: "Postmark did not answer within 5 s" });
     expect(sent.rows[0]!.next_attempt_at).not.toBeNull();
-  }, 20_000);
+  }, 30_000);
 
   it("a connection closed without an answer fails the email for a retry", async () => {
     const outcome = await new PostmarkTransport({ token: TOKEN, from: FROM, messageStream: "outbound", apiBase: standIn("close") }).deliver({
