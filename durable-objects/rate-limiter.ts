@@ -43,6 +43,9 @@ type WindowState = { start: number; count: number };
  */
 const reservationFor = (limit: number) => Math.max(1, Math.min(100, Math.floor(limit / 20)));
 
+const sameRecord = (a: KeyRecord, b: KeyRecord) =>
+  a.keyId === b.keyId && a.orgId === b.orgId && a.active === b.active && a.rateLimitRpm === b.rateLimitRpm && a.scopes.join(" ") === b.scopes.join(" ");
+
 /**
  * One instance per API key (named by the key's SHA-256). It holds the key's record next to its
  * request counter, so admitting a partner request is a single round trip. Requests reach an
@@ -107,13 +110,17 @@ export class RateLimiter extends DurableObject<LimiterEnv> {
   /**
    * Versioned: two operator changes can push their records in either order, and a cold load's D1 read
    * can return after a refresh that followed a later change. The record with the later `updated_at`
-   * wins; a forgotten (rotated-away) hash stays forgotten.
+   * wins; a forgotten (rotated-away) hash stays forgotten. Two different records of the same
+   * millisecond cannot be ordered (say a scope change and a deactivation in one millisecond, the
+   * record read between them arriving last): then neither is kept (undefined), and the next request
+   * reads D1, which both changes had committed before either record was sent.
    */
-  private newer(current: KeyRecord | null | undefined, incoming: KeyRecord | null): KeyRecord | null {
+  private newer(current: KeyRecord | null | undefined, incoming: KeyRecord | null): KeyRecord | null | undefined {
     if (this.forgotten) return null;
     if (!current) return incoming ?? current ?? null;
     if (!incoming) return current;
-    return incoming.version >= current.version ? incoming : current;
+    if (incoming.version !== current.version) return incoming.version > current.version ? incoming : current;
+    return sameRecord(incoming, current) ? incoming : undefined;
   }
 
   override async alarm(): Promise<void> {
@@ -121,13 +128,24 @@ export class RateLimiter extends DurableObject<LimiterEnv> {
   }
 
   private async load(keyHash: string): Promise<KeyRecord | null> {
-    if (this.record !== undefined) return this.record;
+    // Twice at most: a second read follows a tie with a refresh (newer), and is after both changes.
+    for (let read = 1; ; read++) {
+      if (this.record !== undefined) return this.record;
+      const loaded = await this.read(keyHash);
+      // D1 is read outside the input gate: a refresh (a deactivation, a rotation) may have arrived
+      // meanwhile, and is at least as new as what was read.
+      this.record = this.record === undefined && !this.forgotten ? loaded : this.newer(this.record, loaded);
+      if (this.record === undefined && read >= 2) return (this.record = loaded);
+    }
+  }
+
+  private async read(keyHash: string): Promise<KeyRecord | null> {
     const row = await this.env.DB.prepare(
       "SELECT id, org_id, scopes, rate_limit_rpm, active, updated_at FROM api_keys WHERE key_hash = ?",
     )
       .bind(keyHash)
       .first<{ id: string; org_id: string; scopes: string; rate_limit_rpm: number; active: number; updated_at: string }>();
-    const loaded: KeyRecord | null = row
+    return row
       ? {
           keyId: row.id,
           orgId: row.org_id,
@@ -137,10 +155,6 @@ export class RateLimiter extends DurableObject<LimiterEnv> {
           version: row.updated_at,
         }
       : null;
-    // D1 is read outside the input gate: a refresh (a deactivation, a rotation) may have arrived
-    // meanwhile, and is at least as new as what was read.
-    this.record = this.record === undefined && !this.forgotten ? loaded : this.newer(this.record, loaded);
-    return this.record;
   }
 
   /**

@@ -31,6 +31,30 @@ describe("API key changes cannot be lost in the limiter's cache", () => {
     expect((await listEnvelopes(t.key)).status).toBe(401);
   });
 
+  it("a deactivated key stays refused when a record of the same millisecond, read before the deactivation, arrives last", async () => {
+    const t = await newTenant();
+    expect((await listEnvelopes(t.key)).status).toBe(200);
+    expect((await operator("PATCH", `/api-keys/${t.keyId}`, { active: false })).status).toBe(200);
+    const after = await env.DB.prepare("SELECT * FROM api_keys WHERE id = ?").bind(t.keyId).first<{ org_id: string; scopes: string; rate_limit_rpm: number; updated_at: string }>();
+    expect((await listEnvelopes(t.key)).status).toBe(401);
+
+    // Another change (a scope change) committed in the same millisecond, its record read while the key was still active:
+    // same updated_at, so the version cannot say which is later. It must not bring the key back.
+    const limiter = rateLimiterFor(env, await sha256Hex(t.key));
+    await limiter.refresh({
+      keyId: t.keyId,
+      orgId: after!.org_id,
+      scopes: ["envelopes:read"],
+      rateLimitRpm: after!.rate_limit_rpm,
+      active: true,
+      version: after!.updated_at,
+    });
+    expect((await listEnvelopes(t.key)).status).toBe(401);
+    // and a later real reactivation still works
+    expect((await operator("PATCH", `/api-keys/${t.keyId}`, { active: true })).status).toBe(200);
+    expect((await listEnvelopes(t.key)).status).toBe(200);
+  });
+
   it("of two concurrent rotations one is refused, and only the raw key D1 holds authenticates", async () => {
     const t = await newTenant();
     let winner: { api_key: string } | undefined;
