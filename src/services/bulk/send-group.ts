@@ -1,8 +1,7 @@
 import type { OutboxEmail } from "../../providers/email";
 import { nowIso } from "../../lib/time";
-import { GENESIS_HASH } from "../audit/chain";
 import { deliverEmails } from "../email/deliver";
-import type { EnvelopeRow, LoadedEnvelope } from "../envelopes/repository";
+import { LOADED_ENVELOPE_COLUMNS, loadedEnvelopeOf, type LoadedEnvelope, type LoadedEnvelopeRow } from "../envelopes/repository";
 import { bulkSigners, clientOf, isCrash, logGroupFailure, type ChunkItem, type RunState } from "./chunk-state";
 import { planBulkSend, type PlannedBulkSend } from "./plan-bulk-send";
 
@@ -12,20 +11,15 @@ type Facts = { envelopes: Map<string, LoadedEnvelope>; roles: Map<string, string
 async function readGroup(db: D1Database, orgId: string, envelopeIds: string[]): Promise<Facts> {
   const ids = JSON.stringify(envelopeIds);
   const [envelopes, roles, documents, payments] = await db.batch([
-    db
-      .prepare(
-        `SELECT e.*, (SELECT hash FROM audit_log a WHERE a.chain_id = e.id AND a.seq = e.audit_seq) AS head_hash
-         FROM envelopes e WHERE e.id IN (SELECT value FROM json_each(?1)) AND e.org_id = ?2`,
-      )
-      .bind(ids, orgId),
+    db.prepare(`SELECT ${LOADED_ENVELOPE_COLUMNS} FROM envelopes e WHERE e.id IN (SELECT value FROM json_each(?1)) AND e.org_id = ?2`).bind(ids, orgId),
     db.prepare("SELECT envelope_id, role FROM envelope_fields WHERE envelope_id IN (SELECT value FROM json_each(?1)) GROUP BY envelope_id, role ORDER BY envelope_id, MIN(seq)").bind(ids),
     db.prepare("SELECT DISTINCT envelope_id FROM envelope_documents WHERE envelope_id IN (SELECT value FROM json_each(?1)) AND kind = 'original'").bind(ids),
     db.prepare("SELECT envelope_id FROM payments WHERE envelope_id IN (SELECT value FROM json_each(?1))").bind(ids),
   ]);
   const facts: Facts = { envelopes: new Map(), roles: new Map(), documents: new Set(), payments: new Set() };
-  for (const row of envelopes!.results as (EnvelopeRow & { head_hash: string | null })[]) {
-    const { head_hash, ...envelope } = row;
-    facts.envelopes.set(envelope.id, { ...envelope, head: { seq: envelope.audit_seq, hash: head_hash ?? GENESIS_HASH } });
+  for (const row of envelopes!.results as LoadedEnvelopeRow[]) {
+    const envelope = loadedEnvelopeOf(row)!;
+    facts.envelopes.set(envelope.id, envelope);
   }
   for (const r of roles!.results as { envelope_id: string; role: string }[]) facts.roles.set(r.envelope_id, [...(facts.roles.get(r.envelope_id) ?? []), r.role]);
   for (const r of documents!.results as { envelope_id: string }[]) facts.documents.add(r.envelope_id);

@@ -43,13 +43,11 @@ export async function findEnvelope(db: D1Database, orgId: string, envelopeId: st
 export type LoadedEnvelopeRow = EnvelopeRow & { head_hash: string | null };
 
 /** findEnvelope's statement, for a caller that reads the envelope back in the batch that wrote it. */
+/** An envelope row with its audit chain head's hash (`head_hash`), from `envelopes e`: loadedEnvelopeOf reads it. */
+export const LOADED_ENVELOPE_COLUMNS = "e.*, (SELECT hash FROM audit_log a WHERE a.chain_id = e.id AND a.seq = e.audit_seq) AS head_hash";
+
 export function selectLoadedEnvelope(db: D1Database, orgId: string, envelopeId: string): D1PreparedStatement {
-  return db
-    .prepare(
-      `SELECT e.*, (SELECT hash FROM audit_log a WHERE a.chain_id = e.id AND a.seq = e.audit_seq) AS head_hash
-       FROM envelopes e WHERE e.id = ? AND e.org_id = ?`,
-    )
-    .bind(envelopeId, orgId);
+  return db.prepare(`SELECT ${LOADED_ENVELOPE_COLUMNS} FROM envelopes e WHERE e.id = ? AND e.org_id = ?`).bind(envelopeId, orgId);
 }
 
 export function loadedEnvelopeOf(row: LoadedEnvelopeRow | null | undefined): LoadedEnvelope | null {
