@@ -1,7 +1,7 @@
 // Webhook section of `npm run bench` (issue 17 items 2 and 3), imported by scripts/bench.mjs.
 //   nominal: events at BENCH_WEBHOOK_RATE/s (default 20) for BENCH_WEBHOOK_SECONDS (default 60) to 3 healthy
 //            receivers: event commit -> receipt p50/p99, deliveries/s, lost, duplicates
-//   flood:   BENCH_WEBHOOK_EVENTS (default 2000) events, 20 creates in flight, to 3 healthy receivers:
+//   flood:   BENCH_WEBHOOK_EVENTS (default 2000) events, BENCH_WEBHOOK_CONCURRENCY (default 20) creates in flight, to 3 healthy receivers:
 //            deliveries/s, backlog when the last event is created and its drain rate, lost, duplicates
 //   flaky:   the flood with 1 of 3 receivers failing every other request, then replay + sweep until delivered
 // BENCH_WEBHOOK_SCENARIOS (comma-separated: nominal, flood, flaky; default all) runs a subset.
@@ -10,7 +10,7 @@ import { api } from "./lib/dev-server.mjs";
 import { fmt, log, newEnvelope, percentile, positiveInt, sleep, waitFor } from "./lib/bench-util.mjs";
 
 const WEBHOOK_EVENTS = positiveInt("BENCH_WEBHOOK_EVENTS", 2000);
-const EVENT_CONCURRENCY = 20; // envelope creates in flight in the flood (each fires one envelope.created)
+const EVENT_CONCURRENCY = positiveInt("BENCH_WEBHOOK_CONCURRENCY", 20); // envelope creates in flight in the flood (each fires one envelope.created)
 const NOMINAL_RATE = positiveInt("BENCH_WEBHOOK_RATE", 20);
 const NOMINAL_SECONDS = positiveInt("BENCH_WEBHOOK_SECONDS", 60);
 const SCENARIOS = (process.env.BENCH_WEBHOOK_SCENARIOS ?? "nominal,flood,flaky").split(",").map((s) => s.trim()).filter(Boolean);

@@ -6,8 +6,8 @@ import { fanOutClaiming } from "./fan-out";
 const SEND_BATCH = 100; // Queue#sendBatch takes at most 100 messages
 
 /**
- * Fans one committed event out and sends the first attempt of each new delivery at once, in the
- * caller's invocation: the deliveries to live, healthy endpoints are inserted already claimed (their
+ * Fans one committed event out (one D1 round trip) and sends the first attempt of each new delivery at
+ * once, in the caller's invocation: the deliveries to live, healthy endpoints are inserted already claimed (their
  * `next_attempt_at` a lease ahead, deliver.ts CLAIM_LEASE_MS), so the queue consumer and the sweep
  * leave them alone unless this attempt dies before it is recorded; then the sweep sends them once the
  * lease lapses. Deliveries it does not send (a paused or failing endpoint, beyond `claimMax`) go on

@@ -84,19 +84,18 @@ export type LoadedDelivery = DeliveryRow &
     event_created_at: string;
   };
 
-/** Joined on the organization too: a delivery can only ever reach its own organization's endpoint. */
-const loadForAttempt = (db: D1Database, deliveryId: string) =>
-  db
-    .prepare(
-      `SELECT d.*, e.url, e.is_active, e.deleted_at, e.secret, e.previous_secret, e.grace_expires_at,
-              e.consecutive_failures, e.failing_since, e.paused_at,
-              ev.envelope_id, ev.data AS event_data, ev.created_at AS event_created_at
-       FROM webhook_deliveries d
-       JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.org_id = d.org_id
-       JOIN events ev ON ev.id = d.event_id AND ev.org_id = d.org_id
-       WHERE d.id = ?`,
-    )
-    .bind(deliveryId);
+/**
+ * The deliveries with what an attempt needs (LoadedDelivery); append the WHERE on `d`. Joined on the
+ * organization too: a delivery can only ever reach its own organization's endpoint.
+ */
+export const SELECT_LOADED_DELIVERIES = `SELECT d.*, e.url, e.is_active, e.deleted_at, e.secret, e.previous_secret, e.grace_expires_at,
+         e.consecutive_failures, e.failing_since, e.paused_at,
+         ev.envelope_id, ev.data AS event_data, ev.created_at AS event_created_at
+  FROM webhook_deliveries d
+  JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.org_id = d.org_id
+  JOIN events ev ON ev.id = d.event_id AND ev.org_id = d.org_id`;
+
+const loadForAttempt = (db: D1Database, deliveryId: string) => db.prepare(`${SELECT_LOADED_DELIVERIES} WHERE d.id = ?`).bind(deliveryId);
 
 /** The attempt itself, logged and scheduled in one batch. */
 async function attemptLoaded(env: Env, deliveryId: string, row: LoadedDelivery | null, opts: DeliverOptions & { now: Date }): Promise<AttemptResult | null> {

@@ -20,3 +20,11 @@ export function selectorMatches(selector: string, eventType: string): boolean {
 }
 
 export const subscribes = (selectors: readonly string[], eventType: string) => selectors.some((s) => selectorMatches(s, eventType));
+
+/**
+ * selectorMatches in SQL, for matching inside a statement (fan-out.ts): true when one of the selectors
+ * in the JSON array `selectorsJson` takes the event type `eventType` (both SQL expressions).
+ */
+export const subscribesSql = (selectorsJson: string, eventType: string) =>
+  `EXISTS (SELECT 1 FROM json_each(${selectorsJson}) s WHERE s.value = '*' OR s.value = ${eventType}
+     OR (substr(s.value, -2) = '.*' AND substr(${eventType}, 1, length(s.value) - 1) = substr(s.value, 1, length(s.value) - 1)))`;
