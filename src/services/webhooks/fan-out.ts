@@ -37,8 +37,10 @@ export async function fanOutClaiming(
   const { eventId, now = new Date(), claimMax = WEBHOOK_ENDPOINT_LIMIT } = input;
   const at = now.toISOString();
   const lease = claimUntil(now);
-  // One id per possible endpoint (an organization has at most WEBHOOK_ENDPOINT_LIMIT, a trigger holds it), handed out in endpoint order.
-  const ids = JSON.stringify(Array.from({ length: WEBHOOK_ENDPOINT_LIMIT }, () => newId("webhookDelivery")));
+  // One id per possible endpoint (an organization has at most WEBHOOK_ENDPOINT_LIMIT, a trigger holds it), handed out in
+  // endpoint order: the order they were registered in (rowid), which is also the order claims go by and deliveries come back in.
+  const idList = Array.from({ length: WEBHOOK_ENDPOINT_LIMIT }, () => newId("webhookDelivery"));
+  const ids = JSON.stringify(idList);
   const healthy = `(w.paused_at IS NULL AND COALESCE(w.consecutive_failures, 0) < ${BACKOFF_AFTER_FAILURES})`;
   const [, , loaded] = await db.batch([
     db
@@ -47,8 +49,8 @@ export async function fanOutClaiming(
          SELECT json_extract(?1, '$[' || (m.n - 1) || ']'), ev.org_id, m.id, ev.id, ev.type, 'pending', 0, ?2, CASE WHEN m.claim THEN ?3 ELSE ?4 END, ?4, ?4
          FROM events ev
          JOIN (
-           SELECT w.id, row_number() OVER (ORDER BY w.id) AS n,
-                  ${healthy} AND SUM(${healthy}) OVER (ORDER BY w.id ROWS UNBOUNDED PRECEDING) <= ?6 AS claim
+           SELECT w.id, row_number() OVER (ORDER BY w.rowid) AS n,
+                  ${healthy} AND SUM(${healthy}) OVER (ORDER BY w.rowid ROWS UNBOUNDED PRECEDING) <= ?6 AS claim
            ${liveEndpointsOf("(SELECT org_id FROM events WHERE id = ?5)")}
              AND ${subscribesSql("w.events", "(SELECT type FROM events WHERE id = ?5)")}
          ) m
@@ -56,9 +58,19 @@ export async function fanOutClaiming(
       )
       .bind(ids, MAX_ATTEMPTS, lease, at, eventId, claimMax),
     db.prepare("UPDATE events SET dispatched_at = ? WHERE id = ? AND dispatched_at IS NULL").bind(at, eventId),
-    db.prepare(`${SELECT_LOADED_DELIVERIES} WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.endpoint_id`).bind(ids),
+    // The event's first deliveries, through the (endpoint, event) index (D1 bills every id probed by an id
+    // list as a row read); of those, this run's are the ones under its ids.
+    db
+      .prepare(
+        `${SELECT_LOADED_DELIVERIES}
+         WHERE d.event_id = ?1 AND d.redelivery_of IS NULL
+           AND d.endpoint_id IN (SELECT w.id FROM webhook_endpoints w WHERE w.org_id = (SELECT org_id FROM events WHERE id = ?1))
+         ORDER BY e.rowid`,
+      )
+      .bind(eventId),
   ]);
-  const created = (loaded?.results ?? []) as LoadedDelivery[];
+  const mine = new Set(idList);
+  const created = ((loaded?.results ?? []) as LoadedDelivery[]).filter((d) => mine.has(d.id));
   return {
     claimed: created.filter((d) => d.next_attempt_at === lease),
     unclaimed: created.filter((d) => d.next_attempt_at !== lease).map((d) => d.id),
