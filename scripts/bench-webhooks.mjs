@@ -4,16 +4,19 @@
 //   flood:   BENCH_WEBHOOK_EVENTS (default 2000) events, BENCH_WEBHOOK_CONCURRENCY (default 20) creates in flight, to 3 healthy receivers:
 //            deliveries/s, backlog when the last event is created and its drain rate, lost, duplicates
 //   flaky:   the flood with 1 of 3 receivers failing every other request, then replay + sweep until delivered
-// BENCH_WEBHOOK_SCENARIOS (comma-separated: nominal, flood, flaky; default all) runs a subset.
+//   bulk:    the flood from one bulk send of BENCH_WEBHOOK_EVENTS / 2 clients (envelope.created and envelope.sent each), to 3
+//            healthy receivers: events arrive as fast as the batch commits them, so delivery, not event creation, sets the pace
+// BENCH_WEBHOOK_SCENARIOS (comma-separated: nominal, flood, flaky, bulk; default all) runs a subset.
 import { createServer as createHttpServer } from "node:http";
 import { api } from "./lib/dev-server.mjs";
 import { fmt, log, newEnvelope, percentile, positiveInt, sleep, waitFor } from "./lib/bench-util.mjs";
+import { prepareBulkBatch, waitForBatch } from "./lib/bulk-setup.mjs";
 
 const WEBHOOK_EVENTS = positiveInt("BENCH_WEBHOOK_EVENTS", 2000);
 const EVENT_CONCURRENCY = positiveInt("BENCH_WEBHOOK_CONCURRENCY", 20); // envelope creates in flight in the flood (each fires one envelope.created)
 const NOMINAL_RATE = positiveInt("BENCH_WEBHOOK_RATE", 20);
 const NOMINAL_SECONDS = positiveInt("BENCH_WEBHOOK_SECONDS", 60);
-const SCENARIOS = (process.env.BENCH_WEBHOOK_SCENARIOS ?? "nominal,flood,flaky").split(",").map((s) => s.trim()).filter(Boolean);
+const SCENARIOS = (process.env.BENCH_WEBHOOK_SCENARIOS ?? "nominal,flood,flaky,bulk").split(",").map((s) => s.trim()).filter(Boolean);
 
 /**
  * A receiver on 127.0.0.1 answering 200, or with `flaky` 500 to every other request. It keeps each
@@ -233,14 +236,73 @@ async function fanOutScenario(ctx, name, { flaky }) {
   });
 }
 
+/**
+ * The flood from a bulk send: WEBHOOK_EVENTS / 2 clients, each envelope publishing envelope.created and
+ * envelope.sent, 3 healthy receivers subscribed to envelope.*. The batch commits its events 50 envelopes
+ * at a time, far faster than partner POSTs create them, so a backlog can form and delivery sets the pace.
+ */
+async function bulkFloodScenario(ctx) {
+  const clients = Math.max(1, Math.floor(WEBHOOK_EVENTS / 2));
+  const events = clients * 2;
+  const name = `flood from a bulk send: ${clients} clients, ${events} events, 3 healthy endpoints`;
+  ctx.setPhase("webhooks: bulk flood setup");
+  const receivers = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
+  try {
+    const { console_, batch } = await prepareBulkBatch(ctx, {
+      name: "Bench webhooks bulk flood",
+      clients,
+      beforeItems: async (console_) => {
+        for (const r of receivers) await console_("POST", "/webhooks/endpoints", { url: r.url, events: ["envelope.*"] });
+      },
+    });
+    ctx.setPhase("webhooks: bulk flood");
+    log(`webhooks, ${name}`);
+    const started = Date.now();
+    await console_("POST", `/bulk-send/${batch.batch_id}/submit`);
+    const last = await waitForBatch(console_, batch.batch_id);
+    const settledAt = Date.now();
+    const receivedByThen = receivers.reduce((n, r) => n + r.stats.receipts.filter((t) => t <= settledAt).length, 0);
+    const settled = await waitFor(() => receivers.every((r) => r.stats.firstAttempts >= events), 300_000);
+    await sleep(2_000); // late duplicates, if any
+    const lastReceipt = Math.max(...receivers.map((r) => r.stats.lastReceipt));
+    const t = totals(receivers, events);
+    const backlog = 3 * events - receivedByThen;
+    const drainMs = lastReceipt - settledAt;
+    return {
+      row: [
+        name,
+        String(events),
+        fmt(events / ((settledAt - started) / 1000), 0),
+        fmt(t.delivered / ((lastReceipt - started) / 1000), 0),
+        fmt(percentile(t.latencies, 0.5), 0),
+        fmt(percentile(t.latencies, 0.99), 0),
+        fmt(Math.max(...t.latencies), 0),
+        String(Math.max(0, backlog)),
+        backlog > 0 && drainMs > 0 ? fmt(backlog / (drainMs / 1000), 0) : "-",
+        String(t.lost),
+        String(t.duplicates),
+      ],
+      extra: `bulk flood: the batch settled in ${fmt((settledAt - started) / 1000, 1)} s (events/s: its ${events} events over that time); the last receipt came ${fmt(drainMs / 1000, 1)} s later.`,
+      failures: [
+        ...(last.batch.status === "completed" ? [] : [`webhooks, bulk flood: batch ended ${last.batch.status} with counts ${JSON.stringify(last.counts)}`]),
+        ...(settled ? [] : [`webhooks, bulk flood: first attempts incomplete after 300 s (${receivers.map((r) => r.stats.firstAttempts).join("/")} of ${events} per receiver)`]),
+        ...(t.lost > 0 ? [`webhooks, bulk flood: ${t.lost} event deliveries never received`] : []),
+      ],
+    };
+  } finally {
+    for (const r of receivers) r.server.close();
+  }
+}
+
 export async function webhookSection(ctx) {
   const results = [];
   if (SCENARIOS.includes("nominal")) results.push(await nominalScenario(ctx));
   if (SCENARIOS.includes("flood")) results.push(await fanOutScenario(ctx, `flood: ${WEBHOOK_EVENTS} events, 3 healthy endpoints`, { flaky: false }));
   if (SCENARIOS.includes("flaky")) results.push(await fanOutScenario(ctx, `flood: 1 of 3 failing every other request`, { flaky: true }));
+  if (SCENARIOS.includes("bulk")) results.push(await bulkFloodScenario(ctx));
   const nominal = results.find((r) => r.p99 !== undefined);
   return {
-    title: `Webhooks: envelope.created events from partner POSTs to 3 loopback receivers, wrangler dev (local)`,
+    title: `Webhooks: events from partner POSTs (envelope.created) and from a bulk send (envelope.created, envelope.sent) to 3 loopback receivers, wrangler dev (local)`,
     columns: ["scenario", "events", "events/s", "deliveries/s", "p50 ms", "p99 ms", "max ms", "backlog", "drain/s", "lost", "dup"],
     rows: results.map((r) => r.row),
     notes: [

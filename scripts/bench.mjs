@@ -7,7 +7,7 @@
 // The capacity section (scripts/bench-capacity.mjs) measures one envelope lifecycle's D1/R2/Queue/DO/CPU use in the
 // Workers runtime (BENCH_CAPACITY_RUNS, default 10), writes scripts/bench-capacity.json and runs scripts/capacity-sim.mjs on it.
 // The bulk section sends BENCH_BULK_CLIENTS (default 1000) clients one envelope each through bulk send.
-// The webhook section (scripts/bench-webhooks.mjs) runs BENCH_WEBHOOK_RATE (default 20) events/s for BENCH_WEBHOOK_SECONDS
+// The webhook section (scripts/bench-webhooks.mjs; also a flood from one bulk send) runs BENCH_WEBHOOK_RATE (default 20) events/s for BENCH_WEBHOOK_SECONDS
 // (default 60) and a flood of BENCH_WEBHOOK_EVENTS (default 2000) to 3 loopback receivers (BENCH_WEBHOOK_SCENARIOS picks).
 // Exits non-zero if any measured request failed (non-2xx, connection error) or a step broke; a missed
 // latency target is reported, not failed, since local figures depend on the machine's load.
@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { ANSI, api, freePort, logDigest, root, run, startFreshServer, stopServer, WRANGLER } from "./lib/dev-server.mjs";
 import { fmt, log, newEnvelope, positiveInt, ratio, sleep } from "./lib/bench-util.mjs";
+import { prepareBulkBatch, uploadTemplateTimed, waitForBatch } from "./lib/bulk-setup.mjs";
 import { sweepFigures, vaultSmallDocuments } from "./bench-sweep.mjs";
 import { webhookSection } from "./bench-webhooks.mjs";
 import { floorRows } from "./bench-floor.mjs";
@@ -349,17 +350,6 @@ async function workerdPeakKib(ctx, fn) {
   return { result, riseKib: rises.length ? Math.max(...rises) : NaN };
 }
 
-async function uploadTemplateTimed(ctx, bytes, fields) {
-  const form = new FormData();
-  form.append("file", new Blob([bytes], { type: "application/pdf" }), "template.pdf");
-  form.append("name", "Bench template");
-  if (fields) form.append("fields_json", JSON.stringify(fields));
-  const started = performance.now();
-  const res = await fetch(`${ctx.base}/api/v2/partner/templates`, { method: "POST", headers: { "x-api-key": ctx.apiKey }, body: form });
-  const text = await res.text();
-  return { ms: performance.now() - started, status: res.status, text };
-}
-
 async function templatesSection(ctx) {
   ctx.setPhase("templates");
   const failures = [];
@@ -539,41 +529,7 @@ function cannonUntilStopped(opts) {
 
 async function bulkSection(ctx) {
   ctx.setPhase("bulk setup");
-  const { PDFDocument, StandardFonts } = await import("pdf-lib");
-  const op = { token: ctx.operatorToken };
-  const org = await api(ctx.base, "POST", "/operator/orgs", { ...op, body: { name: "Bench Bulk Dealer Group" } });
-  const key = await api(ctx.base, "POST", `/operator/orgs/${org.org_id}/api-keys`, { ...op, body: { scopes: ["envelopes:read", "envelopes:write"], rate_limit_rpm: 1_000_000 } });
-  const user = await api(ctx.base, "POST", `/operator/orgs/${org.org_id}/users`, { ...op, body: { email: "bulk-sender@bench.example", name: "Bench Sender", role: "admin" } });
-  const { access_token: admin } = await api(ctx.base, "POST", `/operator/users/${user.user_id}/access-tokens`, { ...op, body: { org_id: org.org_id, ttl_seconds: 3600 } });
-  const doc = await PDFDocument.create();
-  doc.addPage([612, 792]).drawText("Rate change addendum", { x: 72, y: 700, size: 14, font: await doc.embedFont(StandardFonts.Helvetica) });
-  const area = (y) => ({ mode: "absolute", areas: [{ page: 1, x: 0.1, y, w: 0.3, h: 0.05 }] });
-  const up = await uploadTemplateTimed({ ...ctx, apiKey: key.api_key }, await doc.save(), [
-    { name: "client_signature", type: "signature", role: "client", required: true, placement: area(0.5) },
-    { name: "customer_name", type: "text", role: "client", placement: area(0.3) },
-  ]);
-  if (up.status !== 200) throw new Error(`template upload answered ${up.status}: ${up.text}`);
-  log(`bulk: creating ${BULK_CLIENTS} customers`);
-  // a local workerd that restarts mid-request (seen on a loaded machine) loses that POST: create the client again under a fresh address
-  const createClient = async (n, attempt = 0) => {
-    try {
-      return await api(ctx.base, "POST", `/operator/orgs/${org.org_id}/customers`, { ...op, body: { name: `Client ${n}`, email: `client${n}${attempt ? `-r${attempt}` : ""}@bench.example` } });
-    } catch (err) {
-      if (attempt >= 3 || !/answered 503: Your worker restarted/.test(String(err))) throw err;
-      log(`bulk: worker restarted while creating client ${n}; creating it again`);
-      await sleep(1000);
-      return createClient(n, attempt + 1);
-    }
-  };
-  const customers = [];
-  for (let i = 0; i < BULK_CLIENTS; i += 25) {
-    const chunk = Array.from({ length: Math.min(25, BULK_CLIENTS - i) }, (_, j) => i + j);
-    customers.push(...(await Promise.all(chunk.map((n) => createClient(n)))).map((c) => c.customer_id));
-  }
-  const console_ = (method, path, body) => api(ctx.base, method, path, { token: admin, body });
-  const batch = await console_("POST", "/bulk-send", { name: "Rate change addendum", document_source: "template", source_template_id: JSON.parse(up.text).data.template_id });
-  await console_("POST", "/esign/builder-session", { batch_id: batch.batch_id });
-  await console_("POST", `/bulk-send/${batch.batch_id}/items`, { customer_ids: customers });
+  const { org, admin, console_, batch } = await prepareBulkBatch(ctx, { name: "Bench Bulk Dealer Group", clients: BULK_CLIENTS });
 
   ctx.setPhase("bulk run");
   log(`bulk: submit; polling GET /bulk-send/:id and GET /health with ${BULK_POLL_CONNECTIONS} connections each until the batch ends`);
@@ -583,13 +539,7 @@ async function bulkSection(ctx) {
   await console_("POST", `/bulk-send/${batch.batch_id}/submit`);
   const progress = cannonUntilStopped({ url: progressUrl, headers: auth });
   const bare = cannonUntilStopped({ url: `${ctx.base}/health` });
-  let last;
-  for (;;) {
-    last = await console_("GET", `/bulk-send/${batch.batch_id}?limit=1`);
-    if (["completed", "cancelled", "failed"].includes(last.batch.status)) break;
-    if (performance.now() - started > 600_000) break;
-    await sleep(250);
-  }
+  const last = await waitForBatch(console_, batch.batch_id);
   const seconds = (performance.now() - started) / 1000;
   progress.stop();
   bare.stop();

@@ -1,6 +1,7 @@
 import { BulkBatchWorkflow, type BulkHooks, type BulkRun, type ChunkOutcome } from "../../durable-objects/bulk-batch";
 import type { Env } from "../env";
-import { systemContext } from "../lib/context";
+import { createContext } from "../lib/context";
+import { publishEvents } from "../services/events/publish";
 import { failBulkBatch, runBulkChunk } from "../services/bulk/run-chunk";
 
 /**
@@ -17,7 +18,8 @@ export class BulkBatch extends BulkBatchWorkflow<Env> {
     return failBulkBatch(this.system(), { ...run, reason });
   }
 
+  /** The system actor, and a chunk's events delivered from here right after each commit, as a request's are (services/events/publish.ts). */
   private system() {
-    return systemContext(this.env, (p) => this.ctx.waitUntil(p), `bulk_${crypto.randomUUID()}`);
+    return createContext(this.env, (p) => this.ctx.waitUntil(p), { requestId: `bulk_${crypto.randomUUID()}`, publisher: publishEvents });
   }
 }

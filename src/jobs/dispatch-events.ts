@@ -4,40 +4,46 @@ import { forEachConcurrently } from "../lib/concurrency";
 import { deliverWebhook, type DeliverOptions } from "../services/webhooks/deliver";
 import { deliverNow } from "../services/webhooks/deliver-now";
 
-/** Messages of one batch handled at once: deliveries spend their time waiting on receivers. */
+/** Delivery messages of one batch handled at once: deliveries spend their time waiting on receivers. */
 const CONCURRENCY = 25;
-/** First attempts one batch sends itself (subrequests per invocation are bounded); the rest go back on the queue. */
-const INLINE_DELIVERIES = 150;
 
 /**
- * Queue consumer. Most event messages are the delayed safety net of an event the request that
+ * Queue consumer. Most event messages are the delayed safety net of an event the invocation that
  * committed it already fanned out and delivered (services/events/publish.ts): one query for the whole
- * batch finds those dispatched, and they are acked without more work. An event still undispatched is
- * fanned out to its organization's matching endpoints (one delivery row each, committed with the
- * event's `dispatched_at`), and the first attempts are sent right here (claimed in the fan-out's
- * batch), up to INLINE_DELIVERIES per batch; the rest go on the queue as delivery messages. A delivery
- * message sends that delivery if it is still due. A message whose work throws is retried by the
- * queue; nothing is lost either way, since the relay and the sweep read the database.
+ * batch finds those dispatched, and they are acked without more work. The events still undispatched
+ * are fanned out together, in one D1 round trip, to their organizations' matching endpoints (one
+ * delivery row each, committed with the events' `dispatched_at`), and the first attempts are sent
+ * right here (claimed in the fan-out's batch), up to IMMEDIATE_DELIVERIES per batch; the rest go on
+ * the queue as delivery messages. A delivery message sends that delivery if it is still due. A
+ * message whose work throws is retried by the queue; nothing is lost either way, since the relay and
+ * the sweep read the database.
  */
 export async function dispatchEvents(ctx: RequestContext, batch: MessageBatch<OutboxMessage>, opts: DeliverOptions = {}): Promise<void> {
   const dispatched = await dispatchedEvents(ctx, batch.messages);
-  let inlineLeft = INLINE_DELIVERIES;
-  await forEachConcurrently(batch.messages, CONCURRENCY, async (message) => {
+  const events = batch.messages.flatMap((m) => (m.body.kind === "event" && !dispatched.has(m.body.event_id) ? [{ message: m, eventId: m.body.event_id }] : []));
+  const deliveries = batch.messages.flatMap((m) => (m.body.kind === "delivery" ? [{ message: m, deliveryId: m.body.delivery_id }] : []));
+  for (const m of batch.messages) if (m.body.kind === "event" && dispatched.has(m.body.event_id)) m.ack();
+  const fanOut = async () => {
+    if (events.length === 0) return;
     try {
-      const body = message.body;
-      if (body.kind === "delivery") {
-        await deliverWebhook(ctx, { ...opts, deliveryId: body.delivery_id });
-      } else if (!dispatched.has(body.event_id)) {
-        const claimMax = Math.max(0, Math.min(inlineLeft, 25));
-        inlineLeft -= claimMax;
-        await deliverNow(ctx, { ...opts, eventId: body.event_id, claimMax });
-      }
-      message.ack();
+      await deliverNow(ctx, { ...opts, eventIds: events.map((e) => e.eventId) });
+      for (const e of events) e.message.ack();
     } catch (err) {
-      console.error("webhook queue message failed", JSON.stringify(message.body), err);
-      message.retry();
+      console.error("webhook queue: fan-out of", events.length, "events failed", err);
+      for (const e of events) e.message.retry();
     }
-  });
+  };
+  const send = () =>
+    forEachConcurrently(deliveries, CONCURRENCY, async ({ message, deliveryId }) => {
+      try {
+        await deliverWebhook(ctx, { ...opts, deliveryId });
+        message.ack();
+      } catch (err) {
+        console.error("webhook queue message failed", JSON.stringify(message.body), err);
+        message.retry();
+      }
+    });
+  await Promise.all([fanOut(), send()]);
 }
 
 /** The batch's event messages whose event is already dispatched, in one query (a failed read: none, each message then checks itself). */

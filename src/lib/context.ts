@@ -1,4 +1,4 @@
-import type { Env } from "../env";
+import type { Env, OutboxMessage } from "../env";
 import { SYSTEM_ACTOR, type Actor } from "./actor";
 
 /**
@@ -9,8 +9,11 @@ import { SYSTEM_ACTOR, type Actor } from "./actor";
 export type RequestContext = {
   env: Env;
   db: D1Database;
-  /** hand on a just-committed outbox event: request surfaces deliver its webhooks at once, jobs queue it (see Publisher; the relay cron is the safety net) */
-  publish: (eventId: string) => void;
+  /**
+   * hand on just-committed outbox events (those of one commit in one call): request surfaces and the bulk
+   * batch deliver their webhooks at once, other jobs queue them (see Publisher; the relay cron is the safety net)
+   */
+  publish: (...eventIds: string[]) => void;
   /** finish work after the response has gone */
   waitUntil: (p: Promise<unknown>) => void;
   requestId: string;
@@ -29,12 +32,28 @@ export type RequestContext = {
  * surfaces pass services/events/publish.ts, which also fans it out and sends the first attempts in
  * `waitUntil` (lib cannot import services, so the middleware injects it).
  */
-export type Publisher = (ctx: RequestContext, eventId: string) => Promise<unknown>;
+export type Publisher = (ctx: RequestContext, eventIds: readonly string[]) => Promise<unknown>;
 
-const enqueueEvent: Publisher = (ctx, eventId) =>
-  ctx.env.WEBHOOK_QUEUE.send({ kind: "event", event_id: eventId }).catch((err: unknown) => {
-    console.warn("outbox fast path failed; the relay will pick it up", eventId, err);
-  });
+const SEND_BATCH = 100; // Queue#sendBatch takes at most 100 messages
+
+/**
+ * Puts messages on the webhook queue in sendBatch calls. Never throws: a failed call is logged with
+ * `ifLost`, what picks the messages' work up instead (the relay, the sweep).
+ */
+export async function enqueueMessages(ctx: RequestContext, bodies: readonly OutboxMessage[], ifLost: string): Promise<void> {
+  for (let i = 0; i < bodies.length; i += SEND_BATCH) {
+    const chunk = bodies.slice(i, i + SEND_BATCH);
+    try {
+      await ctx.env.WEBHOOK_QUEUE.sendBatch(chunk.map((body) => ({ body })));
+    } catch (err) {
+      console.warn(`webhook queue fast path failed; ${ifLost}`, chunk.length, err);
+    }
+  }
+}
+
+/** The default Publisher: one event message per event on the webhook queue. Never throws. */
+export const enqueueEvents: Publisher = (ctx, eventIds) =>
+  enqueueMessages(ctx, eventIds.map((id) => ({ kind: "event", event_id: id })), "the relay will pick them up");
 
 /** A context whose caller acts in one organization (partner and console surfaces). */
 export type OrgContext = RequestContext & { orgId: string };
@@ -44,12 +63,14 @@ export function createContext(
   waitUntil: (p: Promise<unknown>) => void,
   fields: { requestId: string; actor?: Actor; orgId?: string | null; publisher?: Publisher },
 ): RequestContext {
-  const publisher = fields.publisher ?? enqueueEvent;
+  const publisher = fields.publisher ?? enqueueEvents;
   const ctx: RequestContext = {
     env,
     db: env.DB,
     waitUntil,
-    publish: (eventId) => waitUntil(publisher(ctx, eventId)),
+    publish: (...eventIds) => {
+      if (eventIds.length > 0) waitUntil(publisher(ctx, eventIds));
+    },
     requestId: fields.requestId,
     actor: fields.actor ?? SYSTEM_ACTOR,
     orgId: fields.orgId ?? null,

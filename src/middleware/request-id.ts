@@ -2,7 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { createContext } from "../lib/context";
 import { newId } from "../lib/ids";
 import type { AppEnv } from "../lib/hono";
-import { publishEvent } from "../services/events/publish";
+import { publishEvents } from "../services/events/publish";
 
 /**
  * Every response, errors and unknown routes included, carries the id the request is logged under.
@@ -12,8 +12,8 @@ import { publishEvent } from "../services/events/publish";
 export const requestId = createMiddleware<AppEnv>(async (c, next) => {
   const id = newId("request");
   c.set("requestId", id);
-  // publishEvent: a committed event's webhooks go out right after the response, in waitUntil (issue 17)
-  c.set("ctx", createContext(c.env, (p) => c.executionCtx.waitUntil(p), { requestId: id, publisher: publishEvent }));
+  // publishEvents: a committed event's webhooks go out right after the response, in waitUntil (issue 17)
+  c.set("ctx", createContext(c.env, (p) => c.executionCtx.waitUntil(p), { requestId: id, publisher: publishEvents }));
   c.header("X-Request-Id", id);
   await next();
   try {

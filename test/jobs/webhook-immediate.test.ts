@@ -4,7 +4,7 @@ import type { Env, OutboxMessage } from "../../src/env";
 import { dispatchEvents } from "../../src/jobs/dispatch-events";
 import { sweepDeliveries } from "../../src/jobs/sweep-deliveries";
 import { relayOutbox } from "../../src/jobs/relay-outbox";
-import { publishEvent } from "../../src/services/events/publish";
+import { publishEvents } from "../../src/services/events/publish";
 import { CLAIM_LEASE_MS } from "../../src/services/webhooks/deliver";
 import { createEnvelope as createEnvelopeThroughApi } from "../helpers/api";
 import { createEnvelope } from "../../src/services/envelopes/create-envelope";
@@ -73,7 +73,7 @@ describe("webhooks delivered right after commit", () => {
     const eventId = await insertEvent(t.orgId, "envelope.sent");
     const { queue, sent } = recordingQueue();
     // The fan-out's batch (deliveries, dispatched_at, the read) dies in D1: nothing commits.
-    await publishEvent(jobContext({ ...env, DB: dbFailingBatchesOf((n) => n >= 2), WEBHOOK_QUEUE: queue } as Env), eventId);
+    await publishEvents(jobContext({ ...env, DB: dbFailingBatchesOf((n) => n >= 2), WEBHOOK_QUEUE: queue } as Env), [eventId]);
     expect(await received(target.path)).toEqual([]);
     expect(sent).toEqual([{ body: { kind: "event", event_id: eventId }, delaySeconds: undefined }]);
     // The consumer gets the message and delivers the event itself, once.
@@ -102,7 +102,7 @@ describe("webhooks delivered right after commit", () => {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-    await publishEvent(jobContext({ ...env, DB: counting, WEBHOOK_QUEUE: queue } as Env), eventId);
+    await publishEvents(jobContext({ ...env, DB: counting, WEBHOOK_QUEUE: queue } as Env), [eventId]);
     expect(batches).toBe(1);
     expect(sent).toEqual([]);
     const row = await env.DB.prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(eventId).first<{ dispatched_at: string | null }>();
@@ -113,7 +113,7 @@ describe("webhooks delivered right after commit", () => {
     const { t, target } = await tenantWithEndpoint("ok");
     const published: string[] = [];
     const create = (orgId: string) => {
-      const ctx = { ...orgContext(orgId), publish: (id: string) => void published.push(id) };
+      const ctx = { ...orgContext(orgId), publish: (...ids: string[]) => void published.push(...ids) };
       return createEnvelope(ctx, { body: { envelope_name: "Contract", customer_email: "buyer@example.com", customer_name: "Buyer" } });
     };
     // with a live endpoint the event is published (and fanned out) as before
@@ -141,7 +141,7 @@ describe("webhooks delivered right after commit", () => {
     const now = new Date();
     // The fan-out (one batch: the claimed delivery, dispatched_at and the read of it) commits; the second batch, the record, dies.
     let calls = 0;
-    await publishEvent(jobContext({ ...env, DB: dbFailingBatchesOf(() => ++calls === 2), WEBHOOK_QUEUE: queue }), eventId);
+    await publishEvents(jobContext({ ...env, DB: dbFailingBatchesOf(() => ++calls === 2), WEBHOOK_QUEUE: queue }), [eventId]);
     expect(await received(target.path)).toHaveLength(1);
     const [claimed] = await deliveriesOf(ep.endpoint_id);
     expect(claimed).toMatchObject({ status: "pending", attempts: 0 });
@@ -172,7 +172,7 @@ describe("webhooks delivered right after commit", () => {
     await env.DB.prepare("UPDATE webhook_endpoints SET paused_at = ? WHERE id = ?").bind(new Date().toISOString(), ep.endpoint_id).run();
     const eventId = await insertEvent(t.orgId, "envelope.sent");
     const { queue } = recordingQueue();
-    await publishEvent(jobContext({ ...env, WEBHOOK_QUEUE: queue }), eventId);
+    await publishEvents(jobContext({ ...env, WEBHOOK_QUEUE: queue }), [eventId]);
     expect(await received(target.path)).toEqual([]);
     const [delivery] = await deliveriesOf(ep.endpoint_id);
     expect(delivery).toMatchObject({ status: "pending", attempts: 0 });

@@ -115,7 +115,7 @@ async function runGroup(state: RunState, group: ChunkItem[]): Promise<"done" | "
         toCreate.map((item) => bulkEnvelopeStatements(ctx, { batch, item, master: state.master.template, fields: state.master.fields, client: clientOf(item)! })),
       );
       await db.batch(built.flatMap((b) => b.statements));
-      for (const b of built) ctx.publish(b.eventId);
+      ctx.publish(...built.map((b) => b.eventId));
       for (const item of toCreate) item.envelope_status = "preparing";
     }
   } catch (err) {

@@ -86,7 +86,7 @@ export async function sendGroup(state: RunState, items: ChunkItem[]): Promise<Ch
           .bind(at, JSON.stringify(settle.map((i) => i.id)), batch.id),
         db.prepare("UPDATE bulk_batches SET sent_count = sent_count + changes(), running_count = running_count - changes(), updated_at = ?1 WHERE id = ?2").bind(at, batch.id),
       ]);
-      for (const p of plans) if (p.eventId) ctx.publish(p.eventId);
+      ctx.publish(...plans.flatMap((p) => (p.eventId ? [p.eventId] : [])));
     }
   } catch (err) {
     if (isCrash(err)) throw err;

@@ -59,7 +59,7 @@ export async function commitPlans(ctx: RequestContext, plans: TransitionPlan[], 
     if (isChainConflict(err)) throw conflict("The envelope changed while this request was processed; retry");
     throw err;
   }
-  for (const plan of plans) if (plan.eventId) ctx.publish(plan.eventId);
+  ctx.publish(...plans.flatMap((p) => (p.eventId ? [p.eventId] : [])));
   return plans[plans.length - 1]!.updated;
 }
 

@@ -81,7 +81,7 @@ export async function commitSignerChange<T>(
     if (results[0]?.meta.changes !== 1 || (guardIndex >= 0 && results[guardIndex]?.meta.changes !== 1)) {
       throw conflict("The envelope changed while this request was processed; retry");
     }
-    for (const id of eventIds) ctx.publish(id);
+    ctx.publish(...eventIds);
     return result;
   }
 }

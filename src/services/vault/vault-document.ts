@@ -157,7 +157,7 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
     throw conflict("The envelope changed while this request was processed; retry");
   }
 
-  for (const plan of plans) if (plan.eventId) ctx.publish(plan.eventId);
+  ctx.publish(...plans.flatMap((p) => (p.eventId ? [p.eventId] : [])));
   await deleteStrayObjects(bucket, envelope, keys.dir);
   return plans[plans.length - 1]!.updated;
 }

@@ -17,60 +17,67 @@ export const liveEndpointsOf = (orgId: string) => `FROM webhook_endpoints w WHER
  * once, so the cron sweep sends any that never reach the queue.
  */
 export async function fanOutEvent(ctx: RequestContext, input: { eventId: string; now?: Date }): Promise<string[]> {
-  const { claimed, unclaimed } = await fanOutClaiming(ctx, { ...input, claimMax: 0 });
+  const { claimed, unclaimed } = await fanOutClaiming(ctx, { eventIds: [input.eventId], now: input.now, claimMax: 0 });
   return [...claimed.map((d) => d.id), ...unclaimed];
 }
 
 /**
- * fanOutEvent that also claims, in the same transaction, the new deliveries to live endpoints that are
- * neither paused nor failing (deliver.ts BACKOFF_AFTER_FAILURES), at most `claimMax`: those rows are
- * inserted with `next_attempt_at` a claim lease ahead, and come back loaded (endpoint and event fields),
- * ready for an attempt. The others are due at once, as with fanOutEvent. One round trip: the endpoints
- * are matched (subscriptions, liveness, health) in SQL inside the insert, which only runs while the
- * event is undispatched, and the dispatch and the read of what was inserted follow in the same batch.
+ * fanOutEvent for several events at once (the events one request, queue batch or bulk group committed)
+ * that also claims, in the same transaction, the new deliveries to live endpoints that are neither
+ * paused nor failing (deliver.ts BACKOFF_AFTER_FAILURES), at most `claimMax` in all, the first events'
+ * first: those rows are inserted with `next_attempt_at` a claim lease ahead, and come back loaded
+ * (endpoint and event fields), ready for an attempt. The others are due at once, as with fanOutEvent.
+ * One round trip whatever the number of events: the endpoints are matched (subscriptions, liveness,
+ * health) in SQL inside the one insert, which only takes events still undispatched, and the dispatch
+ * and the read of what was inserted follow in the same batch. Deliveries come back in the order of
+ * `eventIds`, each event's in the order its endpoints were registered (rowid).
  */
 export async function fanOutClaiming(
   ctx: RequestContext,
-  input: { eventId: string; now?: Date; claimMax?: number },
+  input: { eventIds: readonly string[]; now?: Date; claimMax?: number },
 ): Promise<{ claimed: LoadedDelivery[]; unclaimed: string[] }> {
   const { db } = ctx;
-  const { eventId, now = new Date(), claimMax = WEBHOOK_ENDPOINT_LIMIT } = input;
+  const { now = new Date(), claimMax = WEBHOOK_ENDPOINT_LIMIT } = input;
+  const eventIds = [...new Set(input.eventIds)];
+  if (eventIds.length === 0) return { claimed: [], unclaimed: [] };
   const at = now.toISOString();
   const lease = claimUntil(now);
-  // One id per possible endpoint (an organization has at most WEBHOOK_ENDPOINT_LIMIT, a trigger holds it), handed out in
-  // endpoint order: the order they were registered in (rowid), which is also the order claims go by and deliveries come back in.
-  const idList = Array.from({ length: WEBHOOK_ENDPOINT_LIMIT }, () => newId("webhookDelivery"));
-  const ids = JSON.stringify(idList);
+  // One id per possible (event, endpoint) pair (an organization has at most WEBHOOK_ENDPOINT_LIMIT endpoints, a
+  // trigger holds it): event k's n-th endpoint, in registration order (rowid), takes id k * LIMIT + n - 1.
+  const idList = Array.from({ length: eventIds.length * WEBHOOK_ENDPOINT_LIMIT }, () => newId("webhookDelivery"));
+  const events = JSON.stringify(eventIds);
   const healthy = `(w.paused_at IS NULL AND COALESCE(w.consecutive_failures, 0) < ${BACKOFF_AFTER_FAILURES})`;
   const [, , loaded] = await db.batch([
     db
       .prepare(
         `INSERT OR IGNORE INTO webhook_deliveries (id, org_id, endpoint_id, event_id, event_type, status, attempts, max_attempts, next_attempt_at, created_at, updated_at)
-         SELECT json_extract(?1, '$[' || (m.n - 1) || ']'), ev.org_id, m.id, ev.id, ev.type, 'pending', 0, ?2, CASE WHEN m.claim THEN ?3 ELSE ?4 END, ?4, ?4
-         FROM events ev
-         JOIN (
-           SELECT w.id, row_number() OVER (ORDER BY w.rowid) AS n,
-                  ${healthy} AND SUM(${healthy}) OVER (ORDER BY w.rowid ROWS UNBOUNDED PRECEDING) <= ?6 AS claim
-           ${liveEndpointsOf("(SELECT org_id FROM events WHERE id = ?5)")}
-             AND ${subscribesSql("w.events", "(SELECT type FROM events WHERE id = ?5)")}
-         ) m
-         WHERE ev.id = ?5 AND ev.dispatched_at IS NULL`,
+         SELECT json_extract(?1, '$[' || (m.k * ${WEBHOOK_ENDPOINT_LIMIT} + m.n - 1) || ']'), m.org_id, m.endpoint_id, m.event_id, m.type, 'pending', 0, ?2,
+                CASE WHEN m.claim THEN ?3 ELSE ?4 END, ?4, ?4
+         FROM (
+           SELECT j.key AS k, ev.id AS event_id, ev.org_id, ev.type, w.id AS endpoint_id,
+                  row_number() OVER (PARTITION BY j.key ORDER BY w.rowid) AS n,
+                  ${healthy} AND SUM(${healthy}) OVER (ORDER BY j.key, w.rowid ROWS UNBOUNDED PRECEDING) <= ?6 AS claim
+           FROM json_each(?5) j
+           JOIN events ev ON ev.id = j.value AND ev.dispatched_at IS NULL
+           JOIN webhook_endpoints w ON w.org_id = ev.org_id AND w.is_active = 1 AND w.deleted_at IS NULL
+             AND ${subscribesSql("w.events", "ev.type")}
+         ) m`,
       )
-      .bind(ids, MAX_ATTEMPTS, lease, at, eventId, claimMax),
-    db.prepare("UPDATE events SET dispatched_at = ? WHERE id = ? AND dispatched_at IS NULL").bind(at, eventId),
-    // The event's first deliveries, through the (endpoint, event) index (D1 bills every id probed by an id
+      .bind(JSON.stringify(idList), MAX_ATTEMPTS, lease, at, events, claimMax),
+    db.prepare("UPDATE events SET dispatched_at = ?1 WHERE id IN (SELECT value FROM json_each(?2)) AND dispatched_at IS NULL").bind(at, events),
+    // The events' first deliveries, through the (endpoint, event) index (D1 bills every id probed by an id
     // list as a row read); of those, this run's are the ones under its ids.
     db
       .prepare(
         `${SELECT_LOADED_DELIVERIES}
-         WHERE d.event_id = ?1 AND d.redelivery_of IS NULL
-           AND d.endpoint_id IN (SELECT w.id FROM webhook_endpoints w WHERE w.org_id = (SELECT org_id FROM events WHERE id = ?1))
+         WHERE d.event_id IN (SELECT value FROM json_each(?1)) AND d.redelivery_of IS NULL
+           AND d.endpoint_id IN (SELECT w.id FROM webhook_endpoints w WHERE w.org_id IN (SELECT org_id FROM events WHERE id IN (SELECT value FROM json_each(?1))))
          ORDER BY e.rowid`,
       )
-      .bind(eventId),
+      .bind(events),
   ]);
-  const mine = new Set(idList);
-  const created = ((loaded?.results ?? []) as LoadedDelivery[]).filter((d) => mine.has(d.id));
+  const order = new Map(idList.map((id, i) => [id, Math.floor(i / WEBHOOK_ENDPOINT_LIMIT)]));
+  const created = ((loaded?.results ?? []) as LoadedDelivery[]).filter((d) => order.has(d.id)).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
   return {
     claimed: created.filter((d) => d.next_attempt_at === lease),
     unclaimed: created.filter((d) => d.next_attempt_at !== lease).map((d) => d.id),

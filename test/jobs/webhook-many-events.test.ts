@@ -1,0 +1,141 @@
+import { createMessageBatch, env } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { Env, OutboxMessage } from "../../src/env";
+import { dispatchEvents } from "../../src/jobs/dispatch-events";
+import { publishEvents } from "../../src/services/events/publish";
+import { deliverNow } from "../../src/services/webhooks/deliver-now";
+import { newTenant } from "../helpers/api";
+import { bulkTenant, readyBatch, runToEnd } from "../helpers/bulk";
+import { jobContext } from "../helpers/context";
+import { adminToken, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl, waitForRequests } from "../helpers/webhooks";
+
+/** A queue stand-in that keeps what is sent, so the test decides when the consumer runs. */
+function recordingQueue() {
+  const sent: OutboxMessage[] = [];
+  const queue = {
+    send: async (body: OutboxMessage) => void sent.push(body),
+    sendBatch: async (batch: Iterable<MessageSendRequest<OutboxMessage>>) => void sent.push(...[...batch].map((m) => m.body)),
+  } as unknown as Queue<OutboxMessage>;
+  return { queue, sent };
+}
+
+/** The database, counting its batches (round trips that write). */
+function countingDb() {
+  const counter = { batches: 0 };
+  const db = new Proxy(env.DB, {
+    get(target, prop) {
+      if (prop === "batch") return (statements: D1PreparedStatement[]) => ((counter.batches += 1), target.batch(statements));
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { db, counter };
+}
+
+/** An organization with `n` endpoints on fresh receiver paths, registered in that order. */
+async function orgWithEndpoints(n: number, events?: string[]) {
+  const t = await newTenant();
+  const token = await adminToken(t.orgId);
+  const targets = [];
+  for (let i = 0; i < n; i++) {
+    const target = receiverUrl("ok");
+    const ep = await createEndpoint(token, { url: target.url, ...(events ? { events } : {}) });
+    targets.push({ ...target, endpointId: ep.endpoint_id });
+  }
+  return { t, targets };
+}
+
+const eventIdsAt = async (path: string) => (await received(path)).map((r) => JSON.parse(r.body).event_id as string);
+
+describe("webhooks of several events committed together", () => {
+  it("sends the events of one commit to every endpoint in two round trips whatever their number, each once", async () => {
+    const { t, targets } = await orgWithEndpoints(3);
+    const eventIds: string[] = [];
+    for (let i = 0; i < 12; i++) eventIds.push(await insertEvent(t.orgId, "envelope.sent", { seq: i }));
+    const { db, counter } = countingDb();
+    const { queue, sent } = recordingQueue();
+    await publishEvents(jobContext({ ...env, DB: db, WEBHOOK_QUEUE: queue } as Env), eventIds);
+
+    expect(counter.batches).toBe(2); // the fan-out of all twelve, then the record of all 36 attempts
+    expect(sent).toEqual([]);
+    for (const target of targets) {
+      expect((await eventIdsAt(target.path)).sort()).toEqual([...eventIds].sort());
+      const rows = await deliveriesOf(target.endpointId);
+      expect(rows).toHaveLength(12);
+      for (const row of rows) expect(row).toMatchObject({ status: "succeeded", attempts: 1 });
+    }
+    const undispatched = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE org_id = ? AND dispatched_at IS NULL").bind(t.orgId).first<{ n: number }>();
+    expect(undispatched!.n).toBe(0);
+  });
+
+  it("sends the events of two organizations fanned out together each to its own organization's subscribed endpoints only", async () => {
+    const a = await orgWithEndpoints(1);
+    const b = await orgWithEndpoints(1, ["envelope.sent"]);
+    const aSent = await insertEvent(a.t.orgId, "envelope.sent");
+    const bSent = await insertEvent(b.t.orgId, "envelope.sent");
+    const bCompleted = await insertEvent(b.t.orgId, "envelope.completed");
+    await publishEvents(jobContext(), [aSent, bSent, bCompleted]);
+
+    expect(await eventIdsAt(a.targets[0]!.path)).toEqual([aSent]);
+    expect(await eventIdsAt(b.targets[0]!.path)).toEqual([bSent]);
+    expect((await deliveriesOf(a.targets[0]!.endpointId)).map((d) => [d.event_id, d.org_id])).toEqual([[aSent, a.t.orgId]]);
+    expect((await deliveriesOf(b.targets[0]!.endpointId)).map((d) => [d.event_id, d.org_id])).toEqual([[bSent, b.t.orgId]]);
+    // the event nobody subscribes to is dispatched all the same, so the relay never picks it up
+    const row = await env.DB.prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(bCompleted).first<{ dispatched_at: string | null }>();
+    expect(row!.dispatched_at).not.toBeNull();
+  });
+
+  it("sends at once up to the claim cap, the first events' deliveries first, and queues the rest, due at once", async () => {
+    const { t, targets } = await orgWithEndpoints(3);
+    const eventIds = [await insertEvent(t.orgId, "envelope.sent"), await insertEvent(t.orgId, "envelope.sent"), await insertEvent(t.orgId, "envelope.sent")];
+    const { queue, sent } = recordingQueue();
+    const result = await deliverNow(jobContext({ ...env, WEBHOOK_QUEUE: queue }), { eventIds, claimMax: 4 });
+
+    expect(result).toEqual({ sent: 4, queued: 5 });
+    // the first event to all three endpoints, the second to the first endpoint registered
+    expect(await eventIdsAt(targets[0]!.path)).toEqual(eventIds.slice(0, 2));
+    expect(await eventIdsAt(targets[1]!.path)).toEqual(eventIds.slice(0, 1));
+    expect(await eventIdsAt(targets[2]!.path)).toEqual(eventIds.slice(0, 1));
+    expect(sent).toHaveLength(5);
+    expect(sent.every((m) => m.kind === "delivery")).toBe(true);
+
+    // the consumer sends the queued ones; every endpoint ends with every event, once
+    await dispatchEvents(
+      jobContext(),
+      createMessageBatch<OutboxMessage>(
+        "esign-vault-webhooks",
+        sent.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
+      ),
+    );
+    for (const target of targets) expect((await eventIdsAt(target.path)).sort()).toEqual([...eventIds].sort());
+  });
+
+  it("does not fan an event out twice when it comes again among new ones", async () => {
+    const { t, targets } = await orgWithEndpoints(1);
+    const first = await insertEvent(t.orgId, "envelope.sent");
+    await publishEvents(jobContext(), [first]);
+    const second = await insertEvent(t.orgId, "envelope.sent");
+    await publishEvents(jobContext(), [first, second, second]);
+
+    expect(await eventIdsAt(targets[0]!.path)).toEqual([first, second]);
+    expect(await deliveriesOf(targets[0]!.endpointId)).toHaveLength(2);
+  });
+
+  it("a bulk send's endpoint hears envelope.created and envelope.sent of every client once", async () => {
+    const t = await bulkTenant();
+    const target = receiverUrl("ok");
+    await createEndpoint(await adminToken(t.orgId), { url: target.url, events: ["envelope.created", "envelope.sent"] });
+    const { batchId } = await readyBatch(t, { n: 4 });
+    expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
+    expect((await runToEnd(batchId)).status).toBe("completed");
+
+    const got = await waitForRequests(target.path, 8);
+    const { results: envelopes } = await env.DB.prepare("SELECT id FROM envelopes WHERE json_extract(metadata, '$.bulk_send.batch_id') = ? ORDER BY id")
+      .bind(batchId)
+      .all<{ id: string }>();
+    expect(envelopes).toHaveLength(4);
+    const heard = got.map((r) => JSON.parse(r.body) as { event_type: string; envelope_id: string; event_id: string });
+    expect(new Set(heard.map((h) => h.event_id)).size).toBe(heard.length);
+    expect(heard.map((h) => `${h.envelope_id} ${h.event_type}`).sort()).toEqual(envelopes.flatMap((e) => [`${e.id} envelope.created`, `${e.id} envelope.sent`]).sort());
+  });
+});
