@@ -121,6 +121,37 @@ describe("webhooks of several events committed together", () => {
     expect(await deliveriesOf(targets[0]!.endpointId)).toHaveLength(2);
   });
 
+  it("finds the events it fans out by id: the work of a publish does not grow with the events still in flight", async () => {
+    const { t, targets } = await orgWithEndpoints(1);
+    const quiet = await newTenant();
+    // 300 events of another organization committed and not yet dispatched (a burst in flight)
+    const at = new Date().toISOString();
+    const inFlight = Array.from({ length: 300 }, (_, i) =>
+      env.DB.prepare("INSERT INTO events (id, org_id, envelope_id, type, data, created_at) VALUES (?, ?, NULL, 'envelope.sent', '{}', ?)").bind(`evt_inflight${i}_${crypto.randomUUID()}`, quiet.orgId, at),
+    );
+    await env.DB.batch(inFlight);
+    const rowsRead = async (eventId: string) => {
+      let rows = 0;
+      const db = new Proxy(env.DB, {
+        get(target, prop) {
+          if (prop === "batch")
+            return async (statements: D1PreparedStatement[]) => {
+              const results = await target.batch(statements);
+              for (const r of results) rows += r.meta.rows_read;
+              return results;
+            };
+          const value = Reflect.get(target, prop);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      await publishEvents(jobContext({ ...env, DB: db } as Env), [eventId]);
+      return rows;
+    };
+    const event = await insertEvent(t.orgId, "envelope.sent");
+    expect(await rowsRead(event)).toBeLessThan(100);
+    expect(await eventIdsAt(targets[0]!.path)).toEqual([event]);
+  });
+
   it("a bulk send's endpoint hears envelope.created and envelope.sent of every client once", async () => {
     const t = await bulkTenant();
     const target = receiverUrl("ok");

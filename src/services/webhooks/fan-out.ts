@@ -46,6 +46,7 @@ export async function fanOutClaiming(
   // trigger holds it): event k's n-th endpoint, in registration order (rowid), takes id k * LIMIT + n - 1.
   const idList = Array.from({ length: eventIds.length * WEBHOOK_ENDPOINT_LIMIT }, () => newId("webhookDelivery"));
   const events = JSON.stringify(eventIds);
+  // `+dispatched_at`: the events are found by id; the undispatched index would walk every event in flight (relay-outbox.ts's index)
   const healthy = `(w.paused_at IS NULL AND COALESCE(w.consecutive_failures, 0) < ${BACKOFF_AFTER_FAILURES})`;
   const [, , loaded] = await db.batch([
     db
@@ -58,13 +59,13 @@ export async function fanOutClaiming(
                   row_number() OVER (PARTITION BY j.key ORDER BY w.rowid) AS n,
                   ${healthy} AND SUM(${healthy}) OVER (ORDER BY j.key, w.rowid ROWS UNBOUNDED PRECEDING) <= ?6 AS claim
            FROM json_each(?5) j
-           JOIN events ev ON ev.id = j.value AND ev.dispatched_at IS NULL
+           JOIN events ev ON ev.id = j.value AND +ev.dispatched_at IS NULL
            JOIN webhook_endpoints w ON w.org_id = ev.org_id AND w.is_active = 1 AND w.deleted_at IS NULL
              AND ${subscribesSql("w.events", "ev.type")}
          ) m`,
       )
       .bind(JSON.stringify(idList), MAX_ATTEMPTS, lease, at, events, claimMax),
-    db.prepare("UPDATE events SET dispatched_at = ?1 WHERE id IN (SELECT value FROM json_each(?2)) AND dispatched_at IS NULL").bind(at, events),
+    db.prepare("UPDATE events SET dispatched_at = ?1 WHERE id IN (SELECT value FROM json_each(?2)) AND +dispatched_at IS NULL").bind(at, events),
     // The events' first deliveries, through the (endpoint, event) index (D1 bills every id probed by an id
     // list as a row read); of those, this run's are the ones under its ids.
     db

@@ -19,8 +19,6 @@ export function selectorMatches(selector: string, eventType: string): boolean {
   return selector.endsWith(".*") && eventType.startsWith(selector.slice(0, -1));
 }
 
-export const subscribes = (selectors: readonly string[], eventType: string) => selectors.some((s) => selectorMatches(s, eventType));
-
 /**
  * selectorMatches in SQL, for matching inside a statement (fan-out.ts): true when one of the selectors
  * in the JSON array `selectorsJson` takes the event type `eventType` (both SQL expressions).
