@@ -77,7 +77,8 @@ export async function capacitySection(ctx) {
       "Counts are measured: every D1 statement's meta (rows_read, rows_written, duration), every R2 call and object size, every Durable Object stub call, every queue message. " +
         "CPU ms is the workerd process's user+system time around each step (10 ms ticks, averaged over the runs): it includes miniflare's local D1/R2 simulators, so it is an upper bound of billed CPU; the bare row is the harness floor.",
       `D1 stored per envelope: ${fmt(m.d1_file_bytes_per_envelope, 0)} B of database file (size_after delta); rows x logical bytes: ${stored}.`,
-      `Rows read that grow with the database: +${fmt(m.d1_rows_read_growth_per_stored_envelope, 2)} per lifecycle per envelope already stored` +
+      `Rows read that grow with the database: ${m.d1_rows_read_growth_per_stored_envelope < 0 ? "" : "+"}${fmt(m.d1_rows_read_growth_per_stored_envelope, 2)} per lifecycle per envelope already stored` +
+      (m.d1_rows_read_growth_per_stored_envelope < 0 ? " (a fitted slope below zero is run-to-run noise; the simulation charges it as none)" : "") +
         (growing.length ? ` (${growing.map((g) => `${g.sql.slice(0, 90)}: +${g.growth_per_stored_envelope}`).join("; ")})` : "") +
         Object.entries(m.periodic ?? {})
           .filter(([, p]) => p.d1_rows_read_growth_per_stored_envelope)
