@@ -28,9 +28,9 @@ export type RequestContext = {
 };
 
 /**
- * How `publish` hands a committed event on. By default it goes on the webhook queue; the request
- * surfaces pass services/events/publish.ts, which also fans it out and sends the first attempts in
- * `waitUntil` (lib cannot import services, so the middleware injects it).
+ * How `publish` hands committed events on. By default they go on the webhook queue; the request
+ * surfaces and the bulk batch pass services/events/publish.ts, which also fans them out and sends the
+ * first attempts in `waitUntil` (lib cannot import services, so the caller injects it).
  */
 export type Publisher = (ctx: RequestContext, eventIds: readonly string[]) => Promise<unknown>;
 

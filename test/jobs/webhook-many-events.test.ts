@@ -110,6 +110,24 @@ describe("webhooks of several events committed together", () => {
     for (const target of targets) expect((await eventIdsAt(target.path)).sort()).toEqual([...eventIds].sort());
   });
 
+  it("fans out more events than one batch takes in batches of 50, in order, the claim cap carried across them", async () => {
+    const { t, targets } = await orgWithEndpoints(3);
+    const eventIds: string[] = [];
+    for (let i = 0; i < 60; i++) eventIds.push(await insertEvent(t.orgId, "envelope.sent", { seq: i }));
+    const { db, counter } = countingDb();
+    const { queue, sent } = recordingQueue();
+    const result = await deliverNow(jobContext({ ...env, DB: db, WEBHOOK_QUEUE: queue } as Env), { eventIds });
+
+    // 150 first attempts at once (the first 50 events, to all three), the last 10 events' 30 deliveries queued
+    expect(result).toEqual({ sent: 150, queued: 30 });
+    expect(counter.batches).toBe(3); // two fan-out batches, one record
+    for (const target of targets) expect((await eventIdsAt(target.path)).sort()).toEqual(eventIds.slice(0, 50).sort());
+    const queuedIds = sent.map((m) => (m.kind === "delivery" ? m.delivery_id : ""));
+    const { results } = await env.DB.prepare("SELECT event_id FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))").bind(JSON.stringify(queuedIds)).all<{ event_id: string }>();
+    expect(results).toHaveLength(30);
+    expect(new Set(results.map((r) => r.event_id))).toEqual(new Set(eventIds.slice(50)));
+  });
+
   it("does not fan an event out twice when it comes again among new ones", async () => {
     const { t, targets } = await orgWithEndpoints(1);
     const first = await insertEvent(t.orgId, "envelope.sent");

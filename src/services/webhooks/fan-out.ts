@@ -21,6 +21,9 @@ export async function fanOutEvent(ctx: RequestContext, input: { eventId: string;
   return [...claimed.map((d) => d.id), ...unclaimed];
 }
 
+/** Events fanned out in one batch at most: their ids list (25 per event) stays a bound parameter of ~40 KB. */
+export const FAN_OUT_EVENTS = 50;
+
 /**
  * fanOutEvent for several events at once (the events one request, queue batch or bulk group committed)
  * that also claims, in the same transaction, the new deliveries to live endpoints that are neither
@@ -40,6 +43,12 @@ export async function fanOutClaiming(
   const { now = new Date(), claimMax = WEBHOOK_ENDPOINT_LIMIT } = input;
   const eventIds = [...new Set(input.eventIds)];
   if (eventIds.length === 0) return { claimed: [], unclaimed: [] };
+  if (eventIds.length > FAN_OUT_EVENTS) {
+    // one batch per FAN_OUT_EVENTS events, in order, the claim cap carried across them
+    const first = await fanOutClaiming(ctx, { eventIds: eventIds.slice(0, FAN_OUT_EVENTS), now, claimMax });
+    const rest = await fanOutClaiming(ctx, { eventIds: eventIds.slice(FAN_OUT_EVENTS), now, claimMax: claimMax - first.claimed.length });
+    return { claimed: [...first.claimed, ...rest.claimed], unclaimed: [...first.unclaimed, ...rest.unclaimed] };
+  }
   const at = now.toISOString();
   const lease = claimUntil(now);
   // One id per possible (event, endpoint) pair (an organization has at most WEBHOOK_ENDPOINT_LIMIT endpoints, a
