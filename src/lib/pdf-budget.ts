@@ -1,5 +1,7 @@
-import { Unzlib } from "fflate";
 import { ApiError } from "./errors";
+import { imageOnlyStreamOffsets } from "./pdf-budget/image-streams";
+import { OverBudget, Sniffer, Tally } from "./pdf-budget/layers";
+import { RefusedNameScanner, type RefusedName } from "./pdf-budget/names";
 
 /**
  * Budgets for what an uploaded PDF's compressed streams may inflate to. pdf.js (text layer, tags,
@@ -9,11 +11,14 @@ import { ApiError } from "./errors";
  * - object and cross-reference streams together: 16 MiB (pdf-lib parses them all and keeps the objects);
  * - everything together: 256 MiB (a bound on the CPU spent inflating; a 9,000-page text-dense PDF
  *   decodes to a few tens of MB).
- * Images are not counted: neither library decodes them here, so a scanned document of any size passes.
+ * Streams that are only ever images are not counted: neither library decodes them here, so a scanned
+ * document of any size passes. See docs/decisions/pdf-decode-budget.md.
  */
 export const MAX_DECODED_STREAM_BYTES = 16 * 1024 * 1024;
 export const MAX_DECODED_OBJECT_STREAM_BYTES = 16 * 1024 * 1024;
 export const MAX_DECODED_PDF_BYTES = 256 * 1024 * 1024;
+/** Inflating costs CPU even for images: past this much in all, the file is refused as too costly. */
+const MAX_INFLATED_WHILE_CHECKING = 1024 * 1024 * 1024;
 
 const MB = 1024 * 1024;
 
@@ -22,121 +27,128 @@ export const decodeBudgetExceeded = (what: string, budget: number) =>
     decoded_limit_bytes: budget,
   });
 
+const REFUSALS: Record<RefusedName, () => ApiError> = {
+  lzw: () => new ApiError(422, "PDFs compressed with LZW (LZWDecode) are not accepted: their decompressed size cannot be checked. Save the document again (most tools write Flate) and upload it", { filter: "LZWDecode" }),
+  run_length: () => new ApiError(422, "PDFs compressed with RunLengthDecode are not accepted: their decompressed size cannot be checked. Save the document again (most tools write Flate) and upload it", { filter: "RunLengthDecode" }),
+  encrypt: () => new ApiError(422, "Encrypted PDFs cannot be used: their compressed content cannot be checked before it is read. Upload the document without a password or permissions restriction"),
+};
+
 const enc = (s: string) => Uint8Array.from(s, (ch) => ch.charCodeAt(0));
 const STREAM = enc("stream");
-const ENDSTREAM = enc("endstream");
 const latin1 = new TextDecoder("latin1");
 
+type Counted = { size: number; over: boolean; objects: boolean };
+
 /**
- * Refuses (413, naming the limit) a PDF whose Flate-compressed, non-image streams inflate past the
- * budget, before any parser sees it. The bytes are read as they are, without a parser: every
- * `stream … endstream` with its dictionary; each is inflated piece by piece (fflate) and only counted,
- * so this check holds at most about a megabyte of output at a time. Chained filters
- * (`[/FlateDecode /FlateDecode]`) are inflated layer by layer. A stream that does not inflate cleanly
- * counts what it produced before failing.
+ * Refuses a PDF whose compressed streams inflate past the budgets (413, naming the limit), before any
+ * parser sees it, whatever the file says about itself: the scan trusts no dictionary, /Length, filter
+ * name or `endstream`. Wherever stream data may begin (after every `stream` keyword and every line
+ * end, even inside another stream's data: pdf.js follows cross-reference offsets anywhere), bytes that
+ * open with a zlib header, or hexadecimal or ASCII85 text of one, are inflated layer by layer until the
+ * deflate data ends by itself, and only counted (see ./pdf-budget/layers.ts). Files naming LZW or
+ * RunLength compression, whose data has no header to recognise, and encrypted files are refused (422).
+ * Only streams proven to be images, through the document's object graph, escape the one-stream and
+ * total budgets (./pdf-budget/image-streams.ts).
  */
 export async function assertWithinDecodeBudget(bytes: Uint8Array): Promise<void> {
-  let total = 0;
-  let objects = 0;
-  for (const stream of flateStreams(bytes)) {
-    const cap = Math.min(MAX_DECODED_STREAM_BYTES, MAX_DECODED_PDF_BYTES - total, stream.objects ? MAX_DECODED_OBJECT_STREAM_BYTES - objects : Infinity);
-    const size = inflatedSize(stream.data, stream.layers, cap);
-    if (size > MAX_DECODED_STREAM_BYTES) throw decodeBudgetExceeded("in one stream", MAX_DECODED_STREAM_BYTES);
-    total += size;
-    if (stream.objects) objects += size;
-    if (objects > MAX_DECODED_OBJECT_STREAM_BYTES) throw decodeBudgetExceeded("of object streams", MAX_DECODED_OBJECT_STREAM_BYTES);
-    if (total > MAX_DECODED_PDF_BYTES) throw decodeBudgetExceeded("of content", MAX_DECODED_PDF_BYTES);
-  }
-}
+  const rawNames = new RefusedNameScanner(new Set(["lzw", "run_length", "encrypt"]));
+  rawNames.push(bytes);
+  rawNames.finish();
+  if (rawNames.found) throw REFUSALS[rawNames.found]();
+  // ASCII85 writes four zero bytes as one `z`: uncompressed text of them is a 4:1 bomb of its own.
+  let zs = 0;
+  for (let i = bytes.indexOf(0x7a); i >= 0; i = bytes.indexOf(0x7a, i + 1)) zs++;
+  if (4 * zs > MAX_DECODED_STREAM_BYTES) throw decodeBudgetExceeded("in one stream", MAX_DECODED_STREAM_BYTES);
 
-type FlateStream = { data: Uint8Array; layers: number; objects: boolean };
-
-function* flateStreams(bytes: Uint8Array): Generator<FlateStream> {
-  let at = 0;
-  for (;;) {
-    const found = indexOf(bytes, STREAM, at);
-    if (found < 0) return;
-    at = found + STREAM.length;
-    if (found >= 3 && bytes[found - 3] === 0x65 && bytes[found - 2] === 0x6e && bytes[found - 1] === 0x64) continue; // "endstream"
-    let start = at;
-    if (bytes[start] === 0x0d) start++;
-    if (bytes[start] !== 0x0a && bytes[start - 1] !== 0x0d) continue; // the keyword must end its line
-    if (bytes[start] === 0x0a) start++;
-    const dict = dictionaryBefore(bytes, found);
-    if (dict === null) continue;
-    const layers = flateLayers(dict);
-    const end = indexOf(bytes, ENDSTREAM, start);
-    const stop = end < 0 ? bytes.length : end;
-    at = stop;
-    if (layers === 0 || /\/Subtype\s*\/Image\b/.test(dict)) continue;
-    yield { data: bytes.subarray(start, stop), layers, objects: /\/Type\s*\/(ObjStm|XRef)\b/.test(dict) };
-  }
-}
-
-/** The dictionary (`<< … >>`) just before a `stream` keyword, as text; nested dictionaries included. */
-function dictionaryBefore(bytes: Uint8Array, streamAt: number): string | null {
-  let i = streamAt - 1;
-  while (i > 0 && (bytes[i] === 0x20 || bytes[i] === 0x0a || bytes[i] === 0x0d || bytes[i] === 0x09)) i--;
-  if (i < 1 || bytes[i] !== 0x3e || bytes[i - 1] !== 0x3e) return null;
-  const end = i + 1;
-  let depth = 0;
-  const floor = Math.max(0, streamAt - 65536);
-  for (; i > floor; i--) {
-    if (bytes[i] === 0x3e && bytes[i - 1] === 0x3e) {
-      depth++;
-      i--;
-    } else if (bytes[i] === 0x3c && bytes[i - 1] === 0x3c) {
-      depth--;
-      i--;
-      if (depth === 0) return latin1.decode(bytes.subarray(i, end));
+  const counted = countEveryStream(bytes);
+  const judge = (exempt: Set<number>) => {
+    let total = 0;
+    let objects = 0;
+    for (const [at, c] of counted) {
+      if (c.objects) objects += c.size;
+      if (objects > MAX_DECODED_OBJECT_STREAM_BYTES) throw decodeBudgetExceeded("of object streams", MAX_DECODED_OBJECT_STREAM_BYTES);
+      if (exempt.has(at)) continue;
+      if (c.over) return "over";
+      total += c.size;
     }
-  }
-  return null;
+    return total > MAX_DECODED_PDF_BYTES ? "over" : "fine";
+  };
+  if (judge(new Set()) === "fine") return;
+
+  let objectStreams = 0;
+  const images = await imageOnlyStreamOffsets(bytes, (offset) => {
+    const c = counted.get(offset);
+    if (!c) return;
+    objectStreams += c.size;
+    if (c.over || objectStreams > MAX_DECODED_OBJECT_STREAM_BYTES) throw decodeBudgetExceeded("of object streams", MAX_DECODED_OBJECT_STREAM_BYTES);
+  });
+  const exempt = images ?? new Set<number>();
+  for (const [at, c] of counted) if (!exempt.has(at) && c.over) throw decodeBudgetExceeded("in one stream", MAX_DECODED_STREAM_BYTES);
+  if (judge(exempt) !== "fine") throw decodeBudgetExceeded("of content", MAX_DECODED_PDF_BYTES);
 }
 
-/** How many Flate filters open the stream's filter chain (`/Fl` is the inline abbreviation). */
-function flateLayers(dict: string): number {
-  const filter = /\/Filter\s*(\[[^\]]*\]|\/[A-Za-z0-9]+)/.exec(dict)?.[1];
-  if (!filter) return 0;
-  let layers = 0;
-  for (const name of filter.match(/\/[A-Za-z0-9]+/g) ?? []) {
-    if (name !== "/FlateDecode" && name !== "/Fl") break;
-    layers++;
+/** Every place stream data may begin, with what it decodes to (capped just past the one-stream budget). */
+function countEveryStream(bytes: Uint8Array): Map<number, Counted> {
+  const starts = new Map<number, number>(); // offset -> how far text wrappers may be looked for
+  for (let at = indexOf(bytes, STREAM, 0); at >= 0; at = indexOf(bytes, STREAM, at + 1)) {
+    const after = at + STREAM.length;
+    starts.set(after, 64);
+    let d = after;
+    while (bytes[d] === 0x20 || bytes[d] === 0x09) d++;
+    if (bytes[d] === 0x0d) d++;
+    if (bytes[d] === 0x0a) d++;
+    starts.set(d, Infinity);
   }
-  return layers;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if ((c === 0x0a || c === 0x0d) && !starts.has(i + 1)) starts.set(i + 1, 64);
+  }
+
+  const counted = new Map<number, Counted>();
+  let inflated = 0;
+  for (const [start, window] of [...starts].sort((a, b) => a[0] - b[0])) {
+    if (start >= bytes.length || !mayOpenLayer(bytes, start)) continue;
+    const names = new RefusedNameScanner(new Set(["lzw", "run_length"]));
+    const tally = new Tally(MAX_DECODED_STREAM_BYTES, names);
+    const sniffer = new Sniffer(tally, window);
+    let over = false;
+    try {
+      for (let at = start; at < bytes.length && !sniffer.done; at += 1024) sniffer.push(bytes.subarray(at, at + 1024));
+    } catch (err) {
+      if (!(err instanceof OverBudget)) throw err;
+      over = true;
+    }
+    names.finish();
+    if (names.found) throw REFUSALS[names.found]();
+    if (tally.size === 0) continue;
+    inflated += tally.size;
+    if (inflated > MAX_INFLATED_WHILE_CHECKING) throw decodeBudgetExceeded("in all", MAX_INFLATED_WHILE_CHECKING);
+    counted.set(start, { size: tally.size, over, objects: declaresObjectStream(bytes, start) });
+  }
+  return counted;
+}
+
+/** A cheap first look: a zlib header, or a character that could begin hexadecimal or ASCII85 text. */
+function mayOpenLayer(bytes: Uint8Array, at: number): boolean {
+  const c = bytes[at]!;
+  if ((c & 0x0f) === 8 && at + 1 < bytes.length) return true;
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || (c >= 0x21 && c <= 0x75);
 }
 
 /**
- * Counts what the data inflates to, in 1 KB pieces of input (one piece inflates to at most about 1 MB),
- * stopping as soon as the count passes `remaining`. fflate's streaming inflater hands each piece's output
- * over as it is produced and is dropped at once; trailing bytes after the compressed data (the line end
- * before `endstream`) are ignored as readers ignore them.
+ * Whether the dictionary just before the data calls it an object or cross-reference stream. Only ever
+ * adds the object-stream budget to a stream already counted in full, so a misleading dictionary gains
+ * nothing; pdf-lib's and our reader's object streams are also held to it as they are read.
  */
-function inflatedSize(data: Uint8Array, layers: number, remaining: number): number {
-  const PIECE = 1024;
-  let produced = 0;
-  const over = new Error("over budget");
-  let sink: (chunk: Uint8Array, final: boolean) => void = (chunk) => {
-    produced += chunk.byteLength;
-    if (produced > remaining) throw over;
-  };
-  // Chained filters: each layer's output is the next layer's input.
-  for (let i = 1; i < layers; i++) {
-    const next = sink;
-    const layer = new Unzlib((chunk, final) => {
-      for (let o = 0; o < chunk.length; o += PIECE) next(chunk.subarray(o, o + PIECE), final && o + PIECE >= chunk.length);
-    });
-    sink = (chunk, final) => layer.push(chunk, final);
-  }
-  const first = sink;
-  const outer = new Unzlib((chunk, final) => first(chunk, final));
-  try {
-    for (let o = 0; o < data.length; o += PIECE) outer.push(data.subarray(o, o + PIECE), o + PIECE >= data.length);
-  } catch (err) {
-    if (err === over) return produced;
-    /* corrupt or truncated data: what it produced counts */
-  }
-  return produced;
+function declaresObjectStream(bytes: Uint8Array, dataAt: number): boolean {
+  const from = Math.max(0, dataAt - 4096);
+  const text = latin1.decode(bytes.subarray(from, dataAt));
+  const keyword = text.lastIndexOf("stream");
+  if (keyword < 0) return false;
+  const dictEnd = text.lastIndexOf(">>", keyword);
+  const dictStart = text.lastIndexOf("obj", dictEnd);
+  if (dictEnd < 0 || dictStart < 0) return false;
+  return /\/Type\s*\/(ObjStm|XRef)\b/.test(text.slice(dictStart, dictEnd));
 }
 
 function indexOf(haystack: Uint8Array, needle: Uint8Array, from: number): number {

@@ -57,11 +57,11 @@ export class IncrementalPdf {
    * Opens the file made of `parts` (the original, possibly followed by updates). Throws like pdf-lib:
    * `EncryptedPDFError` for an encrypted document, another error when it cannot be read as a PDF.
    */
-  static async open(parts: Uint8Array[]): Promise<IncrementalPdf> {
+  static async open(parts: Uint8Array[], opts: { beforeObjectStream?: (raw: PDFRawStream) => void } = {}): Promise<IncrementalPdf> {
     const bytes = new Parts([...parts]);
     const context = PDFContext.create();
     const baseline = new Map<PDFRef, string>();
-    const reader = new ObjectReader(bytes, context);
+    const reader = new ObjectReader(bytes, context, opts.beforeObjectStream);
     const xref = reader.readXrefChain();
     const objects = new LazyObjects((ref) => reader.load(ref), baseline);
     (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = objects;
@@ -163,6 +163,8 @@ class ObjectReader {
   constructor(
     private readonly bytes: Parts,
     private readonly context: PDFContext,
+    /** sees an object stream before it is inflated (the decode budget's check) */
+    private readonly beforeObjectStream?: (raw: PDFRawStream) => void,
   ) {}
 
   largestListed(): number {
@@ -299,6 +301,7 @@ class ObjectReader {
       this.objectStreams.set(number, objects);
       const raw = this.load(PDFRef.of(number));
       if (raw instanceof PDFRawStream) {
+        this.beforeObjectStream?.(raw);
         const decoded = decodePDFRawStream(raw).decode();
         const first = numberOf(raw.dict.get(PDFName.of("First"))) ?? 0;
         const count = numberOf(raw.dict.get(PDFName.of("N"))) ?? 0;

@@ -1,0 +1,182 @@
+import { describe, expect, it } from "vitest";
+import { call, createEnvelope, newTenant } from "../helpers/api";
+import { makePdf } from "../helpers/pdf";
+import { memberToken, putTemplateDocument, send, uploadTemplate } from "../helpers/templates";
+import { paperEnvelope, uploadPaper } from "../helpers/vault";
+
+const MiB = 1024 * 1024;
+const latin1 = (s: string) => Uint8Array.from(s, (ch) => ch.charCodeAt(0));
+const concat = (parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) (out.set(p, at), (at += p.length));
+  return out;
+};
+
+async function deflate(piece: Uint8Array, total: number, format: "deflate" | "deflate-raw" = "deflate"): Promise<Uint8Array> {
+  const cs = new CompressionStream(format);
+  const writer = cs.writable.getWriter();
+  const done = new Response(cs.readable).arrayBuffer();
+  for (let sent = 0; sent < total; sent += piece.length) await writer.write(piece);
+  await writer.close();
+  return new Uint8Array(await done);
+}
+/** Page-content operators, deflated: ~40 KB that inflate to `total` bytes. */
+const contentBomb = (total = 40 * MiB) => deflate(latin1("q 1 0 0 1 0 0 cm Q\n".repeat(55_000)), total);
+
+type Obj = { dict: string; data?: Uint8Array };
+/**
+ * A one-page PDF written by hand, so each fixture says exactly what an attacker's file says: object 4
+ * is the page's content stream. Offsets and the cross-reference table are correct.
+ */
+function handWrittenPdf(content: Obj, extra: Record<number, Obj | string> = {}, resources = "<< >>"): Uint8Array {
+  const objects: Record<number, Obj | string> = {
+    1: "<< /Type /Catalog /Pages 2 0 R >>",
+    2: "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    3: `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources ${resources} /Contents 4 0 R >>`,
+    4: content,
+    ...extra,
+  };
+  const parts: Uint8Array[] = [latin1("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")];
+  let at = parts[0]!.length;
+  const offsets: number[] = [];
+  const max = Math.max(...Object.keys(objects).map(Number));
+  for (let n = 1; n <= max; n++) {
+    const o = objects[n];
+    if (o === undefined) continue;
+    offsets[n] = at;
+    const chunk =
+      typeof o === "string"
+        ? latin1(`${n} 0 obj\n${o}\nendobj\n`)
+        : concat([latin1(`${n} 0 obj\n${o.dict}\nstream\n`), o.data!, latin1("\nendstream\nendobj\n")]);
+    parts.push(chunk);
+    at += chunk.length;
+  }
+  let xref = `xref\n0 ${max + 1}\n0000000000 65535 f \n`;
+  for (let n = 1; n <= max; n++) xref += offsets[n] === undefined ? "0000000000 65535 f \n" : `${String(offsets[n]).padStart(10, "0")} 00000 n \n`;
+  parts.push(latin1(`${xref}trailer\n<< /Size ${max + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`));
+  return concat(parts);
+}
+
+/** LZW codes (9 bits, no early-change concerns below 512 entries): each new code repeats the last string plus one. */
+function lzwBomb(): Uint8Array {
+  const codes = [256, 65];
+  for (let next = 258; next < 511; next++) codes.push(next);
+  codes.push(257);
+  const out: number[] = [];
+  let acc = 0;
+  let bits = 0;
+  for (const c of codes) {
+    acc = (acc << 9) | c;
+    bits += 9;
+    while (bits >= 8) {
+      out.push((acc >> (bits - 8)) & 0xff);
+      bits -= 8;
+    }
+  }
+  if (bits) out.push((acc << (8 - bits)) & 0xff);
+  return Uint8Array.from(out);
+}
+
+async function fixtures(): Promise<Record<string, Uint8Array>> {
+  const bomb = await contentBomb();
+  const len = bomb.length;
+  const hex = latin1(Array.from(bomb, (b) => b.toString(16).padStart(2, "0")).join("") + ">");
+  // A stored (uncompressed) deflate block carrying the text "endstream", then the bomb's own blocks:
+  // a scanner that stops at the first endstream sees ten harmless bytes.
+  const hidden = latin1("\nendstream\n");
+  const withEndstream = concat([
+    Uint8Array.of(0x78, 0x9c, 0x00, hidden.length, 0, ~hidden.length & 0xff, 0xff),
+    hidden,
+    await deflate(latin1("q 1 0 0 1 0 0 cm Q\n".repeat(55_000)), 40 * MiB, "deflate-raw"),
+    Uint8Array.of(0, 0, 0, 0),
+  ]);
+  const runLength = new Uint8Array(2 * 4096);
+  for (let i = 0; i < runLength.length; i += 2) (runLength[i] = 129), (runLength[i + 1] = 0x20);
+  return {
+    "the content stream calls itself an image": handWrittenPdf({ dict: `<< /Length ${len} /Filter /FlateDecode /Subtype /Image >>`, data: bomb }),
+    "a string in the dictionary holds <<": handWrittenPdf({ dict: `<< /Length ${len} /Filter /FlateDecode /Note (<< not a dictionary) >>`, data: bomb }),
+    "the filter is an indirect object": handWrittenPdf({ dict: `<< /Length ${len} /Filter 9 0 R >>`, data: bomb }, { 9: "/FlateDecode" }),
+    "the filter name is #-escaped": handWrittenPdf({ dict: `<< /Length ${len} /Filter /Flat#65Decode >>`, data: bomb }),
+    "the dictionary is over 64 KB": handWrittenPdf({ dict: `<< /Length ${len} /Filter /FlateDecode /Pad (${"x".repeat(70_000)}) >>`, data: bomb }),
+    "the data holds a literal endstream": handWrittenPdf({ dict: `<< /Length ${withEndstream.length} /Filter /FlateDecode >>`, data: withEndstream }),
+    "ASCIIHex around Flate": handWrittenPdf({ dict: `<< /Length ${hex.length} /Filter [/ASCIIHexDecode /FlateDecode] >>`, data: hex }),
+    "LZW compression": handWrittenPdf({ dict: `<< /Length ${lzwBomb().length} /Filter /LZWDecode >>`, data: lzwBomb() }),
+    "RunLength compression": handWrittenPdf({ dict: `<< /Length ${runLength.length} /Filter /RL >>`, data: runLength }),
+  };
+}
+
+const refusal = (name: string) => (/LZW|RunLength/.test(name) ? 422 : 413);
+
+type Path = (file: Uint8Array) => Promise<{ status: number; body: { error?: unknown; details?: unknown } }>;
+async function uploadPaths(): Promise<Record<string, Path>> {
+  const t = await newTenant();
+  const admin = await memberToken(t.orgId, "admin");
+  return {
+    "POST /partner/templates": (file) => uploadTemplate(t.key, { file }),
+    "PUT /partner/envelopes/:id/document": async (file) => {
+      const e = await createEnvelope(t.key);
+      const form = new FormData();
+      form.append("file", new File([file], "contract.pdf", { type: "application/pdf" }));
+      return send("PUT", `/partner/envelopes/${e.envelope_id}/document`, t.key, form);
+    },
+    "paper vault-in": async (file) => uploadPaper(t.key, (await paperEnvelope(t.key)).envelope_id, file),
+    "console template document": async (file) => {
+      const created = await call("POST", "/templates", { bearer: admin, body: { name: "Upload" } });
+      return putTemplateDocument(admin, created.body.data.template_id, file);
+    },
+  };
+}
+
+describe("a PDF bomb is refused whatever its dictionaries say, through every upload path", () => {
+  it(
+    "every bypass of the old pre-scan is refused with a 4xx in the error shape, and the service keeps serving",
+    async () => {
+      const files = await fixtures();
+      const paths = await uploadPaths();
+      for (const [pathName, upload] of Object.entries(paths)) {
+        for (const [name, file] of Object.entries(files)) {
+          const res = await upload(file);
+          expect({ pathName, name, status: res.status }).toEqual({ pathName, name, status: refusal(name) });
+          expect(typeof res.body.error).toBe("string");
+          if (refusal(name) === 413) expect(res.body.details).toEqual({ decoded_limit_bytes: 16 * MiB });
+        }
+        const followUp = await upload(await makePdf({ text: "Retail installment contract" }));
+        expect({ pathName, status: followUp.status }).toEqual({ pathName, status: 200 });
+      }
+    },
+    240_000,
+  );
+
+  it("a scanned page whose Flate image inflates past the one-stream budget still uploads", async () => {
+    const t = await newTenant();
+    const [w, h] = [2550, 2400]; // ~18 MiB of RGB
+    const pixels = await deflate(new Uint8Array(w * 3 * 100).fill(0xf0), w * 3 * h);
+    const content = latin1("q 612 0 0 792 0 0 cm /Im1 Do Q\nBT /F1 12 Tf 72 700 Td (Retail installment contract) Tj ET\n");
+    const file = handWrittenPdf(
+      { dict: `<< /Length ${content.length} >>`, data: content },
+      {
+        5: { dict: `<< /Type /XObject /Subtype /Image /Width ${w} /Height ${h} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode /Length ${pixels.length} >>`, data: pixels },
+        6: "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+      },
+      "<< /XObject << /Im1 5 0 R >> /Font << /F1 6 0 R >> >>",
+    );
+    const res = await uploadTemplate(t.key, { file });
+    expect(res.status).toBe(200);
+  }, 60_000);
+
+  it("the same image stream also drawn as the page's content is counted, and refused", async () => {
+    const t = await newTenant();
+    const bomb = await contentBomb();
+    const file = handWrittenPdf(
+      { dict: "<< /Length 0 >>", data: new Uint8Array() },
+      { 5: { dict: `<< /Type /XObject /Subtype /Image /Width 10 /Height 10 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode /Length ${bomb.length} >>`, data: bomb } },
+      "<< /XObject << /Im1 5 0 R >> >>",
+    );
+    // page 3's /Contents points at the image too (same length: the offsets stay right)
+    const at = new TextDecoder("latin1").decode(file).indexOf("/Contents 4 0 R");
+    file[at + "/Contents ".length] = "5".charCodeAt(0);
+    const res = await uploadTemplate(t.key, { file });
+    expect(res.status).toBe(413);
+  }, 60_000);
+});
