@@ -1,4 +1,5 @@
 import { unprocessable } from "../../lib/errors";
+import { signaturePngProblem } from "../../lib/signature-png";
 import { optionsOf, type EnvelopeFieldRow } from "./repository";
 
 /**
@@ -7,7 +8,6 @@ import { optionsOf, type EnvelopeFieldRow } from "./repository";
  * 1 MiB could never be reached and the signer would see a 413 instead of a field-level 422.
  */
 export const MAX_SIGNATURE_PNG_BYTES = 512 * 1024;
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const PNG_DATA_URL = /^data:image\/png;base64,([A-Za-z0-9+/=\s]+)$/;
 
 export type SubmittedValue = string | number | boolean | null;
@@ -108,8 +108,9 @@ function decodePng(dataUrl: string): Uint8Array | string {
   }
   const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
   if (bytes.length > MAX_SIGNATURE_PNG_BYTES) return `the image is larger than ${MAX_SIGNATURE_PNG_BYTES} bytes`;
-  if (bytes.length < 33 || !PNG_SIGNATURE.every((b, i) => bytes[i] === b)) return "the image is not a PNG";
-  return bytes;
+  // Dimensions, colour format and the inflated pixel data are checked here, before anything is stored:
+  // completion decodes the image in full (lib/signature-png.ts).
+  return signaturePngProblem(bytes) ?? bytes;
 }
 
 /** The shape of a stored drawn signature: `image:signatures/<org>/<envelope>/<signer>-<uuid>.png` (submit-signing.ts). */

@@ -1,7 +1,9 @@
 import { degrees, PDFDocument, StandardFonts, rgb, type PDFFont, type PDFImage, type PDFPage } from "pdf-lib";
+import { unprocessable } from "../../../lib/errors";
 import type { Area } from "../../../lib/pdf";
 import { IncrementalPdf, joinParts, pageAt } from "../../../lib/pdf-incremental";
 import type { Stamp } from "../interface";
+import { signaturePngProblem } from "../../../lib/signature-png";
 import { sanitize } from "./certificate-page";
 
 /** A dot's radius as a share of its area's smaller side: clearly filled, inside the drawn circle of a form. */
@@ -76,7 +78,7 @@ export async function stampPages(doc: PDFDocument, stamps: Stamp[]): Promise<voi
         page.drawCircle({ x: center.x, y: center.y, size: DOT_RADIUS * Math.min(w, h), color: rgb(0, 0, 0.45) });
       } else if (v.kind === "image") {
         let image = images.get(v.png);
-        if (!image) images.set(v.png, (image = await doc.embedPng(v.png)));
+        if (!image) images.set(v.png, (image = await doc.embedPng(decodablePng(v.png))));
         const scale = Math.min(w / image.width, h / image.height);
         page.drawImage(image, { x: origin.x, y: origin.y, width: image.width * scale, height: image.height * scale, rotate: degrees(origin.rotation) });
       } else {
@@ -90,6 +92,17 @@ export async function stampPages(doc: PDFDocument, stamps: Stamp[]): Promise<voi
       }
     }
   }
+}
+
+/**
+ * Submit checks a drawn signature before storing it; this checks again right before pdf-lib decodes it
+ * to full RGBA, whatever path the bytes came by (an image stored before the limits existed), and refuses
+ * the completion rather than decode a memory bomb.
+ */
+function decodablePng(png: Uint8Array): Uint8Array {
+  const problem = signaturePngProblem(png);
+  if (problem) throw unprocessable(`A drawn signature in this envelope cannot be stamped: ${problem}`, { reason: "signature_image_refused" });
+  return png;
 }
 
 function areaDisplayedHeight(page: PDFPage): number {
