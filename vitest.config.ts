@@ -33,6 +33,8 @@ export default defineConfig(async () => {
         miniflare: {
           bindings: {
             TEST_MIGRATIONS: migrations,
+            // a development deployment; the tests of production's refusals override it per request
+            SERVICE_ENV: "development",
             OPERATOR_TOKEN: "test-operator-token",
             SESSION_JWT_SECRET: "test-session-secret-0123456789abcdef",
             EMBED_TOKEN_SECRET: "test-embed-secret-0123456789abcdef",

@@ -30,7 +30,7 @@ const DEMO_SCOPES = ["envelopes:read", "envelopes:write", "vault:read", "vault:w
 const DEMO_RPM = 60;
 // Variables whose local value differs from the example's production-safe default. Applied only when
 // the variable is first written to .dev.vars, so a developer's own choice is kept.
-const LOCAL_DEV_VALUES = { DEV_PAGES: "true", KBA_PROVIDER: "sandbox" };
+const LOCAL_DEV_VALUES = { SERVICE_ENV: "development", DEV_PAGES: "true", KBA_PROVIDER: "sandbox" };
 
 // ---------------------------------------------------------------------------------------------
 // helpers

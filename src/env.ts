@@ -21,15 +21,23 @@ export type Env = {
   EMBED_HOST: string;
   SIGNING_HOST: string;
   STORAGE_HOST: string;
+  /**
+   * `development` (written by `npm run dev`, the tests and the bench) or `production`; unset, or any
+   * other value, is production. In production the development-only settings below (`KBA_PROVIDER=sandbox`,
+   * `EMAIL_TRANSPORT=outbox` or unset, `DEV_PAGES=true`, `WEBHOOK_URL_POLICY=allow-loopback`) are
+   * refused: the first request that needs one answers 503 naming the variable (src/lib/service-env.ts).
+   */
+  SERVICE_ENV?: string;
+  /** `public-https` (default) or `allow-loopback` (development only: refused in production, see SERVICE_ENV) */
   WEBHOOK_URL_POLICY?: "public-https" | "allow-loopback";
   STRIPE_SECRET_KEY?: string;
   STRIPE_PUBLISHABLE_KEY?: string;
   STRIPE_WEBHOOK_SECRET?: string;
   /** Stripe API origin; default https://api.stripe.com (tests and local development point it at a stand-in) */
   STRIPE_API_BASE?: string;
-  /** "true" serves the dev-only pages (GET /dev/emails); anything else answers 404. Never set in production. */
+  /** "true" serves the dev-only pages (GET /dev/emails) in development; anything else answers 404; "true" in production answers 503. */
   DEV_PAGES?: string;
-  /** how email leaves the service: "outbox" (default: nothing leaves, rows stay queued) or "postmark" */
+  /** how email leaves the service: "postmark", or "outbox" (nothing leaves, rows stay queued; development only, the default there). Unset or "outbox" in production: a send that emails answers 503 naming it. */
   EMAIL_TRANSPORT?: string;
   /** sender of every email, e.g. `"Dealer Finance" <sign@example.com>` (a Postmark sender signature); required for postmark */
   EMAIL_FROM?: string;
@@ -39,7 +47,7 @@ export type Env = {
   POSTMARK_MESSAGE_STREAM?: string;
   /** Postmark API origin; default https://api.postmarkapp.com (tests point it at a local stand-in) */
   POSTMARK_API_BASE?: string;
-  /** the KBA provider (src/providers/kba): `sandbox` (deterministic, for development and tests); unset: sending a KBA envelope is 503 */
+  /** the KBA provider (src/providers/kba): `sandbox` (deterministic, development only: 503 in production); unset: sending a KBA envelope is 503 */
   KBA_PROVIDER?: string;
   /** the PAdES seal's private key, PKCS#8 PEM (RSA or ECDSA P-256/P-384; secret); required to complete a signing */
   SEAL_PRIVATE_KEY?: string;

@@ -105,6 +105,8 @@ export async function startServer(persistDir, secrets) {
   args.push("--var", "WEBHOOK_URL_POLICY:allow-loopback", "--test-scheduled");
   // KBA envelopes: the deterministic sandbox provider (DESIGN.md 7), whatever a developer's .dev.vars says
   args.push("--var", "KBA_PROVIDER:sandbox");
+  // a development deployment: the sandbox, the outbox-only email and allow-loopback are refused in production
+  args.push("--var", "SERVICE_ENV:development");
   // the hosts the service hands out in URLs (embed_url, signing links, downloads) point at this server
   const base = `http://127.0.0.1:${port}`;
   args.push("--var", `EMBED_HOST:${base}/embed`, "--var", `SIGNING_HOST:${base}/sign`, "--var", `STORAGE_HOST:${base}/storage`);
@@ -169,15 +171,40 @@ export async function stopServer(server) {
   kill("SIGKILL"); // whatever is left of the group
 }
 
+/**
+ * How long one request to the local server may go unanswered (BENCH_REQUEST_TIMEOUT_S, default 120 s).
+ * Without it a request the server never answers waits for undici's 300 s header timeout and then fails
+ * as a bare "fetch failed" that names neither the request nor the wait.
+ */
+export const REQUEST_TIMEOUT_MS = 1000 * (Number(process.env.BENCH_REQUEST_TIMEOUT_S) > 0 ? Number(process.env.BENCH_REQUEST_TIMEOUT_S) : 120);
+
+/** One request with its answer (head and body) read within `timeoutMs`, or an error naming the method and URL: status, headers, bytes and text. */
+export async function fetchWithDeadline(url, init = {}, timeoutMs = REQUEST_TIMEOUT_MS) {
+  const method = init.method ?? "GET";
+  const started = Date.now();
+  const named = (err) => {
+    const waited = `${((Date.now() - started) / 1000).toFixed(1)} s`;
+    if (err?.name === "TimeoutError") return new Error(`${method} ${url} got no answer within ${timeoutMs / 1000} s (request hung)`);
+    return new Error(`${method} ${url} failed after ${waited}: ${err?.message ?? err}${err?.cause ? ` (${err.cause.code ?? err.cause.message ?? err.cause})` : ""}`);
+  };
+  try {
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    // the body is read under the same deadline, so a server that sends headers and then stalls is named too
+    const bytes = Buffer.from(await res.arrayBuffer());
+    return { status: res.status, ok: res.ok, headers: res.headers, bytes, text: bytes.toString("utf8") };
+  } catch (err) {
+    throw named(err);
+  }
+}
+
 export async function api(base, method, path, { token, apiKey, body } = {}) {
   const headers = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (apiKey) headers["x-api-key"] = apiKey;
   if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(`${base}/api/v2${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
-  return JSON.parse(text).data;
+  const res = await fetchWithDeadline(`${base}/api/v2${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
+  return JSON.parse(res.text).data;
 }
 
 /** Random values for the secrets wrangler dev would otherwise read from .dev.vars. */

@@ -1,4 +1,7 @@
 import type { Env } from "../../env";
+import type { ApiError } from "../../lib/errors";
+import { notConfigured } from "../../lib/errors";
+import { developmentOnly, isDevelopment } from "../../lib/service-env";
 import type { EmailTransport } from "./interface";
 import { NotConfiguredTransport } from "./not-configured";
 import { OutboxOnlyTransport } from "./outbox-only";
@@ -15,7 +18,32 @@ export type EmailTransportConfig =
   | { kind: "postmark"; postmark: PostmarkConfig }
   | { kind: "not_configured"; problem: string };
 
+/**
+ * Why production cannot send email with this configuration, or null: `EMAIL_TRANSPORT` unset (no
+ * silent outbox in production) or `outbox` (development only: invitations would never leave).
+ */
+export function productionEmailProblem(env: Pick<Env, "EMAIL_TRANSPORT" | "SERVICE_ENV">): ApiError | null {
+  if (isDevelopment(env)) return null;
+  const choice = env.EMAIL_TRANSPORT?.trim();
+  if (!choice) return notConfigured("EMAIL_TRANSPORT");
+  if (choice === "outbox") return developmentOnly("EMAIL_TRANSPORT", "outbox");
+  return null;
+}
+
+/**
+ * For a request about to commit a change that queues email (a send, a bulk submit): 503 naming
+ * `EMAIL_TRANSPORT` when production has no transport, before anything is committed. A chosen
+ * transport missing one of its own variables is not refused here: its emails are held and go out
+ * once the variable is set (NotConfiguredTransport).
+ */
+export function assertEmailCanLeave(env: Pick<Env, "EMAIL_TRANSPORT" | "SERVICE_ENV">): void {
+  const problem = productionEmailProblem(env);
+  if (problem) throw problem;
+}
+
 export function emailTransportConfig(env: Env): EmailTransportConfig {
+  const refused = productionEmailProblem(env);
+  if (refused) return { kind: "not_configured", problem: refused.message };
   const choice = env.EMAIL_TRANSPORT?.trim() || "outbox";
   if (choice === "outbox") return { kind: "outbox" };
   if (choice !== "postmark") return { kind: "not_configured", problem: `Email not configured: EMAIL_TRANSPORT is "${choice}"; expected outbox or postmark` };
@@ -33,9 +61,9 @@ export function emailTransportConfig(env: Env): EmailTransportConfig {
 }
 
 /**
- * The configured email transport (`EMAIL_TRANSPORT`): the outbox-only default (no mail leaves the
- * service), Postmark, or, when the chosen transport lacks a variable, one that fails every email
- * naming it (held for the retry job, never lost).
+ * The configured email transport (`EMAIL_TRANSPORT`): outbox-only (development's default: no mail
+ * leaves the service), Postmark, or, when the chosen transport lacks a variable or production has
+ * none, one that fails every email naming it (held for the retry job, never lost).
  */
 export function emailTransport(env: Env, config = emailTransportConfig(env)): EmailTransport {
   switch (config.kind) {

@@ -33,9 +33,10 @@ export type EmailOutcome =
  * counts as `failed` (retried with backoff). The outbox is the record either way: a failed or
  * never-delivered email stays listed with its text and link, and the cron retries what may succeed.
  *
- * Implementations: `OutboxOnlyTransport` (the default: nothing leaves the service; the dev page
+ * Implementations: `OutboxOnlyTransport` (development only: nothing leaves the service; the dev page
  * GET /dev/emails shows the mail), `PostmarkTransport` (Postmark's HTTP API over `fetch`), and
- * `NotConfiguredTransport` (a transport was chosen but a variable it needs is missing). One is chosen
+ * `NotConfiguredTransport` (a transport was chosen but a variable it needs is missing, or production
+ * has no transport). One is chosen
  * in `emailTransport()`. A transport must answer within a few seconds: the sender's request waits.
  */
 export interface EmailTransport {

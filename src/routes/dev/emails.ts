@@ -14,12 +14,12 @@ export const route = createRoute(publicRoute({
   path: "/dev/emails",
   summary: "Email outbox page (development only)",
   description:
-    "An HTML list of the newest emails in the outbox, each with its text and signing link, for local development where no email leaves the service. Served only when the `DEV_PAGES` variable is `true`; otherwise 404.",
+    "An HTML list of the newest emails in the outbox, each with its text and signing link, for local development where no email leaves the service. Served only when the `DEV_PAGES` variable is `true` in development (`SERVICE_ENV=development`); otherwise 404, or 503 naming `DEV_PAGES` when it is `true` in production.",
   tags: ["Development"],
   middleware: [devPagesOnly] as const,
   responses: {
     200: { description: "The outbox, newest first", content: { "text/html": { schema: z.string() } } },
-    ...errorResponses(404),
+    ...errorResponses(404, 503),
   },
 }));
 

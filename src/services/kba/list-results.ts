@@ -10,6 +10,7 @@ export async function listEnvelopeKba(ctx: OrgContext, input: { envelopeId: stri
     signer_email: r.signer_email,
     status: r.status,
     occurred_at: r.occurred_at,
+    provider: r.provider,
     provider_session_id: r.provider_session_id,
     ip_address: r.ip_address,
     price_cents: r.price_cents,

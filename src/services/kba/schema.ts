@@ -50,10 +50,11 @@ export const KbaResultSchema = z
     signer_email: z.string(),
     status: z.enum(KBA_OUTCOMES),
     occurred_at: z.string(),
+    provider: z.string().openapi({ description: "The KBA provider that verified (or tried to verify) the signer. `sandbox` is the deterministic development provider: it verifies nobody" }),
     provider_session_id: z.string(),
     ip_address: z.string().nullable(),
     price_cents: z.int(),
   })
   .openapi("KbaResult", {
-    example: { signer_email: "jane.doe@example.com", status: "passed", occurred_at: "2026-11-23T14:02:11.000Z", provider_session_id: "kbasbx_3n6p0r2t4w6y8a0c2e4g6j8m0p", ip_address: "203.0.113.7", price_cents: 400 },
+    example: { signer_email: "jane.doe@example.com", status: "passed", occurred_at: "2026-11-23T14:02:11.000Z", provider: "sandbox", provider_session_id: "kbasbx_3n6p0r2t4w6y8a0c2e4g6j8m0p", ip_address: "203.0.113.7", price_cents: 400 },
   });

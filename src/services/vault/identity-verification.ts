@@ -7,6 +7,8 @@ export type IdentityVerificationEntry = {
   status: "passed" | "failed" | "unavailable";
   timestamp: string;
   ip_address: string | null;
+  /** who verified: the KBA provider's name (`sandbox` verifies nobody, and says so here) */
+  provider: string;
   session_id: string | null;
 };
 
@@ -17,5 +19,5 @@ export type IdentityVerificationEntry = {
  */
 export async function identityVerification(db: D1Database, envelope: Pick<EnvelopeRow, "id">): Promise<IdentityVerificationEntry[]> {
   const results = await listKbaResults(db, envelope.id);
-  return results.map((r) => ({ signer: r.signer_email, status: r.status, timestamp: r.occurred_at, ip_address: r.ip_address, session_id: r.provider_session_id }));
+  return results.map((r) => ({ signer: r.signer_email, status: r.status, timestamp: r.occurred_at, ip_address: r.ip_address, provider: r.provider, session_id: r.provider_session_id }));
 }

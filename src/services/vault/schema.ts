@@ -75,6 +75,7 @@ export const CertificateSchema = z
             status: z.enum(["passed", "failed", "unavailable"]),
             timestamp: Timestamp,
             ip_address: z.string().nullable(),
+            provider: z.string().openapi({ description: "The KBA provider; `sandbox` is the deterministic development provider and verifies nobody" }),
             session_id: z.string().nullable(),
           }),
         ),

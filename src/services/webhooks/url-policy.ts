@@ -1,4 +1,5 @@
 import type { Env } from "../../env";
+import { isDevelopment, refuseInProduction } from "../../lib/service-env";
 
 /**
  * Where the service may POST webhooks (spec 4.10, DESIGN.md 6). Checked at create, at update and
@@ -20,9 +21,24 @@ export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string };
 
 export const MAX_URL_LENGTH = 2048;
 
-/** Anything but the exact opt-in value is the strict policy: a typo must not open the door. */
-export function urlPolicyOf(env: Pick<Env, "WEBHOOK_URL_POLICY">): UrlPolicy {
-  return env.WEBHOOK_URL_POLICY === "allow-loopback" ? "allow-loopback" : "public-https";
+/**
+ * The policy a request registers URLs under. Anything but the exact opt-in value is the strict
+ * policy: a typo must not open the door. The opt-in in production (SERVICE_ENV) is refused, 503
+ * naming `WEBHOOK_URL_POLICY`, so the misconfiguration shows at the first endpoint written.
+ */
+export function urlPolicyOf(env: Pick<Env, "WEBHOOK_URL_POLICY" | "SERVICE_ENV">): UrlPolicy {
+  if (env.WEBHOOK_URL_POLICY !== "allow-loopback") return "public-https";
+  refuseInProduction(env, "WEBHOOK_URL_POLICY", "allow-loopback");
+  return "allow-loopback";
+}
+
+/**
+ * The policy a delivery is sent under: as {@link urlPolicyOf}, but with no request to answer, the
+ * opt-in in production falls back to the strict policy (a loopback URL's attempt fails "URL not
+ * allowed", recorded on the delivery) rather than throwing in the queue consumer.
+ */
+export function deliveryUrlPolicyOf(env: Pick<Env, "WEBHOOK_URL_POLICY" | "SERVICE_ENV">): UrlPolicy {
+  return env.WEBHOOK_URL_POLICY === "allow-loopback" && isDevelopment(env) ? "allow-loopback" : "public-https";
 }
 
 /** Suffixes that name private networks or the machine itself, never a partner's public server. */

@@ -6,7 +6,7 @@ const subject = (email: string) => ({ email, name: "Jane Buyer" });
 
 describe("the sandbox KBA provider (DESIGN.md 7)", () => {
   it("asks 3 questions of 4 choices, the same ones again for the same session, and passes exactly the rule's answers", async () => {
-    const sandbox = kbaProvider({ KBA_PROVIDER: "sandbox" });
+    const sandbox = kbaProvider({ KBA_PROVIDER: "sandbox", SERVICE_ENV: "development" });
     expect(sandbox.name).toBe("sandbox");
     const email = "Jane.Doe@Example.com";
     const started = await sandbox.start(subject(email));
@@ -31,7 +31,7 @@ describe("the sandbox KBA provider (DESIGN.md 7)", () => {
   });
 
   it("answers unavailable (no questions) for a local part ending in +kba-unavailable, in any case", async () => {
-    const sandbox = kbaProvider({ KBA_PROVIDER: "sandbox" });
+    const sandbox = kbaProvider({ KBA_PROVIDER: "sandbox", SERVICE_ENV: "development" });
     for (const email of ["jane+kba-unavailable@example.com", "JANE+KBA-Unavailable@example.com"]) {
       const started = await sandbox.start(subject(email));
       expect(started.status).toBe("unavailable");

@@ -20,7 +20,7 @@ export const route = createRoute(
       responses: {
         202: jsonContent(dataOf(BatchSchema), "The batch, running"),
         502: jsonContent(ErrorSchema, "The master template could not be read from the signing provider"),
-        503: jsonContent(ErrorSchema, "Bulk send is not configured in this environment (or the KBA provider, for a KBA batch)"),
+        503: jsonContent(ErrorSchema, "Not configured in this environment: bulk send (BULK_BATCH), email (EMAIL_TRANSPORT) or, for a KBA batch, the KBA provider; the error names which"),
       },
     },
     [404, 409, 422],

@@ -20,7 +20,7 @@ export const route = createRoute(
       request: { body: jsonBody(CreateEndpointBody) },
       responses: { 201: jsonContent(dataOf(WebhookEndpointWithSecretSchema), "The endpoint, with its secret (shown once)") },
     },
-    [400, 415, 422],
+    [400, 415, 422, 503],
   ),
 );
 

@@ -20,7 +20,7 @@ export const route = createRoute(
       request: { params: EndpointParams, body: jsonBody(UpdateEndpointBody) },
       responses: { 200: jsonContent(dataOf(WebhookEndpointSchema), "The updated endpoint") },
     },
-    [400, 404, 415, 422],
+    [400, 404, 415, 422, 503],
   ),
 );
 

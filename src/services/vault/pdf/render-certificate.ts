@@ -18,6 +18,9 @@ function encodable(font: PDFFont, text: string): string {
   return out;
 }
 
+/** The KBA provider as the PDF names it: the sandbox is called what it is, so no reader takes it for a verification. */
+const providerText = (provider: string) => (provider === "sandbox" ? "provider sandbox (development provider: verifies nobody)," : `provider ${provider},`);
+
 /** The certificate as a PDF, for the vault and for people; the JSON stays the record of truth. */
 export async function renderCertificatePdf(cert: Certificate): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
@@ -91,7 +94,7 @@ export async function renderCertificatePdf(cert: Certificate): Promise<Uint8Arra
   write("Identity verification (additive evidence; does not change the checks or the score)", { font: bold, size: 12 });
   if (cert.identity_verification.signers.length === 0) write("No knowledge-based authentication results recorded.");
   for (const s of cert.identity_verification.signers) {
-    write(`${s.signer}: ${s.status} at ${s.timestamp}, IP ${s.ip_address ?? "-"}, session ${s.session_id ?? "-"}`, { size: 9, indent: 8 });
+    write(`${s.signer}: ${s.status} at ${s.timestamp}, IP ${s.ip_address ?? "-"}, ${providerText(s.provider)} session ${s.session_id ?? "-"}`, { size: 9, indent: 8 });
   }
   return doc.save();
 }
