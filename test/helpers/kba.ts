@@ -37,23 +37,33 @@ const SIGN = (role: string) => `Sign {{${role}_signature;type=signature;role=${r
 
 /**
  * A sent KBA envelope (console template with `kba_required`, lines tagged per role). `dealerIsMember`
- * adds a second role signed by a member of the sending organization (the sender added as a signer).
+ * adds a second role signed by a member of the sending organization, sent by the partner key;
+ * `dealerIsSender` makes that member the sender too (sent from the console with their own token: the
+ * sender added as a signer, whose links are `signing_url`s).
  */
-export async function sentKbaEnvelope(opts: { buyerEmail?: string; dealerIsMember?: boolean } = {}) {
+export async function sentKbaEnvelope(opts: { buyerEmail?: string; dealerIsMember?: boolean; dealerIsSender?: boolean } = {}) {
   const t = await newTenant({ name: "Prairie Auto Finance" });
   const bearer = await memberToken(t.orgId, "admin");
-  const roles = opts.dealerIsMember ? ["buyer", "dealer"] : ["buyer"];
+  const withDealer = opts.dealerIsMember || opts.dealerIsSender;
+  const roles = withDealer ? ["buyer", "dealer"] : ["buyer"];
   const template = await consoleTemplate(bearer, { kba: true, pages: [{ lines: roles.map((r, i) => ({ text: SIGN(r), x: 72, y: 700 - i * 100 })) }] });
   const buyerEmail = opts.buyerEmail ?? `jane.${crypto.randomUUID().slice(0, 8)}@example.com`;
   const dealerEmail = `dealer.${crypto.randomUUID().slice(0, 8)}@prairie.example`;
-  if (opts.dealerIsMember) {
+  let dealerBearer: string | null = null;
+  if (withDealer) {
     const user = await operator("POST", `/orgs/${t.orgId}/users`, { email: dealerEmail, name: "Dana Dealer", role: "member" });
     if (user.status !== 201) throw new Error(`user create failed: ${JSON.stringify(user.body)}`);
+    if (opts.dealerIsSender) {
+      const token = await operator("POST", `/users/${user.body.data.user_id}/access-tokens`, { org_id: t.orgId, ttl_seconds: 3600 });
+      dealerBearer = token.body.data.access_token as string;
+    }
   }
   const e = await createEnvelope(t.key, { template_id: template.template_id, secured_party: { name: "Prairie Auto Finance LLC", role: "lender" } });
   const signers = [{ role: "buyer", email: buyerEmail, name: "Jane Buyer", routing_order: 1 }];
-  if (opts.dealerIsMember) signers.push({ role: "dealer", email: dealerEmail.toUpperCase(), name: "Dana Dealer", routing_order: 2 });
-  const sent = await call("POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: { signers } });
+  if (withDealer) signers.push({ role: "dealer", email: dealerEmail.toUpperCase(), name: "Dana Dealer", routing_order: 2 });
+  const sent = dealerBearer
+    ? await call("POST", `/envelopes/${e.envelope_id}/send`, { bearer: dealerBearer, body: { signers } })
+    : await call("POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: { signers } });
   if (sent.status !== 200) throw new Error(`send failed: ${sent.status} ${JSON.stringify(sent.body)}`);
   const slugOf = (role: string) => sent.body.data.signers.find((s: { role: string }) => s.role === role)?.slug as string;
   return { ...t, bearer, envelopeId: e.envelope_id, buyer: slugOf("buyer"), dealer: slugOf("dealer"), buyerEmail, dealerEmail, sent: sent.body.data };

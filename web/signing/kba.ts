@@ -30,7 +30,17 @@ const LOCKED: Record<Exclude<KbaStatus, "required" | "passed">, [string, string]
 export async function verifyIdentity(slug: string): Promise<boolean> {
   const api = `/api/v2/signing/${encodeURIComponent(slug)}/kba`;
   for (let round = 0; ; round++) {
-    const step = await callApi<KbaStep>(api);
+    let step: KbaStep;
+    try {
+      step = await callApi<KbaStep>(api);
+    } catch (err) {
+      // the day's question sets are spent (429 kba_daily_limit): say when, nothing to answer now
+      if (err instanceof ApiFailure && err.status === 429) {
+        finalScreen("Too many question sets today", `${err.message}. Open this link again then.`, "info");
+        return false;
+      }
+      throw err;
+    }
     if (step.status === "passed") return true;
     if (step.status !== "required" || !step.session) {
       const [heading, text] = LOCKED[step.status === "required" ? "failed" : step.status];
@@ -46,7 +56,10 @@ export async function verifyIdentity(slug: string): Promise<boolean> {
   }
 }
 
-/** Shows one question set; resolves with the outcome, or "retry" for a fresh set (wrong answers with an attempt left, or a lapsed set). */
+/**
+ * Shows one question set; resolves with the outcome, or "retry" to read the step again (wrong answers
+ * with an attempt left, or a lapsed set: the next GET gives the next set or the locked screen).
+ */
 function askQuestions(api: string, step: KbaStep, first: boolean): Promise<KbaStatus | "retry"> {
   const session = step.session!;
   return new Promise((resolve) => {
@@ -74,7 +87,7 @@ function askQuestions(api: string, step: KbaStep, first: boolean): Promise<KbaSt
       h(
         "p",
         { class: "kba-intro" },
-        `Before the document opens, answer these questions about your own history. ${step.attempts_left === 1 ? "This is your last attempt." : `You have ${step.attempts_left} attempts.`}`,
+        `Before the document opens, answer these questions about your own history by ${new Date(session.expires_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}: questions left unanswered use an attempt. ${step.attempts_left === 1 ? "This is your last attempt." : `You have ${step.attempts_left} attempts.`}`,
       ),
       ...fieldsets,
       error,
@@ -105,7 +118,7 @@ function askQuestions(api: string, step: KbaStep, first: boolean): Promise<KbaSt
       } catch (err) {
         // a lapsed or already answered set: fetch the current state and carry on from there
         if (err instanceof ApiFailure && (err.status === 410 || err.status === 409)) {
-          notice(err.status === 410 ? "Those questions expired. Here is a new set (no attempt was used)." : err.message, "error");
+          notice(err.status === 410 ? "Those questions expired unanswered, which used an attempt." : err.message, "error");
           resolve("retry");
           return;
         }

@@ -10,6 +10,13 @@ export type KbaOutcome = (typeof KBA_OUTCOMES)[number];
 export const KBA_MAX_ATTEMPTS = 2;
 
 /**
+ * Question sets a signer can be given in any rolling day (src/services/kba/daily-cap.ts). A set that
+ * lapses unanswered uses an attempt, so the attempt limit already bounds a signer's sets; the cap
+ * holds the same bound in SQL should a check ever be started over.
+ */
+export const KBA_SETS_PER_DAY = KBA_MAX_ATTEMPTS;
+
+/**
  * One row per challenged signer, written with the send: its presence is what makes the signer API
  * refuse the document until `passed`. Signers of the sending organization (a sender added as a
  * signer) get no row and are never challenged. `attempts_used` counts scored question sets; the
@@ -34,7 +41,8 @@ export const kbaChecks = sqliteTable(
 /**
  * A question set handed to a signer. The questions themselves are never stored: the provider holds
  * them (the sandbox derives them from its session id). At most one open session per signer (partial
- * unique index); a session is answered once (`scored`, guarded in SQL) or lapses (`expired`).
+ * unique index); a session is answered once (`scored`, guarded in SQL) or lapses (`expired`, which
+ * uses its attempt like wrong answers: outcome `failed`).
  */
 export const kbaSessions = sqliteTable(
   "kba_sessions",
@@ -56,6 +64,8 @@ export const kbaSessions = sqliteTable(
   },
   (t) => [
     uniqueIndex("kba_sessions_open_uq").on(t.signerId).where(sql`status = 'open'`),
+    // the daily cap counts a signer's sets by start time
+    index("kba_sessions_signer_created_idx").on(t.signerId, t.createdAt),
     // a signer's attempt is scored once: a replayed or racing answer fails the whole batch
     uniqueIndex("kba_sessions_scored_attempt_uq").on(t.signerId, t.attempt).where(sql`status = 'scored'`),
     check("kba_sessions_attempt_ck", sql`attempt BETWEEN 1 AND 2`),

@@ -3,6 +3,7 @@ import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
 import { answerKba } from "../../services/kba/answer-kba";
 import { KbaAnswerResultSchema, KbaAnswersBody } from "../../services/kba/schema";
+import { signerByCredential } from "../../services/signers/resolve-credential";
 import { publicRoute } from "../define";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 
@@ -11,14 +12,14 @@ export const route = createRoute(publicRoute({
   operationId: "answerSigningKba",
   path: "/signing/{slug}/kba",
   summary: "Answer the identity questions (KBA envelopes)",
-  description: `Scores one question set. \`passed\` unlocks the document; a wrong set uses one of 2 attempts, after which \`failed\` locks this link. Answers are never stored or returned. A session of another signer or unknown: 404; answered already: 409; lapsed: 410 (no attempt used); unknown question or choice ids: 422 (no attempt used); already passed or failed: 409. ${SIGNING_SECURITY_NOTE}`,
+  description: `Scores one question set. \`passed\` unlocks the document; a wrong set uses one of 2 attempts, after which \`failed\` locks this link. Answers are never stored or returned. A session of another signer or unknown: 404; answered already: 409; lapsed: 410 (the lapse uses an attempt; \`details\` give \`kba_status\` and \`attempts_left\`); unknown question or choice ids: 422 (no attempt used); already passed or failed: 409. ${SIGNING_SECURITY_NOTE}`,
   tags: SIGNING_TAGS,
   request: { params: SlugParams, body: jsonBody(KbaAnswersBody) },
   responses: { 200: jsonContent(dataOf(KbaAnswerResultSchema), "The outcome so far"), ...errorResponses(400, 404, 409, 410, 415, 422, 429, 503) },
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await answerKba(c.var.ctx, { slug: c.req.valid("param").slug, body: c.req.valid("json") });
+  const data = await answerKba(c.var.ctx, { signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug)).signerId, body: c.req.valid("json") });
   c.header("Cache-Control", "private, no-store");
   return c.json({ data }, 200);
 };

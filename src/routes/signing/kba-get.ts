@@ -1,8 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
+import { ApiError } from "../../lib/errors";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { KbaStepSchema } from "../../services/kba/schema";
 import { getKbaStep } from "../../services/kba/get-kba-step";
+import { signerByCredential } from "../../services/signers/resolve-credential";
 import { publicRoute } from "../define";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 
@@ -11,14 +13,17 @@ export const route = createRoute(publicRoute({
   operationId: "getSigningKba",
   path: "/signing/{slug}/kba",
   summary: "The signer's identity questions (KBA envelopes)",
-  description: `While \`status\` is \`required\`, the question set to answer (started on first call; a set lapses after 10 minutes without using an attempt). \`unavailable\` (no questions could be built for this signer) is recorded on first call; the sender decides how to continue. Links without a KBA step: 404. ${SIGNING_SECURITY_NOTE}`,
+  description: `While \`status\` is \`required\`, the question set to answer (started on first call, then the same set on every call until it is answered or lapses after 10 minutes; a lapsed set uses an attempt, like wrong answers). At most 2 sets per signer in any rolling day: 429 with \`code: "kba_daily_limit"\` and \`details.resets_at\`. \`unavailable\` (no questions could be built for this signer) is recorded on first call; the sender decides how to continue. Links without a KBA step: 404. ${SIGNING_SECURITY_NOTE}`,
   tags: SIGNING_TAGS,
   request: { params: SlugParams },
   responses: { 200: jsonContent(dataOf(KbaStepSchema), "The KBA step"), ...errorResponses(400, 404, 409, 410, 429, 503) },
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await getKbaStep(c.var.ctx, { slug: c.req.valid("param").slug });
+  const data = await getKbaStep(c.var.ctx, { signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug)).signerId }).catch((err: unknown) => {
+    if (err instanceof ApiError && err.code === "kba_daily_limit") c.header("Retry-After", String((err.details as { retry_after: number }).retry_after));
+    throw err;
+  });
   c.header("Cache-Control", "private, no-store");
   return c.json({ data }, 200);
 };

@@ -10,7 +10,7 @@ export type Master = { template: TemplateRow; fields: ResolvedField[]; roles: st
 export type Sender = { email: string; name: string };
 /** An item of the chunk with what the chunk read beside it: its client and its envelope's status, if created. */
 export type ChunkItem = ItemRow & { client_name: string | null; client_email: string | null; client_contact: string | null; envelope_status: string | null };
-export type RunState = { ctx: OrgContext; batch: BatchRow; master: Master; sender: Sender; orgName: string; members: ReadonlySet<string>; hooks: BulkHooks };
+export type RunState = { ctx: OrgContext; batch: BatchRow; master: Master; sender: Sender; orgName: string; hooks: BulkHooks };
 
 export const isCrash = (err: unknown) => err instanceof Error && err.name === "InjectedCrash";
 

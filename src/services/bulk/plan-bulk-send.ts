@@ -16,7 +16,7 @@ export type PlannedBulkSend = { statements: D1PreparedStatement[]; eventId: stri
 /**
  * The statements `sendEnvelope` (src/services/envelopes/send-envelope.ts) commits for a `preparing`
  * envelope with `send_email: true`, planned from rows the chunk already read for all its envelopes at
- * once (the envelope with its chain head, its roles, the organization's name and members), so that a
+ * once (the envelope with its chain head, its roles, the organization's name and the sender), so that a
  * chunk sends many envelopes in one D1 batch instead of five round trips each. It returns null for an
  * envelope the plain `sendEnvelope` must handle (anything unusual: a payment to check, no document,
  * a KBA provider missing): the chunk falls back to it, which answers exactly as a manual send would.
@@ -26,7 +26,7 @@ export type PlannedBulkSend = { statements: D1PreparedStatement[]; eventId: stri
  */
 export async function planBulkSend(
   ctx: OrgContext,
-  input: { envelope: LoadedEnvelope; facts: BulkSendFacts; orgName: string; signers: PlannedSigner[]; members: ReadonlySet<string> },
+  input: { envelope: LoadedEnvelope; facts: BulkSendFacts; orgName: string; signers: PlannedSigner[]; senderEmail: string },
 ): Promise<PlannedBulkSend | null> {
   const { envelope, facts } = input;
   if (envelope.status !== "preparing" || envelope.document_source === "upload" || !facts.hasDocument || facts.hasPayment) return null;
@@ -37,7 +37,7 @@ export async function planBulkSend(
   let kba: KbaStep | null = null;
   if (envelope.kba_required === 1) {
     try {
-      kba = kbaStepFor(ctx.env, ctx.db, { envelope, signers, members: input.members, at });
+      kba = kbaStepFor(ctx.env, ctx.db, { envelope, signers, senderEmail: input.senderEmail, at });
     } catch {
       return null; // sendEnvelope answers the 503 naming KBA_PROVIDER
     }

@@ -7,7 +7,8 @@ import type { KbaQuestion } from "../../providers/kba";
 import { requestOrigin } from "../signing/signer-actor";
 import { commitKba } from "./commit";
 import { outcomeStatements } from "./record-outcome";
-import type { KbaSessionRow } from "./repository";
+import { lapseSession } from "./lapse-session";
+import { getKbaCheck, type KbaSessionRow } from "./repository";
 import type { KbaAnswersInput } from "./schema";
 import { attemptsLeft, loadKbaSigner, subjectOf } from "./load-kba-signer";
 
@@ -33,14 +34,14 @@ function checkAnswers(questions: KbaQuestion[], answers: KbaAnswersInput["answer
 /**
  * POST /signing/:slug/kba: scores one question set. The answers go to the provider and are dropped:
  * never stored, logged or returned; only the outcome is kept. `passed` unlocks the document; a wrong
- * set uses one of the 2 attempts; after the last, `failed` locks the link (the sender can void or
- * re-send). The final outcome is recorded and billed in the same batch as the move, behind SQL guards
+ * set, or a set answered after it lapsed, uses one of the 2 attempts; after the last, `failed` locks
+ * the link (the sender can void or re-send). The final outcome is recorded and billed in the same batch as the move, behind SQL guards
  * (the session must still be open and the check still at the attempt read), so a replayed or racing
  * answer is a 409 and never a second verification or a second usage line.
  */
-export async function answerKba(ctx: RequestContext, input: { slug: string; body: KbaAnswersInput }) {
+export async function answerKba(ctx: RequestContext, input: { signerId: string; body: KbaAnswersInput }) {
   const origin = requestOrigin(ctx.actor);
-  const { sc, check, provider } = await loadKbaSigner(ctx, input.slug);
+  const { sc, check, provider } = await loadKbaSigner(ctx, input.signerId);
   if (check.status !== "required") {
     throw conflict(`Identity verification is already ${check.status} for this signer; there is nothing left to answer`, { kba_status: check.status });
   }
@@ -53,8 +54,16 @@ export async function answerKba(ctx: RequestContext, input: { slug: string; body
   if (session.status === "scored") throw conflict("This question set has already been answered; GET /signing/:slug/kba for the current state", { session_status: "scored" });
   const at = nowIso();
   if (session.status === "expired" || session.expires_at <= at) {
-    await ctx.db.prepare("UPDATE kba_sessions SET status = 'expired' WHERE id = ? AND status = 'open'").bind(session.id).run();
-    throw new ApiError(410, "This question set has expired; GET /signing/:slug/kba for a new one (no attempt was used)", { session_status: "expired" });
+    if (session.status === "open") await lapseSession(ctx, { signerId: input.signerId, session, origin });
+    const after = await getKbaCheck(ctx.db, sc.signer.id);
+    const left = after ? attemptsLeft(after) : 0;
+    throw new ApiError(
+      410,
+      after?.status === "failed"
+        ? "This question set expired unanswered and used the last attempt: identity verification failed and this link is locked"
+        : `This question set expired unanswered and used an attempt (${left} left); GET /signing/:slug/kba for the next set`,
+      { session_status: "expired", kba_status: after?.status ?? null, attempts_left: left },
+    );
   }
   const subject = subjectOf(sc.signer);
   checkAnswers(await provider.questions(session.provider_session_id, subject), input.body.answers);
@@ -63,7 +72,7 @@ export async function answerKba(ctx: RequestContext, input: { slug: string; body
   const status: KbaCheckStatus = scored === "passed" ? "passed" : final ? "failed" : "required";
 
   const committed = await commitKba(ctx, async () => {
-    const fresh = final ? await loadKbaSigner(ctx, input.slug) : null;
+    const fresh = final ? await loadKbaSigner(ctx, input.signerId) : null;
     const now = nowIso();
     return [
       // guards first: the session still open and the check still `required` at this attempt, else NULL fails the batch

@@ -1,30 +1,35 @@
 import type { Env } from "../../env";
+import type { Actor } from "../../lib/actor";
 import { kbaProvider } from "../../providers/kba";
 import type { SignerRow } from "../signers/repository";
 import { insertKbaCheck } from "./repository";
 
-/** The lower-cased emails of the organization's members: the signers a KBA send never challenges. */
-export async function memberEmails(db: D1Database, orgId: string): Promise<Set<string>> {
-  const { results } = await db
-    .prepare("SELECT lower(u.email) AS email FROM users u JOIN memberships m ON m.user_id = u.id WHERE m.org_id = ?")
-    .bind(orgId)
-    .all<{ email: string }>();
-  return new Set(results.map((r) => r.email));
+/**
+ * The lower-cased email of the person who sends: the console user acting (a member sending from the
+ * console, or a bulk batch's creator, whose ctx acts as that user). A partner API key is nobody's
+ * identity, so a key's send has no sender to spare: every signer is challenged. Only the sender is
+ * spared (spec 4.8, part 3): any other member of the organization signing is verified like anyone.
+ */
+export async function senderEmailOf(db: D1Database, actor: Actor): Promise<string | null> {
+  if (actor.type !== "user" || !actor.id) return null;
+  const row = await db.prepare("SELECT lower(email) AS email FROM users WHERE id = ?").bind(actor.id).first<{ email: string }>();
+  return row?.email ?? null;
 }
 
 export type KbaStep = { provider: string; challengedIds: Set<string>; challengedEmails: string[]; statements: D1PreparedStatement[] };
 
 /**
- * The KBA step of a send (DESIGN.md 7): one `required` check per customer-side signer, as statements
- * for the send's batch, and the challenged signer ids for the invitations. A signer whose email
- * belongs to a member of the sending organization (the sender added as a signer, as bulk send's
- * `add_me_as_signer` does) is never challenged nor billed. `kbaProvider` throws the 503 naming
- * KBA_PROVIDER when none is configured, before anything is written.
+ * The KBA step of a send (DESIGN.md 7): one `required` check per signer other than the sender, as
+ * statements for the send's batch, and the challenged signer ids for the invitations. The sender added
+ * as a signer (bulk send's `add_me_as_signer`, or a member sending an envelope they also sign) is
+ * never challenged nor billed; another member of the organization is a signer like any other.
+ * `kbaProvider` throws the 503 naming KBA_PROVIDER when none is configured, before anything is written.
  */
-export function kbaStepFor(env: Env, db: D1Database, input: { envelope: { id: string; org_id: string }; signers: SignerRow[]; members: ReadonlySet<string>; at: string }): KbaStep {
+export function kbaStepFor(env: Env, db: D1Database, input: { envelope: { id: string; org_id: string }; signers: SignerRow[]; senderEmail: string | null; at: string }): KbaStep {
   const provider = kbaProvider(env);
   const { envelope, at } = input;
-  const challenged = input.signers.filter((s) => !input.members.has(s.email.trim().toLowerCase()));
+  const sender = input.senderEmail?.trim().toLowerCase() ?? null;
+  const challenged = input.signers.filter((s) => s.email.trim().toLowerCase() !== sender);
   return {
     provider: provider.name,
     challengedIds: new Set(challenged.map((s) => s.id)),

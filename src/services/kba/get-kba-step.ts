@@ -1,3 +1,4 @@
+import { KBA_SETS_PER_DAY } from "../../db/schema/kba";
 import { ApiError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import type { RequestContext } from "../../lib/context";
@@ -7,20 +8,24 @@ import { requestOrigin } from "../signing/signer-actor";
 import { commitKba } from "./commit";
 import { outcomeStatements } from "./record-outcome";
 import { attemptsLeft, KBA_SESSION_TTL_SECONDS, loadKbaSigner, subjectOf } from "./load-kba-signer";
+import { assertUnderDailyCap, KBA_SET_CAP_WINDOW_SECONDS } from "./daily-cap";
+import { lapseSession } from "./lapse-session";
 import { openSessionOf, type KbaSessionRow } from "./repository";
 
 const sessionView = (session: KbaSessionRow, questions: KbaQuestion[]) => ({ session_id: session.id, expires_at: session.expires_at, questions });
 
 /**
  * GET /signing/:slug/kba (DESIGN.md 7). While the signer's check is `required`, returns the open
- * question set, starting one (the next attempt) when there is none or the last one lapsed; a lapsed,
- * unanswered set does not use an attempt. When the provider cannot build questions, the outcome
- * `unavailable` is recorded here (result, audit, timeline; not billed) and returned.
+ * question set: the same set (no new provider call) on every call until it is answered or lapses.
+ * A set that lapsed unanswered is settled as a used attempt (lapse-session.ts) before anything else;
+ * a new set is then started only while attempts are left and the signer's daily cap of sets allows
+ * (429 `kba_daily_limit` naming when it resets). When the provider cannot build questions, the
+ * outcome `unavailable` is recorded here (result, audit, timeline; not billed) and returned.
  */
-export async function getKbaStep(ctx: RequestContext, input: { slug: string }) {
+export async function getKbaStep(ctx: RequestContext, input: { signerId: string }) {
   const origin = requestOrigin(ctx.actor);
-  for (let round = 0; round < 3; round++) {
-    const { sc, check, provider } = await loadKbaSigner(ctx, input.slug);
+  for (let round = 0; round < 4; round++) {
+    const { sc, check, provider } = await loadKbaSigner(ctx, input.signerId);
     if (check.status !== "required") return { status: check.status, attempts_left: attemptsLeft(check), session: null };
     const at = nowIso();
     const subject = subjectOf(sc.signer);
@@ -28,14 +33,18 @@ export async function getKbaStep(ctx: RequestContext, input: { slug: string }) {
     if (open && open.expires_at > at) {
       return { status: check.status, attempts_left: attemptsLeft(check), session: sessionView(open, await provider.questions(open.provider_session_id, subject)) };
     }
-    const expire = open ? [ctx.db.prepare("UPDATE kba_sessions SET status = 'expired' WHERE id = ? AND status = 'open'").bind(open.id)] : [];
+    if (open) {
+      await lapseSession(ctx, { signerId: input.signerId, session: open, origin });
+      continue; // read the state the lapse left: `failed` after the last attempt, else a new set
+    }
+    const since = addSeconds(at, -KBA_SET_CAP_WINDOW_SECONDS);
+    await assertUnderDailyCap(ctx.db, sc.signer.id, since);
     const started = await provider.start(subject);
     if (started.status === "unavailable") {
       const recorded = await commitKba(ctx, async () => {
-        const fresh = await loadKbaSigner(ctx, input.slug);
+        const fresh = await loadKbaSigner(ctx, input.signerId);
         const now = nowIso();
         return [
-          ...expire,
           // the guard: a check that is no longer `required` makes status NULL and fails the batch whole
           ctx.db
             .prepare("UPDATE kba_checks SET status = CASE WHEN status = 'required' THEN 'unavailable' END, updated_at = ? WHERE signer_id = ?")
@@ -70,15 +79,31 @@ export async function getKbaStep(ctx: RequestContext, input: { slug: string }) {
       scored_at: null,
     };
     try {
-      await ctx.db.batch([
-        ...expire,
-        ctx.db
-          .prepare(
-            `INSERT INTO kba_sessions (id, signer_id, envelope_id, org_id, provider, provider_session_id, attempt, status, expires_at, created_at)
-             SELECT ?, ?, ?, ?, ?, ?, ?, 'open', ?, ? WHERE EXISTS (SELECT 1 FROM kba_checks WHERE signer_id = ? AND status = 'required' AND attempts_used = ?)`,
-          )
-          .bind(session.id, session.signer_id, session.envelope_id, session.org_id, session.provider, session.provider_session_id, session.attempt, session.expires_at, at, sc.signer.id, check.attempts_used),
-      ]);
+      // inserted only while the check is at the attempt read and the day's cap holds (re-checked in SQL: a racing start loses here)
+      await ctx.db
+        .prepare(
+          `INSERT INTO kba_sessions (id, signer_id, envelope_id, org_id, provider, provider_session_id, attempt, status, expires_at, created_at)
+           SELECT ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?
+           WHERE EXISTS (SELECT 1 FROM kba_checks WHERE signer_id = ? AND status = 'required' AND attempts_used = ?)
+             AND (SELECT count(*) FROM kba_sessions WHERE signer_id = ? AND created_at > ?) < ?`,
+        )
+        .bind(
+          session.id,
+          session.signer_id,
+          session.envelope_id,
+          session.org_id,
+          session.provider,
+          session.provider_session_id,
+          session.attempt,
+          session.expires_at,
+          at,
+          sc.signer.id,
+          check.attempts_used,
+          sc.signer.id,
+          since,
+          KBA_SETS_PER_DAY,
+        )
+        .run();
     } catch (err) {
       // two first loads raced: one open set per signer (partial unique index); show the winner's
       if (err instanceof Error && /UNIQUE constraint failed: kba_sessions/.test(err.message)) continue;

@@ -3,7 +3,7 @@ import { ApiError } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
 import { kbaProvider, type KbaProvider, type KbaSubject } from "../../providers/kba";
 import type { SignerRow } from "../signers/repository";
-import { loadBySlug, type SigningContext } from "../signing/repository";
+import { loadSigningContext, type SigningContext } from "../signing/repository";
 import { getKbaCheck, type KbaCheckRow } from "./repository";
 
 /** How long a question set can be answered. */
@@ -14,8 +14,8 @@ export const subjectOf = (signer: SignerRow): KbaSubject => ({ email: signer.ema
 export const attemptsLeft = (check: KbaCheckRow) => (check.status === "required" ? KBA_MAX_ATTEMPTS - check.attempts_used : 0);
 
 /** The signer, their envelope (open: 410 otherwise) and their KBA check; 404 when this link has no KBA step. */
-export async function loadKbaSigner(ctx: RequestContext, slug: string): Promise<{ sc: SigningContext; check: KbaCheckRow; provider: KbaProvider }> {
-  const sc = await loadBySlug(ctx.db, slug);
+export async function loadKbaSigner(ctx: RequestContext, signerId: string): Promise<{ sc: SigningContext; check: KbaCheckRow; provider: KbaProvider }> {
+  const sc = await loadSigningContext(ctx.db, signerId);
   const check = await getKbaCheck(ctx.db, sc.signer.id);
   if (!check) throw new ApiError(404, "This signing link has no identity verification step: open the document directly");
   return { sc, check, provider: kbaProvider(ctx.env, check.provider) };

@@ -3,15 +3,15 @@ import type { RequestContext } from "../../lib/context";
 import { assertKbaCleared, kbaCleared, kbaStateOf } from "../kba/gate";
 import { signersWhoseTurnItIs } from "../signers/repository";
 import { publicValue } from "./field-values";
-import { areasOf, loadBySlug, optionsOf } from "./repository";
+import { areasOf, loadSigningContext, optionsOf } from "./repository";
 
 /**
  * GET /signing/:slug: what the signing page needs. The signer's own fields with their rules and
  * current value (prefilled or default); the other signers only as progress (name, role, order,
- * status), never their fields or values.
+ * status), never their fields or values, and not at all until this signer has passed KBA.
  */
-export async function getSigning(ctx: RequestContext, input: { slug: string }) {
-  const sc = await loadBySlug(ctx.db, input.slug);
+export async function getSigning(ctx: RequestContext, input: { signerId: string }) {
+  const sc = await loadSigningContext(ctx.db, input.signerId);
   const { signer, envelope } = sc;
   const turn = signersWhoseTurnItIs(sc.signers);
   // KBA (spec rule 5): until this signer passes, the envelope and the signer only, no fields
@@ -34,13 +34,16 @@ export async function getSigning(ctx: RequestContext, input: { slug: string }) {
         value: publicValue(f),
         areas: areasOf(f),
       })),
-    signers: sc.signers.map((s) => ({ name: s.name, role: s.role, routing_order: s.routing_order, status: s.status, is_you: s.id === signer.id })),
+    // before KBA is passed the holder of the link has not shown who they are: nobody else is named
+    signers: sc.signers
+      .filter((s) => cleared || s.id === signer.id)
+      .map((s) => ({ name: s.name, role: s.role, routing_order: s.routing_order, status: s.status, is_you: s.id === signer.id })),
   };
 }
 
 /** GET /signing/:slug/document: the original PDF, streamed from R2. */
-export async function openSigningDocument(ctx: RequestContext, input: { slug: string }) {
-  const sc = await loadBySlug(ctx.db, input.slug);
+export async function openSigningDocument(ctx: RequestContext, input: { signerId: string }) {
+  const sc = await loadSigningContext(ctx.db, input.signerId);
   await assertKbaCleared(ctx.db, sc.signer.id);
   const row = await ctx.db.prepare("SELECT r2_key FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'").bind(sc.envelope.id).first<{ r2_key: string }>();
   const object = row ? await ctx.env.DOCS.get(row.r2_key) : null;

@@ -16,7 +16,7 @@ async function awayFromMonthEnd() {
 describe("operator usage: GET /operator/orgs/:org_id/usage", () => {
   it("lists the month's KBA verifications (passed and failed, 400 cents each) with the total; unavailable and the sender are not billed", async () => {
     await awayFromMonthEnd();
-    const s = await sentKbaEnvelope({ dealerIsMember: true });
+    const s = await sentKbaEnvelope({ dealerIsSender: true });
     await takeKba(s.buyer, s.buyerEmail);
     const failed = await sentKbaEnvelope();
     await takeKba(failed.buyer, failed.buyerEmail, { wrong: true });

@@ -53,7 +53,7 @@ describe("sending a KBA envelope", () => {
   });
 
   it("adds the KBA step automatically: one check per customer-side signer, recorded with the send", async () => {
-    const s = await sentKbaEnvelope({ dealerIsMember: true });
+    const s = await sentKbaEnvelope({ dealerIsSender: true });
     const checks = await env.DB.prepare("SELECT c.status, c.provider, s.role FROM kba_checks c JOIN signers s ON s.id = c.signer_id WHERE c.envelope_id = ?").bind(s.envelopeId).all();
     expect(checks.results).toEqual([{ status: "required", provider: "sandbox", role: "buyer" }]);
     const sendEntry = await env.DB.prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = 'envelope.send'").bind(s.envelopeId).first<{ data: string }>();

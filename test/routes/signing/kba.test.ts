@@ -62,10 +62,10 @@ describe("KBA on the signing host: the journey", () => {
     const cert = await call("GET", `/partner/envelopes/${s.envelopeId}/vault/certificate`, { key: s.key });
     expect(cert.status).toBe(200);
     const [result] = (await call("GET", `/envelopes/${s.envelopeId}/kba`, { bearer: s.bearer })).body.data;
-    expect(result).toEqual({ signer_email: s.buyerEmail, status: "passed", occurred_at: expect.any(String), provider_session_id: expect.stringMatching(/^kbasbx_/), ip_address: "203.0.113.7", price_cents: 400 });
+    expect(result).toEqual({ signer_email: s.buyerEmail, status: "passed", occurred_at: expect.any(String), provider: "sandbox", provider_session_id: expect.stringMatching(/^kbasbx_/), ip_address: "203.0.113.7", price_cents: 400 });
     expect(cert.body.data.identity_verification).toEqual({
       kba_required: true,
-      signers: [{ signer: s.buyerEmail, status: "passed", timestamp: result.occurred_at, ip_address: "203.0.113.7", session_id: result.provider_session_id }],
+      signers: [{ signer: s.buyerEmail, status: "passed", timestamp: result.occurred_at, ip_address: "203.0.113.7", provider: "sandbox", session_id: result.provider_session_id }],
     });
     // additive evidence only: the eight checks are those of any vaulted envelope
     expect(cert.body.data.ucc_9105_compliance.checks).toHaveLength(8);
@@ -168,8 +168,8 @@ describe("KBA attempts and outcomes", () => {
   });
 
   it("never challenges or bills the sender added as a signer; the customer's invitation announces the questions, the sender's does not", async () => {
-    const s = await sentKbaEnvelope({ dealerIsMember: true });
-    expect(s.sent.signers.map((x: { embed_url: string }) => x.embed_url.startsWith(`${env.SIGNING_HOST}/s/`))).toEqual([true, true]);
+    const s = await sentKbaEnvelope({ dealerIsSender: true });
+    expect(s.sent.signers.map((x: { signing_url: string }) => x.signing_url.startsWith(`${env.SIGNING_HOST}/s/`))).toEqual([true, true]);
     const dealerState = await signing("GET", s.dealer);
     expect(dealerState.body.data.kba).toEqual({ required: false, status: null });
     expect((await kbaStep(s.dealer)).status).toBe(404);
@@ -218,7 +218,7 @@ describe("KBA bad input: clear 4xx, never a second verification", () => {
     expect((await answer(a.buyer, { session_id: sessionA.session_id, answers: right })).body.data.status).toBe("passed");
   });
 
-  it("a replayed answer is 409 and an expired session 410, without using an attempt or billing", async () => {
+  it("a replayed answer is 409, and a set that lapsed is 410 and uses its attempt, billing the failed verification once", async () => {
     const s = await sentKbaEnvelope();
     const first = await takeKba(s.buyer, s.buyerEmail, { wrong: true });
     const replay = await answer(s.buyer, { session_id: first.session.session_id, answers: await answersFor(s.buyerEmail, first.session) });
@@ -230,14 +230,12 @@ describe("KBA bad input: clear 4xx, never a second verification", () => {
     await env.DB.prepare("UPDATE kba_sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE id = ?").bind(next.session.session_id).run();
     const expired = await answer(s.buyer, { session_id: next.session.session_id, answers: await answersFor(s.buyerEmail, next.session) });
     expect(expired.status).toBe(410);
-    const fresh = (await kbaStep(s.buyer)).body.data;
-    expect(fresh.attempts_left).toBe(1);
-    expect(fresh.session.session_id).not.toBe(next.session.session_id);
-    expect((await answer(s.buyer, { session_id: fresh.session.session_id, answers: await answersFor(s.buyerEmail, fresh.session) })).body.data).toEqual({ status: "passed", attempts_left: 0 });
+    expect(expired.body.details).toEqual({ session_status: "expired", kba_status: "failed", attempts_left: 0 });
+    expect((await kbaStep(s.buyer)).body.data).toEqual({ status: "failed", attempts_left: 0, session: null });
 
-    const after = await answer(s.buyer, { session_id: fresh.session.session_id, answers: await answersFor(s.buyerEmail, fresh.session) });
+    const after = await answer(s.buyer, { session_id: next.session.session_id, answers: await answersFor(s.buyerEmail, next.session) });
     expect(after.status).toBe(409);
-    expect(after.body.details).toEqual({ kba_status: "passed" });
+    expect(after.body.details).toEqual({ kba_status: "failed" });
     expect(await usageLinesOf(s.orgId)).toHaveLength(1);
   });
 

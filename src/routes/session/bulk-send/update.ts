@@ -14,7 +14,7 @@ export const route = createRoute(
       path: "/bulk-send/{batch_id}",
       tags: ["Bulk send"],
       summary: "Change a bulk-send batch",
-      description: "Only while `draft` or `ready` (409 afterwards). `kba_required` only for `new`, before the editor is opened (409 otherwise).",
+      description: "Only while `draft` or `ready` (409 afterwards). `kba_required` only for `new`, before the editor is opened (409 otherwise). A `master_template_id` whose template differs from the batch in `kba_required` is 409 `kba_immutable`: a master never changes the batch's KBA.",
       request: { params: BatchParams, body: jsonBody(UpdateBatchBody) },
       responses: { 200: jsonContent(dataOf(BatchSchema), "The batch") },
     },
