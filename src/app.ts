@@ -5,7 +5,6 @@ import { onError, onNotFound } from "./lib/error-handler";
 import { createRouter } from "./lib/hono";
 import { jsonContent } from "./lib/openapi";
 import { requestId } from "./middleware/request-id";
-import { signingSessions } from "./middleware/signing-session";
 import { docsPage } from "./pages/docs";
 import { pagesRouter } from "./pages";
 import { publicRoute } from "./routes/define";
@@ -55,8 +54,6 @@ function buildApi() {
 export function buildApp() {
   const app = createRouter();
   app.use("*", requestId);
-  // the embedded sign widget's short-lived signing session stands in for the slug (docs/decisions.md, Embed)
-  app.use(`${API_BASE}/signing/*`, signingSessions(API_BASE, (req, env, executionCtx) => app.fetch(req, env, executionCtx)));
   app.openapi(healthRoute, (c) => c.json({ data: { status: "ok" as const } }, 200));
   app.route(API_BASE, buildApi());
   app.route("/", storageRouter);

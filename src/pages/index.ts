@@ -4,6 +4,7 @@ import { clientThrottle } from "../middleware/client-throttle";
 import { frameAncestorsFor } from "../services/embed/frame-ancestors";
 import { signingShell } from "./signing-shell";
 import { pageNeedsStripe } from "../services/payments/page-needs-stripe";
+import { findSignerByCredential } from "../services/signers/resolve-credential";
 
 const SLUG = /^[A-Za-z0-9_-]{16,128}$/;
 const ID = /^env_[A-Za-z0-9_-]{8,64}$/;
@@ -13,7 +14,8 @@ const ID = /^env_[A-Za-z0-9_-]{8,64}$/;
  * path prefixes of the dev server; in production a separate hostname routed to this Worker keeps the
  * prefix (EMBED_HOST = https://embed.example.com/embed), as the storage host does.
  *
- * - `/embed/s/:slug`, `/sign/s/:slug`: a signer's link (the slug is the signer's credential).
+ * - `/embed/s/:slug`, `/sign/s/:slug`: a signer's link (the slug, or a signing session standing for
+ *   it, is the signer's credential).
  * - `/embed/sign/:envelope_id#token=…`, `/embed/vault/:envelope_id#token=…`: the embed widgets. The
  *   token stays in the fragment: the page reads it and sends it in an Authorization header.
  * An unknown slug or id still gets the page (framed only by 'self'); the page then shows the API's
@@ -33,9 +35,10 @@ export const pagesRouter = new Hono<AppEnv>()
 type PageContext = Parameters<typeof signingShell>[0];
 
 async function linkPage(c: PageContext, slug: string) {
-  const frameAncestors = SLUG.test(slug) ? await frameAncestorsFor(c.var.ctx, { slug }) : [];
+  const signer = SLUG.test(slug) ? await findSignerByCredential(c.var.ctx, slug) : null;
+  const frameAncestors = signer ? await frameAncestorsFor(c.var.ctx, { signerId: signer.signerId }) : [];
   // Sign + Pay: Stripe.js (and its CSP) only on the page of a payer whose payment is due
-  const stripe = SLUG.test(slug) && (await pageNeedsStripe(c.var.ctx, { slug }));
+  const stripe = signer !== null && (await pageNeedsStripe(c.var.ctx, { signerId: signer.signerId }));
   return signingShell(c, { mode: "link", slug, frameAncestors, stripe });
 }
 

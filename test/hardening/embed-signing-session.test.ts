@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { mintSigningSession } from "../../src/services/embed/signing-session";
 import { call, newTenant } from "../helpers/api";
+import { invitationSlug, signerIdOf } from "../helpers/signing";
 import { sentTwoSignerEnvelope, signing } from "../helpers/signing-flow";
 
 /**
@@ -21,21 +22,21 @@ async function embeddedSigner() {
 describe("an embed token opens a signing session that ends with it", () => {
   it("whoever holds an embed token never learns the signer's permanent slug, and the widget still signs", async () => {
     const { flow, token, session } = await embeddedSigner();
-    expect(session.signing_slug).not.toBe(flow.buyer);
-    expect(session.signing_slug).not.toContain(flow.buyer);
+    const permanent = await invitationSlug(flow.envelopeId, "ann@example.com");
+    expect(session.signing_slug).not.toContain(permanent);
     expect(session.signing_session_expires_at).toBe(token.expires_at);
 
     const page = await signing("GET", session.signing_slug);
     expect(page.status, JSON.stringify(page.body)).toBe(200);
     expect(page.body.data.signer.email).toBe("ann@example.com");
-    expect(JSON.stringify(page.body)).not.toContain(flow.buyer);
+    expect(JSON.stringify(page.body)).not.toContain(permanent);
     const document = await call("GET", `/signing/${session.signing_slug}/document`);
     expect(document.status).toBe(200);
   });
 
   it("a signing session past its embed token's expiry is refused 410 and cannot sign or decline", async () => {
     const { flow } = await embeddedSigner();
-    const expired = await mintSigningSession(env, { slug: flow.buyer, expiresAt: Math.floor(Date.now() / 1000) - 1 });
+    const expired = await mintSigningSession(env, { signerId: await signerIdOf(flow.buyer), expiresAt: Math.floor(Date.now() / 1000) - 1 });
     for (const [method, action, body] of [
       ["GET", "", undefined],
       ["GET", "document", undefined],
@@ -48,7 +49,7 @@ describe("an embed token opens a signing session that ends with it", () => {
       expect(res.headers.get("X-Request-Id")).toMatch(/^req_/);
     }
     // the permanent slug still works for the signer's own e-mailed link
-    const page = await signing("GET", flow.buyer);
+    const page = await signing("GET", await invitationSlug(flow.envelopeId, "ann@example.com"));
     expect(page.status).toBe(200);
     expect(page.body.data.signer.status).not.toBe("declined");
   });
@@ -66,7 +67,7 @@ describe("an embed token opens a signing session that ends with it", () => {
 
   it("a caller cannot pass its own signing-session expiry header on the permanent slug's routes to change anything", async () => {
     const { flow } = await embeddedSigner();
-    const res = await signing("GET", flow.buyer, "", undefined, { "X-Signing-Session-Expires": "1" });
+    const res = await signing("GET", await invitationSlug(flow.envelopeId, "ann@example.com"), "", undefined, { "X-Signing-Session-Expires": "1" });
     expect(res.status).toBe(200);
   });
 });

@@ -1,5 +1,8 @@
 import { env } from "cloudflare:test";
+import { openOutboxEmail } from "../../src/services/email/outbox";
+import { signerByCredential } from "../../src/services/signers/resolve-credential";
 import { call, createEnvelope } from "./api";
+import { jobContext } from "./context";
 import { absolute, buildPdf, consoleTemplate, memberToken, uploadTemplate } from "./templates";
 
 /** A partner template with one required signature field per role (in that order) and a text field for the first. */
@@ -27,7 +30,19 @@ export async function kbaEnvelope(key: string, orgId: string) {
 export const sendEnvelope = (key: string, envelopeId: string, body: Record<string, unknown> = {}) =>
   call("POST", `/partner/envelopes/${envelopeId}/send`, { key, body });
 
-export type OutboxEmailRow = { id: string; signer_id: string; to_email: string; to_name: string; subject: string; text: string; html: string; link_url: string; status: string; kind: string };
+export type OutboxEmailRow = {
+  id: string;
+  signer_id: string;
+  to_email: string;
+  to_name: string;
+  subject: string;
+  text: string;
+  html: string;
+  link_url: string;
+  link_sealed: string | null;
+  status: string;
+  kind: string;
+};
 
 export async function outboxOf(envelopeId: string): Promise<OutboxEmailRow[]> {
   return (await env.DB.prepare("SELECT * FROM email_outbox WHERE envelope_id = ? ORDER BY rowid").bind(envelopeId).all<OutboxEmailRow>()).results;
@@ -40,4 +55,24 @@ export async function signerRows(envelopeId: string) {
 export async function eventsOf(envelopeId: string) {
   const { results } = await env.DB.prepare("SELECT type, data FROM events WHERE envelope_id = ? ORDER BY created_at, rowid").bind(envelopeId).all<{ type: string; data: string }>();
   return results.map((r) => ({ type: r.type, data: JSON.parse(r.data) as Record<string, any> }));
+}
+
+/**
+ * The permanent slug of a signer's invitation link, read from the invitation email in the outbox (the
+ * only place it exists: the database keeps its hash) the way the transport reads it: the row's sealed
+ * link, opened. Throws when the signer has not been invited, or the email was delivered (its link is
+ * then withheld for good).
+ */
+export async function invitationSlug(envelopeId: string, email: string): Promise<string> {
+  const invitation = (await outboxOf(envelopeId)).find((m) => m.kind === "invitation" && m.to_email === email);
+  if (!invitation) throw new Error(`${email} has no invitation for ${envelopeId}`);
+  if (!invitation.link_sealed) throw new Error(`the invitation of ${email} for ${envelopeId} holds no sealed link (delivered, or never to be)`);
+  const opened = await openOutboxEmail(env, invitation);
+  if (!opened?.linkUrl) throw new Error(`the invitation of ${email} for ${envelopeId} does not open`);
+  return new URL(opened.linkUrl).pathname.split("/").pop()!;
+}
+
+/** The id of the signer a credential (slug or signing session) names, as the signer API resolves it. */
+export async function signerIdOf(credential: string): Promise<string> {
+  return (await signerByCredential(jobContext(), credential)).signerId;
 }

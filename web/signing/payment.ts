@@ -11,7 +11,9 @@ import { byId, clearNotice, h, notice } from "../shared/dom";
  *
  * Credentials: the slug is traded for a short-lived `sign` embed token
  * (POST /signing/:slug/payment-token), which is what POST /embed/payment-intent and
- * /embed/payment-status take.
+ * /embed/payment-status take. Stripe's `return_url` (where a 3-D Secure redirect comes back) is the
+ * one the server answers with the token: this signer's page under a signing session that ends with
+ * the token, never the page's own address, which holds the permanent slug or the embed token.
  */
 
 type StripeJs = {
@@ -21,7 +23,7 @@ type StripeJs = {
 type StripeElements = { create(type: "payment", options?: unknown): { mount(target: HTMLElement): void } };
 type StripeFactory = (publishableKey: string) => StripeJs;
 
-type PaymentToken = { payment_required: boolean; token?: string };
+type PaymentToken = { payment_required: boolean; token?: string; return_url?: string };
 type PaymentIntent = { payment_required: boolean; client_secret?: string; publishable_key?: string; amount_cents?: number; currency?: string };
 
 const STATUS_POLLS = 20;
@@ -39,8 +41,9 @@ export async function payAfterSigning(slug: string): Promise<boolean> {
   } catch {
     return false; // the signature is recorded either way; the sender can collect the payment otherwise
   }
-  if (!credential.payment_required || !credential.token) return false;
+  if (!credential.payment_required || !credential.token || !credential.return_url) return false;
   const token = credential.token;
+  const returnUrl = credential.return_url;
   let intent: PaymentIntent;
   try {
     intent = await callApi<PaymentIntent>("/api/v2/embed/payment-intent", { method: "POST", headers: { authorization: `Bearer ${token}` } });
@@ -53,11 +56,11 @@ export async function payAfterSigning(slug: string): Promise<boolean> {
   if (!factory) return false; // Stripe.js did not load (blocked, offline): the signature stands; opening the link again offers the payment
   const stripe = factory(intent.publishable_key);
   const elements = stripe.elements({ clientSecret: intent.client_secret });
-  await new Promise<void>((done) => renderStep(stripe, elements, intent, token, done));
+  await new Promise<void>((done) => renderStep(stripe, elements, intent, { token, returnUrl }, done));
   return true;
 }
 
-function renderStep(stripe: StripeJs, elements: StripeElements, intent: PaymentIntent, token: string, done: () => void) {
+function renderStep(stripe: StripeJs, elements: StripeElements, intent: PaymentIntent, payer: { token: string; returnUrl: string }, done: () => void) {
   const amount = formatAmount(intent.amount_cents ?? 0, intent.currency ?? "usd");
   const mount = h("div", { id: "payment-element", class: "payment-element" });
   const error = h("p", { class: "field-error", role: "alert", id: "payment-error" });
@@ -79,14 +82,14 @@ function renderStep(stripe: StripeJs, elements: StripeElements, intent: PaymentI
     pay.disabled = true;
     error.textContent = "";
     clearNotice();
-    const result = await stripe.confirmPayment({ elements, redirect: "if_required", confirmParams: { return_url: location.href } });
+    const result = await stripe.confirmPayment({ elements, redirect: "if_required", confirmParams: { return_url: payer.returnUrl } });
     if (result.error) {
       error.textContent = result.error.message ?? "The payment did not go through. Check the details and try again.";
       pay.disabled = false;
       return;
     }
     notice("Payment submitted. Waiting for the confirmation…");
-    await waitForPaid(token);
+    await waitForPaid(payer.token);
     done();
   });
 }

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { customers } from "./customers";
 import { organizations } from "./organizations";
@@ -62,6 +63,8 @@ export const envelopes = sqliteTable(
     index("envelopes_org_customer_idx").on(t.orgId, t.customerId),
     index("envelopes_org_status_idx").on(t.orgId, t.status),
     index("envelopes_expiry_idx").on(t.status, t.expiresAt),
+    // the auto-vault sweep walks completed envelopes only (src/jobs/auto-vault-sweep.ts)
+    index("envelopes_completed_idx").on(t.id).where(sql`status = 'completed'`),
   ],
 );
 
@@ -78,8 +81,11 @@ export const signers = sqliteTable(
     status: text("status", { enum: ["pending", "viewed", "started", "completed", "declined"] })
       .notNull()
       .default("pending"),
-    /** opaque signing slug, >= 128 bits from a CSPRNG */
-    slug: text("slug").notNull().unique(),
+    /**
+     * "sha256:" + hex SHA-256 of the signer's permanent slug (128 bits from a CSPRNG, known only to the
+     * invitation email); rows from before migration 0016 hold the raw slug until its first use
+     */
+    slugHash: text("slug_hash").notNull().unique(),
     viewedAt: text("viewed_at"),
     signedAt: text("signed_at"),
     createdAt: text("created_at").notNull(),

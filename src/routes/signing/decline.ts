@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
 import { declineSigning } from "../../services/signing/decline-signing";
+import { signerByCredential } from "../../services/signers/resolve-credential";
 import { publicRoute } from "../define";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 
@@ -21,7 +22,7 @@ export const route = createRoute(publicRoute({
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
   const data = await declineSigning(c.var.ctx, {
-    slug: c.req.valid("param").slug,
+    signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug)).signerId,
     reason: c.req.valid("json").reason,
   });
   return c.json({ data }, 200);

@@ -2,6 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { errorResponses } from "../../lib/openapi";
 import { openSigningDocument } from "../../services/signing/get-signing";
+import { signerByCredential } from "../../services/signers/resolve-credential";
 import { publicRoute } from "../define";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 
@@ -20,7 +21,7 @@ export const route = createRoute(publicRoute({
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const doc = await openSigningDocument(c.var.ctx, { slug: c.req.valid("param").slug });
+  const doc = await openSigningDocument(c.var.ctx, { signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug)).signerId });
   return c.body(doc.body, 200, {
     "Content-Type": "application/pdf",
     "Content-Length": String(doc.size),

@@ -3,6 +3,7 @@ import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { getSigning } from "../../services/signing/get-signing";
 import { SigningStateSchema } from "../../services/signing/schema";
+import { signerByCredential } from "../../services/signers/resolve-credential";
 import { publicRoute } from "../define";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 
@@ -18,7 +19,7 @@ export const route = createRoute(publicRoute({
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await getSigning(c.var.ctx, { slug: c.req.valid("param").slug });
+  const data = await getSigning(c.var.ctx, { signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug)).signerId });
   c.header("Cache-Control", "private, no-store");
   return c.json({ data }, 200);
 };

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { signerPaymentToken } from "../../services/payments/signer-payment-token";
-import { SESSION_EXPIRES_HEADER } from "../../middleware/signing-session";
+import { signerByCredential } from "../../services/signers/resolve-credential";
 import { publicRoute } from "../define";
 import { SIGNING_TAGS, SlugParams } from "./common";
 
@@ -10,9 +10,14 @@ const PaymentToken = z
   .object({
     payment_required: z.boolean(),
     token: z.string().optional().openapi({ description: "A `sign` embed token naming this signer: the credential of POST /embed/payment-intent and /embed/payment-status" }),
-    expires_at: z.string().optional(),
+    expires_at: z.string().optional().openapi({ description: "When the token ends: 15 minutes, or sooner when asked through a signing session that ends sooner" }),
+    return_url: z.string().optional().openapi({
+      description: "Where the payment processor sends the payer back (3-D Secure): this signer's page under a signing session that ends with the token, never the permanent link",
+    }),
   })
-  .openapi("SignerPaymentToken", { example: { payment_required: true, token: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…", expires_at: "2026-11-23T09:45:00.000Z" } });
+  .openapi("SignerPaymentToken", {
+    example: { payment_required: true, token: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…", expires_at: "2026-11-23T09:45:00.000Z", return_url: "https://embed.example.com/s/es_…" },
+  });
 
 export const route = createRoute(publicRoute({
   method: "post",
@@ -28,9 +33,9 @@ export const route = createRoute(publicRoute({
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  // opened through an embedded signing session: the payment token ends with it, never later
-  const sessionEnds = Number(c.req.header(SESSION_EXPIRES_HEADER) ?? NaN);
-  const data = await signerPaymentToken(c.var.ctx, { slug: c.req.valid("param").slug, notAfter: Number.isSafeInteger(sessionEnds) ? sessionEnds : undefined });
+  const signer = await signerByCredential(c.var.ctx, c.req.valid("param").slug);
+  // asked through a signing session: the payment token ends with it, never later
+  const data = await signerPaymentToken(c.var.ctx, { signerId: signer.signerId, notAfter: signer.sessionExpiresAt ?? undefined });
   c.header("Cache-Control", "no-store");
   return c.json({ data }, 200);
 };

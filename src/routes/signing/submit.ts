@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
 import { submitSigning } from "../../services/signing/submit-signing";
+import { signerByCredential } from "../../services/signers/resolve-credential";
 import { publicRoute } from "../define";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 
@@ -31,7 +32,7 @@ export const route = createRoute(publicRoute({
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
   const data = await submitSigning(c.var.ctx, {
-    slug: c.req.valid("param").slug,
+    signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug)).signerId,
     values: c.req.valid("json").values,
   });
   return c.json({ data }, 200);

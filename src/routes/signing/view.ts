@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { viewSigning } from "../../services/signing/view-signing";
+import { signerByCredential } from "../../services/signers/resolve-credential";
 import { publicRoute } from "../define";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
 
@@ -17,6 +18,6 @@ export const route = createRoute(publicRoute({
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await viewSigning(c.var.ctx, { slug: c.req.valid("param").slug });
+  const data = await viewSigning(c.var.ctx, { signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug)).signerId });
   return c.json({ data }, 200);
 };

@@ -44,7 +44,7 @@ export async function runBulkChunk(system: RequestContext, input: { batchId: str
   const batch = await db.prepare("SELECT * FROM bulk_batches WHERE id = ? AND org_id = ?").bind(input.batchId, input.orgId).first<BatchRow>();
   if (!batch || (batch.status !== "running" && batch.status !== "cancelled")) return "done";
   const statuses = batch.status === "running" ? "('running', 'pending')" : "('running')";
-  const [items, sender, org, members, template, fields] = await db.batch([
+  const [items, sender, org, template, fields] = await db.batch([
     db
       .prepare(
         `SELECT i.*, c.name AS client_name, c.email AS client_email, c.primary_contact_name AS client_contact, e.status AS envelope_status
@@ -54,7 +54,6 @@ export async function runBulkChunk(system: RequestContext, input: { batchId: str
       .bind(batch.id, CHUNK_SIZE),
     db.prepare("SELECT email, name FROM users WHERE id = ?").bind(batch.created_by),
     db.prepare("SELECT name FROM organizations WHERE id = ?").bind(batch.org_id),
-    db.prepare("SELECT lower(u.email) AS email FROM users u JOIN memberships m ON m.user_id = u.id WHERE m.org_id = ?").bind(batch.org_id),
     db.prepare("SELECT * FROM templates WHERE id = ? AND org_id = ?").bind(batch.master_template_id, batch.org_id),
     db.prepare("SELECT * FROM template_fields WHERE template_id = ? ORDER BY seq").bind(batch.master_template_id),
   ]);
@@ -73,7 +72,6 @@ export async function runBulkChunk(system: RequestContext, input: { batchId: str
     master,
     sender: senderRow,
     orgName: (org!.results[0] as { name: string }).name,
-    members: new Set((members!.results as { email: string }[]).map((m) => m.email)),
     hooks: input.hooks,
   };
 

@@ -61,7 +61,7 @@ export async function sendGroup(state: RunState, items: ChunkItem[]): Promise<Ch
           facts: { roles: facts!.roles.get(envelope.id) ?? [], hasDocument: facts!.documents.has(envelope.id), hasPayment: facts!.payments.has(envelope.id) },
           orgName: state.orgName,
           signers: bulkSigners(batch, state.master.roles, clientOf(item)!, state.sender),
-          members: state.members,
+          senderEmail: state.sender.email,
         });
       } catch {
         plan = null; // the manual send answers the same error, and counts the attempt

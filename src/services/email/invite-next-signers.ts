@@ -24,9 +24,10 @@ export async function inviteNextSigners(ctx: OrgContext, input: { envelopeId: st
   if (due.length === 0) return [];
   const org = await db.prepare("SELECT name FROM organizations WHERE id = ?").bind(envelope.org_id).first<{ name: string }>();
   const kbaSignerIds = envelope.kba_required === 1 ? await challengedSignerIds(db, envelope.id) : undefined;
-  const queued = invitationEmails(ctx.env, { envelope, orgName: org!.name, expiresAt: envelope.expires_at, signers: due, at: nowIso(), kbaSignerIds });
-  const results = await db.batch<{ id: string }>(queued.map((q) => q.statement));
-  const fresh = queued.filter((_, i) => (results[i]?.results.length ?? 0) > 0).map((q) => q.email);
+  const queued = await invitationEmails(ctx.env, { envelope, orgName: org!.name, expiresAt: envelope.expires_at, signers: due, at: nowIso(), kbaSignerIds });
+  // each signer's link is stored right before their invitation, both skipped for one already invited
+  const results = await db.batch<{ id: string }>(queued.flatMap((q) => [q.issueLink, q.statement]));
+  const fresh = queued.filter((_, i) => (results[2 * i + 1]?.results.length ?? 0) > 0).map((q) => q.email);
   await deliverEmails(ctx, { emails: fresh });
   return fresh;
 }

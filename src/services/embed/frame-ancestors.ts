@@ -95,11 +95,11 @@ export function parseStoredOrigins(column: string | null | undefined): string[] 
 }
 
 /**
- * The origins an envelope's (or a signer slug's) organization allows to frame its pages; [] when the
- * envelope or slug is unknown or the organization allows none. No tenant check: the answer is only
+ * The origins an envelope's (or a signer's) organization allows to frame its pages; [] when the
+ * envelope or signer is unknown or the organization allows none. No tenant check: the answer is only
  * ever sent back as a CSP header, which the organization publishes to every framing site anyway.
  */
-export async function frameAncestorsFor(ctx: RequestContext, ref: { envelopeId: string } | { slug: string }): Promise<string[]> {
+export async function frameAncestorsFor(ctx: RequestContext, ref: { envelopeId: string } | { signerId: string }): Promise<string[]> {
   const row =
     "envelopeId" in ref
       ? await ctx.db.prepare(
@@ -108,9 +108,9 @@ export async function frameAncestorsFor(ctx: RequestContext, ref: { envelopeId: 
           .bind(ref.envelopeId)
           .first<{ origins: string | null }>()
       : await ctx.db.prepare(
-          "SELECT o.embed_frame_ancestors AS origins FROM signers s JOIN organizations o ON o.id = s.org_id WHERE s.slug = ?",
+          "SELECT o.embed_frame_ancestors AS origins FROM signers s JOIN organizations o ON o.id = s.org_id WHERE s.id = ?",
         )
-          .bind(ref.slug)
+          .bind(ref.signerId)
           .first<{ origins: string | null }>();
   return parseStoredOrigins(row?.origins);
 }

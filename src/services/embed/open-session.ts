@@ -43,7 +43,7 @@ async function signSession(ctx: OrgContext, claims: EmbedClaims, envelope: Envel
     mine.find((s) => turn.some((t) => t.id === s.id)) ?? mine.find((s) => s.status !== "completed") ?? mine[0];
   if (!signer) throw forbidden(`${claims.userEmail} is not a signer of this envelope`);
   // Never the permanent slug: a signing session that ends with the token (a leaked token is worth 15 minutes)
-  const session = await mintSigningSession(ctx.env, { slug: signer.slug, expiresAt: claims.exp });
+  const session = await mintSigningSession(ctx.env, { signerId: signer.id, expiresAt: claims.exp });
   return { widget_type: "sign", ...head(envelope), signing_slug: session, signing_session_expires_at: new Date(claims.exp * 1000).toISOString() };
 }
 

@@ -3,16 +3,18 @@ import { ApiError, notFound } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
 
 /**
- * The embedded sign widget's credential for the signer API: a short-lived signing session that stands
- * in for the signer's slug in `/api/v2/signing/{slug}/...`, so the page never learns the permanent
- * slug (which works for the life of the envelope). It is the slug and an expiry (the embed token's
- * own `exp`), sealed with AES-GCM under a key derived from EMBED_TOKEN_SECRET: it cannot be read,
- * forged or extended, and it is worth what the embed token that opened it is worth, 15 minutes.
- * Format: `es_` + base64url(iv ‖ ciphertext ‖ tag), 90 characters for a 26-character slug, within the
+ * A short-lived signing session: the credential that stands in for a signer's permanent slug in
+ * `/api/v2/signing/{slug}/...` and on the signing page `/s/{slug}`, wherever the permanent link must
+ * not go: the embedded sign widget (it lasts as long as the embed token that opened it) and the
+ * partner's and console's signing links (15 minutes). It is the signer's id and an expiry, sealed with
+ * AES-GCM under a key derived from EMBED_TOKEN_SECRET: it cannot be read, forged or extended, and the
+ * server finds the signer from it without knowing the slug (stored only as a hash).
+ * Format: `es_` + base64url(iv ‖ ciphertext ‖ tag), about 95 characters for a signer id, within the
  * signer routes' slug rule (16 to 128 of `[A-Za-z0-9_-]`); a slug never contains `_`.
  */
 export const SIGNING_SESSION_PREFIX = "es_";
-const AAD = new TextEncoder().encode("embed-signing-session/v1");
+// v2 seals a signer id (v1 sealed the slug): a v1 session no longer opens, as if forged
+const AAD = new TextEncoder().encode("embed-signing-session/v2");
 
 export const isSigningSession = (value: string) => value.startsWith(SIGNING_SESSION_PREFIX);
 
@@ -42,10 +44,10 @@ function fromBase64Url(text: string): Uint8Array | null {
   }
 }
 
-/** A signing session for `slug` that stops working at `expiresAt` (epoch seconds). */
-export async function mintSigningSession(env: Env, input: { slug: string; expiresAt: number }): Promise<string> {
+/** A signing session for the signer `signerId` that stops working at `expiresAt` (epoch seconds). */
+export async function mintSigningSession(env: Env, input: { signerId: string; expiresAt: number }): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: AAD }, await keyOf(env), new TextEncoder().encode(`${input.expiresAt}.${input.slug}`));
+  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: AAD }, await keyOf(env), new TextEncoder().encode(`${input.expiresAt}.${input.signerId}`));
   const out = new Uint8Array(iv.length + sealed.byteLength);
   out.set(iv);
   out.set(new Uint8Array(sealed), iv.length);
@@ -53,11 +55,12 @@ export async function mintSigningSession(env: Env, input: { slug: string; expire
 }
 
 /**
- * The slug behind a signing session and when the session ends. Anything not minted here is an
+ * The signer behind a signing session and when the session ends. Anything not minted here is an
  * unknown signing link (404, as an unknown slug); an expired session is 410 with
- * `code: signing_session_expired` (the page asks the partner's site for a new embed token).
+ * `code: signing_session_expired` (the page asks the partner's site for a new embed token, a partner
+ * for new signing links).
  */
-export async function openSigningSession(env: Env, credential: string, now = Date.now()): Promise<{ slug: string; expiresAt: number }> {
+export async function openSigningSession(env: Env, credential: string, now = Date.now()): Promise<{ signerId: string; expiresAt: number }> {
   const bytes = fromBase64Url(credential.slice(SIGNING_SESSION_PREFIX.length));
   if (!isSigningSession(credential) || !bytes || bytes.length < 12 + 16 + 3) throw notFound("Signing link");
   let plain: string;
@@ -69,15 +72,15 @@ export async function openSigningSession(env: Env, credential: string, now = Dat
   }
   const dot = plain.indexOf(".");
   const expiresAt = Number(plain.slice(0, dot));
-  const slug = plain.slice(dot + 1);
-  if (dot < 1 || !Number.isSafeInteger(expiresAt) || !slug) throw notFound("Signing link");
+  const signerId = plain.slice(dot + 1);
+  if (dot < 1 || !Number.isSafeInteger(expiresAt) || !signerId) throw notFound("Signing link");
   if (expiresAt * 1000 <= now) {
     throw new ApiError(
       410,
-      "This signing session has expired: an embedded signing session lasts as long as the embed token that opened it (15 minutes); reopen the widget from the partner's site",
+      "This signing session has expired: a signing session lasts 15 minutes (an embedded one as long as the embed token that opened it); reopen the widget or ask for a new signing link",
       { reason: "expired", expired_at: new Date(expiresAt * 1000).toISOString() },
       "signing_session_expired",
     );
   }
-  return { slug, expiresAt };
+  return { signerId, expiresAt };
 }

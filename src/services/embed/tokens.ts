@@ -1,7 +1,7 @@
 import { errors, jwtVerify, SignJWT } from "jose";
 import type { Env } from "../../env";
 import type { OrgContext } from "../../lib/context";
-import { ApiError, conflict, forbidden } from "../../lib/errors";
+import { ApiError, conflict, forbidden, PAYMENT_PENDING } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
 import type { Scope } from "../../lib/scopes";
 import { getEnvelope } from "../envelopes/repository";
@@ -57,7 +57,7 @@ export async function mintEmbedToken(
       status: envelope.status,
       widget_type: input.widgetType,
       payment_status: "requires_payment",
-    });
+    }, PAYMENT_PENDING);
   }
   if (!rule.statuses.includes(envelope.status)) {
     throw conflict(`A ${input.widgetType} widget needs an envelope that is ${rule.describe}; this one is ${envelope.status}`, {

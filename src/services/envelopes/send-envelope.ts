@@ -1,21 +1,19 @@
 import { conflict, unprocessable } from "../../lib/errors";
-import { newId, randomToken } from "../../lib/ids";
+import { newId } from "../../lib/ids";
 import { addDays, nowIso } from "../../lib/time";
 import type { OrgContext, RequestContext } from "../../lib/context";
-import type { OutboxEmail } from "../../providers/email";
+import { assertEmailCanLeave, type OutboxEmail } from "../../providers/email";
 import { deliverEmails } from "../email/deliver";
 import { invitationEmails } from "../email/invitation";
-import { kbaStepFor, memberEmails, type KbaStep } from "../kba/challenge-signers";
+import { kbaStepFor, senderEmailOf, type KbaStep } from "../kba/challenge-signers";
 import { planSigners, type PlannedSigner } from "../signers/plan-signers";
 import { assertPayerIsSigner } from "../payments/assert-payer-is-signer";
 import { insertSigner, signersWhoseTurnItIs, type SignerRow } from "../signers/repository";
+import { unissuedSlugHash } from "../signers/slug";
 import type { SendEnvelopeInput } from "../signers/schema";
 import { getEnvelope, type LoadedEnvelope } from "./repository";
 import { assertTransition, canTransition } from "./state-machine";
 import { commitPlans, planTransition, type TransitionPlan } from "./transition";
-
-/** Signer slugs: 16 bytes (128 bits) from the CSPRNG, the signer's only credential. */
-const SLUG_BYTES = 16;
 
 /** What a send needs to know besides the envelope, read in one round trip. */
 async function readSendFacts(db: D1Database, envelope: { id: string; org_id: string; customer_id: string }) {
@@ -62,12 +60,14 @@ export async function sendEnvelope(ctx: OrgContext, input: { envelopeId: string;
       { code: "invalid_value", expected: "true", received: "false", path: ["send_email"], message: "send_email: false is not allowed for an envelope that requires KBA" },
     ]);
   }
+  // before anything commits: a send whose invitations could never leave is refused, not half done
+  if (body.send_email) assertEmailCanLeave(ctx.env);
   const planned = planSigners({ roles: facts.roles, customer: facts.customer, signers: body.signers });
   await assertPayerIsSigner(db, envelope.id, planned.map((s) => s.email));
 
   const at = nowIso();
   const signers = newSignerRows(envelope, planned, at);
-  const kba = envelope.kba_required === 1 ? kbaStepFor(ctx.env, db, { envelope, signers, members: await memberEmails(db, envelope.org_id), at }) : null;
+  const kba = envelope.kba_required === 1 ? kbaStepFor(ctx.env, db, { envelope, signers, senderEmail: await senderEmailOf(db, ctx.actor), at }) : null;
   const prepare = preparing ? await planTransition(ctx, envelope, { action: "prepare", data: { signers: signers.length } }) : null;
   const send = await planSend(ctx, { envelope: prepare?.updated ?? envelope, planned, signers, kba, sendEmail: body.send_email, orgName: facts.orgName, at });
   const sent = await commitPlans(ctx, prepare ? [prepare, send.plan] : [send.plan], send.extra);
@@ -75,7 +75,10 @@ export async function sendEnvelope(ctx: OrgContext, input: { envelopeId: string;
   return { envelope: sent, signers };
 }
 
-/** The signer rows of a send: fresh ids, and the slugs that are each signer's only credential. */
+/**
+ * The signer rows of a send: fresh ids, and no permanent link yet: each signer's invitation mints
+ * the slug it carries and stores its hash (services/email/invitation.ts).
+ */
 export function newSignerRows(envelope: { id: string; org_id: string }, planned: PlannedSigner[], at: string): SignerRow[] {
   return planned.map((s) => ({
     id: newId("signer"),
@@ -83,7 +86,7 @@ export function newSignerRows(envelope: { id: string; org_id: string }, planned:
     org_id: envelope.org_id,
     ...s,
     status: "pending",
-    slug: randomToken(SLUG_BYTES),
+    slug_hash: unissuedSlugHash(),
     viewed_at: null,
     signed_at: null,
     created_at: at,
@@ -111,10 +114,12 @@ export async function planSend(
     data: { expires_at: expiresAt, send_email: input.sendEmail, signers: input.planned, ...(kba ? { kba: { provider: kba.provider, challenged: kba.challengedEmails } } : {}) },
   });
   const invitations = input.sendEmail
-    ? invitationEmails(ctx.env, { envelope, orgName: input.orgName, expiresAt, signers: signersWhoseTurnItIs(signers), at, kbaSignerIds: kba?.challengedIds })
+    ? await invitationEmails(ctx.env, { envelope, orgName: input.orgName, expiresAt, signers: signersWhoseTurnItIs(signers), at, kbaSignerIds: kba?.challengedIds })
     : [];
+  // a signer invited now is inserted with the hash of the slug their invitation carries
+  const issued = new Map(invitations.map((i) => [i.signerId, i.slugHash]));
   const extra = [
-    ...signers.map((s) => insertSigner(db, s)),
+    ...signers.map((s) => insertSigner(db, { ...s, slug_hash: issued.get(s.id) ?? s.slug_hash })),
     ...(kba?.statements ?? []),
     // Internal metadata (never shown to partners): later routing orders are emailed only if this one was.
     db.prepare("UPDATE envelopes SET metadata = json_set(metadata, '$.send_email', json(?)) WHERE id = ?").bind(String(input.sendEmail), envelope.id),

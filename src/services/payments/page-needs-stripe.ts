@@ -6,12 +6,12 @@ import type { RequestContext } from "../../lib/context";
  * known only from the token in the fragment), when the envelope has an unpaid payment. Otherwise the
  * page is served exactly as without Sign + Pay.
  */
-export async function pageNeedsStripe(ctx: RequestContext, page: { slug: string } | { envelopeId: string }): Promise<boolean> {
+export async function pageNeedsStripe(ctx: RequestContext, page: { signerId: string } | { envelopeId: string }): Promise<boolean> {
   const { db } = ctx;
-  if ("slug" in page) {
+  if ("signerId" in page) {
     const row = await db
-      .prepare("SELECT 1 AS due FROM signers s JOIN payments p ON p.envelope_id = s.envelope_id WHERE s.slug = ? AND p.status != 'paid' AND p.payer_email = lower(trim(s.email))")
-      .bind(page.slug)
+      .prepare("SELECT 1 AS due FROM signers s JOIN payments p ON p.envelope_id = s.envelope_id WHERE s.id = ? AND p.status != 'paid' AND p.payer_email = lower(trim(s.email))")
+      .bind(page.signerId)
       .first<{ due: number }>();
     return row !== null;
   }

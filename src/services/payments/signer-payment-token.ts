@@ -2,12 +2,14 @@ import { SignJWT } from "jose";
 import type { RequestContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
+import { mintSigningSession } from "../embed/signing-session";
 import { EMBED_TOKEN_TTL_SECONDS } from "../embed/tokens";
 import { getEnvelope } from "../envelopes/repository";
 import { PAYABLE_STATUSES } from "./embed-payment";
+import { signingUrl } from "../signers/signing-links";
 import { findPaymentForEnvelope } from "./repository";
 
-export type SignerPaymentToken = { payment_required: false } | { payment_required: true; token: string; expires_at: string };
+export type SignerPaymentToken = { payment_required: false } | { payment_required: true; token: string; expires_at: string; return_url: string };
 
 /**
  * POST /signing/:slug/payment-token: how the signing page, opened by a signer's slug, gets the
@@ -18,12 +20,16 @@ export type SignerPaymentToken = { payment_required: false } | { payment_require
  *
  * Unlike the other slug routes it keeps working after the envelope completes (the payer is usually
  * the last to sign), but only while the payment is unpaid; an unknown slug is 404.
+ *
+ * `return_url` is where Stripe sends the payer back after a 3-D Secure redirect: the signer's page
+ * under a signing session that ends with the token, so the permanent link never reaches the processor
+ * (nor its logs and the browser history it writes).
  */
-export async function signerPaymentToken(ctx: RequestContext, input: { slug: string; now?: Date; notAfter?: number }): Promise<SignerPaymentToken> {
+export async function signerPaymentToken(ctx: RequestContext, input: { signerId: string; now?: Date; notAfter?: number }): Promise<SignerPaymentToken> {
   const signer = await ctx.db
-    .prepare("SELECT envelope_id, org_id, email, status FROM signers WHERE slug = ?")
-    .bind(input.slug)
-    .first<{ envelope_id: string; org_id: string; email: string; status: string }>();
+    .prepare("SELECT id, envelope_id, org_id, email, status FROM signers WHERE id = ?")
+    .bind(input.signerId)
+    .first<{ id: string; envelope_id: string; org_id: string; email: string; status: string }>();
   if (!signer) throw notFound("Signing link");
   const envelope = await getEnvelope(ctx.db, signer.org_id, signer.envelope_id);
   const payment = await findPaymentForEnvelope(ctx.db, envelope.id);
@@ -44,5 +50,6 @@ export async function signerPaymentToken(ctx: RequestContext, input: { slug: str
     .setIssuedAt(iat)
     .setExpirationTime(exp)
     .sign(secret);
-  return { payment_required: true, token, expires_at: new Date(exp * 1000).toISOString() };
+  const session = await mintSigningSession(ctx.env, { signerId: signer.id, expiresAt: exp });
+  return { payment_required: true, token, expires_at: new Date(exp * 1000).toISOString(), return_url: signingUrl(ctx.env, envelope, session) };
 }

@@ -11,7 +11,8 @@ export type SignerRow = {
   name: string;
   routing_order: number;
   status: SignerStatus;
-  slug: string;
+  /** "sha256:" + hex of the permanent slug (services/signers/slug.ts); never the slug itself */
+  slug_hash: string;
   viewed_at: string | null;
   signed_at: string | null;
   created_at: string;
@@ -29,10 +30,10 @@ export async function listSigners(db: D1Database, envelopeId: string): Promise<S
 export function insertSigner(db: D1Database, s: SignerRow): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO signers (id, envelope_id, org_id, role, email, name, routing_order, status, slug, viewed_at, signed_at, created_at)
+      `INSERT INTO signers (id, envelope_id, org_id, role, email, name, routing_order, status, slug_hash, viewed_at, signed_at, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .bind(s.id, s.envelope_id, s.org_id, s.role, s.email, s.name, s.routing_order, s.status, s.slug, s.viewed_at, s.signed_at, s.created_at);
+    .bind(s.id, s.envelope_id, s.org_id, s.role, s.email, s.name, s.routing_order, s.status, s.slug_hash, s.viewed_at, s.signed_at, s.created_at);
 }
 
 /**

@@ -46,28 +46,34 @@ const linkFields = {
   name: z.string(),
   role: z.string(),
   routing_order: z.int(),
-  slug: z.string().openapi({ description: "Opaque, 128 bits from a CSPRNG; never build a URL from it" }),
+  slug: z.string().openapi({
+    description:
+      "A short-lived signing session (`es_…`) standing for the signer's slug until `expires_at`: usable as `{slug}` in the signer API, 410 `signing_session_expired` after. Never the permanent slug, which only the invitation email carries; never build a URL from it",
+  }),
   status: z.enum(SIGNER_STATUSES),
+  expires_at: z.string().openapi({ description: "When this link stops working (15 minutes after the response); ask again for a fresh one" }),
 };
-const linkExample = { email: "jane.doe@example.com", name: "Jane Doe", role: "buyer", routing_order: 1, slug: "8k2m4p6r8t0v2x4z6b8d0f2h4j", status: "pending" };
+const SESSION_EXAMPLE = "es_Q2xvdWRmbGFyZSBzaWduaW5nIHNlc3Npb24gZXhhbXBsZSwgbm90IGEgcmVhbCBjcmVkZW50aWFs";
+const linkExample = { email: "jane.doe@example.com", name: "Jane Doe", role: "buyer", routing_order: 1, slug: SESSION_EXAMPLE, status: "pending", expires_at: "2026-11-23T09:45:00.000Z" };
+const linkUrlExample = `https://embed.example.com/s/${SESSION_EXAMPLE}`;
 
 /** A signing link as partners see it (spec part 2): the URL on the embed host (signing host for KBA). */
 export const SigningLinkSchema = z
-  .object({ ...linkFields, embed_url: z.string().openapi({ description: "Opaque; read it from here, never assemble it" }) })
-  .openapi("SigningLink", { example: { ...linkExample, embed_url: "https://embed.example.com/s/8k2m4p6r8t0v2x4z6b8d0f2h4j" } });
+  .object({ ...linkFields, embed_url: z.string().openapi({ description: "Opaque, on the embed host (the signing host for KBA envelopes); works until `expires_at`; read it from here, never assemble it" }) })
+  .openapi("SigningLink", { example: { ...linkExample, embed_url: linkUrlExample } });
 
 /** The console's variant names the same URL `signing_url` (spec part 2). */
 export const SessionSigningLinkSchema = z
-  .object({ ...linkFields, signing_url: z.string().openapi({ description: "Opaque; read it from here, never assemble it" }) })
-  .openapi("SessionSigningLink", { example: { ...linkExample, signing_url: "https://embed.example.com/s/8k2m4p6r8t0v2x4z6b8d0f2h4j" } });
+  .object({ ...linkFields, signing_url: z.string().openapi({ description: "Opaque; works until `expires_at`; read it from here, never assemble it" }) })
+  .openapi("SessionSigningLink", { example: { ...linkExample, signing_url: linkUrlExample } });
 
 export const SigningLinksSchema = z.object({ signers: z.array(SigningLinkSchema) }).openapi("SigningLinks");
 export const SessionSigningLinksSchema = z.object({ signers: z.array(SessionSigningLinkSchema) }).openapi("SessionSigningLinks");
 
 const sentExample = { ...ENVELOPE_EXAMPLE, status: "sent" };
 export const SentEnvelopeSchema = EnvelopeSchema.extend({ signers: z.array(SigningLinkSchema) }).openapi("SentEnvelope", {
-  example: { ...sentExample, signers: [{ ...linkExample, embed_url: "https://embed.example.com/s/8k2m4p6r8t0v2x4z6b8d0f2h4j" }] },
+  example: { ...sentExample, signers: [{ ...linkExample, embed_url: linkUrlExample }] },
 });
 export const SessionSentEnvelopeSchema = EnvelopeSchema.extend({ signers: z.array(SessionSigningLinkSchema) }).openapi("SessionSentEnvelope", {
-  example: { ...sentExample, signers: [{ ...linkExample, signing_url: "https://embed.example.com/s/8k2m4p6r8t0v2x4z6b8d0f2h4j" }] },
+  example: { ...sentExample, signers: [{ ...linkExample, signing_url: linkUrlExample }] },
 });

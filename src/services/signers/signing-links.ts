@@ -1,6 +1,7 @@
 import type { Env } from "../../env";
 import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
+import { mintSigningSession } from "../embed/signing-session";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
 import { envelopeDetail } from "../envelopes/serialize";
 import { listSigners, type SignerRow } from "./repository";
@@ -8,32 +9,50 @@ import { listSigners, type SignerRow } from "./repository";
 /**
  * A signer's URL. Opaque to partners (spec part 2): they read it from responses. KBA envelopes are
  * signed on the signing host, where the KBA step runs before the document opens; the others on the
- * embed host, whose page can also be framed on the partner's site. The slug is the signer's only
- * credential, so it goes in the path and nowhere else (events and the audit log never carry it).
+ * embed host, whose page can also be framed on the partner's site. `credential` is the permanent slug
+ * (only ever in the invitation email) or a signing session; it goes in the path and nowhere else
+ * (events and the audit log never carry it).
  */
-export function signingUrl(env: Env, envelope: Pick<EnvelopeRow, "kba_required">, slug: string): string {
+export function signingUrl(env: Env, envelope: Pick<EnvelopeRow, "kba_required">, credential: string): string {
   const host = envelope.kba_required === 1 ? env.SIGNING_HOST : env.EMBED_HOST;
-  return `${host}/s/${slug}`;
+  return `${host}/s/${credential}`;
 }
+
+/** How long a signing link handed to a partner or the console works: as long as an embed token. */
+export const SIGNING_LINK_TTL_SECONDS = 15 * 60;
 
 /** The partner API names the URL `embed_url`, the console `signing_url` (spec part 2). */
 export type LinkField = "embed_url" | "signing_url";
 
-export function signingLinks<F extends LinkField>(env: Env, envelope: Pick<EnvelopeRow, "kba_required">, signers: SignerRow[], field: F) {
-  return signers.map((s) => ({
-    email: s.email,
-    name: s.name,
-    role: s.role,
-    routing_order: s.routing_order,
-    slug: s.slug,
-    status: s.status,
-    ...({ [field]: signingUrl(env, envelope, s.slug) } as Record<F, string>),
-  }));
+/**
+ * The signers' links as API responses give them: each a signing session of 15 minutes, never the
+ * permanent slug (that goes only into the invitation email, and the database keeps only its hash).
+ * Whoever can read an envelope can open its signing page for a while, as with an embed token, but
+ * holds no credential that outlives the response. `slug` is the session itself (the spec keeps the
+ * field; it works wherever a slug does), `expires_at` when it ends.
+ */
+export async function signingLinks<F extends LinkField>(env: Env, envelope: Pick<EnvelopeRow, "kba_required">, signers: SignerRow[], field: F, now = Date.now()) {
+  const expiresAt = Math.floor(now / 1000) + SIGNING_LINK_TTL_SECONDS;
+  return Promise.all(
+    signers.map(async (s) => {
+      const session = await mintSigningSession(env, { signerId: s.id, expiresAt });
+      return {
+        email: s.email,
+        name: s.name,
+        role: s.role,
+        routing_order: s.routing_order,
+        slug: session,
+        status: s.status,
+        ...({ [field]: signingUrl(env, envelope, session) } as Record<F, string>),
+        expires_at: new Date(expiresAt * 1000).toISOString(),
+      };
+    }),
+  );
 }
 
 /** The answer of a send: the envelope and its signers' links. */
-export function sentEnvelopeDetail<F extends LinkField>(env: Env, sent: { envelope: EnvelopeRow; signers: SignerRow[] }, field: F) {
-  return { ...envelopeDetail(sent.envelope), signers: signingLinks(env, sent.envelope, sent.signers, field) };
+export async function sentEnvelopeDetail<F extends LinkField>(env: Env, sent: { envelope: EnvelopeRow; signers: SignerRow[] }, field: F) {
+  return { ...envelopeDetail(sent.envelope), signers: await signingLinks(env, sent.envelope, sent.signers, field) };
 }
 
 /**
@@ -47,5 +66,5 @@ export async function getSigningLinks<F extends LinkField>(ctx: OrgContext, inpu
   if (signers.length === 0) {
     throw conflict(`Signing links exist once the envelope has been sent; this one is ${envelope.status}`, { status: envelope.status });
   }
-  return { signers: signingLinks(ctx.env, envelope, signers, input.field) };
+  return { signers: await signingLinks(ctx.env, envelope, signers, input.field) };
 }

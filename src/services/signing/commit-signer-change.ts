@@ -5,7 +5,7 @@ import { auditInsert, isChainConflict } from "../audit/chain";
 import type { RequestContext } from "../../lib/context";
 import { planTransition, type TransitionInput } from "../envelopes/transition";
 import { outboxInsert, type EventType } from "../events/outbox";
-import { loadBySlug, type SigningContext } from "./repository";
+import { loadSigningContext, type SigningContext } from "./repository";
 import { requestOrigin, signerActor } from "./signer-actor";
 
 export type SignerChange = {
@@ -30,17 +30,17 @@ export type SignerChange = {
  */
 export async function commitSignerChange<T>(
   ctx: RequestContext,
-  slug: string,
+  signerId: string,
   build: (sc: SigningContext, at: string) => Promise<{ change: SignerChange | null; result: T }>,
 ): Promise<T> {
   const db = ctx.env.DB;
   for (let attempt = 0; ; attempt++) {
-    const sc = await loadBySlug(db, slug);
+    const sc = await loadSigningContext(db, signerId);
     const at = nowIso();
     const { change, result } = await build(sc, at);
     if (!change) return result;
     const { envelope } = sc;
-    // The slug says who the signer is; the request's context says where they called from.
+    // The credential said who the signer is; the request's context says where they called from.
     const actor = signerActor(sc.signer, requestOrigin(ctx.actor));
     const statements: D1PreparedStatement[] = [
       db

@@ -9,8 +9,8 @@ import { assertKbaCleared } from "../kba/gate";
  * `declined` and the envelope `declined` in one batch (`signer.declined`, then `envelope.declined`);
  * every other signer's link stops working with it. A signer who has already signed cannot decline.
  */
-export async function declineSigning(ctx: RequestContext, input: { slug: string; reason: string }) {
-  return commitSignerChange(ctx, input.slug, async (sc, at) => {
+export async function declineSigning(ctx: RequestContext, input: { signerId: string; reason: string }) {
+  return commitSignerChange(ctx, input.signerId, async (sc, at) => {
     const { signer, envelope } = sc;
     await assertKbaCleared(ctx.db, signer.id);
     if (signer.status === "completed") throw conflict("This signer has already signed and can no longer decline", { signer_status: signer.status });

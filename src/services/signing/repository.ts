@@ -23,12 +23,13 @@ export type SigningContext = { signer: SignerRow; envelope: LoadedEnvelope; sign
 export const OPEN_STATUSES = ["sent", "viewed"] as const;
 
 /**
- * Everything the signer API needs, found by the slug alone (the slug is the credential). An unknown
- * slug is 404; the slug of a closed envelope (completed, declined, voided, expired, vaulted) is 410
- * naming the status, as DocuSign's expired email links tell the signer why they stopped working.
+ * Everything the signer API needs, for the signer its credential named (services/signers/
+ * resolve-credential.ts). An unknown signer is 404; the link of a closed envelope (completed,
+ * declined, voided, expired, vaulted) is 410 naming the status, as DocuSign's expired email links tell
+ * the signer why they stopped working.
  */
-export async function loadBySlug(db: D1Database, slug: string, opts: { allowClosed?: boolean } = {}): Promise<SigningContext> {
-  const signer = await db.prepare("SELECT * FROM signers WHERE slug = ?").bind(slug).first<SignerRow>();
+export async function loadSigningContext(db: D1Database, signerId: string, opts: { allowClosed?: boolean } = {}): Promise<SigningContext> {
+  const signer = await db.prepare("SELECT * FROM signers WHERE id = ?").bind(signerId).first<SignerRow>();
   if (!signer) throw notFound("Signing link");
   const envelope = await getEnvelope(db, signer.org_id, signer.envelope_id);
   if (!opts.allowClosed && !(OPEN_STATUSES as readonly string[]).includes(envelope.status)) {

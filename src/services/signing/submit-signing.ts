@@ -21,10 +21,10 @@ export type SubmitResult = { signer_status: "completed"; envelope_status: string
  */
 export async function submitSigning(
   ctx: RequestContext,
-  input: { slug: string; values: Record<string, SubmittedValue> },
+  input: { signerId: string; values: Record<string, SubmittedValue> },
 ): Promise<SubmitResult> {
   const written: string[] = [];
-  const outcome = await commitSignerChange(ctx, input.slug, async (sc, at) => {
+  const outcome = await commitSignerChange(ctx, input.signerId, async (sc, at) => {
     const { signer, envelope } = sc;
     await assertKbaCleared(ctx.db, signer.id);
     if (signer.status === "completed") throw conflict("This signer has already signed", { signer_status: signer.status });

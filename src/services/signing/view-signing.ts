@@ -8,8 +8,8 @@ import { assertKbaCleared } from "../kba/gate";
  * `signer.viewed`; the envelope's first open also moves it `sent` -> `viewed` (that transition emits
  * the `signer.viewed` event). Opening again changes nothing: idempotent.
  */
-export async function viewSigning(ctx: RequestContext, input: { slug: string }): Promise<{ viewed_at: string }> {
-  return commitSignerChange(ctx, input.slug, async (sc, at) => {
+export async function viewSigning(ctx: RequestContext, input: { signerId: string }): Promise<{ viewed_at: string }> {
+  return commitSignerChange(ctx, input.signerId, async (sc, at) => {
     const { signer, envelope } = sc;
     await assertKbaCleared(ctx.db, signer.id);
     if (signer.viewed_at) return { change: null, result: { viewed_at: signer.viewed_at } };

@@ -6,7 +6,7 @@ import { submitSigning } from "../../../src/services/signing/submit-signing";
 import { call, newTenant } from "../../helpers/api";
 import { makePdf, sha256Hex } from "../../helpers/pdf";
 import { readSeal } from "../../helpers/seal";
-import { signerRows } from "../../helpers/signing";
+import { signerIdOf, signerRows } from "../../helpers/signing";
 import { sentTwoSignerEnvelope, signing, storedDocument, TINY_PNG } from "../../helpers/signing-flow";
 import { download, paperEnvelope, signedUrl, uploadPaper } from "../../helpers/vault";
 
@@ -61,13 +61,13 @@ describe("the PAdES seal on the completed document", () => {
 
     for (const missing of ["SEAL_PRIVATE_KEY", "SEAL_CERTIFICATE"] as const) {
       const unconfigured = createContext({ ...env, [missing]: undefined }, () => {}, { requestId: "req_test" });
-      const err = await submitSigning(unconfigured, { slug: e.cosigner, values: { cosigner_signature: TINY_PNG } }).catch((x: unknown) => x);
+      const err = await submitSigning(unconfigured, { signerId: await signerIdOf(e.cosigner), values: { cosigner_signature: TINY_PNG } }).catch((x: unknown) => x);
       expect(err).toBeInstanceOf(ApiError);
       expect((err as ApiError).status).toBe(503);
       expect((err as ApiError).message).toContain(missing);
     }
     const wrongKey = createContext({ ...env, SEAL_PRIVATE_KEY: "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----" }, () => {}, { requestId: "req_test" });
-    const err = await submitSigning(wrongKey, { slug: e.cosigner, values: { cosigner_signature: "Cole Signer" } }).catch((x: unknown) => x);
+    const err = await submitSigning(wrongKey, { signerId: await signerIdOf(e.cosigner), values: { cosigner_signature: "Cole Signer" } }).catch((x: unknown) => x);
     expect((err as ApiError).status).toBe(503);
     expect((err as ApiError).message).toContain("SEAL_PRIVATE_KEY");
 

@@ -26,8 +26,8 @@ describe("frame ancestors", () => {
     );
   });
 
-  it("answers [] for an unknown envelope or slug", async () => {
+  it("answers [] for an unknown envelope or signer", async () => {
     expect(await frameAncestorsFor(jobContext(), { envelopeId: "env_unknown" })).toEqual([]);
-    expect(await frameAncestorsFor(jobContext(), { slug: "unknownslug0000000000000000" })).toEqual([]);
+    expect(await frameAncestorsFor(jobContext(), { signerId: "signer_unknown" })).toEqual([]);
   });
 });

@@ -13,9 +13,9 @@ export const route = createRoute(
       method: "get",
       operationId: "listSigningLinks",
       path: "/partner/envelopes/{envelope_id}/signing-links",
-      summary: "Get each signer's signing link",
+      summary: "Get each signer's short-lived signing link",
       description:
-        "One link per signer, in signing order, with the signer's status. `embed_url` is opaque (on the embed host; on the signing host for KBA envelopes): read it from here, never build it from the slug. Before the envelope is sent there are no signers: 409.",
+        "One link per signer, in signing order, with the signer's status. Each `embed_url` (with its `slug`) is a 15-minute signing session, never the signer's permanent link (that goes only into the invitation email): it stops working at `expires_at` (410 `signing_session_expired`); ask again for fresh ones. `embed_url` is opaque (on the embed host; on the signing host for KBA envelopes): read it from here, never build it. Before the envelope is sent there are no signers: 409.",
       request: { params: EnvelopeParams },
       responses: { 200: jsonContent(dataOf(SigningLinksSchema), "The signers and their links") },
     },

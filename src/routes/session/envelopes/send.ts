@@ -29,5 +29,5 @@ export const handler: OrgRouteHandler<typeof route> = async (c) => {
     envelopeId: c.req.valid("param").envelope_id,
     body: c.req.valid("json"),
   });
-  return c.json({ data: sentEnvelopeDetail(c.var.ctx.env, sent, "signing_url") }, 200);
+  return c.json({ data: await sentEnvelopeDetail(c.var.ctx.env, sent, "signing_url") }, 200);
 };

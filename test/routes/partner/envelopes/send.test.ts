@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createEnvelope, newKey, newTenant } from "../../../helpers/api";
-import { eventsOf, kbaEnvelope, outboxOf, sendableEnvelope, sendEnvelope, signerRows } from "../../../helpers/signing";
+import { eventsOf, invitationSlug, kbaEnvelope, outboxOf, sendableEnvelope, sendEnvelope, signerRows } from "../../../helpers/signing";
 import { buildPdf, send } from "../../../helpers/templates";
 import { tenantWithEndpoint, waitForRequests } from "../../../helpers/webhooks";
 
@@ -33,8 +33,10 @@ describe("POST /partner/envelopes/:id/send", () => {
     expect(data.signers).toHaveLength(1);
     const [link] = data.signers;
     expect(link).toMatchObject({ email: "Jane.Doe@Example.com", name: "Jane Doe", role: "buyer", routing_order: 1, status: "pending" });
-    expect(link.slug).toMatch(SLUG);
+    // the response holds a 15-minute signing session; the permanent slug is only in the invitation
+    expect(link.slug).toMatch(/^es_/);
     expect(link.embed_url).toBe(`${env.EMBED_HOST}/s/${link.slug}`);
+    expect(Date.parse(link.expires_at) - before).toBeLessThanOrEqual(15 * 60_000 + 60_000);
 
     expect((await auditActions(e.envelope_id)).map((a) => a.action)).toEqual(["envelope.created", "envelope.prepare", "envelope.send"]);
     const events = await eventsOf(e.envelope_id);
@@ -54,8 +56,15 @@ describe("POST /partner/envelopes/:id/send", () => {
 
     const emails = await outboxOf(e.envelope_id);
     expect(emails).toHaveLength(1);
-    expect(emails[0]).toMatchObject({ to_email: "Jane.Doe@Example.com", to_name: "Jane Doe", kind: "invitation", status: "queued", link_url: link.embed_url });
-    expect(emails[0]!.text).toContain(link.embed_url);
+    expect(emails[0]).toMatchObject({ to_email: "Jane.Doe@Example.com", to_name: "Jane Doe", kind: "invitation", status: "queued" });
+    const permanent = await invitationSlug(e.envelope_id, "Jane.Doe@Example.com");
+    expect(permanent).toMatch(SLUG);
+    // the outbox shows the link withheld; the permanent one is sealed beside it (test/hardening/email-links-at-rest.test.ts)
+    expect(emails[0]!.link_url).toBe(`${env.EMBED_HOST}/s/[slug]`);
+    expect(emails[0]!.text).toContain(emails[0]!.link_url);
+    expect(JSON.stringify(events)).not.toContain(permanent);
+    expect(audit).not.toContain(permanent);
+    expect(JSON.stringify(data)).not.toContain(permanent);
 
     const get = await call("GET", `/partner/envelopes/${e.envelope_id}`, { key: t.key });
     expect(get.body.data).toMatchObject({ status: "sent", expires_at: data.expires_at });
@@ -93,7 +102,7 @@ describe("POST /partner/envelopes/:id/send", () => {
     const e = await sendableEnvelope(t.key);
     const res = await sendEnvelope(t.key, e.envelope_id, { send_email: false });
     expect(res.status).toBe(200);
-    expect(res.body.data.signers[0].embed_url).toMatch(/\/s\/[0-9a-z]{26}$/);
+    expect(res.body.data.signers[0].embed_url).toMatch(/\/s\/es_[A-Za-z0-9_-]+$/);
     expect(await outboxOf(e.envelope_id)).toEqual([]);
     expect((await eventsOf(e.envelope_id))[1]!.data.send_email).toBe(false);
   });
@@ -202,7 +211,8 @@ describe("POST /partner/envelopes/:id/send", () => {
     const url = res.body.data.signers[0].embed_url as string;
     expect(url).toBe(`${env.SIGNING_HOST}/s/${res.body.data.signers[0].slug}`);
     const [mail] = await outboxOf(e.envelope_id);
-    expect(mail!.link_url).toBe(url);
+    expect(mail!.link_url).toBe(`${env.SIGNING_HOST}/s/[slug]`);
+    expect(await invitationSlug(e.envelope_id, mail!.to_email)).toMatch(SLUG);
     expect(mail!.text).toMatch(/confirm your identity/);
   });
 

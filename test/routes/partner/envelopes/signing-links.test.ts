@@ -6,7 +6,7 @@ import { kbaEnvelope, sendableEnvelope, sendEnvelope } from "../../../helpers/si
 const links = (key: string, envelopeId: string) => call("GET", `/partner/envelopes/${envelopeId}/signing-links`, { key });
 
 describe("GET /partner/envelopes/:id/signing-links", () => {
-  it("lists one link per signer in signing order, the same links the send returned", async () => {
+  it("lists one short-lived link per signer in signing order, for the same signers the send returned", async () => {
     const t = await newTenant();
     const e = await sendableEnvelope(t.key, ["buyer", "dealer"]);
     const sent = await sendEnvelope(t.key, e.envelope_id, {
@@ -19,10 +19,12 @@ describe("GET /partner/envelopes/:id/signing-links", () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.data)).toEqual(["signers"]);
     expect(res.body.data.signers.map((s: { email: string }) => s.email)).toEqual(["jane@example.com", "dealer@example.com"]);
-    const byRole = (list: { role: string }[]) => [...list].sort((a, b) => a.role.localeCompare(b.role));
-    expect(byRole(res.body.data.signers)).toEqual(byRole(sent.body.data.signers));
+    // each answer mints fresh signing sessions: the same signers, not the same credentials
+    const withoutCredentials = (list: Record<string, unknown>[]) =>
+      [...list].map(({ slug: _s, embed_url: _u, expires_at: _e, ...rest }) => rest).sort((a, b) => String(a.role).localeCompare(String(b.role)));
+    expect(withoutCredentials(res.body.data.signers)).toEqual(withoutCredentials(sent.body.data.signers));
     for (const s of res.body.data.signers) {
-      expect(Object.keys(s).sort()).toEqual(["email", "embed_url", "name", "role", "routing_order", "slug", "status"]);
+      expect(Object.keys(s).sort()).toEqual(["email", "embed_url", "expires_at", "name", "role", "routing_order", "slug", "status"]);
       expect(s.status).toBe("pending");
       // Opaque: the URL names neither the envelope nor the organization.
       expect(s.embed_url.startsWith(`${env.EMBED_HOST}/`)).toBe(true);

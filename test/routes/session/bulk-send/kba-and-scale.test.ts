@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { bulkTenant, envelopesPerClient, runToEnd, seedCustomers } from "../../../helpers/bulk";
 import { takeKba } from "../../../helpers/kba";
+import { invitationSlug } from "../../../helpers/signing";
 import { consoleTemplate } from "../../../helpers/templates";
 
 const SIGN = (role: string) => `Sign {{${role}_signature;type=signature;role=${role};required=true}}`;
@@ -21,11 +22,11 @@ describe("bulk send with KBA", () => {
     expect((await runToEnd(id)).status).toBe("completed");
 
     const { results: signers } = await env.DB.prepare(
-      `SELECT s.id, s.slug, s.email, s.role, e.kba_required, e.provider_instance, (SELECT COUNT(*) FROM kba_checks k WHERE k.signer_id = s.id) AS checks
+      `SELECT s.id, s.envelope_id, s.email, s.role, e.kba_required, e.provider_instance, (SELECT COUNT(*) FROM kba_checks k WHERE k.signer_id = s.id) AS checks
        FROM signers s JOIN bulk_items i ON i.envelope_id = s.envelope_id JOIN envelopes e ON e.id = s.envelope_id WHERE i.batch_id = ? ORDER BY i.position, s.role`,
     )
       .bind(id)
-      .all<{ id: string; slug: string; email: string; role: string; kba_required: number; provider_instance: string; checks: number }>();
+      .all<{ id: string; envelope_id: string; email: string; role: string; kba_required: number; provider_instance: string; checks: number }>();
     expect(signers.map((s) => [s.role, s.checks, s.kba_required, s.provider_instance])).toEqual([
       ["client", 1, 1, "cloud"],
       ["dealer", 0, 1, "cloud"],
@@ -34,7 +35,7 @@ describe("bulk send with KBA", () => {
     ]);
     expect(signers.filter((s) => s.role === "dealer").every((s) => s.email === t.senderEmail)).toBe(true);
     for (const client of signers.filter((s) => s.role === "client")) {
-      const { res } = await takeKba(client.slug, client.email);
+      const { res } = await takeKba(await invitationSlug(client.envelope_id, client.email), client.email);
       expect(res.body.data.status).toBe("passed");
     }
     const usage = await env.DB.prepare("SELECT kind, COUNT(*) AS n FROM usage_lines WHERE org_id = ? GROUP BY kind ORDER BY kind").bind(t.orgId).all<{ kind: string; n: number }>();

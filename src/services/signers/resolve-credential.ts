@@ -1,0 +1,42 @@
+import type { RequestContext } from "../../lib/context";
+import { ApiError, notFound } from "../../lib/errors";
+import { isSigningSession, openSigningSession } from "../embed/signing-session";
+import { hashSlug, SLUG_HASH_PREFIX } from "./slug";
+
+/** Who a signer credential names, and when it stops working (null: a permanent slug). */
+export type SignerCredential = { signerId: string; sessionExpiresAt: number | null };
+
+/**
+ * The signer behind the credential in a signer URL: a signing session (`es_…`, opened: 404 if
+ * forged, 410 once expired) or a permanent slug, found by its hash. Throws 404 for an unknown one.
+ *
+ * A row written before slugs were hashed holds the raw slug: it is matched by the raw value (never
+ * by one already in the hashed form, so a value read from the column is never a credential) and
+ * rewritten as its hash at once, guarded on the raw value so two first uses race harmlessly.
+ */
+export async function signerByCredential(ctx: RequestContext, credential: string): Promise<SignerCredential> {
+  if (isSigningSession(credential)) {
+    const { signerId, expiresAt } = await openSigningSession(ctx.env, credential);
+    return { signerId, sessionExpiresAt: expiresAt };
+  }
+  const hash = await hashSlug(credential);
+  const row = await ctx.db
+    .prepare(`SELECT id, slug_hash FROM signers WHERE slug_hash = ?1 OR (slug_hash = ?2 AND slug_hash NOT LIKE '${SLUG_HASH_PREFIX}%')`)
+    .bind(hash, credential)
+    .first<{ id: string; slug_hash: string }>();
+  if (!row) throw notFound("Signing link");
+  if (row.slug_hash !== hash) {
+    await ctx.db.prepare("UPDATE signers SET slug_hash = ? WHERE id = ? AND slug_hash = ?").bind(hash, row.id, credential).run();
+  }
+  return { signerId: row.id, sessionExpiresAt: null };
+}
+
+/** The same for the signing page, which is served whatever the credential: null when it names no one now. */
+export async function findSignerByCredential(ctx: RequestContext, credential: string): Promise<SignerCredential | null> {
+  try {
+    return await signerByCredential(ctx, credential);
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 404 || err.status === 410)) return null;
+    throw err;
+  }
+}
