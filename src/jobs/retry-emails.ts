@@ -1,6 +1,7 @@
 import type { RequestContext } from "../lib/context";
 import { emailTransport, emailTransportConfig } from "../providers/email";
 import { deliverAll, type Delivery } from "../services/email/deliver";
+import { openOutboxEmail } from "../services/email/outbox";
 
 const BATCH = 50;
 /** A `queued` row this old was never handed to the transport: its sender died between commit and delivery. */
@@ -15,7 +16,19 @@ const CLAIM_MS = 2 * 60_000;
 /** The cron runs every minute; delivery stops starting new emails after this. */
 const BUDGET_MS = 40_000;
 
-type DueRow = { id: string; kind: string; to_email: string; to_name: string; subject: string; text: string; html: string; attempts: number; envelope_status: string | null };
+type DueRow = {
+  id: string;
+  kind: string;
+  to_email: string;
+  to_name: string;
+  subject: string;
+  text: string;
+  html: string;
+  link_url: string | null;
+  link_sealed: string | null;
+  attempts: number;
+  envelope_status: string | null;
+};
 
 /** An invitation is worth sending only while its envelope can still be signed. */
 const OPEN_FOR_SIGNING = new Set(["sent", "viewed"]);
@@ -27,7 +40,9 @@ const OPEN_FOR_SIGNING = new Set(["sent", "viewed"]);
  * between commit and delivery, or a request that ran out of time; not older than a day: rows queued
  * under the outbox-only transport are not mailed when the transport changes). An invitation whose
  * envelope is no longer `sent`/`viewed` (voided, expired, completed, declined) is not sent: its row
- * stays `failed` naming the status, never retried. Each row is claimed first
+ * stays `failed` naming the status, never retried; so is an email whose sealed link does not open
+ * (EMBED_TOKEN_SECRET changed since it was queued: there is no link to send). Both drop the seal.
+ * Each row is claimed first
  * (`next_attempt_at` moved 2 minutes ahead, guarded on its attempts), so two runs, or a run and a
  * sender, never send one attempt twice.
  *
@@ -43,7 +58,7 @@ export async function retryEmails(ctx: RequestContext, now = new Date()): Promis
 
   const at = now.toISOString();
   const { results } = await env.DB.prepare(
-    `SELECT o.id, o.kind, o.to_email, o.to_name, o.subject, o.text, o.html, o.attempts, e.status AS envelope_status
+    `SELECT o.id, o.kind, o.to_email, o.to_name, o.subject, o.text, o.html, o.link_url, o.link_sealed, o.attempts, e.status AS envelope_status
      FROM email_outbox o LEFT JOIN envelopes e ON e.id = o.envelope_id
      WHERE (o.status = 'failed' AND o.next_attempt_at <= ?1)
         OR (o.status = 'queued' AND o.created_at <= ?2 AND o.created_at > ?3 AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?1))
@@ -54,24 +69,28 @@ export async function retryEmails(ctx: RequestContext, now = new Date()): Promis
   if (results.length === 0) return { retried: 0 };
 
   const isClosed = (r: DueRow) => r.kind === "invitation" && r.envelope_status !== null && !OPEN_FOR_SIGNING.has(r.envelope_status);
-  const closed = results.filter(isClosed);
-  if (closed.length > 0) {
+  const due = await Promise.all(results.map(async (row) => ({ row, email: isClosed(row) ? null : await openOutboxEmail(env, row) })));
+  const unsendable = due.filter((d) => d.email === null).map(({ row }) => ({
+    row,
+    why: isClosed(row) ? `Not sent: the envelope is ${row.envelope_status}` : "Not sent: its sealed link does not open (EMBED_TOKEN_SECRET changed since it was queued)",
+  }));
+  if (unsendable.length > 0) {
     await env.DB.batch(
-      closed.map((r) =>
-        env.DB.prepare("UPDATE email_outbox SET status = 'failed', error = ?, next_attempt_at = NULL WHERE id = ? AND attempts = ? AND status != 'sent'").bind(
-          `Not sent: the envelope is ${r.envelope_status}`,
-          r.id,
-          r.attempts,
+      unsendable.map(({ row, why }) =>
+        env.DB.prepare("UPDATE email_outbox SET status = 'failed', error = ?, next_attempt_at = NULL, link_sealed = NULL WHERE id = ? AND attempts = ? AND status != 'sent'").bind(
+          why,
+          row.id,
+          row.attempts,
         ),
       ),
     );
   }
-  const open = results.filter((r) => !isClosed(r));
+  const open = due.flatMap(({ row, email }) => (email ? [{ row, email }] : []));
   if (open.length === 0) return { retried: 0 };
 
   const claimUntil = new Date(now.getTime() + CLAIM_MS).toISOString();
   const claims = await env.DB.batch<{ id: string }>(
-    open.map((r) =>
+    open.map(({ row: r }) =>
       env.DB.prepare(
         `UPDATE email_outbox SET next_attempt_at = ?1 WHERE id = ?2 AND attempts = ?3 AND status IN ('queued', 'failed')
            AND (next_attempt_at IS NULL OR next_attempt_at <= ?4) RETURNING id`,
@@ -80,7 +99,7 @@ export async function retryEmails(ctx: RequestContext, now = new Date()): Promis
   );
   const claimed: Delivery[] = open
     .filter((_, i) => (claims[i]?.results.length ?? 0) > 0)
-    .map((r) => ({ email: { id: r.id, kind: r.kind, to: { email: r.to_email, name: r.to_name }, subject: r.subject, text: r.text, html: r.html }, attempts: r.attempts }));
+    .map(({ row: r, email }) => ({ email: { id: r.id, kind: r.kind, to: { email: r.to_email, name: r.to_name }, subject: r.subject, text: email.text, html: email.html }, attempts: r.attempts }));
   if (claimed.length === 0) return { retried: 0 };
   // Outcomes are timed from the run's clock, so a test's `now` drives the backoff as the cron's does.
   const started = Date.now();

@@ -68,12 +68,16 @@ export async function deliverAll(
   return outcomes;
 }
 
-/** The row's update for one outcome; none for `queued` (the row stays as it is). */
+/**
+ * The row's update for one outcome; none for `queued` (the row stays as it is). An email delivered,
+ * or never to be tried again, drops its sealed link (`link_sealed = NULL`): the row keeps the email
+ * with the link withheld, and not even EMBED_TOKEN_SECRET recovers it (./link-at-rest.ts).
+ */
 function recordOutcome(db: D1Database, { email, attempts }: Delivery, outcome: EmailOutcome, now: Date): D1PreparedStatement | null {
   const guard = "WHERE id = ? AND status != 'sent' AND attempts = ?";
   if (outcome.status === "sent") {
     return db
-      .prepare(`UPDATE email_outbox SET status = 'sent', sent_at = ?, attempts = attempts + 1, next_attempt_at = NULL, error = NULL ${guard}`)
+      .prepare(`UPDATE email_outbox SET status = 'sent', sent_at = ?, attempts = attempts + 1, next_attempt_at = NULL, error = NULL, link_sealed = NULL ${guard}`)
       .bind(now.toISOString(), email.id, attempts);
   }
   if (outcome.status !== "failed") return null;
@@ -85,6 +89,9 @@ function recordOutcome(db: D1Database, { email, attempts }: Delivery, outcome: E
   const made = attempts + 1;
   const retryAt = outcome.retry === "never" || made >= MAX_EMAIL_ATTEMPTS ? null : new Date(now.getTime() + EMAIL_RETRY_DELAYS_MS[made - 1]!).toISOString();
   return db
-    .prepare(`UPDATE email_outbox SET status = 'failed', error = ?, attempts = attempts + 1, next_attempt_at = ? ${guard}`)
+    .prepare(
+      `UPDATE email_outbox SET status = 'failed', error = ?1, attempts = attempts + 1, next_attempt_at = ?2,
+         link_sealed = CASE WHEN ?2 IS NULL THEN NULL ELSE link_sealed END WHERE id = ?3 AND status != 'sent' AND attempts = ?4`,
+    )
     .bind(error, retryAt, email.id, attempts);
 }

@@ -3,6 +3,8 @@ import { escapeHtml } from "../../lib/html";
 import type { EnvelopeRow } from "../envelopes/repository";
 import type { SignerRow } from "../signers/repository";
 import { signingUrl } from "../signers/signing-links";
+import { hashSlug, newSlug } from "../signers/slug";
+import type { OutboxEmail } from "../../providers/email";
 import { queueEmail } from "./outbox";
 
 type Invitation = { orgName: string; envelopeName: string; signerName: string; role: string; url: string; expiresAt: string | null; kba: boolean };
@@ -26,8 +28,28 @@ ${lines.slice(1).map((l) => `<p>${escapeHtml(l)}</p>`).join("\n")}
   return { subject, text, html };
 }
 
-/** Outbox INSERTs of the invitations of `signers` (those whose turn it is), each with its signing link. */
-export function invitationEmails(
+/** One invitation: its email, the outbox INSERT, and the permanent link it carries, as the database keeps it. */
+export type QueuedInvitation = {
+  email: OutboxEmail;
+  /** the outbox INSERT (`RETURNING id`: no row when this signer was already invited) */
+  statement: D1PreparedStatement;
+  signerId: string;
+  /** the hash of the slug in this email: what a new signer row stores as `slug_hash` */
+  slugHash: string;
+  /**
+   * For a signer row that already exists (a later routing order): stores `slugHash`, unless the
+   * signer was already invited (their link must keep working). Goes right before `statement`.
+   */
+  issueLink: D1PreparedStatement;
+};
+
+/**
+ * The invitations of `signers` (those whose turn it is), each with a signing link that carries a
+ * fresh permanent slug. The slug exists only in the email: the signer row keeps its hash (a new row
+ * takes `slugHash`; an existing one is updated by `issueLink`), so reading the database gives no
+ * signing power.
+ */
+export async function invitationEmails(
   env: Env,
   input: {
     envelope: Pick<EnvelopeRow, "id" | "org_id" | "name" | "kba_required">;
@@ -38,28 +60,36 @@ export function invitationEmails(
     /** KBA envelopes: the signers who answer identity questions (customer-side); the sender is told nothing about KBA */
     kbaSignerIds?: ReadonlySet<string>;
   },
-) {
+): Promise<QueuedInvitation[]> {
   const { envelope } = input;
-  return input.signers.map((signer) => {
-    const url = signingUrl(env, envelope, signer.slug);
-    const content = renderInvitation({
-      orgName: input.orgName,
-      envelopeName: envelope.name,
-      signerName: signer.name,
-      role: signer.role,
-      url,
-      expiresAt: input.expiresAt,
-      kba: envelope.kba_required === 1 && (input.kbaSignerIds?.has(signer.id) ?? true),
-    });
-    return queueEmail(env.DB, {
-      orgId: envelope.org_id,
-      envelopeId: envelope.id,
-      signerId: signer.id,
-      kind: "invitation",
-      to: { email: signer.email, name: signer.name },
-      ...content,
-      linkUrl: url,
-      at: input.at,
-    });
-  });
+  return Promise.all(
+    input.signers.map(async (signer) => {
+      const slug = newSlug();
+      const slugHash = await hashSlug(slug);
+      const url = signingUrl(env, envelope, slug);
+      const content = renderInvitation({
+        orgName: input.orgName,
+        envelopeName: envelope.name,
+        signerName: signer.name,
+        role: signer.role,
+        url,
+        expiresAt: input.expiresAt,
+        kba: envelope.kba_required === 1 && (input.kbaSignerIds?.has(signer.id) ?? true),
+      });
+      const queued = await queueEmail(env, {
+        orgId: envelope.org_id,
+        envelopeId: envelope.id,
+        signerId: signer.id,
+        kind: "invitation",
+        to: { email: signer.email, name: signer.name },
+        ...content,
+        linkUrl: url,
+        at: input.at,
+      });
+      const issueLink = env.DB.prepare(
+        "UPDATE signers SET slug_hash = ?1 WHERE id = ?2 AND NOT EXISTS (SELECT 1 FROM email_outbox WHERE signer_id = ?2 AND kind = 'invitation')",
+      ).bind(slugHash, signer.id);
+      return { ...queued, signerId: signer.id, slugHash, issueLink };
+    }),
+  );
 }

@@ -1,7 +1,9 @@
+import type { Env } from "../../env";
 import type { RequestContext } from "../../lib/context";
 import type { EmailKind, EmailStatus } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import type { OutboxEmail } from "../../providers/email";
+import { restoreLink, withholdLink } from "./link-at-rest";
 
 export type NewEmail = {
   orgId: string;
@@ -12,24 +14,42 @@ export type NewEmail = {
   subject: string;
   text: string;
   html: string;
+  /** the email's call to action, as `text` and `html` carry it; stored withheld and sealed (./link-at-rest.ts) */
   linkUrl: string | null;
   at: string;
 };
 
 /**
- * The INSERT of one email into the outbox, for the batch of the change that causes it. A second
- * email of the same kind to the same signer is skipped (unique index); `RETURNING id` then yields no
- * row, which is how a caller learns whether this statement queued anything.
+ * The INSERT of one email into the outbox, for the batch of the change that causes it, and the email
+ * as the transport receives it. The row keeps the email with its link withheld and the link sealed,
+ * so reading the database hands out no signing link. A second email of the same kind to the same
+ * signer is skipped (unique index); `RETURNING id` then yields no row, which is how a caller learns
+ * whether this statement queued anything.
  */
-export function queueEmail(db: D1Database, input: NewEmail): { email: OutboxEmail; statement: D1PreparedStatement } {
+export async function queueEmail(env: Env, input: NewEmail): Promise<{ email: OutboxEmail; statement: D1PreparedStatement }> {
   const email: OutboxEmail = { id: newId("email"), kind: input.kind, to: input.to, subject: input.subject, text: input.text, html: input.html };
-  const statement = db
-    .prepare(
-      `INSERT INTO email_outbox (id, org_id, envelope_id, signer_id, kind, to_email, to_name, subject, text, html, link_url, status, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?)
+  const stored = input.linkUrl
+    ? await withholdLink(env, { emailId: email.id, url: input.linkUrl, text: input.text, html: input.html })
+    : { text: input.text, html: input.html, linkShown: null, linkSealed: null };
+  const statement = env.DB.prepare(
+    `INSERT INTO email_outbox (id, org_id, envelope_id, signer_id, kind, to_email, to_name, subject, text, html, link_url, link_sealed, status, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?)
        ON CONFLICT (signer_id, kind) DO NOTHING RETURNING id`,
-    )
-    .bind(email.id, input.orgId, input.envelopeId, input.signerId, input.kind, input.to.email, input.to.name, input.subject, input.text, input.html, input.linkUrl, input.at);
+  ).bind(
+    email.id,
+    input.orgId,
+    input.envelopeId,
+    input.signerId,
+    input.kind,
+    input.to.email,
+    input.to.name,
+    input.subject,
+    stored.text,
+    stored.html,
+    stored.linkShown,
+    stored.linkSealed,
+    input.at,
+  );
   return { email, statement };
 }
 
@@ -44,7 +64,10 @@ export type OutboxRow = {
   subject: string;
   text: string;
   html: string;
+  /** the link withheld (`…/s/[slug]`); a row written before links were sealed holds it in the clear */
   link_url: string | null;
+  /** the link sealed, until the email is delivered or will never be (then NULL) */
+  link_sealed: string | null;
   status: EmailStatus;
   created_at: string;
   sent_at: string | null;
@@ -53,9 +76,25 @@ export type OutboxRow = {
   next_attempt_at: string | null;
 };
 
-/** The newest emails of every organization (the dev page; never reachable in production). */
-export async function listRecentEmails(ctx: RequestContext, input: { limit: number }): Promise<OutboxRow[]> {
+export type OpenedEmail = { text: string; html: string; linkUrl: string | null };
+
+/**
+ * A stored email as it goes out: its sealed link opened and put back. A row without a seal is the
+ * email as stored (no link; a delivered one, whose link stays withheld; or one written before links
+ * were sealed). Null when the seal does not open under the current EMBED_TOKEN_SECRET.
+ */
+export async function openOutboxEmail(env: Env, row: Pick<OutboxRow, "id" | "text" | "html" | "link_url" | "link_sealed">): Promise<OpenedEmail | null> {
+  if (row.link_sealed === null || row.link_url === null) return { text: row.text, html: row.html, linkUrl: row.link_url };
+  const opened = await restoreLink(env, { emailId: row.id, text: row.text, html: row.html, linkShown: row.link_url, linkSealed: row.link_sealed });
+  return opened && { text: opened.text, html: opened.html, linkUrl: opened.url };
+}
+
+/**
+ * The newest emails of every organization with their links opened, for the dev page (never reachable
+ * in production). `opened` is null for a row whose seal does not open.
+ */
+export async function listRecentEmails(ctx: RequestContext, input: { limit: number }): Promise<{ row: OutboxRow; opened: OpenedEmail | null }[]> {
   const limit = input.limit;
   const { results } = await ctx.db.prepare("SELECT * FROM email_outbox ORDER BY created_at DESC, rowid DESC LIMIT ?").bind(limit).all<OutboxRow>();
-  return results;
+  return Promise.all(results.map(async (row) => ({ row, opened: await openOutboxEmail(ctx.env, row) })));
 }

@@ -2,7 +2,7 @@ import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloud
 import { describe, expect, it } from "vitest";
 import { app } from "../../../src/app";
 import { newTenant } from "../../helpers/api";
-import { sendableEnvelope, sendEnvelope } from "../../helpers/signing";
+import { invitationSlug, sendableEnvelope, sendEnvelope } from "../../helpers/signing";
 
 async function devPage(devPages: string | undefined) {
   const ctx = createExecutionContext();
@@ -22,9 +22,12 @@ describe("GET /dev/emails (dev-only outbox page)", () => {
   it("lists the outbox newest first, each email with its text and its signing link, escaped", async () => {
     const t = await newTenant();
     const first = await sendableEnvelope(t.key, ["buyer"], { envelope_name: "First <script>alert(1)</script>", customer_email: "first@example.com" });
-    const firstLink = (await sendEnvelope(t.key, first.envelope_id)).body.data.signers[0].embed_url as string;
+    expect((await sendEnvelope(t.key, first.envelope_id)).status).toBe(200);
     const second = await sendableEnvelope(t.key, ["buyer"], { envelope_name: "Second contract", customer_email: "second@example.com" });
-    const secondLink = (await sendEnvelope(t.key, second.envelope_id)).body.data.signers[0].embed_url as string;
+    expect((await sendEnvelope(t.key, second.envelope_id)).status).toBe(200);
+    // the invitations' permanent links: sealed in the outbox, opened for this page only
+    const firstLink = `${env.EMBED_HOST}/s/${await invitationSlug(first.envelope_id, "first@example.com")}`;
+    const secondLink = `${env.EMBED_HOST}/s/${await invitationSlug(second.envelope_id, "second@example.com")}`;
 
     const res = await devPage("true");
     expect(res.status).toBe(200);

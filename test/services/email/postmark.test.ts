@@ -71,13 +71,16 @@ describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
     expect(request!.method).toBe("POST");
     expect(request!.path).toBe(`${new URL(base).pathname}/email`);
     expect(request!.headers).toMatchObject({ accept: "application/json", "content-type": "application/json", "x-postmark-server-token": TOKEN });
-    const link = sent.body.data.signers[0].embed_url as string;
+    // the email carries the permanent link; the row shows it withheld (test/hardening/email-links-at-rest.test.ts)
+    const link = /Review and sign: (\S+)/.exec(request!.body.TextBody)![1]!;
+    expect(link).toMatch(new RegExp(`^${env.EMBED_HOST}/s/[A-Za-z0-9_-]{16,}$`));
+    expect(row!.link_url).toBe(`${env.EMBED_HOST}/s/[slug]`);
     expect(request!.body).toEqual({
       From: FROM,
       To: '"Jane \\"JJ\\" Doe, Jr." <jane@example.com>',
       Subject: row!.subject,
-      TextBody: row!.text,
-      HtmlBody: row!.html,
+      TextBody: row!.text.replaceAll(row!.link_url, link),
+      HtmlBody: row!.html.replaceAll(row!.link_url, link),
       MessageStream: "outbound",
       Tag: "invitation",
       Metadata: { email_id: row!.id },
