@@ -1,5 +1,6 @@
 import { app } from "./app";
 import type { Env, OutboxMessage } from "./env";
+import { autoVaultSweep } from "./jobs/auto-vault-sweep";
 import { dispatchEvents } from "./jobs/dispatch-events";
 import { expireEnvelopes } from "./jobs/expire-envelopes";
 import { continueIntegritySweep, INTEGRITY_SWEEP_CRON, startIntegritySweep } from "./jobs/integrity-sweep";
@@ -36,6 +37,7 @@ export default {
       ["retry-emails", () => retryEmails(services, now)],
       ["prune-webhook-attempts", () => pruneWebhookAttempts(services, now)],
       ["resume-bulk-batches", () => resumeBulkBatches(services, now)],
+      ["auto-vault-sweep", () => autoVaultSweep(services, now)],
     ];
     const results = await Promise.allSettled(jobs.map(([, run]) => run()));
     const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`${jobs[i]![0]}: ${String(r.reason)}`] : []));

@@ -21,5 +21,12 @@ export const notFound = (what: string) => new ApiError(404, `${what} not found`)
 export const conflict = (message: string, details?: ErrorDetails, code?: string) =>
   new ApiError(409, message, details, code);
 export const unprocessable = (message: string, details?: ErrorDetails) => new ApiError(422, message, details);
+
+/**
+ * `code` of a 409 whose cause clears by itself (a requested payment that settles): the same request
+ * succeeds later, so the Idempotency-Key middleware never stores it as the request's final answer.
+ */
+export const PAYMENT_PENDING = "payment_pending";
+export const RETRYABLE_CONFLICT_CODES: ReadonlySet<string> = new Set([PAYMENT_PENDING]);
 export const notConfigured = (variable: string) =>
   new ApiError(503, `Service not configured: the ${variable} variable is not set`);

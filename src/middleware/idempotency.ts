@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import { sha256HexOfParts } from "../lib/crypto";
-import { ApiError, badRequest, conflict } from "../lib/errors";
+import { ApiError, badRequest, conflict, RETRYABLE_CONFLICT_CODES } from "../lib/errors";
 import type { AppEnv } from "../lib/hono";
 import { isMultipart, partsWithoutBoundary, uploadBody } from "../lib/multipart";
 
@@ -18,13 +18,16 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * scope refusals (401, 403: a key granted the scope later must be able to retry), rate limits (429), a
  * body refused for its size (413), server errors (5xx), and conflicts that say so: by this project's
  * convention a 409 a retry can clear ("busy with concurrent changes", "changed while this request was
- * processed") ends its message with "retry". Other 4xx (400, 404, 409 for a state, 422) are final and replayed.
+ * processed") ends its message with "retry", and a 409 for a state that clears by itself carries a
+ * RETRYABLE_CONFLICT_CODES `code` (vault-in while the requested payment is unpaid: the same request
+ * vaults once it settles). Other 4xx (400, 404, 409 for a state, 422) are final and replayed.
  */
 export function isRetryAnswer(status: number, body: string): boolean {
   if (status >= 500 || status === 401 || status === 403 || status === 408 || status === 413 || status === 425 || status === 429) return true;
   if (status !== 409) return false;
   try {
-    const { error } = JSON.parse(body) as { error?: unknown };
+    const { error, code } = JSON.parse(body) as { error?: unknown; code?: unknown };
+    if (typeof code === "string" && RETRYABLE_CONFLICT_CODES.has(code)) return true;
     return typeof error === "string" && /\bretry\b/i.test(error);
   } catch {
     return false;

@@ -7,6 +7,12 @@ export const organizations = sqliteTable("organizations", {
   platformFeeBps: integer("platform_fee_bps").notNull().default(0),
   /** origins allowed to frame the signing page and widgets (CSP frame-ancestors), JSON array; null: none */
   embedFrameAncestors: text("embed_frame_ancestors", { mode: "json" }).$type<string[]>(),
+  /**
+   * The organization's audit chain (chain_id = org id) as its newest entry left it: its length and that
+   * entry's hash, advanced in the batch of every entry, so deleting the newest entries is detected.
+   */
+  auditSeq: integer("audit_seq").notNull().default(0),
+  auditHeadHash: text("audit_head_hash").notNull().default("0".repeat(64)),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 });

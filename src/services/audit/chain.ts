@@ -50,7 +50,7 @@ export async function auditInsert(
      */
     onlyIfPreviousChanged?: boolean;
   },
-): Promise<{ statement: D1PreparedStatement; head: ChainHead }> {
+): Promise<{ statement: D1PreparedStatement; head: ChainHead; entryId: string }> {
   const entry: AuditEntry = {
     id: newId("audit"),
     org_id: input.orgId,
@@ -86,7 +86,7 @@ export async function auditInsert(
       entry.prev_hash,
       hash,
     );
-  return { statement, head: { seq: entry.seq, hash } };
+  return { statement, head: { seq: entry.seq, hash }, entryId: entry.id };
 }
 
 export async function readChainHead(db: D1Database, chainId: string): Promise<ChainHead> {

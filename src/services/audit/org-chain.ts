@@ -1,7 +1,7 @@
 import { conflict } from "../../lib/errors";
 import type { Actor } from "../../lib/actor";
 import type { AuditAction } from "./actions";
-import { auditInsert, isChainConflict, readChainHead } from "./chain";
+import { auditInsert, isChainConflict, readChainHead, type ChainHead } from "./chain";
 
 /**
  * Appends an org-level audit entry (chain_id = org id) in one batch with the change it records. Two
@@ -14,6 +14,10 @@ import { auditInsert, isChainConflict, readChainHead } from "./chain";
  *
  * `guarded`: the first statement is an UPDATE guarded on the state the caller read; the entry is
  * written only if it changed a row, so a write that lost its guard leaves no entry behind.
+ *
+ * Every entry also advances the organization's own record of its chain (`audit_seq`, `audit_head_hash`)
+ * in the same batch, as an envelope's `audit_seq` advances with its entries: deleting the newest
+ * entries leaves a chain that links perfectly, and only that record says they existed (verifyChain).
  */
 const MAX_ATTEMPTS = 40;
 const BASE_DELAY_MS = 5;
@@ -28,11 +32,14 @@ export async function commitWithOrgAudit(
   for (let attempt = 0; ; attempt++) {
     const head = await readChainHead(db, input.orgId);
     const audit = await auditInsert(db, { ...input, chainId: input.orgId, head, onlyIfPreviousChanged: opts.guarded === true });
+    const advance = advanceOrgHead(db, input.orgId, head, audit.head, audit.entryId);
     // A guarded entry follows its UPDATE directly (changes() reads the statement just before it); results keep the callers' indexes.
-    const batch = opts.guarded ? [statements[0]!, audit.statement, ...statements.slice(1)] : [...statements, audit.statement];
+    const batch = opts.guarded
+      ? [statements[0]!, audit.statement, advance, ...statements.slice(1)]
+      : [...statements, audit.statement, advance];
     try {
       const results = await db.batch(batch);
-      return opts.guarded ? [results[0]!, ...results.slice(2), results[1]!] : results;
+      return opts.guarded ? [results[0]!, ...results.slice(3), results[1]!] : results.slice(0, -1);
     } catch (err) {
       if (!isChainConflict(err)) throw err;
       if (attempt >= MAX_ATTEMPTS - 1) throw conflict("The organization is busy with concurrent changes; retry");
@@ -40,4 +47,20 @@ export async function commitWithOrgAudit(
       await new Promise((resolve) => setTimeout(resolve, Math.random() * cap));
     }
   }
+}
+
+/**
+ * Moves the organization's chain record from `from` to `to`, only if the entry was written (a guarded
+ * write that lost its guard writes none) and only from the head this entry links to. A record that
+ * disagrees with the chain (entries deleted since) is left as it is: the write still commits, and the
+ * chain then fails verification instead of being silently re-based on the truncated head. The
+ * organization row of an org.created entry is inserted earlier in the same batch.
+ */
+function advanceOrgHead(db: D1Database, orgId: string, from: ChainHead, to: ChainHead, entryId: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE organizations SET audit_seq = ?, audit_head_hash = ?
+       WHERE id = ? AND audit_seq = ? AND EXISTS (SELECT 1 FROM audit_log WHERE id = ?)`,
+    )
+    .bind(to.seq, to.hash, orgId, from.seq, entryId);
 }

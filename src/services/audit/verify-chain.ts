@@ -13,15 +13,24 @@ export type ChainRow = Omit<AuditEntry, "data"> & { data: string; hash: string }
 /**
  * Walks a chain from its first entry: each entry must follow its predecessor's sequence number,
  * name its predecessor's hash, and hash to the value stored with it. The first entry that does not
- * is reported; an edited, deleted or reordered row is found this way. For an envelope's chain, the
- * chain must also end where the envelope says it does, so deleting its last entries is found too.
+ * is reported; an edited, deleted or reordered row is found this way. The chain must also end where
+ * its owner says it does (an envelope's `audit_seq`; an organization's `audit_seq` and
+ * `audit_head_hash`), so deleting its last entries is found too.
  */
 export async function verifyChain(db: D1Database, chainId: string): Promise<ChainVerification> {
-  const { results } = await chainRowsStatement(db, chainId).all<ChainRow>();
-  // Deleting the newest entries leaves a chain that links perfectly: an envelope's own record of its
-  // newest sequence number (`audit_seq`, advanced in the batch of every entry) is what says they existed.
-  const envelope = await db.prepare("SELECT audit_seq FROM envelopes WHERE id = ?").bind(chainId).first<{ audit_seq: number }>();
-  return verifyChainRows(results, envelope?.audit_seq ?? null);
+  // Deleting the newest entries leaves a chain that links perfectly: the owner's own record of its
+  // newest entry (advanced in the batch of every entry) is what says they existed.
+  const [rows, owner] = await db.batch<unknown>([
+    chainRowsStatement(db, chainId),
+    db
+      .prepare(
+        `SELECT audit_seq, NULL AS audit_head_hash FROM envelopes WHERE id = ?
+         UNION ALL SELECT audit_seq, audit_head_hash FROM organizations WHERE id = ?`,
+      )
+      .bind(chainId, chainId),
+  ]);
+  const recorded = (owner!.results as { audit_seq: number; audit_head_hash: string | null }[])[0];
+  return verifyChainRows(rows!.results as ChainRow[], recorded?.audit_seq ?? null, recorded?.audit_head_hash ?? null);
 }
 
 /** A chain's entries in order, as verifyChainRows reads them (for a caller that batches its reads). */
@@ -34,8 +43,11 @@ export function chainRowsStatement(db: D1Database, chainId: string): D1PreparedS
     .bind(chainId);
 }
 
-/** verifyChain on rows already read; `recordedSeq` is the envelope's `audit_seq` (null: not an envelope's chain). */
-export async function verifyChainRows(results: ChainRow[], recordedSeq: number | null): Promise<ChainVerification> {
+/**
+ * verifyChain on rows already read; `recordedSeq` is the owner's `audit_seq` (null: no owner records
+ * one), `recordedHeadHash` the hash of the newest entry the owner recorded (organizations keep it).
+ */
+export async function verifyChainRows(results: ChainRow[], recordedSeq: number | null, recordedHeadHash: string | null = null): Promise<ChainVerification> {
   let prevHash = GENESIS_HASH;
   let expectedSeq = 1;
   for (const row of results) {
@@ -65,7 +77,19 @@ export async function verifyChainRows(results: ChainRow[], recordedSeq: number |
       first_broken: {
         seq: results.length + 1,
         entry_id: null,
-        reason: `the envelope records ${recordedSeq} entries but the chain ends at ${results.length} (entries were deleted or never written)`,
+        reason: `the ${recordedHeadHash === null ? "envelope" : "organization"} records ${recordedSeq} entries but the chain ends at ${results.length} (entries were deleted or never written)`,
+      },
+    };
+  }
+  if (recordedHeadHash !== null && recordedHeadHash !== prevHash) {
+    const newest = results[results.length - 1];
+    return {
+      verified: false,
+      entries: results.length,
+      first_broken: {
+        seq: newest?.seq ?? 0,
+        entry_id: newest?.id ?? null,
+        reason: "the newest entry is not the one the organization records (entries were replaced)",
       },
     };
   }

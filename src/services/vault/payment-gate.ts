@@ -1,4 +1,4 @@
-import { conflict } from "../../lib/errors";
+import { conflict, PAYMENT_PENDING } from "../../lib/errors";
 import type { EnvelopeRow } from "../envelopes/repository";
 import { findPaymentForEnvelope } from "../payments/repository";
 
@@ -11,9 +11,11 @@ import { findPaymentForEnvelope } from "../payments/repository";
 export async function assertNoUnpaidPayment(db: D1Database, envelope: EnvelopeRow): Promise<void> {
   const unpaid = await findUnpaidPayment(db, envelope);
   if (unpaid) {
-    throw conflict("A payment requested on this envelope has not been paid yet; it can be vaulted once the payment settles", {
-      payment_status: unpaid.status,
-    });
+    throw conflict(
+      "A payment requested on this envelope has not been paid yet; it can be vaulted once the payment settles",
+      { payment_status: unpaid.status },
+      PAYMENT_PENDING,
+    );
   }
 }
 
