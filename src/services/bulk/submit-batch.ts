@@ -2,6 +2,7 @@ import { bulkBatchFor } from "../../../durable-objects/bulk-batch";
 import type { OrgContext } from "../../lib/context";
 import { ApiError, conflict, unprocessable } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
+import { assertEmailCanLeave } from "../../providers/email";
 import { kbaProvider } from "../../providers/kba";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { findTemplate } from "../templates/repository";
@@ -39,6 +40,8 @@ async function checkReady(ctx: OrgContext, batch: BatchRow) {
   if (!counterpart) throw new ApiError(502, "Signing provider failure: the master template could not be read from the signing provider", { master_template_id: master.id });
   // a KBA batch needs the KBA provider (503 naming KBA_PROVIDER), checked once here rather than per client
   if (master.kba_required === 1) kbaProvider(ctx.env);
+  // every client is emailed: production without a transport is a 503 naming EMAIL_TRANSPORT
+  assertEmailCanLeave(ctx.env);
 }
 
 /**

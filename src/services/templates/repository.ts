@@ -1,4 +1,5 @@
 import { notFound } from "../../lib/errors";
+import { jsonLists } from "../../lib/json-lists";
 import type { AreaInput, FieldType, PlacementMode, ProviderInstance, ResolvedField } from "./schema";
 
 export type TemplateRow = {
@@ -68,40 +69,47 @@ export function fieldFromRow(row: FieldRow): ResolvedField {
 }
 
 /**
- * INSERTs for fields appended to a template. Each takes the next `seq` in SQL, so statements in one
- * batch number themselves in order and concurrent batches (D1 runs them one at a time) never collide.
+ * The INSERT of fields appended to a template: one statement for all of them (one per JSON list of
+ * lib/json-lists.ts, in practice one), not one per field, so a 500-field template stays far inside D1's
+ * 1,000 statements per invocation. Each statement numbers its rows after the template's highest `seq`
+ * read in SQL, so statements in one batch number themselves in order and concurrent batches (D1 runs
+ * them one at a time) never collide.
  */
 export function insertTemplateFields(
   db: D1Database,
   input: { templateId: string; orgId: string; fields: ResolvedField[]; placements?: unknown[]; at: string; onlyWithDocumentKey?: string },
 ): D1PreparedStatement[] {
+  // JSON text columns travel as strings inside the list, so json_extract hands back exactly the text stored today.
+  const rows = input.fields.map((f, i) => ({
+    name: f.name,
+    type: f.type,
+    role: f.role,
+    required: f.required ? 1 : 0,
+    readonly: f.readonly ? 1 : 0,
+    default_value: f.default_value,
+    placement_mode: f.placement_mode,
+    areas: JSON.stringify(f.areas),
+    anchor_match: f.anchor_match ? JSON.stringify(f.anchor_match) : null,
+    placement: input.placements?.[i] !== undefined ? JSON.stringify(input.placements[i]) : null,
+    options: f.options ? JSON.stringify(f.options) : null,
+  }));
   // onlyWithDocumentKey: the fields come from that document; a losing concurrent upload inserts none into the winner's template.
-  const values = "?1, (SELECT COALESCE(MAX(seq), 0) + 1 FROM template_fields WHERE template_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14";
-  const source =
-    input.onlyWithDocumentKey === undefined ? `VALUES (${values})` : `SELECT ${values} WHERE EXISTS (SELECT 1 FROM templates WHERE id = ?1 AND document_key = ?15)`;
-  return input.fields.map((f, i) =>
+  const onlyIf = input.onlyWithDocumentKey === undefined ? "" : "WHERE EXISTS (SELECT 1 FROM templates WHERE id = ?1 AND document_key = ?5)";
+  return jsonLists(rows).map((list) =>
     db
       .prepare(
+        // The MAX(seq) subquery is read once, before any row goes in: SQLite computes an INSERT … SELECT that
+        // reads its own table in full first. `ORDER BY key` keeps the rowids in the fields' order.
         `INSERT INTO template_fields (template_id, seq, org_id, name, type, role, required, readonly, default_value, placement_mode, areas, anchor_match, placement, created_at, options)
-         ${source}`,
+         SELECT ?1, (SELECT COALESCE(MAX(seq), 0) FROM template_fields WHERE template_id = ?1) + j.key + 1, ?2,
+                json_extract(j.value, '$.name'), json_extract(j.value, '$.type'), json_extract(j.value, '$.role'), json_extract(j.value, '$.required'),
+                json_extract(j.value, '$.readonly'), json_extract(j.value, '$.default_value'), json_extract(j.value, '$.placement_mode'),
+                json_extract(j.value, '$.areas'), json_extract(j.value, '$.anchor_match'), json_extract(j.value, '$.placement'), ?4,
+                json_extract(j.value, '$.options')
+         FROM json_each(?3) j ${onlyIf}
+         ORDER BY j.key`,
       )
-      .bind(
-        input.templateId,
-        input.orgId,
-        f.name,
-        f.type,
-        f.role,
-        f.required ? 1 : 0,
-        f.readonly ? 1 : 0,
-        f.default_value,
-        f.placement_mode,
-        JSON.stringify(f.areas),
-        f.anchor_match ? JSON.stringify(f.anchor_match) : null,
-        input.placements?.[i] !== undefined ? JSON.stringify(input.placements[i]) : null,
-        input.at,
-        f.options ? JSON.stringify(f.options) : null,
-        ...(input.onlyWithDocumentKey === undefined ? [] : [input.onlyWithDocumentKey]),
-      ),
+      .bind(input.templateId, input.orgId, list, input.at, ...(input.onlyWithDocumentKey === undefined ? [] : [input.onlyWithDocumentKey])),
   );
 }
 
