@@ -6,9 +6,11 @@
 //   flaky:   the flood with 1 of 3 receivers failing every other request, then replay + sweep until delivered
 //   bulk:    the flood from one bulk send of BENCH_WEBHOOK_EVENTS / 2 clients (envelope.created and envelope.sent each), to 3
 //            healthy receivers: events arrive as fast as the batch commits them, so delivery, not event creation, sets the pace
-// BENCH_WEBHOOK_SCENARIOS (comma-separated: nominal, flood, flaky, bulk; default all) runs a subset.
+// BENCH_WEBHOOK_SCENARIOS (comma-separated: nominal, flood, flaky, bulk; default all) runs a subset. A scenario that breaks
+// (e.g. a request unanswered for BENCH_REQUEST_TIMEOUT_S, default 120, named with its method and URL) is reported as a failure
+// and the others keep their figures.
 import { createServer as createHttpServer } from "node:http";
-import { api } from "./lib/dev-server.mjs";
+import { api, fetchWithDeadline } from "./lib/dev-server.mjs";
 import { fmt, log, newEnvelope, percentile, positiveInt, sleep, waitFor } from "./lib/bench-util.mjs";
 import { prepareBulkBatch, waitForBatch } from "./lib/bulk-setup.mjs";
 
@@ -159,9 +161,9 @@ async function replayUntilDelivered(ctx, tenant, endpointId, receiver) {
     const out = [];
     for (const status of ["pending", "failed"]) {
       for (let page = 1; ; page++) {
-        const list = await fetch(`${ctx.base}/api/v2/webhooks/endpoints/${endpointId}/deliveries?status=${status}&limit=100&page=${page}`, {
+        const list = await fetchWithDeadline(`${ctx.base}/api/v2/webhooks/endpoints/${endpointId}/deliveries?status=${status}&limit=100&page=${page}`, {
           headers: { authorization: `Bearer ${tenant.token}` },
-        }).then((r) => r.json());
+        }).then((r) => JSON.parse(r.text));
         out.push(...list.data.filter((d) => !receiver.stats.seen.has(d.event_id) && !replayed.has(d.delivery_id)));
         if (list.data.length < 100) break;
       }
@@ -180,8 +182,8 @@ async function replayUntilDelivered(ctx, tenant, endpointId, receiver) {
       }
     };
     await Promise.all(Array.from({ length: EVENT_CONCURRENCY }, worker));
-    const res = await fetch(`${ctx.base}/__scheduled?cron=${encodeURIComponent("* * * * *")}`);
-    if (!res.ok) throw new Error(`/__scheduled answered ${res.status}: ${await res.text()}`);
+    const res = await fetchWithDeadline(`${ctx.base}/__scheduled?cron=${encodeURIComponent("* * * * *")}`);
+    if (!res.ok) throw new Error(`/__scheduled answered ${res.status}: ${res.text}`);
   }
   return { rounds, redelivered: replayed.size };
 }
@@ -296,12 +298,25 @@ async function bulkFloodScenario(ctx) {
   }
 }
 
+/**
+ * One scenario's result, or, if it broke (a request that hung past REQUEST_TIMEOUT_MS, a refused
+ * setup call), a row of dashes and the error as its failure: the other scenarios keep their figures.
+ */
+async function scenario(name, run) {
+  try {
+    return await run();
+  } catch (err) {
+    log(`webhooks, ${name}: FAILED: ${err.message}`);
+    return { row: [`${name} (failed, see below)`, ...Array(10).fill("-")], failures: [`webhooks, ${name}: ${err.message}`], extra: null };
+  }
+}
+
 export async function webhookSection(ctx) {
   const results = [];
-  if (SCENARIOS.includes("nominal")) results.push(await nominalScenario(ctx));
-  if (SCENARIOS.includes("flood")) results.push(await fanOutScenario(ctx, `flood: ${WEBHOOK_EVENTS} events, 3 healthy endpoints`, { flaky: false }));
-  if (SCENARIOS.includes("flaky")) results.push(await fanOutScenario(ctx, `flood: 1 of 3 failing every other request`, { flaky: true }));
-  if (SCENARIOS.includes("bulk")) results.push(await bulkFloodScenario(ctx));
+  if (SCENARIOS.includes("nominal")) results.push(await scenario("nominal", () => nominalScenario(ctx)));
+  if (SCENARIOS.includes("flood")) results.push(await scenario("flood", () => fanOutScenario(ctx, `flood: ${WEBHOOK_EVENTS} events, 3 healthy endpoints`, { flaky: false })));
+  if (SCENARIOS.includes("flaky")) results.push(await scenario("flaky", () => fanOutScenario(ctx, `flood: 1 of 3 failing every other request`, { flaky: true })));
+  if (SCENARIOS.includes("bulk")) results.push(await scenario("bulk flood", () => bulkFloodScenario(ctx)));
   const nominal = results.find((r) => r.p99 !== undefined);
   return {
     title: `Webhooks: events from partner POSTs (envelope.created) and from a bulk send (envelope.created, envelope.sent) to 3 loopback receivers, wrangler dev (local)`,

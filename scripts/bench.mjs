@@ -9,7 +9,9 @@
 // The bulk section sends BENCH_BULK_CLIENTS (default 1000) clients one envelope each through bulk send.
 // The webhook section (scripts/bench-webhooks.mjs; also a flood from one bulk send) runs BENCH_WEBHOOK_RATE (default 20) events/s for BENCH_WEBHOOK_SECONDS
 // (default 60) and a flood of BENCH_WEBHOOK_EVENTS (default 2000) to 3 loopback receivers (BENCH_WEBHOOK_SCENARIOS picks).
-// Exits non-zero if any measured request failed (non-2xx, connection error) or a step broke; a missed
+// Every request the sections make to the service has a deadline (BENCH_REQUEST_TIMEOUT_S, default 120 s; the 50 MB
+// vault upload five times that): one left unanswered fails with its method and URL instead of undici's bare
+// "fetch failed" after 300 s. Exits non-zero if any measured request failed (non-2xx, connection error) or a step broke; a missed
 // latency target is reported, not failed, since local figures depend on the machine's load.
 import autocannon from "autocannon";
 import { randomBytes } from "node:crypto";
@@ -17,7 +19,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { ANSI, api, freePort, logDigest, root, run, startFreshServer, stopServer, WRANGLER } from "./lib/dev-server.mjs";
+import { ANSI, api, fetchWithDeadline, freePort, logDigest, REQUEST_TIMEOUT_MS, root, run, startFreshServer, stopServer, WRANGLER } from "./lib/dev-server.mjs";
 import { fmt, log, newEnvelope, positiveInt, ratio, sleep } from "./lib/bench-util.mjs";
 import { prepareBulkBatch, uploadTemplateTimed, waitForBatch } from "./lib/bulk-setup.mjs";
 import { sweepFigures, vaultSmallDocuments } from "./bench-sweep.mjs";
@@ -245,12 +247,13 @@ async function vaultSection(ctx) {
   const form = new FormData();
   form.append("file", new Blob([pdf], { type: "application/pdf" }), "scan.pdf");
   const started = performance.now();
-  const res = await fetch(`${ctx.base}/api/v2/partner/envelopes/${envelope.envelope_id}/vault-in-upload`, {
+  // a 50 MB upload on a loaded machine may take minutes: its own deadline, still named if it hangs
+  const res = await fetchWithDeadline(`${ctx.base}/api/v2/partner/envelopes/${envelope.envelope_id}/vault-in-upload`, {
     method: "POST",
     headers: { "x-api-key": key.api_key },
     body: form,
-  });
-  const body = await res.text();
+  }, 5 * REQUEST_TIMEOUT_MS);
+  const body = res.text;
   const vaultMs = performance.now() - started;
   if (res.status !== 200) failures.push(`vault-in-upload of ${fmt(mb)} MB answered ${res.status}: ${body.slice(0, 300)}`);
   const rises = [...rssBefore]
@@ -263,7 +266,7 @@ async function vaultSection(ctx) {
   // The authoritative copy comes back byte-identical.
   const url = await api(ctx.base, "GET", `/partner/envelopes/${envelope.envelope_id}/vault/signed-url`, { apiKey: key.api_key });
   const downloadStarted = performance.now();
-  const downloaded = Buffer.from(await (await fetch(url.signed_url.replace(/^https?:\/\/[^/]+/, ctx.base))).arrayBuffer());
+  const downloaded = (await fetchWithDeadline(url.signed_url.replace(/^https?:\/\/[^/]+/, ctx.base), {}, 5 * REQUEST_TIMEOUT_MS)).bytes;
   const downloadMs = performance.now() - downloadStarted;
   if (!downloaded.equals(Buffer.from(pdf))) failures.push("the authoritative download differs from the uploaded PDF");
 
@@ -449,10 +452,9 @@ async function signingTemplate(ctx, apiKey) {
       field("cosigner_agree", "checkbox", "cosigner", SIGNING_PAGES, 0.8),
     ]),
   );
-  const res = await fetch(`${ctx.base}/api/v2/partner/templates`, { method: "POST", headers: { "x-api-key": apiKey }, body: form });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`template upload answered ${res.status}: ${text}`);
-  return JSON.parse(text).data.template_id;
+  const res = await fetchWithDeadline(`${ctx.base}/api/v2/partner/templates`, { method: "POST", headers: { "x-api-key": apiKey }, body: form });
+  if (!res.ok) throw new Error(`template upload answered ${res.status}: ${res.text}`);
+  return JSON.parse(res.text).data.template_id;
 }
 
 async function signingSection(ctx) {
@@ -467,9 +469,8 @@ async function signingSection(ctx) {
   const templateId = await signingTemplate(ctx, apiKey);
   const submit = async (slug, values) => {
     const started = performance.now();
-    const res = await fetch(`${ctx.base}/api/v2/signing/${slug}/submit`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ values }) });
-    const text = await res.text();
-    return { ms: performance.now() - started, status: res.status, text };
+    const res = await fetchWithDeadline(`${ctx.base}/api/v2/signing/${slug}/submit`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ values }) });
+    return { ms: performance.now() - started, status: res.status, text: res.text };
   };
   log(`signing: ${SIGNING_RUNS + 1} two-signer envelopes on a ${SIGNING_PAGES}-page PDF (first unreported: warm-up)`);
   const first = [];

@@ -1,6 +1,6 @@
 // A bulk send ready to submit (organization, admin token, master template, customers, batch with items),
 // shared by the bulk section of scripts/bench.mjs and the bulk flood of scripts/bench-webhooks.mjs.
-import { api } from "./dev-server.mjs";
+import { api, fetchWithDeadline } from "./dev-server.mjs";
 import { log, sleep } from "./bench-util.mjs";
 
 /** POST /partner/templates with `fields_json`; the time it took, its status and body. */
@@ -10,9 +10,8 @@ export async function uploadTemplateTimed(ctx, bytes, fields) {
   form.append("name", "Bench template");
   if (fields) form.append("fields_json", JSON.stringify(fields));
   const started = performance.now();
-  const res = await fetch(`${ctx.base}/api/v2/partner/templates`, { method: "POST", headers: { "x-api-key": ctx.apiKey }, body: form });
-  const text = await res.text();
-  return { ms: performance.now() - started, status: res.status, text };
+  const res = await fetchWithDeadline(`${ctx.base}/api/v2/partner/templates`, { method: "POST", headers: { "x-api-key": ctx.apiKey }, body: form });
+  return { ms: performance.now() - started, status: res.status, text: res.text };
 }
 
 /**

@@ -1,12 +1,12 @@
 import type { DeliveryStatus } from "../../db/schema";
 import type { Env } from "../../env";
 import { inGraceWindow, type DeliveryRow, type EndpointRow } from "./repository";
-import { nextRetryAt } from "./retry-schedule";
+import { attemptRecord, attemptResultOf, pauseDue, pausedEvent, recordAttemptsStatements } from "./record-attempts";
 import { signatureHeaders } from "./signing";
-import { checkWebhookUrl, urlPolicyOf } from "./url-policy";
+import { checkWebhookUrl, deliveryUrlPolicyOf } from "./url-policy";
+import { forEachConcurrently } from "../../lib/concurrency";
 import { readCapped } from "../../lib/read-capped";
 import type { RequestContext } from "../../lib/context";
-import { newId } from "../../lib/ids";
 
 /** The receiver's time budget (docs/webhooks.md): no answer within it fails the attempt. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -105,44 +105,94 @@ async function attemptLoaded(env: Env, deliveryId: string, row: LoadedDelivery |
 }
 
 /**
- * First attempts of deliveries the caller has claimed and loaded (fan-out.ts fanOutClaiming), sent
- * concurrently; what they gave (delivery rows, attempt log, endpoint health) is written in one batch
- * once every receiver has answered or timed out: one D1 round trip for all of them.
+ * Attempts one call keeps in flight. A Worker invocation may hold six connections waiting for answers
+ * (the runtime queues the rest); local workerd enforces no limit, and a bulk chunk's 150 concurrent
+ * first attempts per publish opened a socket each, ~5,400 in a few seconds for 1,000 clients, while
+ * the service stopped answering other requests (docs/decisions/webhook-attempt-concurrency.md).
  */
-export async function attemptAll(ctx: RequestContext, input: { rows: LoadedDelivery[] } & DeliverOptions & { now: Date }): Promise<AttemptResult[]> {
-  const { rows, ...opts } = input;
-  const attempts = await Promise.all(rows.map((row) => attemptStatements(ctx.env, row.id, row, opts)));
-  const statements = attempts.flatMap((a) => a.statements);
+export const ATTEMPT_LANES = 6;
+/**
+ * No attempt starts later than this after the call began: the rest are released (due at once) for the
+ * queue, so a slow receiver cannot keep claimed deliveries waiting past their lease (CLAIM_LEASE_MS)
+ * or past the 30 s a response's `waitUntil` may run.
+ */
+export const ATTEMPT_START_BUDGET_MS = 20_000;
+
+/**
+ * First attempts of deliveries the caller has claimed and loaded (fan-out.ts fanOutClaiming), ATTEMPT_LANES
+ * at a time; what they gave (delivery rows, attempt log, endpoint health) and the release of those never
+ * started are written in one batch once every started attempt has answered or timed out: one D1 round
+ * trip for all of them. Returns the attempts and the ids of the released deliveries (to be queued).
+ */
+export async function attemptAll(
+  ctx: RequestContext,
+  input: { rows: LoadedDelivery[] } & DeliverOptions & { now: Date; startBudgetMs?: number },
+): Promise<{ results: AttemptResult[]; released: string[] }> {
+  const { rows, startBudgetMs = ATTEMPT_START_BUDGET_MS, ...opts } = input;
+  const startBy = Date.now() + startBudgetMs;
+  const attempts: SentAttempt[] = [];
+  const released: LoadedDelivery[] = [];
+  await forEachConcurrently(rows, ATTEMPT_LANES, async (row) => {
+    if (Date.now() > startBy) released.push(row);
+    else attempts.push(await sendAttempt(ctx.env, row.id, row, opts));
+  });
+  // a constant number of statements whatever the number of attempts (record-attempts.ts)
+  const recorded = recordAttemptsStatements(ctx.db, attempts, opts.now);
+  const statements = [...recorded.statements, ...releaseClaims(ctx.db, released, opts.now)];
   if (statements.length > 0) await ctx.db.batch(statements);
-  return attempts.flatMap((a) => (a.result ? [a.result] : []));
+  return { results: recorded.results, released: released.map((r) => r.id) };
+}
+
+/** Claimed deliveries handed back unattempted: due at once, so the queue (or the sweep) sends them. */
+function releaseClaims(db: D1Database, rows: LoadedDelivery[], now: Date): D1PreparedStatement[] {
+  if (rows.length === 0) return [];
+  return [
+    db
+      .prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND status = 'pending' AND attempts = 0")
+      .bind(now.toISOString(), JSON.stringify(rows.map((r) => r.id))),
+  ];
 }
 
 type Attempt = { statements: D1PreparedStatement[]; result: AttemptResult | null };
 
 /** Sends one attempt and returns the writes that record it (none for a paused endpoint). */
 async function attemptStatements(env: Env, deliveryId: string, row: LoadedDelivery | null, opts: DeliverOptions & { now: Date }): Promise<Attempt> {
-  const db = env.DB;
+  const sent = await sendAttempt(env, deliveryId, row, opts);
+  if (sent.kind === "paused") return { statements: [], result: null };
+  if (sent.kind === "gone") {
+    const fail = env.DB.prepare("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ? WHERE id = ? AND status = 'pending'").bind(
+      sent.reason,
+      opts.now.toISOString(),
+      deliveryId,
+    );
+    return { statements: [fail], result: null };
+  }
+  return recordStatements(env.DB, sent.row, sent.outcome, opts.now);
+}
+
+/** What one attempt came to, before anything is written: its endpoint gone or paused, or the receiver's answer. */
+export type SentAttempt = { kind: "gone"; deliveryId: string; reason: string } | { kind: "paused" } | { kind: "sent"; row: LoadedDelivery; outcome: Outcome };
+
+/** Sends one attempt of a claimed, loaded delivery, unless its endpoint is gone or paused. Writes nothing. */
+async function sendAttempt(env: Env, deliveryId: string, row: LoadedDelivery | null, opts: DeliverOptions & { now: Date }): Promise<SentAttempt> {
   const { now } = opts;
   if (!row || row.deleted_at || row.is_active !== 1) {
     // Normally failed already by the disable or delete; this covers a fan-out that raced it.
     const reason = !row ? "endpoint or event not found in the delivery's organization" : row.deleted_at ? "endpoint deleted" : "endpoint disabled";
-    const fail = db
-      .prepare("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ? WHERE id = ? AND status = 'pending'")
-      .bind(reason, now.toISOString(), deliveryId);
-    return { statements: [fail], result: null };
+    return { kind: "gone", deliveryId, reason };
   }
 
   // A paused endpoint is sent nothing: the delivery stays pending (due again once an admin resumes it).
-  if (row.paused_at) return { statements: [], result: null };
+  if (row.paused_at) return { kind: "paused" };
 
   const body = JSON.stringify(
     webhookPayload({ id: row.event_id, org_id: row.org_id, type: row.event_type, envelope_id: row.envelope_id, data: row.event_data, created_at: row.event_created_at }),
   );
-  const verdict = checkWebhookUrl(row.url, urlPolicyOf(env));
+  const verdict = checkWebhookUrl(row.url, deliveryUrlPolicyOf(env));
   const outcome = verdict.ok
     ? await post(verdict.url, body, await deliveryHeaders(row, body, now), opts.timeoutMs ?? DELIVERY_TIMEOUT_MS)
     : { responseStatus: null, responseBody: null, error: `URL not allowed: ${verdict.reason}`, durationMs: 0 };
-  return recordStatements(db, row, outcome, now);
+  return { kind: "sent", row, outcome };
 }
 
 /** Spec 6.3 exactly, plus the Standard Webhooks headers (DESIGN.md 6). */
@@ -167,7 +217,7 @@ async function deliveryHeaders(row: LoadedDelivery, body: string, now: Date): Pr
   };
 }
 
-type Outcome = { responseStatus: number | null; responseBody: string | null; error: string | null; durationMs: number };
+export type Outcome = { responseStatus: number | null; responseBody: string | null; error: string | null; durationMs: number };
 
 /** Redirects are answers, not instructions: a 3xx fails the attempt (spec 4.10). */
 async function post(url: URL, body: string, headers: Record<string, string>, timeoutMs: number): Promise<Outcome> {
@@ -194,13 +244,8 @@ async function post(url: URL, body: string, headers: Record<string, string>, tim
 
 
 function recordStatements(db: D1Database, row: LoadedDelivery, outcome: Outcome, now: Date): Attempt {
-  const attempt = row.attempts + 1;
-  const succeeded = outcome.responseStatus !== null && outcome.responseStatus >= 200 && outcome.responseStatus < 300;
-  const next = succeeded ? null : nextRetryAt(attempt, row.max_attempts, now);
-  const status: DeliveryStatus = succeeded ? "succeeded" : next ? "pending" : "failed";
-  const at = now.toISOString();
-  const nextAt = next?.toISOString() ?? null;
-  const durationMs = Math.round(outcome.durationMs);
+  const record = attemptRecord(row, outcome, now);
+  const { attempt, succeeded, status, at, durationMs, nextAttemptAt: nextAt } = record;
   const statements = [
     // Guarded on the state read: if the endpoint was disabled meanwhile the delivery stays failed.
     db
@@ -218,19 +263,11 @@ function recordStatements(db: D1Database, row: LoadedDelivery, outcome: Outcome,
       .bind(row.id, row.org_id, attempt, at, succeeded ? 1 : 0, outcome.responseStatus, outcome.responseBody, outcome.error, durationMs, nextAt),
     ...endpointHealth(db, row, succeeded, now),
   ];
-  return { statements, result: { deliveryId: row.id, attempt, succeeded, status, responseStatus: outcome.responseStatus, error: outcome.error, durationMs, nextAttemptAt: nextAt } };
+  return { statements, result: attemptResultOf(record) };
 }
 
 /** Failures in a row after which the sweep sends the endpoint one probe a round instead of its whole backlog. */
 export const BACKOFF_AFTER_FAILURES = 5;
-/**
- * An endpoint that has failed every attempt for this long (and at least PAUSE_MIN_FAILURES times) is
- * paused, as Svix disables one after 5 days and Stripe after several days of failures: nothing more
- * is sent, its deliveries wait as `pending`, a `webhook.endpoint_paused` event says so, and the
- * endpoint shows `state: "paused"` until an admin resumes it (PATCH with `is_active: true` or a new url).
- */
-export const PAUSE_AFTER_MS = 3 * 24 * 3_600_000;
-export const PAUSE_MIN_FAILURES = 20;
 
 /**
  * The endpoint's health after one attempt, in the attempt's own batch: a success clears the failure
@@ -244,7 +281,7 @@ function endpointHealth(db: D1Database, row: LoadedDelivery, succeeded: boolean,
   }
   const failures = (row.consecutive_failures ?? 0) + 1;
   const since = row.failing_since ?? at;
-  const pause = failures >= PAUSE_MIN_FAILURES && now.getTime() - Date.parse(since) >= PAUSE_AFTER_MS;
+  const pause = pauseDue(failures, since, now); // record-attempts.ts PAUSE_AFTER_MS
   const statements = [
     db
       .prepare(
@@ -254,16 +291,6 @@ function endpointHealth(db: D1Database, row: LoadedDelivery, succeeded: boolean,
       )
       .bind(at, pause ? 1 : 0, at, row.endpoint_id),
   ];
-  if (pause) {
-    const data = { endpoint_id: row.endpoint_id, url: row.url, failing_since: since, consecutive_failures: failures, paused_at: at };
-    statements.push(
-      db
-        .prepare(
-          `INSERT INTO events (id, org_id, envelope_id, type, data, created_at)
-           SELECT ?, ?, NULL, 'webhook.endpoint_paused', ?, ? WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND paused_at = ?)`,
-        )
-        .bind(newId("event"), row.org_id, JSON.stringify(data), at, row.endpoint_id, at),
-    );
-  }
+  if (pause) statements.push(pausedEvent(db, row, { failingSince: since, failures }, now));
   return statements;
 }
