@@ -5,7 +5,7 @@ import { app } from "../../src/app";
 import { ALL_SCOPES, newKey, OPERATOR_TOKEN } from "../helpers/api";
 import { makePdf } from "../helpers/pdf";
 import { embedToken } from "../helpers/payments";
-import { sendableEnvelope, sendEnvelope, signerRows } from "../helpers/signing";
+import { invitationSlug, sendableEnvelope, sendEnvelope, signerRows } from "../helpers/signing";
 import { accessOf, operations, pathParams, servedDocument, type Op, type Schema } from "./matrix/document";
 import { sample, unknownValue } from "./matrix/samples";
 import { org } from "./matrix/world";
@@ -235,7 +235,7 @@ async function fixture(): Promise<Fixture> {
   let turn = 0;
   return {
     orgId: owner.orgId,
-    ids: { ...owner.ids, slug: signer.slug, org_id: owner.orgId, key_id: "", customer_id: sent.customer_id },
+    ids: { ...owner.ids, slug: await invitationSlug(sent.envelope_id, signer.email), org_id: owner.orgId, key_id: "", customer_id: sent.customer_id },
     credential: (o): Record<string, string> => {
       const access = accessOf(o.op);
       switch (access.kind) {

@@ -1,6 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { accessOf, documents, operations, pathParams, servedDocument, type Op } from "./matrix/document";
+import { PUBLIC_OPERATIONS } from "./matrix/reviewed";
 import { sampleBody, sampleQuery, unknownValue } from "./matrix/samples";
 import { OPERATOR_TOKEN, theWorld, type Org } from "./matrix/world";
 
@@ -8,7 +9,9 @@ import { OPERATOR_TOKEN, theWorld, type Org } from "./matrix/world";
  * The security matrix, generated from the served OpenAPI document: every operation, classified by the
  * `security` it declares, gets the cases that apply to it, each its own test named by operationId. An
  * operation the matrix cannot classify is a failing test, so a route added later is covered the day it
- * lands (or fails until it declares who may call it).
+ * lands (or fails until it declares who may call it). What the document does not show is held by
+ * surface.test.ts (routes outside the document, ALL mounts, the reviewed public operations attacked
+ * through their own credentials) and foreign-ids.test.ts (other organizations' ids in bodies and queries).
  */
 const doc = await servedDocument();
 const ops = operations(doc);
@@ -163,6 +166,9 @@ describe("security matrix: every operation of the OpenAPI document", () => {
           break;
 
         case "public":
+          it(`${o.id}: public by review (PUBLIC_OPERATIONS names what stands in for its credential)`, () => {
+            expect(PUBLIC_OPERATIONS[o.id], `${o.method} ${o.path} declares \`security: []\`: review it in test/security/matrix/reviewed.ts`).toBeDefined();
+          });
           it(`${o.id}: asks for no credential (never 401, never 500)`, async () => {
             const res = await request(o, none);
             expect(res.status, JSON.stringify(res.body)).not.toBe(401);

@@ -1,4 +1,4 @@
-import { ALL_SCOPES, call, newKey, newTenant, OPERATOR_TOKEN } from "../../helpers/api";
+import { ALL_SCOPES, call, createEnvelope, newKey, newTenant, OPERATOR_TOKEN } from "../../helpers/api";
 import { memberToken } from "../../helpers/templates";
 import { completedEnvelope } from "../../helpers/vault";
 import { createEndpoint, receiverUrl } from "../../helpers/webhooks";
@@ -13,7 +13,7 @@ export type Org = {
   key: string;
   admin: string;
   member: string;
-  /** Path parameter name -> an id of that kind in this organization. */
+  /** Path parameter (or body field) name -> an id of that kind in this organization. */
   ids: Record<string, string>;
 };
 
@@ -22,6 +22,8 @@ export async function org(name: string): Promise<Org> {
   const [admin, member] = await Promise.all([memberToken(t.orgId, "admin"), memberToken(t.orgId, "member")]);
   // a vaulted envelope: every read of it (the vault's URLs and certificate included) can be served
   const envelope = await completedEnvelope(t.key);
+  // an envelope still being prepared: what the editor (builder session) opens
+  const pending = await createEnvelope(t.key);
   const vaulted = await call("POST", `/partner/envelopes/${envelope.envelope_id}/vault-in-signed`, { key: t.key, body: {} });
   if (vaulted.status !== 200) throw new Error(`vault: ${vaulted.status} ${JSON.stringify(vaulted.body)}`);
   const template = await call("POST", "/templates", { bearer: admin, body: { name: `${name} template` } });
@@ -41,6 +43,8 @@ export async function org(name: string): Promise<Org> {
     member,
     ids: {
       envelope_id: envelope.envelope_id,
+      customer_id: envelope.customer_id,
+      pending_envelope_id: pending.envelope_id,
       template_id: templateId,
       package_id: pkg.body.data.package_id,
       endpoint_id: endpoint.endpoint_id,
