@@ -147,8 +147,10 @@ export async function attemptAll(
 function releaseClaims(db: D1Database, rows: LoadedDelivery[], now: Date): D1PreparedStatement[] {
   if (rows.length === 0) return [];
   return [
+    // `+status`, `+attempts`: found by id; without the unary plus SQLite may walk the pending-delivery
+    // index of every organization instead (as in record-attempts.ts).
     db
-      .prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND status = 'pending' AND attempts = 0")
+      .prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND +status = 'pending' AND +attempts = 0")
       .bind(now.toISOString(), JSON.stringify(rows.map((r) => r.id))),
   ];
 }
