@@ -40,7 +40,7 @@ export function isRetryAnswer(status: number, body: string): boolean {
  * the same body within 24 h gets that response again without running the handler, marked
  * `Idempotent-Replayed: true`. The same key with another body is 422; a retry while the first is still
  * running is 409, until the claim is STALE_CLAIM_MS old (its request died): then the retry takes it.
- * Answers that say "retry" (isRetryAnswer) release the key so the retry can run. docs/decisions.md
+ * Answers that say "retry" (isRetryAnswer) release the key so the retry can run. docs/decisions/idempotency-keys.md
  * sets these rules beside Stripe's.
  */
 export const idempotency = createMiddleware<AppEnv>(async (c, next) => {

@@ -230,7 +230,7 @@ async function settleItem(db: D1Database, batchId: string, item: ItemRow, outcom
 }
 
 /**
- * Every item settled (docs/decisions.md, "Bulk send"): `completed` when at least one envelope was
+ * Every item settled (docs/decisions/bulk-send.md): `completed` when at least one envelope was
  * sent, `failed` when none could be (every client failed); a cancelled batch stays `cancelled`.
  */
 async function finishBatch(system: RequestContext, batch: BatchRow) {

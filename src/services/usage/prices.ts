@@ -1,7 +1,7 @@
 /**
  * Unit prices of the usage lines, in US cents (spec part 8). KBA: 400 per verified client signer, no
  * included allowance, billed monthly; a verification is billed when it was performed (passed or
- * failed), never when questions were unavailable (docs/decisions.md, "KBA").
+ * failed), never when questions were unavailable (docs/decisions/kba-checks.md).
  */
 export const USAGE_KINDS = {
   kba_verification: { unitCents: 400, label: "KBA identity verification" },

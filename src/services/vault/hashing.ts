@@ -3,7 +3,7 @@ import { toHex } from "../../lib/crypto";
 /**
  * Bytes handed to the digest per write. The runtime delivers an R2 body in small chunks (4 KiB each
  * in the local simulator); a write per chunk costs more than hashing it, so reads are gathered into
- * one buffer of this size, reused for the whole object (docs/decisions.md, Integrity sweep).
+ * one buffer of this size, reused for the whole object (docs/decisions/integrity-sweep.md).
  */
 export const DIGEST_SLICE_BYTES = 256 * 1024;
 

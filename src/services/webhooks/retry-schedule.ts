@@ -3,7 +3,7 @@
  * an endpoint coming back from an outage is not hit by every retry at once. The first attempt is
  * immediate and is not a retry; after the fifth retry fails the delivery is `failed`. (The spec's
  * "5 attempts in total" cannot hold together with a five-step schedule after an immediate first
- * send; docs/decisions.md records why the schedule wins.)
+ * send; docs/decisions/webhook-delivery-and-retries.md records why the schedule wins.)
  */
 export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 8 * 3_600_000] as const;
 export const JITTER = 0.2;

@@ -59,7 +59,7 @@ describe("POST /embed/session: the sign widget", () => {
         envelope_id: flow.envelopeId,
         envelope_name: expect.any(String),
         envelope_status: "sent",
-        // a signing session that ends with the token, never the signer's permanent slug (docs/decisions.md, Embed)
+        // a signing session that ends with the token, never the signer's permanent slug (docs/decisions/embed-widgets.md)
         signing_slug: expect.stringMatching(/^es_[A-Za-z0-9_-]+$/),
         signing_session_expires_at: expect.any(String),
       },

@@ -108,7 +108,7 @@ export const FOREIGN_ID_ANSWERS: Record<string, { status: number; why: string; w
     why: "spec 4.8: ids outside the organization are rejected, listed in `rejected`; the caller's own batch records the (empty) replacement list: its audit entry, the batch's update time, the organization's chain head; no item is added",
     writes: ["audit_log", "bulk_batches", "organizations"],
   },
-  "createEnvelope.template_id": { status: 422, why: "decisions.md: an unknown template_id is 422 on the field; nothing is written" },
+  "createEnvelope.template_id": { status: 422, why: "decisions/partner-envelopes.md: an unknown template_id is 422 on the field; nothing is written" },
   "createDocumentPackage.template_ids": { status: 422, why: "a validation issue at template_ids[i], as createEnvelope's template_id" },
   "updateDocumentPackage.template_ids": { status: 422, why: "a validation issue at template_ids[i], as createEnvelope's template_id" },
   "createBulkBatch.source_template_id": { status: 422, why: "a validation issue at source_template_id, as createEnvelope's template_id" },

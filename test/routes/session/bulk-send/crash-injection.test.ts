@@ -91,7 +91,7 @@ describe("bulk send: exactly one envelope per client, whatever crashes", () => {
     // each chunk: the group's send batch fails, then the client's own send fails (3 attempts)
     await bulkStub(batchId).armCrashes(["fail:before_send", "fail:item_before_send", "fail:before_send", "fail:item_before_send", "fail:before_send", "fail:item_before_send"]);
     expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
-    // no client could be sent: the batch is failed (docs/decisions.md, "Bulk send")
+    // no client could be sent: the batch is failed (docs/decisions/bulk-send.md)
     expect(await runToEnd(batchId)).toMatchObject({ status: "failed", sent_count: 0, failed_count: 1 });
     const failed = (await t.as("GET", `/bulk-send/${batchId}?status=failed`)).body.data.items[0];
     expect(failed.error).toMatch(/injected failure/);
