@@ -60,6 +60,17 @@ async function bulkSendChunks(opts: { endpoints: number }): Promise<[string, Sta
   return tallies;
 }
 
+
+/** `POST /partner/templates` of a generated PDF with these fields, its statements counted. */
+async function uploadCountedTemplate(key: string, name: string, pages: Parameters<typeof buildPdf>[0], fields: unknown[]) {
+  const { bytes } = await buildPdf(pages);
+  const form = new FormData();
+  form.append("file", new File([bytes], "template.pdf", { type: "application/pdf" }));
+  form.append("name", name);
+  form.append("fields_json", JSON.stringify(fields));
+  return countedCall("POST", "/partner/templates", { key, form });
+}
+
 describe("no request path runs more than D1's 1,000 statements per invocation", () => {
   it("the counter sees a request's statements, batched or not", async () => {
     const t = await newTenant();
@@ -99,12 +110,7 @@ describe("no request path runs more than D1's 1,000 statements per invocation", 
     const fields = Array.from({ length: 500 }, (_, i) =>
       absolute(`note${i + 1}`, [{ page: 1, x: 0.05 + (i % 10) * 0.09, y: 0.05 + Math.floor(i / 10) * 0.018, w: 0.08, h: 0.015 }], { role: "client", type: "text" }),
     );
-    const { bytes } = await buildPdf([{ lines: [{ text: "Schedule of notes", x: 72, y: 740 }] }]);
-    const form = new FormData();
-    form.append("file", new File([bytes], "notes.pdf", { type: "application/pdf" }));
-    form.append("name", "Schedule of notes");
-    form.append("fields_json", JSON.stringify(fields));
-    const template = await countedCall("POST", "/partner/templates", { key: t.key, form });
+    const template = await uploadCountedTemplate(t.key, "Schedule of notes", [{ lines: [{ text: "Schedule of notes", x: 72, y: 740 }] }], fields);
     expectOk(template);
     // one statement per field ran 506 here; the fields now go in as one INSERT
     expect(template.statements, repeatedStatements(template.tally)).toBeLessThan(20);
@@ -122,12 +128,7 @@ describe("no request path runs more than D1's 1,000 statements per invocation", 
       absolute(`${role}_signature`, [{ page: 1, x: 0.05 + (r % 5) * 0.18, y: 0.05 + Math.floor(r / 5) * 0.09, w: 0.15, h: 0.03 }], { role, required: true }),
       ...Array.from({ length: 9 }, (_, f) => absolute(`${role}_note${f + 1}`, [{ page: 2, x: 0.05 + (r % 5) * 0.18, y: 0.05 + Math.floor(r / 5) * 0.09 + f * 0.009, w: 0.15, h: 0.008 }], { role, type: "text" })),
     ]);
-    const { bytes } = await buildPdf([{ lines: [{ text: "Syndicated loan agreement", x: 72, y: 740 }] }, { lines: [{ text: "Notes", x: 72, y: 740 }] }]);
-    const form = new FormData();
-    form.append("file", new File([bytes], "agreement.pdf", { type: "application/pdf" }));
-    form.append("name", "Syndicated loan agreement");
-    form.append("fields_json", JSON.stringify(fields));
-    const template = await countedCall("POST", "/partner/templates", { key: t.key, form });
+    const template = await uploadCountedTemplate(t.key, "Syndicated loan agreement", [{ lines: [{ text: "Syndicated loan agreement", x: 72, y: 740 }] }, { lines: [{ text: "Notes", x: 72, y: 740 }] }], fields);
     expectOk(template);
     expectWithinBudget("POST /partner/templates with 500 fields", template.tally);
 

@@ -3,6 +3,7 @@ import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { createContext, type Publisher, type RequestContext } from "../../src/lib/context";
 import { BASE, type ApiResponse } from "./api";
+import { interceptDb } from "./db-proxy";
 
 /**
  * D1 runs at most 1,000 statements per Worker invocation (each statement of a batch counts; so does
@@ -19,47 +20,9 @@ export type StatementTally = { statements: number; sql: string[] };
  * statements that repeat.
  */
 export function countingDb(db: D1Database, tally: StatementTally): D1Database {
-  const real = new WeakMap<object, D1PreparedStatement>();
-  const sqlOf = new WeakMap<object, string>();
-  const count = (sql: string) => {
+  return interceptDb(db, (sql) => {
     tally.statements += 1;
     tally.sql.push(sql);
-  };
-  const wrap = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement => {
-    const proxy = new Proxy(stmt, {
-      get(target, prop) {
-        if (prop === "bind") return (...args: unknown[]) => wrap(target.bind(...args), sql);
-        if (prop === "run" || prop === "first" || prop === "all" || prop === "raw") {
-          const method = Reflect.get(target, prop, target) as (...args: unknown[]) => unknown;
-          return (...args: unknown[]) => {
-            count(sql);
-            return method.apply(target, args);
-          };
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    real.set(proxy, stmt);
-    sqlOf.set(proxy, sql);
-    return proxy;
-  };
-  return new Proxy(db, {
-    get(target, prop) {
-      if (prop === "prepare") return (sql: string) => wrap(target.prepare(sql), sql);
-      if (prop === "batch")
-        return (stmts: D1PreparedStatement[]) => {
-          for (const s of stmts) count(sqlOf.get(s) ?? "(unwrapped statement)");
-          return target.batch(stmts.map((s) => real.get(s) ?? s));
-        };
-      if (prop === "exec")
-        return (sql: string) => {
-          for (const part of sql.split(";").filter((p) => p.trim() !== "")) count(part.trim());
-          return target.exec(sql);
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
   });
 }
 

@@ -1,6 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { degrees, PDFDocument, PDFName, PDFNumber, rgb, StandardFonts, type PDFFont, type PDFPage } from "pdf-lib";
 import { BASE, call, operator, type ApiResponse } from "./api";
+import { interceptDb } from "./db-proxy";
 
 export const PAGE_SIZES = { letter: [612, 792], a4: [595.28, 841.89], legal: [612, 1008] } as const;
 
@@ -126,34 +127,8 @@ export { PDFName, PDFNumber };
  * batch), to reach the error paths a healthy database never takes.
  */
 export function failingDb(db: D1Database, failOn: RegExp): D1Database {
-  const real = new WeakMap<object, D1PreparedStatement>();
-  const fail = () => {
-    throw new Error("D1_ERROR: simulated failure");
-  };
-  const wrap = (stmt: D1PreparedStatement, sql: string): D1PreparedStatement => {
-    const bad = failOn.test(sql);
-    const proxy = new Proxy(stmt, {
-      get(target, prop) {
-        if (prop === "bind") return (...args: unknown[]) => wrap(target.bind(...args), sql);
-        if (bad && (prop === "run" || prop === "first" || prop === "all" || prop === "raw")) return fail;
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    real.set(proxy, bad ? (null as never) : stmt);
-    return proxy;
-  };
-  return new Proxy(db, {
-    get(target, prop) {
-      if (prop === "prepare") return (sql: string) => wrap(target.prepare(sql), sql);
-      if (prop === "batch")
-        return (stmts: D1PreparedStatement[]) => {
-          if (stmts.some((s) => real.get(s) === null)) fail();
-          return target.batch(stmts.map((s) => real.get(s) ?? s));
-        };
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
+  return interceptDb(db, (sql) => {
+    if (failOn.test(sql)) throw new Error("D1_ERROR: simulated failure");
   });
 }
 

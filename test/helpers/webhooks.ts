@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { inject } from "vitest";
+import type { OutboxMessage } from "../../src/env";
 import { outboxInsert, type EventType } from "../../src/services/events/outbox";
 import type { AttemptRow } from "../../src/services/webhooks/get-delivery";
 import type { DeliveryRow } from "../../src/services/webhooks/repository";
@@ -68,4 +69,14 @@ export async function deliveriesOf(endpointId: string) {
 export async function attemptsOf(deliveryId: string) {
   const { results } = await env.DB.prepare("SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt").bind(deliveryId).all<AttemptRow>();
   return results;
+}
+
+/** A queue stand-in that keeps what is sent, so the test decides when (and whether) the consumer runs. */
+export function recordingQueue() {
+  const sent: OutboxMessage[] = [];
+  const queue = {
+    send: async (body: OutboxMessage) => void sent.push(body),
+    sendBatch: async (batch: Iterable<{ body: OutboxMessage }>) => void sent.push(...[...batch].map((m) => m.body)),
+  } as unknown as Queue<OutboxMessage>;
+  return { queue, sent };
 }

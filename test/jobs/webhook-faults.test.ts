@@ -6,7 +6,7 @@ import { relayOutbox } from "../../src/jobs/relay-outbox";
 import { sweepDeliveries } from "../../src/jobs/sweep-deliveries";
 import { fanOutEvent } from "../../src/services/webhooks/fan-out";
 import { newTenant } from "../helpers/api";
-import { adminToken, attemptsOf, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl, tenantWithEndpoint } from "../helpers/webhooks";
+import { adminToken, attemptsOf, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl, recordingQueue, tenantWithEndpoint } from "../helpers/webhooks";
 import { jobContext } from "../helpers/context";
 
 // the hanging receiver must not cost the suite 10 s per attempt; long enough that a healthy loopback receiver
@@ -15,15 +15,6 @@ import { jobContext } from "../helpers/context";
 const TIMEOUT_MS = 3_000;
 const HOUR = 3600_000;
 
-/** A queue stand-in that records what the consumer enqueues, so the test decides when it runs. */
-function recordingQueue() {
-  const sent: OutboxMessage[] = [];
-  const queue = {
-    send: async (body: OutboxMessage) => void sent.push(body),
-    sendBatch: async (batch: Iterable<{ body: OutboxMessage }>) => void sent.push(...[...batch].map((m) => m.body)),
-  } as unknown as Queue<OutboxMessage>;
-  return { queue, sent };
-}
 
 function messages(bodies: OutboxMessage[]) {
   return createMessageBatch<OutboxMessage>(

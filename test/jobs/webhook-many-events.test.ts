@@ -7,17 +7,8 @@ import { deliverNow } from "../../src/services/webhooks/deliver-now";
 import { newTenant } from "../helpers/api";
 import { bulkTenant, readyBatch, runToEnd } from "../helpers/bulk";
 import { jobContext } from "../helpers/context";
-import { adminToken, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl, waitForRequests } from "../helpers/webhooks";
+import { adminToken, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl, recordingQueue, waitForRequests } from "../helpers/webhooks";
 
-/** A queue stand-in that keeps what is sent, so the test decides when the consumer runs. */
-function recordingQueue() {
-  const sent: OutboxMessage[] = [];
-  const queue = {
-    send: async (body: OutboxMessage) => void sent.push(body),
-    sendBatch: async (batch: Iterable<MessageSendRequest<OutboxMessage>>) => void sent.push(...[...batch].map((m) => m.body)),
-  } as unknown as Queue<OutboxMessage>;
-  return { queue, sent };
-}
 
 /** The database, counting its batches (round trips that write) and the rows they read. */
 function countingDb() {

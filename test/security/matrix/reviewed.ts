@@ -54,17 +54,19 @@ export const MOUNTS: Record<string, string> = {
 /** What stands in for a credential on a public operation, and so how the matrix attacks it. */
 export type PublicCredential = "none" | "signer-link" | "signed-url" | "stripe-signature" | "dev-switch";
 
+const SIGNER_LINK = { credential: "signer-link", why: "the signer's slug (or signing session) in the path" } as const;
+
 /** Operations declaring `security: []`. Becoming public, or leaving this list, is a reviewed change. */
 export const PUBLIC_OPERATIONS: Record<string, { credential: PublicCredential; why: string }> = {
   getHealth: { credential: "none", why: "liveness; touches no binding, answers nothing about any organization" },
-  getSigningState: { credential: "signer-link", why: "the signer's slug (or signing session) in the path" },
-  getSigningDocument: { credential: "signer-link", why: "the signer's slug (or signing session) in the path" },
-  recordSigningView: { credential: "signer-link", why: "the signer's slug (or signing session) in the path" },
-  submitSigning: { credential: "signer-link", why: "the signer's slug (or signing session) in the path" },
-  declineSigning: { credential: "signer-link", why: "the signer's slug (or signing session) in the path" },
-  getSigningKba: { credential: "signer-link", why: "the signer's slug (or signing session) in the path" },
-  answerSigningKba: { credential: "signer-link", why: "the signer's slug (or signing session) in the path" },
-  createSignerPaymentToken: { credential: "signer-link", why: "the signer's slug (or signing session) in the path" },
+  getSigningState: SIGNER_LINK,
+  getSigningDocument: SIGNER_LINK,
+  recordSigningView: SIGNER_LINK,
+  submitSigning: SIGNER_LINK,
+  declineSigning: SIGNER_LINK,
+  getSigningKba: SIGNER_LINK,
+  answerSigningKba: SIGNER_LINK,
+  createSignerPaymentToken: SIGNER_LINK,
   receiveStripeWebhook: { credential: "stripe-signature", why: "Stripe's notifications: the Stripe-Signature over the raw body" },
   downloadVaultDocument: { credential: "signed-url", why: "the vault's signed URL: an HMAC over the file and its expiry" },
   listDevEmails: { credential: "dev-switch", why: "a development page: 404 unless DEV_PAGES is on (and refused in production)" },

@@ -10,17 +10,8 @@ import { recordAttemptsStatements } from "../../../src/services/webhooks/record-
 import { newTenant } from "../../helpers/api";
 import { jobContext } from "../../helpers/context";
 import { countingDb, type StatementTally } from "../../helpers/statement-budget";
-import { adminToken, createEndpoint, deliveriesOf, insertEvent, receiverUrl } from "../../helpers/webhooks";
+import { adminToken, createEndpoint, deliveriesOf, insertEvent, receiverUrl, recordingQueue } from "../../helpers/webhooks";
 
-/** A queue stand-in that keeps what is sent, so nothing is delivered behind the test's back. */
-function recordingQueue() {
-  const sent: OutboxMessage[] = [];
-  const queue = {
-    send: async (body: OutboxMessage) => void sent.push(body),
-    sendBatch: async (batch: Iterable<MessageSendRequest<OutboxMessage>>) => void sent.push(...[...batch].map((m) => m.body)),
-  } as unknown as Queue<OutboxMessage>;
-  return { queue, sent };
-}
 
 /** An organization with one endpoint per behaviour, registered in that order, and `events` envelope.sent events committed. */
 async function orgWith(behaviours: string[], events: number) {
