@@ -42,8 +42,9 @@ type Counted = { size: number; over: boolean; objects: boolean };
 /**
  * Refuses a PDF whose compressed streams inflate past the budgets (413, naming the limit), before any
  * parser sees it, whatever the file says about itself: the scan trusts no dictionary, /Length, filter
- * name or `endstream`. Wherever stream data may begin (after every `stream` keyword and every line
- * end, even inside another stream's data: pdf.js follows cross-reference offsets anywhere), bytes that
+ * name or `endstream`. Wherever stream data may begin (after every `stream` keyword, even one inside
+ * another stream's data: pdf.js follows cross-reference offsets anywhere, but a stream object always
+ * has its keyword; a probe at every line end inflated random image bytes to false refusals), bytes that
  * open with a zlib header, or hexadecimal or ASCII85 text of one, are inflated layer by layer until the
  * deflate data ends by itself, and only counted (see ./pdf-budget/layers.ts). Files naming LZW or
  * RunLength compression, whose data has no header to recognise, and encrypted files are refused (422).
@@ -51,7 +52,7 @@ type Counted = { size: number; over: boolean; objects: boolean };
  * total budgets (./pdf-budget/image-streams.ts).
  */
 export async function assertWithinDecodeBudget(bytes: Uint8Array): Promise<void> {
-  const rawNames = new RefusedNameScanner(new Set(["lzw", "run_length", "encrypt"]));
+  const rawNames = new RefusedNameScanner(new Set(["lzw", "run_length", "encrypt"]), "filter-value");
   rawNames.push(bytes);
   rawNames.finish();
   if (rawNames.found) throw REFUSALS[rawNames.found]();
@@ -99,16 +100,12 @@ function countEveryStream(bytes: Uint8Array): Map<number, Counted> {
     if (bytes[d] === 0x0a) d++;
     starts.set(d, Infinity);
   }
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i];
-    if ((c === 0x0a || c === 0x0d) && !starts.has(i + 1)) starts.set(i + 1, 64);
-  }
 
   const counted = new Map<number, Counted>();
   let inflated = 0;
   for (const [start, window] of [...starts].sort((a, b) => a[0] - b[0])) {
     if (start >= bytes.length || !mayOpenLayer(bytes, start)) continue;
-    const names = new RefusedNameScanner(new Set(["lzw", "run_length"]));
+    const names = new RefusedNameScanner(new Set(["lzw", "run_length"]), "text");
     const tally = new Tally(MAX_DECODED_STREAM_BYTES, names);
     const sniffer = new Sniffer(tally, window);
     let over = false;
