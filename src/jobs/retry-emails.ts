@@ -1,7 +1,7 @@
 import type { RequestContext } from "../lib/context";
 import { emailTransport, emailTransportConfig } from "../providers/email";
 import { deliverAll, type Delivery } from "../services/email/deliver";
-import { openOutboxEmail } from "../services/email/outbox";
+import { openOutboxEmail, type OutboxRow } from "../services/email/outbox";
 
 const BATCH = 50;
 /** A `queued` row this old was never handed to the transport: its sender died between commit and delivery. */
@@ -16,19 +16,7 @@ const CLAIM_MS = 2 * 60_000;
 /** The cron runs every minute; delivery stops starting new emails after this. */
 const BUDGET_MS = 40_000;
 
-type DueRow = {
-  id: string;
-  kind: string;
-  to_email: string;
-  to_name: string;
-  subject: string;
-  text: string;
-  html: string;
-  link_url: string | null;
-  link_sealed: string | null;
-  attempts: number;
-  envelope_status: string | null;
-};
+type DueRow = Pick<OutboxRow, "id" | "kind" | "to_email" | "to_name" | "subject" | "text" | "html" | "link_url" | "link_sealed" | "attempts"> & { envelope_status: string | null };
 
 /** An invitation is worth sending only while its envelope can still be signed. */
 const OPEN_FOR_SIGNING = new Set(["sent", "viewed"]);

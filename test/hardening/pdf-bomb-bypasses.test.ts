@@ -59,6 +59,19 @@ function handWrittenPdf(content: Obj, extra: Record<number, Obj | string> = {}, 
 }
 
 /** LZW codes (9 bits, no early-change concerns below 512 entries): each new code repeats the last string plus one. */
+/** One page drawing one image (its dictionary's entries besides type and length, and its data) under a line of text. */
+function scannedPage(imageEntries: string, pixels: Uint8Array): Uint8Array {
+  const content = latin1("q 612 0 0 792 0 0 cm /Im1 Do Q\nBT /F1 12 Tf 72 700 Td (Retail installment contract) Tj ET\n");
+  return handWrittenPdf(
+    { dict: `<< /Length ${content.length} >>`, data: content },
+    {
+      5: { dict: `<< /Type /XObject /Subtype /Image ${imageEntries} /Length ${pixels.length} >>`, data: pixels },
+      6: "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    },
+    "<< /XObject << /Im1 5 0 R >> /Font << /F1 6 0 R >> >>",
+  );
+}
+
 function lzwBomb(): Uint8Array {
   const codes = [256, 65];
   for (let next = 258; next < 511; next++) codes.push(next);
@@ -152,15 +165,7 @@ describe("a PDF bomb is refused whatever its dictionaries say, through every upl
     const t = await newTenant();
     const [w, h] = [2550, 2400]; // ~18 MiB of RGB
     const pixels = await deflate(new Uint8Array(w * 3 * 100).fill(0xf0), w * 3 * h);
-    const content = latin1("q 612 0 0 792 0 0 cm /Im1 Do Q\nBT /F1 12 Tf 72 700 Td (Retail installment contract) Tj ET\n");
-    const file = handWrittenPdf(
-      { dict: `<< /Length ${content.length} >>`, data: content },
-      {
-        5: { dict: `<< /Type /XObject /Subtype /Image /Width ${w} /Height ${h} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode /Length ${pixels.length} >>`, data: pixels },
-        6: "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-      },
-      "<< /XObject << /Im1 5 0 R >> /Font << /F1 6 0 R >> >>",
-    );
+    const file = scannedPage(`/Width ${w} /Height ${h} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode`, pixels);
     const res = await uploadTemplate(t.key, { file });
     expect(res.status).toBe(200);
   }, 60_000);
@@ -180,15 +185,7 @@ describe("a PDF bomb is refused whatever its dictionaries say, through every upl
       pixels[at] = 0x0a;
       pixels.set(trap, at + 1);
     }
-    const content = latin1("q 612 0 0 792 0 0 cm /Im1 Do Q\nBT /F1 12 Tf 72 700 Td (Retail installment contract) Tj ET\n");
-    const file = handWrittenPdf(
-      { dict: `<< /Length ${content.length} >>`, data: content },
-      {
-        5: { dict: `<< /Type /XObject /Subtype /Image /Width ${w} /Height ${h} /ColorSpace /DeviceGray /BitsPerComponent 8 /Length ${pixels.length} >>`, data: pixels },
-        6: "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-      },
-      "<< /XObject << /Im1 5 0 R >> /Font << /F1 6 0 R >> >>",
-    );
+    const file = scannedPage(`/Width ${w} /Height ${h} /ColorSpace /DeviceGray /BitsPerComponent 8`, pixels);
     const res = await uploadTemplate(t.key, { file });
     expect(res.status).toBe(200);
   }, 60_000);

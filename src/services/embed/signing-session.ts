@@ -1,5 +1,6 @@
 import type { Env } from "../../env";
 import { ApiError, notFound } from "../../lib/errors";
+import { openText, sealText } from "../../lib/sealed-text";
 import { requireSecret } from "../../lib/secrets";
 
 /**
@@ -13,45 +14,15 @@ import { requireSecret } from "../../lib/secrets";
  * signer routes' slug rule (16 to 128 of `[A-Za-z0-9_-]`); a slug never contains `_`.
  */
 export const SIGNING_SESSION_PREFIX = "es_";
-// v2 seals a signer id (v1 sealed the slug): a v1 session no longer opens, as if forged
-const AAD = new TextEncoder().encode("embed-signing-session/v2");
+/** The sealing purpose; v2 seals a signer id (v1 sealed the slug): a v1 session no longer opens, as if forged. */
+const SEAL = { label: "signing-session", context: "v2" } as const;
 
 export const isSigningSession = (value: string) => value.startsWith(SIGNING_SESSION_PREFIX);
 
-const keys = new Map<string, Promise<CryptoKey>>();
-
-function keyOf(env: Env): Promise<CryptoKey> {
-  const secret = requireSecret(env, "EMBED_TOKEN_SECRET");
-  let key = keys.get(secret);
-  if (!key) {
-    key = crypto.subtle
-      .digest("SHA-256", new TextEncoder().encode(`signing-session\0${secret}`))
-      .then((raw) => crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]));
-    keys.set(secret, key);
-  }
-  return key;
-}
-
-const toBase64Url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-
-function fromBase64Url(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) return null;
-  try {
-    const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4));
-    return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
-  } catch {
-    return null;
-  }
-}
-
 /** A signing session for the signer `signerId` that stops working at `expiresAt` (epoch seconds). */
 export async function mintSigningSession(env: Env, input: { signerId: string; expiresAt: number }): Promise<string> {
-  const iv = crypto.getRandomValues(new Uint8Array(12));
-  const sealed = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: AAD }, await keyOf(env), new TextEncoder().encode(`${input.expiresAt}.${input.signerId}`));
-  const out = new Uint8Array(iv.length + sealed.byteLength);
-  out.set(iv);
-  out.set(new Uint8Array(sealed), iv.length);
-  return SIGNING_SESSION_PREFIX + toBase64Url(out);
+  const sealed = await sealText({ secret: requireSecret(env, "EMBED_TOKEN_SECRET"), ...SEAL, plain: `${input.expiresAt}.${input.signerId}` });
+  return SIGNING_SESSION_PREFIX + sealed;
 }
 
 /**
@@ -61,15 +32,9 @@ export async function mintSigningSession(env: Env, input: { signerId: string; ex
  * for new signing links).
  */
 export async function openSigningSession(env: Env, credential: string, now = Date.now()): Promise<{ signerId: string; expiresAt: number }> {
-  const bytes = fromBase64Url(credential.slice(SIGNING_SESSION_PREFIX.length));
-  if (!isSigningSession(credential) || !bytes || bytes.length < 12 + 16 + 3) throw notFound("Signing link");
-  let plain: string;
-  try {
-    const opened = await crypto.subtle.decrypt({ name: "AES-GCM", iv: bytes.subarray(0, 12), additionalData: AAD }, await keyOf(env), bytes.subarray(12));
-    plain = new TextDecoder().decode(opened);
-  } catch {
-    throw notFound("Signing link");
-  }
+  if (!isSigningSession(credential)) throw notFound("Signing link");
+  const plain = await openText({ secret: requireSecret(env, "EMBED_TOKEN_SECRET"), ...SEAL, sealed: credential.slice(SIGNING_SESSION_PREFIX.length) });
+  if (plain === null) throw notFound("Signing link");
   const dot = plain.indexOf(".");
   const expiresAt = Number(plain.slice(0, dot));
   const signerId = plain.slice(dot + 1);

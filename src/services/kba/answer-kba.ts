@@ -6,9 +6,9 @@ import type { ApiIssue } from "../../lib/validation";
 import type { KbaQuestion } from "../../providers/kba";
 import { requestOrigin } from "../signing/signer-actor";
 import { commitKba } from "./commit";
-import { outcomeStatements } from "./record-outcome";
 import { lapseSession } from "./lapse-session";
 import { getKbaCheck, type KbaSessionRow } from "./repository";
+import { settleSessionStatements } from "./settle-session";
 import type { KbaAnswersInput } from "./schema";
 import { attemptsLeft, loadKbaSigner, subjectOf } from "./load-kba-signer";
 
@@ -71,32 +71,9 @@ export async function answerKba(ctx: RequestContext, input: { signerId: string; 
   const final = scored === "passed" || session.attempt >= KBA_MAX_ATTEMPTS;
   const status: KbaCheckStatus = scored === "passed" ? "passed" : final ? "failed" : "required";
 
-  const committed = await commitKba(ctx, async () => {
-    const fresh = final ? await loadKbaSigner(ctx, input.signerId) : null;
-    const now = nowIso();
-    return [
-      // guards first: the session still open and the check still `required` at this attempt, else NULL fails the batch
-      ctx.db
-        .prepare(
-          `UPDATE kba_sessions SET status = CASE WHEN status = 'open' AND EXISTS (SELECT 1 FROM kba_checks WHERE signer_id = ? AND status = 'required' AND attempts_used = ?) THEN 'scored' END,
-             outcome = ?, scored_at = ? WHERE id = ?`,
-        )
-        .bind(sc.signer.id, session.attempt - 1, scored, now, session.id),
-      ctx.db.prepare("UPDATE kba_checks SET status = ?, attempts_used = ?, updated_at = ? WHERE signer_id = ?").bind(status, session.attempt, now, sc.signer.id),
-      ...(fresh
-        ? await outcomeStatements(ctx, {
-            envelope: fresh.sc.envelope,
-            signer: fresh.sc.signer,
-            outcome: status as "passed" | "failed",
-            provider: provider.name,
-            providerSessionId: session.provider_session_id,
-            attempts: session.attempt,
-            origin,
-            at: now,
-          })
-        : []),
-    ];
-  });
+  const committed = await commitKba(ctx, () =>
+    settleSessionStatements(ctx, { signerId: input.signerId, session, settledAs: "scored", outcome: scored, checkStatus: status, provider: provider.name, origin }),
+  );
   if (!committed) throw conflict("This question set has already been answered; GET /signing/:slug/kba for the current state", { session_status: "scored" });
   return { status, attempts_left: attemptsLeft({ ...check, status, attempts_used: session.attempt }) };
 }
