@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { extractText, getDocumentProxy } from "unpdf";
-import { closePdf, openPdf } from "../src/lib/pdf";
+import { closePdf, openPdf } from "../src/pdf/open-pdf";
 import { resolveFields, scanDocument } from "../src/services/documents/place-fields";
 import type { TemplateFieldInput } from "../src/services/templates/schema";
 

@@ -7,9 +7,9 @@ import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } 
 import { PDFDocument, PDFName, StandardFonts } from "pdf-lib";
 import { createHash } from "node:crypto";
 import { BuiltinSigningProvider } from "../src/providers/signing/builtin";
-import { loadSealKey } from "../src/services/seal/seal-key";
-import { sealPdfParts } from "../src/services/seal/seal-pdf";
-import { markNonAuthoritativeCopy } from "../src/services/vault/pdf/mark-copy";
+import { loadSealKey } from "../src/pdf/seal/seal-key";
+import { sealPdfParts } from "../src/pdf/seal/seal-pdf";
+import { markNonAuthoritativeCopy } from "../src/pdf/vault/mark-copy";
 
 /**
  * The Workers runtime's crypto.DigestStream (hashing the file's parts without joining them), for Node:

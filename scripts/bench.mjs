@@ -615,7 +615,7 @@ async function pdfMemorySection(ctx) {
     notes: [
       "Peak live = V8 heap in use + external buffers after a full GC, sampled every 100 ms and at the end, over the baseline before the file was read (the input included). " +
         "pdf-lib works in long synchronous stretches, so it is a floor; the RSS high-water rise (garbage included) is the ceiling.",
-      "Completion and the copy marking open the PDF lazily (src/lib/pdf-incremental.ts: cross-reference sections, then only the objects looked up, streams as views) and append incremental updates, never rewriting the file: " +
+      "Completion and the copy marking open the PDF lazily (src/pdf/incremental/: cross-reference sections, then only the objects looked up, streams as views) and append incremental updates, never rewriting the file: " +
         "both stay near 1x the file (the input itself), so the 128 MB isolate less ~30 MiB for the Worker completes and vaults the spec's 50 MB limit (MAX_PDF_BYTES).",
     ],
   };

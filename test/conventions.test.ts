@@ -78,6 +78,7 @@ const LAYERS: { name: string; holds: (path: string) => boolean }[] = [
   { name: "services", holds: (p) => p.startsWith("src/services/") },
   { name: "providers", holds: (p) => p.startsWith("src/providers/") },
   { name: "durable objects", holds: (p) => p.startsWith("durable-objects/") },
+  { name: "pdf", holds: (p) => p.startsWith("src/pdf/") },
   { name: "db and lib", holds: (p) => /^src\/(db|lib)\//.test(p) },
   { name: "env", holds: (p) => p === "src/env.ts" },
 ];
@@ -148,7 +149,7 @@ describe("layers only point down", () => {
     expect(valueImports).toEqual([]);
   });
 
-  it("would name an upward import: lib reaching into services, a provider into a service", () => {
+  it("would name an upward import: lib reaching into services, a provider into a service, the PDF room into a service", () => {
     const tree = new Map([
       ["src/lib/hono.ts", 'import type { Actor } from "../services/audit/actor";\nimport { ok } from "./errors";'],
       ["src/lib/errors.ts", ""],
@@ -156,10 +157,14 @@ describe("layers only point down", () => {
       ["src/providers/signing/builtin.ts", 'import {\n  stampDocument,\n} from "../../services/signing/stamp-document";'],
       ["src/services/signing/stamp-document.ts", 'import { Stamp } from "../../providers/signing/interface";'],
       ["src/providers/signing/interface.ts", ""],
+      ["src/pdf/vault/render-certificate.ts", 'import type { Certificate } from "../../services/vault/certificate";'],
+      ["src/services/vault/certificate.ts", 'import { renderCertificatePdf } from "../../pdf";'],
+      ["src/pdf/index.ts", ""],
     ]);
     expect(upwardImports(tree)).toEqual([
       "src/lib/hono.ts (db and lib) imports src/services/audit/actor.ts (services)",
       "src/providers/signing/builtin.ts (providers) imports src/services/signing/stamp-document.ts (services)",
+      "src/pdf/vault/render-certificate.ts (pdf) imports src/services/vault/certificate.ts (services)",
     ]);
   });
 });

@@ -1,6 +1,6 @@
 // Writes a sealed sample PDF for the pdfsig interoperability check (scripts/interop/pdfsig-check.sh):
 // a two-page document with the signing-certificate page appended and sealed by the very modules the
-// completion pipeline runs (src/providers/signing/pdf/certificate-page.ts, src/services/seal/*),
+// completion pipeline runs (src/pdf/stamp/certificate-page.ts, src/pdf/seal/*),
 // bundled for Node with esbuild, under a fresh self-signed seal certificate.
 //   node scripts/interop/seal-sample.mjs <out.pdf> [<tampered.pdf>]
 // The second file, if named, is the same PDF with one byte of its Info dictionary changed.
@@ -25,9 +25,9 @@ try {
   await build({
     stdin: {
       contents: [
-        'export { sealPdf } from "./src/services/seal/seal-pdf.ts";',
-        'export { loadSealKey } from "./src/services/seal/seal-key.ts";',
-        'export { appendCertificatePage } from "./src/providers/signing/pdf/certificate-page.ts";',
+        'export { sealPdf } from "./src/pdf/seal/seal-pdf.ts";',
+        'export { loadSealKey } from "./src/pdf/seal/seal-key.ts";',
+        'export { appendCertificatePage } from "./src/pdf/stamp/certificate-page.ts";',
       ].join("\n"),
       resolveDir: root,
       loader: "ts",

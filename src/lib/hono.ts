@@ -5,9 +5,9 @@ import { validationHook } from "./validation";
 
 /**
  * A partner read that may start its D1 query beside partnerAuth's limiter round trip
- * (middleware/speculative-read.ts): `start` runs it, `result` holds its pending answer.
+ * (middleware/speculative-read.ts): partnerAuth calls `start`; the route's handler takes the typed answer.
  */
-export type SpeculativeRead = { start: () => Promise<unknown>; result?: Promise<unknown> };
+export type SpeculativeStart = { start: () => void };
 
 export type PartnerKey = { keyId: string; orgId: string; scopes: string[] };
 export type SessionUser = { userId: string; orgId: string | null };
@@ -26,7 +26,7 @@ export type AppEnv = {
      */
     ctx: RequestContext;
     /** A read partnerAuth may run beside the key's limiter round trip (middleware/speculative-read.ts). */
-    speculativeRead?: SpeculativeRead;
+    speculativeRead?: SpeculativeStart;
   };
 };
 

@@ -1,5 +1,7 @@
 import { ApiError, badRequest } from "./errors";
-import { MAX_PDF_BYTES } from "./pdf";
+
+/** Template and document uploads (spec part 8: 50 MB), counted in binary megabytes. */
+export const MAX_PDF_BYTES = 50 * 1024 * 1024;
 
 /** Room for the form's text fields, part headers and boundaries on top of the file itself. */
 export const MULTIPART_OVERHEAD_BYTES = 1024 * 1024;

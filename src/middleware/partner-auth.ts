@@ -46,10 +46,7 @@ export const partnerAuth = createMiddleware<AppEnv>(async (c, next) => {
   const keyHash = await sha256Hex(raw);
   // A route's read may run beside the limiter's round trip; its answer is used only once the key is admitted.
   const speculation = c.var.speculativeRead;
-  if (speculation && (limitedKeys.get(keyHash) ?? 0) <= Date.now()) {
-    speculation.result = speculation.start();
-    speculation.result.catch(() => {}); // an unused answer's failure is nobody's: a refused request never reads it
-  }
+  if (speculation && (limitedKeys.get(keyHash) ?? 0) <= Date.now()) speculation.start();
   const admission = await rateLimiterFor(c.env, keyHash).admit(keyHash);
   if (admission.outcome === "invalid") {
     if (address && !(await c.env.SIGNER_LIMITER.limit({ key: `unknown-api-key:${address}` })).success) {

@@ -23,14 +23,10 @@ const ID = /^env_[A-Za-z0-9_-]{8,64}$/;
  */
 export const pagesRouter = new Hono<AppEnv>()
   // Each page reads D1 (frame ancestors, payment state): flood-limited per address like the signer API.
-  .use("/embed/s/*", clientThrottle)
-  .use("/sign/s/*", clientThrottle)
-  .use("/embed/sign/*", clientThrottle)
-  .use("/embed/vault/*", clientThrottle)
-  .get("/embed/s/:slug", (c) => linkPage(c, c.req.param("slug")))
-  .get("/sign/s/:slug", (c) => linkPage(c, c.req.param("slug")))
-  .get("/embed/sign/:envelopeId", (c) => widgetPage(c, "embed-sign", c.req.param("envelopeId")))
-  .get("/embed/vault/:envelopeId", (c) => widgetPage(c, "embed-vault", c.req.param("envelopeId")));
+  .get("/embed/s/:slug", clientThrottle, (c) => linkPage(c, c.req.param("slug")))
+  .get("/sign/s/:slug", clientThrottle, (c) => linkPage(c, c.req.param("slug")))
+  .get("/embed/sign/:envelopeId", clientThrottle, (c) => widgetPage(c, "embed-sign", c.req.param("envelopeId")))
+  .get("/embed/vault/:envelopeId", clientThrottle, (c) => widgetPage(c, "embed-vault", c.req.param("envelopeId")));
 
 type PageContext = Parameters<typeof signingShell>[0];
 

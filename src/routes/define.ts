@@ -5,8 +5,9 @@ import { contentTypeRule, declaredBody } from "../middleware/content-type";
 const listOf = (m: RouteConfig["middleware"]): MiddlewareHandler[] => (m === undefined ? [] : Array.isArray(m) ? [...m] : [m as MiddlewareHandler]);
 
 /**
- * Every route object goes through here (through partnerRoute, sessionRoute, operatorRoute or
- * publicRoute): the access check the route declares runs first, then the route's own middleware, then
+ * Every route object goes through here (through partnerRoute, sessionRoute, operatorRoute, embedRoute,
+ * signerRoute or publicRoute): the access check the route declares runs first (its credential's
+ * middleware, mounted on this route only: no path glob decides who is checked), then the route's own middleware, then
  * the Content-Type rule derived from its declared body (middleware/content-type.ts), then `afterChecks`
  * (the partner routes' Idempotency-Key, which reads the body: only a request that passed the access and
  * Content-Type checks gets its body read). A POST whose body has only optional fields is documented as
@@ -24,7 +25,8 @@ export function defineRoute<R extends RouteConfig>(route: R, access: MiddlewareH
 /**
  * An operation that takes no credential (health, the signer's slug routes, signed storage downloads,
  * development pages): `security: []` says so to tools, and the security matrix checks it as such.
+ * `guards` are what such a route still runs first (the per-address throttle of signed downloads).
  */
-export function publicRoute<R extends RouteConfig>(route: R): R {
-  return defineRoute({ ...route, security: [] });
+export function publicRoute<R extends RouteConfig>(route: R, guards: MiddlewareHandler[] = []): R {
+  return defineRoute({ ...route, security: [] }, guards);
 }

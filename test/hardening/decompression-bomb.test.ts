@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { PDFDocument, PDFName, StandardFonts } from "pdf-lib";
 import { describe, expect, it } from "vitest";
-import { MAX_DECODED_OBJECT_STREAM_BYTES, MAX_DECODED_STREAM_BYTES } from "../../src/lib/pdf-budget";
+import { MAX_DECODED_OBJECT_STREAM_BYTES, MAX_DECODED_STREAM_BYTES } from "../../src/pdf";
 import { call, createEnvelope, newTenant } from "../helpers/api";
 import { makePdf } from "../helpers/pdf";
 import { memberToken, putTemplateDocument, send, uploadTemplate } from "../helpers/templates";

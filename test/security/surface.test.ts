@@ -66,6 +66,26 @@ describe("security matrix: every route the app registers", () => {
     const publicIds = ops.filter((o) => accessOf(o.op).kind === "public").map((o) => o.id);
     expect(publicIds.sort(), "a route became public, or a public one gained auth: review PUBLIC_OPERATIONS").toEqual(Object.keys(PUBLIC_OPERATIONS).sort());
   });
+
+  it("access is declared on each route, not on a path prefix: a path no operation serves is 404 under every surface, credential or not", async () => {
+    const w = await theWorld();
+    const unserved = [
+      "/api/v2/partner/no-such-thing",
+      "/api/v2/envelopes/no-such-thing",
+      "/api/v2/templates/no-such-thing/deeper",
+      "/api/v2/operator/no-such-thing",
+      `/api/v2/signing/${UNKNOWN_SLUG}/no-such-thing`,
+      "/api/v2/embed/no-such-thing",
+      "/storage/no-such-thing",
+    ];
+    for (const path of unserved) {
+      for (const headers of [{}, { "X-API-Key": w.self.key }, { Authorization: "Bearer forged" }] as Record<string, string>[]) {
+        const res = await fetchJson(path, { headers });
+        expectError(res, 404, `${path} ${JSON.stringify(headers)}`);
+        expect(res.body.error).toBe(`No route for GET ${path}`);
+      }
+    }
+  });
 });
 
 // ---- public operations, by what stands in for their credential ------------------------------------------

@@ -1,9 +1,7 @@
 import type { Env } from "../../env";
-import { IncrementalPdf, sha256HexOfParts } from "../../lib/pdf-incremental";
+import { stampAndCertify } from "../../pdf";
 import { nowIso } from "../../lib/time";
 import { SigningProviderError, type ProviderInstance, type SigningProvider } from "./interface";
-import { addCertificatePages } from "./pdf/certificate-page";
-import { stampPages } from "./pdf/stamp-document";
 
 type Row = { id: number; instance: ProviderInstance; org_id: string; template_id: string; name: string; document_key: string | null; page_count: number | null; fields: string };
 
@@ -15,18 +13,9 @@ type Row = { id: number; instance: ProviderInstance; org_id: string; template_id
 export class BuiltinSigningProvider implements SigningProvider {
   constructor(private readonly env: Env) {}
 
-  /**
-   * pdf-lib in the Worker, as incremental updates on the original (never a full rewrite, so a 50 MB
-   * scan needs little more than itself): stamp, hash the stamped file, append the certificate.
-   */
+  /** Rendered in the Worker by the PDF room: stamps and the certificate page as incremental updates. */
   async renderSignedDocument(input: Parameters<SigningProvider["renderSignedDocument"]>[0]) {
-    const pdf = await IncrementalPdf.open([input.original]);
-    await stampPages(pdf.doc, input.stamps);
-    await pdf.commit();
-    const stampedSha256 = await sha256HexOfParts(pdf.parts);
-    const pageCount = await addCertificatePages(pdf.doc, { ...input.certificate, stampedSha256 });
-    await pdf.commit();
-    return { parts: pdf.parts, pageCount, stampedSha256 };
+    return stampAndCertify(input);
   }
 
   async createTemplate(input: Parameters<SigningProvider["createTemplate"]>[0]) {

@@ -1,4 +1,7 @@
-import type { Area } from "../../lib/pdf";
+import type { Area, CertificateInput, Stamp } from "../../pdf";
+
+/** What the provider draws on a document: the PDF room (src/pdf) owns these shapes, the provider speaks them. */
+export type { CertificateInput, CertificateSigner, Stamp, StampValue } from "../../pdf";
 
 /** The provider's two instances (DESIGN.md 2): `default` for ordinary documents, `cloud` for KBA ones. */
 export const PROVIDER_INSTANCES = ["default", "cloud"] as const;
@@ -28,36 +31,6 @@ export type ResolvedField = {
   placement_mode: PlacementMode;
   areas: Area[];
   anchor_match?: Area;
-};
-
-/**
- * A value to put on the page: text (typed values, dates, typed signatures, a chosen option), a PNG
- * (drawn signatures), a checkbox's `X`, or a radio's filled circle (`dot`).
- */
-export type StampValue = { kind: "text"; text: string; script?: boolean } | { kind: "image"; png: Uint8Array } | { kind: "check" } | { kind: "dot" };
-export type Stamp = { areas: Area[]; value: StampValue };
-
-export type CertificateSigner = {
-  name: string;
-  email: string;
-  role: string;
-  routing_order: number;
-  ip: string | null;
-  user_agent: string | null;
-  viewed_at: string | null;
-  signed_at: string | null;
-  /** the signer's identity verification outcome as the certificate page states it (e.g. KBA passed); absent: "none" */
-  identity_verification?: string;
-};
-
-export type CertificateInput = {
-  envelopeId: string;
-  envelopeName: string;
-  completedAt: string;
-  originalSha256: string;
-  /** SHA-256 of the stamped document before this page was appended */
-  stampedSha256: string;
-  signers: CertificateSigner[];
 };
 
 /**

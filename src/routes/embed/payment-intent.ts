@@ -3,9 +3,9 @@ import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import type { EmbedEnv } from "../../middleware/embed-auth";
 import { createPaymentIntent } from "../../services/payments/create-payment-intent";
 import { PaymentIntentSchema } from "../../services/payments/schema";
-import { defineRoute } from "../define";
+import { embedRoute } from "./common";
 
-export const route = createRoute(defineRoute({
+export const route = createRoute(embedRoute({
   method: "post",
   operationId: "createPaymentIntent",
   path: "/embed/payment-intent",
@@ -15,8 +15,6 @@ export const route = createRoute(defineRoute({
     "When the token's signer is the envelope's designated payer and the payment is still due, answers the PaymentIntent's `client_secret` and the `publishable_key` for Stripe's Payment Element, with `amount_cents`, `currency` and `status: requires_payment`. " +
     "The PaymentIntent is a destination charge to the organization's connected account with the platform fee as `application_fee_amount`; it is created once (a Stripe idempotency key per payment), so repeated or concurrent calls answer the same `client_secret`. " +
     "`payment_required: false` when no payment was requested, it is already paid, the token's signer is not the payer, or the envelope is closed. 401 for a missing, expired or invalid token; 403 for a vault token; 502 when Stripe refuses; 503 when payments are not configured.",
-  tags: ["Embed"],
-  security: [{ EmbedToken: [] }],
   responses: {
     200: jsonContent(dataOf(PaymentIntentSchema), "The payment the payer makes, or `payment_required: false` (`Cache-Control: no-store`)"),
     ...errorResponses(401, 403, 415, 429, 502, 503),

@@ -4,9 +4,9 @@ import type { EmbedEnv } from "../../middleware/embed-auth";
 import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
 import { openEmbedSession } from "../../services/embed/open-session";
 import { EmbedSessionBody, EmbedSessionSchema } from "../../services/embed/schema";
-import { defineRoute } from "../define";
+import { embedRoute } from "./common";
 
-export const route = createRoute(defineRoute({
+export const route = createRoute(embedRoute({
   method: "post",
   operationId: "openEmbedSession",
   path: "/embed/session",
@@ -16,8 +16,6 @@ export const route = createRoute(defineRoute({
     "An expired, forged or otherwise invalid token is 401 with `details.reason` `expired` or `invalid` (`missing` without a token); a genuine token for another envelope or widget is 403. " +
     "`sign` answers a short-lived signing session for the token's signer as `signing_slug` (never the signer's permanent slug; it ends with the token, `signing_session_expires_at`): use it as `{slug}` in `GET /api/v2/signing/{slug}` and the other signer routes, which enforce the signing order and answer 410 once the envelope is closed or the session has expired; 403 when the token's email is not a signer. " +
     "`vault` answers the vaulted document's SHA-256, certificate, compliance summary and a 5-minute download URL of the authoritative copy, or `vault: null` while the envelope is not vaulted.",
-  tags: ["Embed"],
-  security: [{ EmbedToken: [] }],
   request: { body: jsonBody(EmbedSessionBody) },
   responses: {
     200: jsonContent(dataOf(EmbedSessionSchema), "The widget's data (`Cache-Control: no-store`)"),

@@ -1,20 +1,20 @@
 import { createRouter } from "../../lib/hono";
-import { operatorAuth } from "../../middleware/operator-auth";
 import { apiKeysRouter } from "./api-keys";
-import * as bulkProgress from "./bulk-progress";
-import * as customers from "./customers";
-import * as orgs from "./orgs";
-import * as users from "./users";
-import * as usage from "./usage";
+import * as bulkProgress from "./bulk-send/progress";
+import * as addUser from "./orgs/add-user";
+import * as createOrg from "./orgs/create";
+import * as createCustomer from "./orgs/create-customer";
+import * as updateOrg from "./orgs/update";
+import * as usage from "./orgs/usage";
+import * as createAccessToken from "./users/create-access-token";
 
-export const operatorRouter = createRouter();
-operatorRouter.use("/operator/*", operatorAuth);
-operatorRouter
-  .openapi(orgs.createOrgRoute, orgs.createOrgHandler)
-  .openapi(orgs.patchOrgRoute, orgs.patchOrgHandler)
+/** The operator API: each route checks the OPERATOR_TOKEN itself (operatorRoute). */
+export const operatorRouter = createRouter()
+  .openapi(createOrg.route, createOrg.handler)
+  .openapi(updateOrg.route, updateOrg.handler)
   .route("/", apiKeysRouter)
-  .openapi(users.createUserRoute, users.createUserHandler)
-  .openapi(users.accessTokenRoute, users.accessTokenHandler)
-  .openapi(customers.createCustomerRoute, customers.createCustomerHandler)
-  .openapi(usage.usageRoute, usage.usageHandler)
-  .openapi(bulkProgress.bulkProgressRoute, bulkProgress.bulkProgressHandler);
+  .openapi(addUser.route, addUser.handler)
+  .openapi(createAccessToken.route, createAccessToken.handler)
+  .openapi(createCustomer.route, createCustomer.handler)
+  .openapi(usage.route, usage.handler)
+  .openapi(bulkProgress.route, bulkProgress.handler);

@@ -2,7 +2,8 @@ import type { RouteConfig } from "@hono/zod-openapi";
 import { errorResponses } from "../../lib/openapi";
 import type { Scope } from "../../lib/scopes";
 import { idempotency } from "../../middleware/idempotency";
-import { requireScope } from "../../middleware/partner-auth";
+import { partnerAuth, requireScope } from "../../middleware/partner-auth";
+import type { SpeculativeRead } from "../../middleware/speculative-read";
 import { defineRoute } from "../define";
 
 const RATE_LIMIT_HEADERS = {
@@ -13,10 +14,17 @@ const RATE_LIMIT_HEADERS = {
 
 /**
  * Partner routes: the scope is declared once, here, and both documented (the API key security
- * requirement, one alternative per scope) and enforced (requireScope, any of them); the standard error
- * statuses and the rate-limit headers are added.
+ * requirement, one alternative per scope) and enforced (partnerAuth, then requireScope, any of them);
+ * the standard error statuses and the rate-limit headers are added. `speculative` is a read the route
+ * may start beside the key's limiter round trip (middleware/speculative-read.ts): it is offered before
+ * partnerAuth, which starts it.
  */
-export function partnerRoute<R extends RouteConfig>(scope: Scope | readonly Scope[], route: R, extraErrors: number[] = []): R {
+export function partnerRoute<R extends RouteConfig>(
+  scope: Scope | readonly Scope[],
+  route: R,
+  extraErrors: number[] = [],
+  options: { speculative?: SpeculativeRead<unknown> } = {},
+): R {
   const scopes: readonly Scope[] = typeof scope === "string" ? [scope] : scope;
   const responses: RouteConfig["responses"] = {};
   for (const [status, response] of Object.entries(route.responses)) {
@@ -30,7 +38,7 @@ export function partnerRoute<R extends RouteConfig>(scope: Scope | readonly Scop
       security: scopes.map((s) => ({ ApiKeyAuth: [s] })),
       responses: { ...responses, ...errorResponses(401, 403, 429, ...extraErrors) },
     },
-    [requireScope(scopes)],
+    [...(options.speculative ? [options.speculative.middleware] : []), partnerAuth, requireScope(scopes)],
     // after the scope and Content-Type checks: a key that may not call the route never has its body read
     [idempotency],
   );

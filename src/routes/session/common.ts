@@ -1,7 +1,7 @@
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { OrgMembership } from "../../lib/hono";
 import { errorResponses } from "../../lib/openapi";
-import { requireMembership } from "../../middleware/session-auth";
+import { requireMembership, sessionAuth } from "../../middleware/session-auth";
 import { defineRoute } from "../define";
 
 type Role = OrgMembership["role"];
@@ -11,7 +11,7 @@ export type ConsoleAccess = "any member" | Role | readonly Role[];
 /**
  * Console routes: bearer access token; `X-Org-Id` picks the organization when the token names none.
  * The access is declared once, here: documented (the bearer security requirement lists the role, one
- * alternative per role; none for any member) and enforced (requireMembership).
+ * alternative per role; none for any member) and enforced (sessionAuth, then requireMembership).
  */
 export function sessionRoute<R extends RouteConfig>(access: ConsoleAccess, route: R, extraErrors: number[] = []): R {
   const roles: readonly Role[] | undefined = access === "any member" ? undefined : typeof access === "string" ? [access] : access;
@@ -23,6 +23,6 @@ export function sessionRoute<R extends RouteConfig>(access: ConsoleAccess, route
       security: roles ? roles.map((r) => ({ BearerAuth: [r] })) : [{ BearerAuth: [] }],
       responses: { ...route.responses, ...errorResponses(401, 403, ...extraErrors) },
     },
-    [requireMembership(roles ? [...roles] : undefined)],
+    [sessionAuth, requireMembership(roles ? [...roles] : undefined)],
   );
 }

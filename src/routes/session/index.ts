@@ -1,5 +1,4 @@
 import { createOrgRouter } from "../../lib/hono";
-import { sessionAuth } from "../../middleware/session-auth";
 import { builderRouter } from "./builder";
 import { bulkSendRouter } from "./bulk-send";
 import { documentPackagesRouter } from "./document-packages";
@@ -13,11 +12,8 @@ import { orgRouter } from "./org";
 import { templatesRouter } from "./templates";
 import { webhooksRouter } from "./webhooks";
 
+/** The console API: each route declares its access (sessionRoute), which checks the access token and the membership. */
 export const sessionRouter = createOrgRouter();
-sessionRouter.use("/envelopes/*", sessionAuth);
-sessionRouter.use("/webhooks/*", sessionAuth);
-sessionRouter.use("/org/*", sessionAuth);
-for (const path of ["/bulk-send", "/bulk-send/*", "/templates", "/templates/*", "/document-packages", "/document-packages/*", "/esign/*"]) sessionRouter.use(path, sessionAuth);
 sessionRouter.openapi(voidEnvelope.route, voidEnvelope.handler).openapi(audit.route, audit.handler);
 sessionRouter.route("/", webhooksRouter);
 sessionRouter.openapi(autoVaultConsent.route, autoVaultConsent.handler);

@@ -1,4 +1,7 @@
-import { z } from "@hono/zod-openapi";
+import { type RouteConfig, z } from "@hono/zod-openapi";
+import { clientThrottle } from "../../middleware/client-throttle";
+import { signerContext } from "../../middleware/signer-context";
+import { publicRoute } from "../define";
 
 export const SlugParams = z.object({
   slug: z
@@ -16,3 +19,11 @@ export const SlugParams = z.object({
 export const SIGNING_TAGS = ["Signing"];
 export const SIGNING_SECURITY_NOTE =
   "No API key or session: the slug in the path is the signer's credential (as the link in a DocuSign email), or a short-lived signing session standing for it. It stops working (410) once the envelope is completed, declined, voided or expired.";
+
+/**
+ * Signer routes: public to tools (`security: []`, the slug in the path is the credential, resolved by
+ * the verb), flood-limited per address, then the signer actor is put on the context.
+ */
+export function signerRoute<R extends RouteConfig>(route: R): R {
+  return publicRoute({ ...route, tags: route.tags ?? SIGNING_TAGS }, [clientThrottle, signerContext]);
+}

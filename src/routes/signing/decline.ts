@@ -3,10 +3,9 @@ import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
 import { declineSigning } from "../../services/signing/decline-signing";
 import { signerByCredential } from "../../services/signers/resolve-credential";
-import { publicRoute } from "../define";
-import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
 
-export const route = createRoute(publicRoute({
+export const route = createRoute(signerRoute({
   method: "post",
   operationId: "declineSigning",
   path: "/signing/{slug}/decline",

@@ -4,10 +4,9 @@ import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { getSigning } from "../../services/signing/get-signing";
 import { SigningStateSchema } from "../../services/signing/schema";
 import { signerByCredential } from "../../services/signers/resolve-credential";
-import { publicRoute } from "../define";
-import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
 
-export const route = createRoute(publicRoute({
+export const route = createRoute(signerRoute({
   method: "get",
   operationId: "getSigningState",
   path: "/signing/{slug}",

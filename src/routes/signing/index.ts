@@ -1,6 +1,4 @@
 import { createRouter } from "../../lib/hono";
-import { clientThrottle } from "../../middleware/client-throttle";
-import { signerContext } from "../../middleware/signer-context";
 import * as decline from "./decline";
 import * as document from "./document";
 import * as get from "./get";
@@ -10,11 +8,8 @@ import * as paymentToken from "./payment-token";
 import * as submit from "./submit";
 import * as view from "./view";
 
-/** The signer API under /api/v2/signing/:slug: no API key or session, the slug is the credential. */
-const router = createRouter();
-router.use("/signing/*", clientThrottle, signerContext);
-
-export const signingRouter = router
+/** The signer API under /api/v2/signing/:slug: no API key or session, the slug is the credential (signerRoute). */
+export const signingRouter = createRouter()
   .openapi(get.route, get.handler)
   .openapi(document.route, document.handler)
   .openapi(view.route, view.handler)

@@ -4,10 +4,9 @@ import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi
 import { answerKba } from "../../services/kba/answer-kba";
 import { KbaAnswerResultSchema, KbaAnswersBody } from "../../services/kba/schema";
 import { signerByCredential } from "../../services/signers/resolve-credential";
-import { publicRoute } from "../define";
-import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
 
-export const route = createRoute(publicRoute({
+export const route = createRoute(signerRoute({
   method: "post",
   operationId: "answerSigningKba",
   path: "/signing/{slug}/kba",

@@ -5,10 +5,9 @@ import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { KbaStepSchema } from "../../services/kba/schema";
 import { getKbaStep } from "../../services/kba/get-kba-step";
 import { signerByCredential } from "../../services/signers/resolve-credential";
-import { publicRoute } from "../define";
-import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
 
-export const route = createRoute(publicRoute({
+export const route = createRoute(signerRoute({
   method: "get",
   operationId: "getSigningKba",
   path: "/signing/{slug}/kba",

@@ -3,8 +3,7 @@ import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { signerPaymentToken } from "../../services/payments/signer-payment-token";
 import { signerByCredential } from "../../services/signers/resolve-credential";
-import { publicRoute } from "../define";
-import { SIGNING_TAGS, SlugParams } from "./common";
+import { SIGNING_TAGS, SlugParams, signerRoute } from "./common";
 
 const PaymentToken = z
   .object({
@@ -19,7 +18,7 @@ const PaymentToken = z
     example: { payment_required: true, token: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…", expires_at: "2026-11-23T09:45:00.000Z", return_url: "https://embed.example.com/s/es_…" },
   });
 
-export const route = createRoute(publicRoute({
+export const route = createRoute(signerRoute({
   method: "post",
   operationId: "createSignerPaymentToken",
   path: "/signing/{slug}/payment-token",

@@ -3,8 +3,7 @@ import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
 import { submitSigning } from "../../services/signing/submit-signing";
 import { signerByCredential } from "../../services/signers/resolve-credential";
-import { publicRoute } from "../define";
-import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
 
 const SubmitBody = z.object({
   values: z
@@ -16,7 +15,7 @@ const SubmitBody = z.object({
     }),
 });
 
-export const route = createRoute(publicRoute({
+export const route = createRoute(signerRoute({
   method: "post",
   operationId: "submitSigning",
   path: "/signing/{slug}/submit",

@@ -3,10 +3,9 @@ import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { viewSigning } from "../../services/signing/view-signing";
 import { signerByCredential } from "../../services/signers/resolve-credential";
-import { publicRoute } from "../define";
-import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams } from "./common";
+import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
 
-export const route = createRoute(publicRoute({
+export const route = createRoute(signerRoute({
   method: "post",
   operationId: "recordSigningView",
   path: "/signing/{slug}/view",

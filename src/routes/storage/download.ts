@@ -3,6 +3,7 @@ import type { AppRouteHandler } from "../../lib/hono";
 import { errorResponses } from "../../lib/openapi";
 import { openVaultDownload } from "../../services/vault/download";
 import { VAULT_FILES } from "../../services/vault/signed-url";
+import { clientThrottle } from "../../middleware/client-throttle";
 import { publicRoute } from "../define";
 
 export const route = createRoute(publicRoute({
@@ -30,7 +31,8 @@ export const route = createRoute(publicRoute({
     },
     ...errorResponses(400, 403, 404, 409, 503),
   },
-}));
+  // each download re-hashes the vaulted file (up to 50 MB) for as long as the URL lives: flood-limited per address like the signer API
+}, [clientThrottle]));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
   const { vault_id, file } = c.req.valid("param");

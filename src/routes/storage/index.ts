@@ -1,5 +1,4 @@
 import { createRouter } from "../../lib/hono";
-import { clientThrottle } from "../../middleware/client-throttle";
 import * as download from "./download";
 
 /**
@@ -8,6 +7,4 @@ import * as download from "./download";
  * hostname routed to the Worker keeps the `/storage` path).
  */
 export const storageRouter = createRouter();
-// Each download re-hashes the vaulted file (up to 50 MB) for as long as the URL lives: flood-limited per address like the signer API.
-storageRouter.use("/storage/*", clientThrottle);
 storageRouter.openapi(download.route, download.handler);

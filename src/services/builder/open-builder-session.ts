@@ -1,3 +1,4 @@
+import { actingUserId } from "../../lib/actor";
 import { ApiError, conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { addSeconds, nowIso } from "../../lib/time";
@@ -57,7 +58,7 @@ function defaultName(source: BuilderSource, envelope: LoadedEnvelope): string {
  * with the same source, continues the same working template. An envelope whose document came from
  * elsewhere (template_id at creation, an upload) is 409; one past `uploaded` is 422.
  */
-export async function openBuilderSession(ctx: OrgContext, input: { userId: string; body: OpenBuilderSessionInput }) {
+export async function openBuilderSession(ctx: OrgContext, input: { body: OpenBuilderSessionInput }) {
   const db = ctx.env.DB;
   const source = await resolveSources(ctx, { body: input.body });
   const envelope = await getEnvelope(db, ctx.orgId, input.body.envelope_id!);
@@ -78,7 +79,7 @@ export async function openBuilderSession(ctx: OrgContext, input: { userId: strin
         template_id: envelope.template_id,
       });
     }
-    await db.batch([sessionInsert(db, { orgId: ctx.orgId, userId: input.userId }, session, envelope.id, existing, previous)]);
+    await db.batch([sessionInsert(db, { orgId: ctx.orgId, userId: actingUserId(ctx.actor) }, session, envelope.id, existing, previous)]);
     return sessionOut(session, envelope.id, existing, previous, true, await listTemplateFields(db, existing.id));
   }
 
@@ -94,7 +95,7 @@ export async function openBuilderSession(ctx: OrgContext, input: { userId: strin
     db
       .prepare("UPDATE envelopes SET template_id = ?, metadata = ?, kba_required = ?, provider_instance = ? WHERE id = ?")
       .bind(template.id, JSON.stringify(metadata), template.kba_required, template.provider_instance, envelope.id),
-    sessionInsert(db, { orgId: ctx.orgId, userId: input.userId }, session, envelope.id, template, stored),
+    sessionInsert(db, { orgId: ctx.orgId, userId: actingUserId(ctx.actor) }, session, envelope.id, template, stored),
   ];
   const data = { builder_session_id: session.id, template_id: template.id, source: stored };
   if (template.document_key) {

@@ -1,3 +1,4 @@
+import { actingUserId } from "../../lib/actor";
 import type { OrgContext } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -43,7 +44,7 @@ export async function resolveBatchSource(ctx: OrgContext, body: Pick<CreateBatch
 }
 
 /** POST /bulk-send: a `draft` batch; the creating user is the sender of every envelope. */
-export async function createBatch(ctx: OrgContext, input: { userId: string; body: CreateBatchInput }) {
+export async function createBatch(ctx: OrgContext, input: { body: CreateBatchInput }) {
   const { db, orgId } = ctx;
   const { body } = input;
   const source = await resolveBatchSource(ctx, body);
@@ -69,7 +70,7 @@ export async function createBatch(ctx: OrgContext, input: { userId: string; body
         body.add_me_as_signer ? 1 : 0,
         body.auto_vault_enabled ? 1 : 0,
         JSON.stringify(body.tag_ids ?? []),
-        input.userId,
+        actingUserId(ctx.actor),
         at,
         at,
       ),

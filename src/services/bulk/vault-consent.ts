@@ -1,3 +1,4 @@
+import { actingUserId } from "../../lib/actor";
 import type { OrgContext } from "../../lib/context";
 import { conflict, unprocessable } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
@@ -9,7 +10,7 @@ import { assertEditable, batchDetail, getBatch } from "./repository";
  * and stamps who accepted and when; accepted once (a second acceptance keeps the first stamp);
  * `auto_vault_enabled: false` clears it. Every envelope the batch creates carries the stamp.
  */
-export async function setBatchVaultConsent(ctx: OrgContext, input: { batchId: string; userId: string; enabled: boolean; acknowledged: boolean }) {
+export async function setBatchVaultConsent(ctx: OrgContext, input: { batchId: string; enabled: boolean; acknowledged: boolean }) {
   const { db, orgId } = ctx;
   const batch = await getBatch(db, orgId, input.batchId);
   assertEditable(batch, "change the vault consent of");
@@ -25,7 +26,7 @@ export async function setBatchVaultConsent(ctx: OrgContext, input: { batchId: st
           `UPDATE bulk_batches SET auto_vault_enabled = 1, vault_terms_accepted_at = COALESCE(vault_terms_accepted_at, ?),
              vault_terms_accepted_by = COALESCE(vault_terms_accepted_by, ?), updated_at = ? WHERE id = ? AND status IN ('draft', 'ready')`,
         )
-        .bind(at, input.userId, at, batch.id)
+        .bind(at, actingUserId(ctx.actor), at, batch.id)
     : db.prepare("UPDATE bulk_batches SET auto_vault_enabled = 0, vault_terms_accepted_at = NULL, vault_terms_accepted_by = NULL, updated_at = ? WHERE id = ? AND status IN ('draft', 'ready')").bind(at, batch.id);
   const [guard] = await commitWithOrgAudit(
     db,

@@ -2,12 +2,10 @@ import type { Env } from "../../env";
 import { sha256Hex } from "../../lib/crypto";
 import { unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { closePdf, hasPdfSignature, notAPdf, openPdf } from "../../lib/pdf";
-import { assertWithinDecodeBudget } from "../../lib/pdf-budget";
+import { checkUpload, closePdf, openPdf, stripTags, type TagToStrip } from "../../pdf";
 import type { ApiIssue } from "../../lib/validation";
 import type { ResolvedField, TemplateFieldInput } from "../templates/schema";
 import { checkFieldRules, placementFailed, resolveFields, scanDocument, tagFields } from "./place-fields";
-import { stripTags, type TagToStrip } from "./strip-tags";
 import type { OrgContext } from "../../lib/context";
 
 type Path = (string | number)[];
@@ -44,9 +42,8 @@ export async function ingestPdf(
   input: { bytes: Uint8Array; fields: TemplateFieldInput[]; path: Path; tagPath: Path },
 ): Promise<StoredDocument & { fields: ResolvedField[] }> {
   const { env } = ctx;
-  if (!hasPdfSignature(input.bytes)) throw notAPdf("no %PDF- header");
-  // Before anything is stored or parsed: a decompression bomb is refused (413) with nothing written.
-  await assertWithinDecodeBudget(input.bytes);
+  // Before anything is stored or parsed: not a PDF (415), or a decompression bomb (413), with nothing written.
+  await checkUpload(input.bytes);
   const uploadKey = newDocumentKey(ctx.orgId);
   const upload = await putDocument(env, uploadKey, input.bytes);
   const written = [uploadKey];

@@ -1,10 +1,8 @@
 import { unprocessable } from "../../lib/errors";
-import type { PdfDocument } from "../../lib/pdf";
+import { AnchorSearch, readPageText, type PdfDocument } from "../../pdf";
 import type { ApiIssue } from "../../lib/validation";
 import { isChoiceType, type AreaInput, type ResolvedField, type TemplateFieldInput } from "../templates/schema";
-import { AnchorSearch } from "./anchors";
 import { findTags, parseTag, type FoundTag, type TagAttributes } from "./tags";
-import { readPageText } from "./text-layer";
 
 type Path = (string | number)[];
 const round = (n: number) => Math.round(n * 1e6) / 1e6;

@@ -32,9 +32,9 @@ export async function readEnvelopeStatusUnscoped(db: D1Database, envelopeId: str
  */
 export async function readEnvelopeStatus(
   ctx: OrgContext,
-  input: { envelopeId: string; speculated?: Promise<unknown> },
+  input: { envelopeId: string; speculated?: Promise<SpeculatedStatus> },
 ): Promise<EnvelopeStatusRow> {
-  const speculated = input.speculated ? ((await input.speculated) as SpeculatedStatus) : null;
+  const speculated = input.speculated ? await input.speculated : null;
   if (speculated?.envelopeId === input.envelopeId) {
     if (!speculated.row || speculated.row.org_id !== ctx.orgId) throw notFound("Envelope");
     const { org_id: _org, ...scoped } = speculated.row;

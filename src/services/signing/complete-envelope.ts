@@ -1,17 +1,14 @@
 import { newId } from "../../lib/ids";
-import { sha256HexOfParts } from "../../lib/pdf-incremental";
+import { radioStamp, seal } from "../../pdf";
 import type { RequestContext } from "../../lib/context";
 import { discardDocuments } from "../documents/ingest-pdf";
 import { putParts } from "../vault/hashing";
 import type { SignerRow } from "../signers/repository";
 import { signingProvider, viaProvider } from "../../providers/signing";
 import type { CertificateSigner, Stamp } from "../../providers/signing/interface";
-import { loadSealKey } from "../seal/seal-key";
-import { sealPdfParts } from "../seal/seal-pdf";
 import { drawnImageKey, publicValue } from "./field-values";
 import { areasOf, optionsOf, type EnvelopeFieldRow, type SigningContext } from "./repository";
 import type { RequestOrigin } from "./signer-actor";
-import { radioStamp } from "../../providers/signing/pdf/stamp-document";
 import { kbaCertificateLines } from "../kba/certificate-lines";
 
 export type SignedDocument = { key: string; sha256: string; sizeBytes: number; pageCount: number; stampedSha256: string; statement: D1PreparedStatement };
@@ -19,7 +16,7 @@ export type SignedDocument = { key: string; sha256: string; sizeBytes: number; p
 /**
  * Builds the signed document for the last signer's submit, before anything is committed: stamps every
  * field's final value (`fields` already carries this submit's values) at its areas, appends the
- * certificate page, seals it (PAdES, services/seal), and writes the result to R2 under a fresh key, so a losing or failed attempt
+ * certificate page, seals it (PAdES, src/pdf/seal), and writes the result to R2 under a fresh key, so a losing or failed attempt
  * leaves at most an orphan object and never overwrites a committed one. Returns the `signed`
  * envelope_documents INSERT for the caller's batch.
  */
@@ -70,9 +67,8 @@ export async function buildSignedDocument(
   // The seal comes last: the stored (and later vaulted) file is the sealed one, and its hash is the sealed file's.
   // Every step appended an incremental update to the original bytes: the file is stored and hashed
   // from its parts, never joined (a 50 MB original costs little more than itself).
-  const sealed = await sealPdfParts(parts, await loadSealKey(env), { signingTime: new Date(input.completedAt), tsa: env.SEAL_TSA_URL ? { url: env.SEAL_TSA_URL } : undefined });
+  const { parts: sealed, sha256 } = await seal(env, parts, { signingTime: new Date(input.completedAt) });
   const key = `documents/${sc.envelope.org_id}/${newId("document")}-signed.pdf`;
-  const sha256 = await sha256HexOfParts(sealed);
   await putParts(env.DOCS, key, sealed, { httpMetadata: { contentType: "application/pdf" }, sha256 });
   const stored = { sha256, sizeBytes: sealed.reduce((n, p) => n + p.byteLength, 0) };
   const statement = env.DB.prepare(

@@ -1,7 +1,7 @@
 import { ApiError, notFound } from "../../lib/errors";
 import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
 import { listSigners, type SignerRow } from "../signers/repository";
-import type { Area } from "../documents/text-layer";
+import type { Area } from "../../pdf";
 
 export type EnvelopeFieldRow = {
   seq: number;

@@ -2,7 +2,7 @@ import { conflict } from "../../lib/errors";
 import { inOrg, type RequestContext } from "../../lib/context";
 import { inviteNextSigners } from "../email/invite-next-signers";
 import { signersWhoseTurnItIs } from "../signers/repository";
-import { loadSealKey } from "../seal/seal-key";
+import { loadSealKey } from "../../pdf";
 import { autoVaultIfConsented } from "../vault/auto-vault";
 import { commitSignerChange, type SignerChange } from "./commit-signer-change";
 import { buildSignedDocument, discardSigned } from "./complete-envelope";

@@ -1,10 +1,9 @@
 import { ApiError, conflict, unprocessable } from "../../lib/errors";
-import { closePdf, openPdf } from "../../lib/pdf";
+import { AnchorSearch, closePdf, openPdf } from "../../pdf";
 import { nowIso } from "../../lib/time";
 import { signingProvider, viaProvider } from "../../providers/signing";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { OrgContext, RequestContext } from "../../lib/context";
-import { AnchorSearch } from "../documents/anchors";
 import { checkFieldRules, placementFailed, resolveFields, scanDocument, type DocumentScan } from "../documents/place-fields";
 import { getTemplate, insertTemplateFields, isFieldNameConflict, listTemplateFields, type TemplateRow } from "./repository";
 import type { TemplateFieldInput } from "./schema";

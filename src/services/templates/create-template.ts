@@ -1,6 +1,6 @@
 import { badRequest, unprocessable } from "../../lib/errors";
 import type { MultipartForm } from "../../lib/multipart";
-import { notAPdf, hasPdfSignature } from "../../lib/pdf";
+import { notAPdf, hasPdfSignature } from "../../pdf";
 import { toApiIssues } from "../../lib/validation";
 import type { OrgContext } from "../../lib/context";
 import { discardDocuments, ingestPdf } from "../documents/ingest-pdf";

@@ -1,5 +1,5 @@
 import { ApiError, unprocessable } from "../../lib/errors";
-import { SYSTEM_ACTOR } from "../../lib/actor";
+import { actingUserId, SYSTEM_ACTOR } from "../../lib/actor";
 import { appendEnvelopeAudit } from "../audit/envelope-chain";
 import { inOrg, type OrgContext, type RequestContext } from "../../lib/context";
 import { getEnvelope } from "../envelopes/repository";
@@ -17,7 +17,7 @@ const CONSENTABLE = ["pending", "uploaded", "preparing", "sent", "viewed", "comp
  */
 export async function setAutoVaultConsent(
   ctx: OrgContext,
-  input: { envelopeId: string; userId: string; enabled: boolean; acknowledged: boolean },
+  input: { envelopeId: string; enabled: boolean; acknowledged: boolean },
 ) {
   const db = ctx.db;
   if (input.enabled && !input.acknowledged) {
@@ -40,7 +40,7 @@ export async function setAutoVaultConsent(
         throw unprocessable(`Cannot set auto-vault consent on an envelope with status ${envelope.status}`, { status: envelope.status });
       }
       const acceptedAt = input.enabled ? at : null;
-      const acceptedBy = input.enabled ? input.userId : null;
+      const acceptedBy = input.enabled ? actingUserId(ctx.actor) : null;
       return {
         action: "envelope.auto_vault_consent",
         data: { auto_vault_enabled: input.enabled, acknowledge_authoritative_copy: input.acknowledged },

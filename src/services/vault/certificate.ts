@@ -3,7 +3,7 @@ import { runChecks, summarize, type ComplianceCheck, type ComplianceFacts } from
 import { securedPartyOf, type EnvelopeRow } from "../envelopes/repository";
 import { identityVerification, type IdentityVerificationEntry } from "./identity-verification";
 import { vaultKeys } from "./keys";
-import { renderCertificatePdf } from "./pdf/render-certificate";
+import { renderCertificatePdf } from "../../pdf";
 
 export const CERTIFICATE_TYPE = "ucc_9105_electronic_chattel_paper";
 export const CERTIFICATE_VERSION = "1.0";

@@ -11,7 +11,7 @@ import { planTransition, type TransitionPlan } from "../envelopes/transition";
 import { compliantSince, issueCertificate } from "./certificate";
 import { putParts } from "./hashing";
 import { envelopeVaultPrefix, vaultKeys } from "./keys";
-import { markNonAuthoritativeCopy } from "./pdf/mark-copy";
+import { markNonAuthoritativeCopy } from "../../pdf";
 
 export type VaultDocumentInput = {
   envelope: LoadedEnvelope;

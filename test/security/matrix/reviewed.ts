@@ -20,35 +20,14 @@ export const NON_OPENAPI_ROUTES: Record<string, { kind: PageKind; why: string }>
 
 /**
  * `ALL` registrations by path: middleware (and any `app.all()` handler) that sees every method under
- * its path, whether or not the document lists an operation there.
+ * its path, whether or not the document lists an operation there. Only request-wide plumbing belongs
+ * here: a credential check or a throttle is declared on its route (partnerRoute, sessionRoute,
+ * operatorRoute, embedRoute, signerRoute, publicRoute; a page's own `.get(path, throttle, page)`), so
+ * it runs for exactly the operations that declare it and no path glob decides who is checked.
  */
 export const MOUNTS: Record<string, string> = {
   "/*": "request id and the request's context, for every request",
   "/api/v2/*": "the 1 MiB JSON body limit (multipart uploads enforce their own)",
-  "/api/v2/signing/*":
-    "the signer API: the per-address throttle and the signer actor; each route then resolves the path's credential, a slug by its hash or a signing session (`es_…`: 404 forged, 410 expired)",
-  "/api/v2/partner/*": "partner API key (and its limiter)",
-  "/api/v2/partner/envelopes/{envelope_id}/status": "the status read started beside the key's limiter round trip (after partner auth)",
-  "/api/v2/embed/token": "partner API key (the embed token is minted by a partner)",
-  "/api/v2/envelopes/*": "console access token",
-  "/api/v2/webhooks/*": "console access token",
-  "/api/v2/org/*": "console access token",
-  "/api/v2/bulk-send": "console access token",
-  "/api/v2/bulk-send/*": "console access token",
-  "/api/v2/templates": "console access token",
-  "/api/v2/templates/*": "console access token",
-  "/api/v2/document-packages": "console access token",
-  "/api/v2/document-packages/*": "console access token",
-  "/api/v2/esign/*": "console access token",
-  "/api/v2/operator/*": "the operator token",
-  "/api/v2/embed/session": "embed token, per-address throttle",
-  "/api/v2/embed/payment-intent": "embed token, per-address throttle",
-  "/api/v2/embed/payment-status": "embed token, per-address throttle",
-  "/storage/*": "per-address throttle of signed downloads",
-  "/embed/s/*": "per-address throttle of the signer page",
-  "/sign/s/*": "per-address throttle of the signer page",
-  "/embed/sign/*": "per-address throttle of the widget page",
-  "/embed/vault/*": "per-address throttle of the widget page",
 };
 
 /** What stands in for a credential on a public operation, and so how the matrix attacks it. */

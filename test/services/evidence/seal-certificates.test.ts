@@ -3,8 +3,8 @@ import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { describe, expect, it } from "vitest";
 import { sealCertificatesPem } from "../../../src/services/evidence/build-bundle";
-import { loadSealKey } from "../../../src/services/seal/seal-key";
-import { sealPdf } from "../../../src/services/seal/seal-pdf";
+import { loadSealKey } from "../../../src/pdf/seal/seal-key";
+import { sealPdf } from "../../../src/pdf/seal/seal-pdf";
 import { makePdf } from "../../helpers/pdf";
 
 const latin1 = new TextDecoder("latin1");

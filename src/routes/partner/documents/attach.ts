@@ -1,8 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
-import { readMultipartForm } from "../../../lib/multipart";
+import { MAX_PDF_BYTES, readMultipartForm } from "../../../lib/multipart";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { MAX_PDF_BYTES } from "../../../lib/pdf";
 import { attachEnvelopeDocument } from "../../../services/documents/attach-envelope-document";
 import { EnvelopeDocumentResponse } from "../../../services/documents/schema";
 import { partnerRoute } from "../common";

@@ -1,8 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
-import { readMultipartForm } from "../../../lib/multipart";
+import { MAX_PDF_BYTES, readMultipartForm } from "../../../lib/multipart";
 import { dataOf, ErrorSchema, jsonContent } from "../../../lib/openapi";
-import { MAX_PDF_BYTES } from "../../../lib/pdf";
 import { createTemplateFromUpload } from "../../../services/templates/create-template";
 import { TemplateUploadResponse } from "../../../services/templates/schema";
 import { partnerRoute } from "../common";

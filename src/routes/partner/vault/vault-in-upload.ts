@@ -1,7 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
-import { readMultipartForm } from "../../../lib/multipart";
-import { MAX_PDF_BYTES } from "../../../lib/pdf";
+import { MAX_PDF_BYTES, readMultipartForm } from "../../../lib/multipart";
 import { dataOf, jsonContent } from "../../../lib/openapi";
 import { EnvelopeSchema } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";

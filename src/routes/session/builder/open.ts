@@ -31,9 +31,6 @@ export const handler: OrgRouteHandler<typeof route> = async (c) => {
   if (body.batch_id && !body.envelope_id) {
     return c.json({ data: await openBatchBuilderSession(c.var.ctx, { batchId: body.batch_id, body }) }, 201);
   }
-  const data = await openBuilderSession(c.var.ctx, {
-    userId: c.var.session.userId,
-    body: c.req.valid("json"),
-  });
+  const data = await openBuilderSession(c.var.ctx, { body: c.req.valid("json") });
   return c.json({ data }, 201);
 };

@@ -24,6 +24,6 @@ export const route = createRoute(
 );
 
 export const handler: OrgRouteHandler<typeof route> = async (c) => {
-  const data = await createBatch(c.var.ctx, { userId: c.var.session.userId, body: c.req.valid("json") });
+  const data = await createBatch(c.var.ctx, { body: c.req.valid("json") });
   return c.json({ data }, 201);
 };

@@ -27,7 +27,6 @@ export const handler: OrgRouteHandler<typeof route> = async (c) => {
   const body = c.req.valid("json");
   const data = await setBatchVaultConsent(c.var.ctx, {
     batchId: c.req.valid("param").batch_id,
-    userId: c.var.session.userId,
     enabled: body.auto_vault_enabled,
     acknowledged: body.acknowledge_authoritative_copy === true,
   });

@@ -1,8 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
-import { readMultipartForm } from "../../../lib/multipart";
+import { MAX_PDF_BYTES, readMultipartForm } from "../../../lib/multipart";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { MAX_PDF_BYTES } from "../../../lib/pdf";
 import { attachTemplateDocument } from "../../../services/templates/attach-template-document";
 import { TemplateParams, TemplateSchema } from "../../../services/templates/schema";
 import { pdfUploadBody, ProviderErrors, TooLarge } from "../../partner/templates/common";

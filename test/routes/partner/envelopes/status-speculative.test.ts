@@ -59,9 +59,8 @@ describe("GET /partner/envelopes/:id/status, read beside the key's limiter", () 
     let reads = 0;
     const app = new Hono<AppEnv>();
     app.use("*", requestId);
-    app.use("/probe", speculativeRead(async () => (reads += 1)));
-    app.use("/probe", partnerAuth);
-    app.get("/probe", (c) => c.json({ read: c.var.speculativeRead?.result !== undefined }));
+    const probeRead = speculativeRead(async () => (reads += 1));
+    app.get("/probe", probeRead.middleware, partnerAuth, (c) => c.json({ read: probeRead.resultOf(c) !== undefined }));
     app.onError((err, c) => c.json({ error: String(err) }, (err as { status?: 429 }).status ?? 500));
     const t = await newTenant({ rpm: 2 });
     const probe = () => app.request("/probe", { headers: { "x-api-key": t.key } }, env);

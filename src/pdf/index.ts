@@ -1,0 +1,31 @@
+/**
+ * The PDF room: everything that reads, edits or signs PDF bytes, and nothing that knows an envelope,
+ * a field rule, storage or the audit trail. Services call it through these exports; tests may reach
+ * the internals. Imports point down from here to lib and env only.
+ */
+
+// Uploads: is it a PDF, within the decode budget; opening one with pdf.js for its text.
+export { checkUpload } from "./check-upload";
+export { assertWithinDecodeBudget, MAX_DECODED_OBJECT_STREAM_BYTES, MAX_DECODED_STREAM_BYTES } from "./budget/decode-budget";
+export { closePdf, hasPdfSignature, notAPdf, openPdf, startsWithPdfHeader } from "./open-pdf";
+export type { Area, PdfDocument, PdfPage, PdfTextItem, PdfViewport } from "./open-pdf";
+
+// Text and anchors: the text layer in displayed-page coordinates, anchor search, embedded tags removed.
+export { readPageText, type PageText } from "./text/text-layer";
+export { AnchorSearch, normalizeAnchor, type AnchorQuery, type AnchorResult } from "./text/anchors";
+export { stripTags, type TagToStrip } from "./text/strip-tags";
+
+// Completion: stamp the values and append the certificate page, then seal.
+export { stampAndCertify } from "./stamp/stamp-and-certify";
+export { radioStamp } from "./stamp/stamp-document";
+export type { CertificateInput, CertificateSigner, Stamp, StampValue } from "./stamp/types";
+export { seal } from "./seal/seal";
+export { loadSealKey, type SealKey } from "./seal/seal-key";
+
+// The vault: the marked non-authoritative copy and the compliance certificate as a PDF.
+export { COPY_MARKING, markNonAuthoritativeCopy, type CopyStamp } from "./vault/mark-copy";
+export { renderCertificatePdf, type PrintableCertificate } from "./vault/render-certificate";
+
+// A file kept as its parts (the original and its incremental updates).
+export { sha256HexOfParts } from "./incremental/hash";
+export { joinParts } from "./incremental/parts";

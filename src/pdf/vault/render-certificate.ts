@@ -1,0 +1,117 @@
+import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from "pdf-lib";
+
+/**
+ * What the certificate PDF prints: the compliance certificate as served (services/vault/certificate.ts
+ * builds it and its rules; this file only lays it out).
+ */
+export type PrintableCertificate = {
+  certificate_type: string;
+  certificate_version: string;
+  issued_at: string;
+  subject: { envelope_id: string; envelope_name: string; customer_id: string; status: string };
+  secured_party: { name: string | null; role: string | null };
+  document_integrity: { hash_algorithm: string; document_hash: string };
+  ucc_9105_compliance: { compliant: boolean; score: number; checks: { requirement: string; ucc_reference: string; satisfied: boolean; detail: string }[] };
+  esign_act_compliance: { act: string; citation: string; compliant: boolean };
+  identity_verification: {
+    signers: { signer: string; status: string; timestamp: string; ip_address: string | null; provider: string; session_id: string | null }[];
+  };
+};
+
+const PAGE: [number, number] = [612, 792];
+const MARGIN = 56;
+
+/** Drops characters the standard fonts cannot encode (user-supplied names may hold any script). */
+function encodable(font: PDFFont, text: string): string {
+  let out = "";
+  for (const ch of text) {
+    try {
+      font.encodeText(ch);
+      out += ch;
+    } catch {
+      out += "?";
+    }
+  }
+  return out;
+}
+
+/** The KBA provider as the PDF names it: the sandbox is called what it is, so no reader takes it for a verification. */
+const providerText = (provider: string) => (provider === "sandbox" ? "provider sandbox (development provider: verifies nobody)," : `provider ${provider},`);
+
+/** The certificate as a PDF, for the vault and for people; the JSON stays the record of truth. */
+export async function renderCertificatePdf(cert: PrintableCertificate): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.setTitle(`UCC 9-105 compliance certificate - ${cert.subject.envelope_id}`);
+  doc.setSubject(cert.certificate_type);
+  doc.setCreationDate(new Date(cert.issued_at));
+  const regular = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  let page: PDFPage = doc.addPage(PAGE);
+  let y = PAGE[1] - MARGIN;
+
+  const write = (text: string, opts: { font?: PDFFont; size?: number; indent?: number; color?: [number, number, number] } = {}) => {
+    const font = opts.font ?? regular;
+    const size = opts.size ?? 10;
+    const x = MARGIN + (opts.indent ?? 0);
+    const width = PAGE[0] - MARGIN - x;
+    const words = encodable(font, text).split(" ");
+    let line = "";
+    const lines: string[] = [];
+    for (const word of words) {
+      const next = line ? `${line} ${word}` : word;
+      if (line && font.widthOfTextAtSize(next, size) > width) {
+        lines.push(line);
+        line = word;
+      } else line = next;
+    }
+    lines.push(line);
+    for (const l of lines) {
+      if (y < MARGIN) {
+        page = doc.addPage(PAGE);
+        y = PAGE[1] - MARGIN;
+      }
+      page.drawText(l, { x, y, size, font, color: rgb(...(opts.color ?? [0, 0, 0])) });
+      y -= size * 1.4;
+    }
+  };
+  const gap = (h = 8) => (y -= h);
+
+  write("Certificate of Compliance", { font: bold, size: 18 });
+  write("UCC §9-105 electronic chattel paper", { size: 12 });
+  gap();
+  write(`Certificate type: ${cert.certificate_type}, version ${cert.certificate_version}`);
+  write(`Issued at: ${cert.issued_at}`);
+  gap();
+  write("Subject", { font: bold, size: 12 });
+  write(`Envelope: ${cert.subject.envelope_id} - ${cert.subject.envelope_name}`);
+  write(`Customer: ${cert.subject.customer_id}`);
+  write(`Status: ${cert.subject.status}`);
+  gap();
+  write("Secured party", { font: bold, size: 12 });
+  write(`${cert.secured_party.name ?? "(not named)"}${cert.secured_party.role ? ` - ${cert.secured_party.role}` : ""}`);
+  gap();
+  write("Document integrity", { font: bold, size: 12 });
+  write(`${cert.document_integrity.hash_algorithm}: ${cert.document_integrity.document_hash}`, { size: 9 });
+  gap();
+  const ucc = cert.ucc_9105_compliance;
+  write(`UCC §9-105: ${ucc.compliant ? "COMPLIANT" : "NOT COMPLIANT"} (score ${ucc.score})`, {
+    font: bold,
+    size: 12,
+    color: ucc.compliant ? [0, 0.4, 0] : [0.7, 0, 0],
+  });
+  for (const check of ucc.checks) {
+    write(`${check.satisfied ? "[satisfied]" : "[NOT satisfied]"} ${check.requirement} (${check.ucc_reference})`, { font: bold, size: 9, indent: 8 });
+    write(check.detail, { size: 9, indent: 16 });
+  }
+  gap();
+  const esign = cert.esign_act_compliance;
+  write("E-SIGN Act", { font: bold, size: 12 });
+  write(`${esign.act}, ${esign.citation}: ${esign.compliant ? "compliant" : "not compliant"}`);
+  gap();
+  write("Identity verification (additive evidence; does not change the checks or the score)", { font: bold, size: 12 });
+  if (cert.identity_verification.signers.length === 0) write("No knowledge-based authentication results recorded.");
+  for (const s of cert.identity_verification.signers) {
+    write(`${s.signer}: ${s.status} at ${s.timestamp}, IP ${s.ip_address ?? "-"}, ${providerText(s.provider)} session ${s.session_id ?? "-"}`, { size: 9, indent: 8 });
+  }
+  return doc.save();
+}
