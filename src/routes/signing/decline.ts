@@ -15,7 +15,7 @@ export const route = createRoute(signerRoute({
   request: { params: SlugParams, body: jsonBody(z.object({ reason: z.string().trim().min(1).max(1000) })) },
   responses: {
     200: jsonContent(dataOf(z.object({ signer_status: z.literal("declined"), envelope_status: z.literal("declined") })), "Declined"),
-    ...errorResponses(400, 404, 409, 410, 415, 422, 429),
+    ...errorResponses(400, 403, 404, 409, 410, 415, 422, 429),
   },
 }));
 

@@ -15,7 +15,7 @@ export const route = createRoute(signerRoute({
   request: { params: SlugParams },
   responses: {
     200: { description: "The PDF", content: { "application/pdf": { schema: { type: "string", format: "binary" } } } },
-    ...errorResponses(400, 404, 410, 429),
+    ...errorResponses(400, 403, 404, 410, 429),
   },
 }));
 

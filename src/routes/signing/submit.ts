@@ -25,7 +25,7 @@ export const route = createRoute(signerRoute({
   request: { params: SlugParams, body: jsonBody(SubmitBody) },
   responses: {
     200: jsonContent(dataOf(z.object({ signer_status: z.literal("completed"), envelope_status: z.string(), completed: z.boolean() })), "Signed"),
-    ...errorResponses(400, 404, 409, 410, 415, 422, 429),
+    ...errorResponses(400, 403, 404, 409, 410, 415, 422, 429),
   },
 }));
 

@@ -13,7 +13,7 @@ export const route = createRoute(signerRoute({
   description: `The first call records \`viewed_at\`, fires \`signer.viewed\` and moves a \`sent\` envelope to \`viewed\`; later calls change nothing. ${SIGNING_SECURITY_NOTE}`,
   tags: SIGNING_TAGS,
   request: { params: SlugParams },
-  responses: { 200: jsonContent(dataOf(z.object({ viewed_at: z.string() })), "When the signer first viewed"), ...errorResponses(400, 404, 409, 410, 429) },
+  responses: { 200: jsonContent(dataOf(z.object({ viewed_at: z.string() })), "When the signer first viewed"), ...errorResponses(400, 403, 404, 409, 410, 429) },
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
