@@ -8,6 +8,9 @@ import { redactPath } from "./redact";
 /** The one place an error becomes a response: `{ error, details?, code? }`, never a stack trace. */
 export function onError(err: Error, c: Context<AppEnv>): Response {
   if (err instanceof ApiError) {
+    // a refusal that says when to come back says it in the header clients and proxies read
+    const retryAfter = err.status === 429 ? (err.details as { retry_after?: unknown } | undefined)?.retry_after : undefined;
+    if (typeof retryAfter === "number") c.header("Retry-After", String(retryAfter));
     return c.json(
       { error: err.message, ...(err.details !== undefined ? { details: err.details } : {}), ...(err.code ? { code: err.code } : {}) },
       err.status,

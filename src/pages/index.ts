@@ -32,9 +32,10 @@ type PageContext = Parameters<typeof signingShell>[0];
 
 async function linkPage(c: PageContext, slug: string) {
   const signer = SLUG.test(slug) ? await findSignerByCredential(c.var.ctx, slug) : null;
-  const frameAncestors = signer ? await frameAncestorsFor(c.var.ctx, { signerId: signer.signerId }) : [];
-  // Sign + Pay: Stripe.js (and its CSP) only on the page of a payer whose payment is due
-  const stripe = signer !== null && (await pageNeedsStripe(c.var.ctx, { signerId: signer.signerId }));
+  // Sign + Pay: Stripe.js (and its CSP) only on the page of a payer whose payment is due; both reads at once
+  const [frameAncestors, stripe] = signer
+    ? await Promise.all([frameAncestorsFor(c.var.ctx, { signerId: signer.signerId }), pageNeedsStripe(c.var.ctx, { signerId: signer.signerId })])
+    : [[], false];
   return signingShell(c, { mode: "link", slug, frameAncestors, stripe });
 }
 

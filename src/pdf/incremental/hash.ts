@@ -1,3 +1,4 @@
+import { toHex } from "../../lib/crypto";
 import { joinParts } from "./parts";
 
 /**
@@ -17,5 +18,5 @@ export async function sha256HexOfParts(parts: Uint8Array[]): Promise<string> {
   } else {
     digest = await crypto.subtle.digest("SHA-256", joinParts(parts));
   }
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return toHex(digest);
 }

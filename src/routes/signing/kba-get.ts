@@ -1,5 +1,4 @@
 import { createRoute } from "@hono/zod-openapi";
-import { ApiError } from "../../lib/errors";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { KbaStepSchema } from "../../services/kba/schema";
@@ -19,10 +18,7 @@ export const route = createRoute(signerRoute({
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await getKbaStep(c.var.ctx, { signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug)).signerId }).catch((err: unknown) => {
-    if (err instanceof ApiError && err.code === "kba_daily_limit") c.header("Retry-After", String((err.details as { retry_after: number }).retry_after));
-    throw err;
-  });
+  const data = await getKbaStep(c.var.ctx, { signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug)).signerId });
   c.header("Cache-Control", "private, no-store");
   return c.json({ data }, 200);
 };

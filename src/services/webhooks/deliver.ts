@@ -1,7 +1,7 @@
 import type { DeliveryStatus } from "../../db/schema";
 import type { Env } from "../../env";
 import { inGraceWindow, type DeliveryRow, type EndpointRow } from "./repository";
-import { attemptRecord, attemptResultOf, pauseDue, pausedEvent, recordAttemptsStatements } from "./record-attempts";
+import { recordAttemptsStatements } from "./record-attempts";
 import { signatureHeaders } from "./signing";
 import { checkWebhookUrl, deliveryUrlPolicyOf } from "./url-policy";
 import { forEachConcurrently } from "../../lib/concurrency";
@@ -97,11 +97,12 @@ export const SELECT_LOADED_DELIVERIES = `SELECT d.*, e.url, e.is_active, e.delet
 
 const loadForAttempt = (db: D1Database, deliveryId: string) => db.prepare(`${SELECT_LOADED_DELIVERIES} WHERE d.id = ?`).bind(deliveryId);
 
-/** The attempt itself, logged and scheduled in one batch. */
+/** The attempt itself, logged and scheduled in one batch (the writes of record-attempts.ts, as for many attempts). */
 async function attemptLoaded(env: Env, deliveryId: string, row: LoadedDelivery | null, opts: DeliverOptions & { now: Date }): Promise<AttemptResult | null> {
-  const { statements, result } = await attemptStatements(env, deliveryId, row, opts);
+  const sent = await sendAttempt(env, deliveryId, row, opts);
+  const { statements, results } = recordAttemptsStatements(env.DB, [sent], opts.now);
   if (statements.length > 0) await env.DB.batch(statements);
-  return result;
+  return results[0] ?? null;
 }
 
 /**
@@ -153,23 +154,6 @@ function releaseClaims(db: D1Database, rows: LoadedDelivery[], now: Date): D1Pre
       .prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND +status = 'pending' AND +attempts = 0")
       .bind(now.toISOString(), JSON.stringify(rows.map((r) => r.id))),
   ];
-}
-
-type Attempt = { statements: D1PreparedStatement[]; result: AttemptResult | null };
-
-/** Sends one attempt and returns the writes that record it (none for a paused endpoint). */
-async function attemptStatements(env: Env, deliveryId: string, row: LoadedDelivery | null, opts: DeliverOptions & { now: Date }): Promise<Attempt> {
-  const sent = await sendAttempt(env, deliveryId, row, opts);
-  if (sent.kind === "paused") return { statements: [], result: null };
-  if (sent.kind === "gone") {
-    const fail = env.DB.prepare("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ? WHERE id = ? AND status = 'pending'").bind(
-      sent.reason,
-      opts.now.toISOString(),
-      deliveryId,
-    );
-    return { statements: [fail], result: null };
-  }
-  return recordStatements(env.DB, sent.row, sent.outcome, opts.now);
 }
 
 /** What one attempt came to, before anything is written: its endpoint gone or paused, or the receiver's answer. */
@@ -244,55 +228,5 @@ async function post(url: URL, body: string, headers: Record<string, string>, tim
   }
 }
 
-
-function recordStatements(db: D1Database, row: LoadedDelivery, outcome: Outcome, now: Date): Attempt {
-  const record = attemptRecord(row, outcome, now);
-  const { attempt, succeeded, status, at, durationMs, nextAttemptAt: nextAt } = record;
-  const statements = [
-    // Guarded on the state read: if the endpoint was disabled meanwhile the delivery stays failed.
-    db
-      .prepare(
-        `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_attempt_at = ?, response_status = ?,
-           response_body = ?, duration_ms = ?, last_error = ?, updated_at = ?
-         WHERE id = ? AND status = 'pending' AND attempts = ?`,
-      )
-      .bind(status, attempt, nextAt, at, outcome.responseStatus, outcome.responseBody, durationMs, outcome.error, at, row.id, row.attempts),
-    db
-      .prepare(
-        `INSERT INTO webhook_attempts (delivery_id, org_id, attempt, attempted_at, succeeded, response_status, response_body, error, duration_ms, next_attempt_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .bind(row.id, row.org_id, attempt, at, succeeded ? 1 : 0, outcome.responseStatus, outcome.responseBody, outcome.error, durationMs, nextAt),
-    ...endpointHealth(db, row, succeeded, now),
-  ];
-  return { statements, result: attemptResultOf(record) };
-}
-
 /** Failures in a row after which the sweep sends the endpoint one probe a round instead of its whole backlog. */
 export const BACKOFF_AFTER_FAILURES = 5;
-
-/**
- * The endpoint's health after one attempt, in the attempt's own batch: a success clears the failure
- * run; a failure extends it, and the failure that makes the run PAUSE_AFTER_MS long pauses the
- * endpoint and publishes `webhook.endpoint_paused` (the event only if this attempt's UPDATE paused it).
- */
-function endpointHealth(db: D1Database, row: LoadedDelivery, succeeded: boolean, now: Date): D1PreparedStatement[] {
-  const at = now.toISOString();
-  if (succeeded) {
-    return [db.prepare("UPDATE webhook_endpoints SET consecutive_failures = 0, failing_since = NULL WHERE id = ? AND consecutive_failures > 0").bind(row.endpoint_id)];
-  }
-  const failures = (row.consecutive_failures ?? 0) + 1;
-  const since = row.failing_since ?? at;
-  const pause = pauseDue(failures, since, now); // record-attempts.ts PAUSE_AFTER_MS
-  const statements = [
-    db
-      .prepare(
-        `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1, failing_since = COALESCE(failing_since, ?),
-           paused_at = CASE WHEN ? = 1 AND paused_at IS NULL THEN ? ELSE paused_at END
-         WHERE id = ?`,
-      )
-      .bind(at, pause ? 1 : 0, at, row.endpoint_id),
-  ];
-  if (pause) statements.push(pausedEvent(db, row, { failingSince: since, failures }, now));
-  return statements;
-}

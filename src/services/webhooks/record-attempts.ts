@@ -124,7 +124,7 @@ function failGone(db: D1Database, gone: { id: string; reason: string }[], at: st
 
 /**
  * Endpoint health after many attempts, folded per endpoint in the attempts' order so the end state is
- * the one deliver.ts's statement per attempt would leave: the last success clears the failure run, the
+ * the one a statement per attempt would leave: the last success clears the failure run, the
  * failures after it extend the run (added to the stored count, so attempts recorded meanwhile by
  * another invocation still count). The pause rule is applied to the run as it stands after the
  * attempts (an endpoint that answered one of them is alive: its run restarts now and cannot pause), and
