@@ -1,5 +1,7 @@
 import type { RequestContext } from "../lib/context";
 import { autoVaultIfConsented } from "../services/vault/auto-vault";
+import { findJobCursor, upsertSweepCursor } from "../services/vault/repository";
+import { listCompletedEnvelopesForAutoVault } from "../services/envelopes/repository";
 
 const JOB = "auto-vault-sweep";
 /** Completed envelopes read per run, whether due or not: bounds the rows a minute costs. */
@@ -29,23 +31,15 @@ export type AutoVaultSweepRun = { scanned: number; due: number; vaulted: string[
  * vault-in commits and the other answers with the vaulted envelope (vaultDocument).
  */
 export async function autoVaultSweep(ctx: RequestContext, now = new Date()): Promise<AutoVaultSweepRun> {
-  const db = ctx.env.DB;
+  const db = ctx.db;
   const at = now.toISOString();
-  const cursor = (await db.prepare("SELECT cursor FROM job_cursors WHERE job = ?").bind(JOB).first<{ cursor: string }>())?.cursor ?? "";
-  const { results } = await db
-    .prepare(
-      // `status = 'completed'` verbatim so that the partial index applies; consent, paper and payment are
-      // read per row through their own keys (vault_consents' primary key, payments' unique envelope_id).
-      `SELECT e.id,
-         (e.updated_at <= ? AND e.document_source != 'upload'
-          AND EXISTS (SELECT 1 FROM vault_consents c WHERE c.envelope_id = e.id AND c.auto_vault_enabled = 1)
-          AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.envelope_id = e.id AND p.status != 'paid')) AS due
-       FROM envelopes e INDEXED BY envelopes_completed_idx
-       WHERE e.status = 'completed' AND e.id > ?
-       ORDER BY e.id LIMIT ?`,
-    )
-    .bind(new Date(now.getTime() - AUTO_VAULT_GRACE_MS).toISOString(), cursor, AUTO_VAULT_SCAN_PER_RUN)
-    .all<{ id: string; due: number }>();
+  const cursor = (await findJobCursor(db, JOB))?.cursor ?? "";
+  // `status = 'completed'` verbatim so that the partial index applies (envelopes/repository.ts)
+  const results = await listCompletedEnvelopesForAutoVault(db, {
+    changedBefore: new Date(now.getTime() - AUTO_VAULT_GRACE_MS).toISOString(),
+    cursor,
+    limit: AUTO_VAULT_SCAN_PER_RUN,
+  });
 
   const due = results.filter((r) => r.due === 1);
   const attempted = due.slice(0, AUTO_VAULT_PER_RUN);
@@ -65,16 +59,7 @@ export async function autoVaultSweep(ctx: RequestContext, now = new Date()): Pro
       failures.push(`${id}: ${String(err)}`);
     }
   }
-  await db
-    .prepare(
-      `INSERT INTO job_cursors (job, cycle_started_at, cycle_completed_at, cursor, processed, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (job) DO UPDATE SET cursor = excluded.cursor, processed = job_cursors.processed + excluded.processed,
-         cycle_started_at = CASE WHEN job_cursors.cursor = '' THEN excluded.cycle_started_at ELSE job_cursors.cycle_started_at END,
-         cycle_completed_at = excluded.cycle_completed_at, updated_at = excluded.updated_at`,
-    )
-    .bind(JOB, at, wrapped ? at : null, next, run.vaulted.length, at)
-    .run();
+  await upsertSweepCursor(db, { job: JOB, at, completedAt: wrapped ? at : null, cursor: next, processed: run.vaulted.length });
   if (failures.length > 0) throw new Error(`auto-vault sweep: ${failures.length} envelope(s) failed: ${failures.join("; ")}`);
   return run;
 }

@@ -1,7 +1,7 @@
 import { BulkBatchWorkflow, type BulkHooks, type BulkRun, type ChunkOutcome } from "../../durable-objects/bulk-batch";
 import type { Env } from "../env";
 import { createContext } from "../lib/context";
-import { publishEvents } from "../services/events/publish";
+import { publishEvents } from "../services/webhooks/publish";
 import { failBulkBatch, runBulkChunk } from "../services/bulk/run-chunk";
 
 /**

@@ -1,6 +1,7 @@
 import type { OutboxMessage } from "../env";
 import type { RequestContext } from "../lib/context";
 import { forEachConcurrently } from "../lib/concurrency";
+import { dispatchedEventIds } from "../services/events/repository";
 import { deliverWebhook, type DeliverOptions } from "../services/webhooks/deliver";
 import { deliverNow } from "../services/webhooks/deliver-now";
 
@@ -9,7 +10,7 @@ const CONCURRENCY = 25;
 
 /**
  * Queue consumer. Most event messages are the delayed safety net of an event the invocation that
- * committed it already fanned out and delivered (services/events/publish.ts): one query for the whole
+ * committed it already fanned out and delivered (services/webhooks/publish.ts): one query for the whole
  * batch finds those dispatched, and they are acked without more work. The events still undispatched
  * are fanned out together, in one D1 round trip, to their organizations' matching endpoints (one
  * delivery row each, committed with the events' `dispatched_at`), and the first attempts are sent
@@ -51,11 +52,7 @@ async function dispatchedEvents(ctx: RequestContext, messages: readonly Message<
   const ids = [...new Set(messages.flatMap((m) => (m.body.kind === "event" ? [m.body.event_id] : [])))];
   if (ids.length === 0) return new Set();
   try {
-    const { results } = await ctx.db
-      .prepare("SELECT id FROM events WHERE id IN (SELECT value FROM json_each(?)) AND dispatched_at IS NOT NULL")
-      .bind(JSON.stringify(ids))
-      .all<{ id: string }>();
-    return new Set(results.map((r) => r.id));
+    return new Set(await dispatchedEventIds(ctx.db, ids));
   } catch (err) {
     console.warn("webhook consumer: dispatched check failed", err);
     return new Set();

@@ -1,5 +1,5 @@
 import { inOrg, type RequestContext } from "../lib/context";
-import { findEnvelope } from "../services/envelopes/repository";
+import { findEnvelope, listExpiredEnvelopeIds } from "../services/envelopes/repository";
 import { applyTransition } from "../services/envelopes/transition";
 import { ApiError } from "../lib/errors";
 
@@ -11,15 +11,10 @@ const BATCH = 100;
  * that envelope alone, since its newer status wins.
  */
 export async function expireEnvelopes(ctx: RequestContext, now = new Date()): Promise<{ expired: number }> {
-  const { results } = await ctx.env.DB.prepare(
-    `SELECT id, org_id FROM envelopes WHERE status IN ('sent', 'viewed') AND expires_at IS NOT NULL AND expires_at <= ?
-     ORDER BY expires_at LIMIT ?`,
-  )
-    .bind(now.toISOString(), BATCH)
-    .all<{ id: string; org_id: string }>();
+  const results = await listExpiredEnvelopeIds(ctx.db, now.toISOString(), BATCH);
   let expired = 0;
   for (const row of results) {
-    const envelope = await findEnvelope(ctx.env.DB, row.org_id, row.id);
+    const envelope = await findEnvelope(ctx.db, row.org_id, row.id);
     if (!envelope) continue;
     try {
       await applyTransition(inOrg(ctx, row.org_id), envelope, {

@@ -7,7 +7,14 @@ import {
   recordIntegrityChecks,
   type IntegrityObservation,
 } from "../services/vault/integrity";
-import type { VaultRecordRow } from "../services/vault/repository";
+import {
+  jobCursorAdvance,
+  jobCycleComplete,
+  jobLeaseRelease,
+  listVaultRecordsAfter,
+  startJobCycle,
+  takeJobLease,
+} from "../services/vault/repository";
 
 /** The weekly trigger in wrangler.toml that starts a cycle of the sweep. */
 export const INTEGRITY_SWEEP_CRON = "0 3 * * 0";
@@ -38,16 +45,8 @@ export type SweepBatch = { ran: boolean; checked: number; bytes: number; mismatc
  */
 export async function startIntegritySweep(ctx: RequestContext, now = new Date(), limits = DEFAULT_SWEEP_LIMITS): Promise<SweepBatch> {
   const at = now.toISOString();
-  const started = await ctx.env.DB.prepare(
-    `INSERT INTO job_cursors (job, cycle_started_at, cycle_completed_at, cursor, processed, bytes_processed, failures, lease_until, updated_at)
-     VALUES (?, ?, NULL, '', 0, 0, 0, NULL, ?)
-     ON CONFLICT (job) DO UPDATE SET cycle_started_at = excluded.cycle_started_at, cycle_completed_at = NULL, cursor = '',
-       processed = 0, bytes_processed = 0, failures = 0, updated_at = excluded.updated_at
-     WHERE job_cursors.cycle_completed_at IS NOT NULL`,
-  )
-    .bind(JOB, at, at)
-    .run();
-  if (started.meta.changes === 0) console.warn(JSON.stringify({ level: "warn", msg: "integrity sweep: last cycle unfinished, continuing it" }));
+  const started = await startJobCycle(ctx.db, JOB, at);
+  if (!started) console.warn(JSON.stringify({ level: "warn", msg: "integrity sweep: last cycle unfinished, continuing it" }));
   return continueIntegritySweep(ctx, now, limits);
 }
 
@@ -70,24 +69,15 @@ export const SWEEP_CONCURRENCY = 4;
  * `vault.tamper_detected`. A lease keeps two overlapping invocations from re-hashing the same documents.
  */
 export async function continueIntegritySweep(ctx: RequestContext, now = new Date(), limits = DEFAULT_SWEEP_LIMITS): Promise<SweepBatch> {
-  const db = ctx.env.DB;
+  const db = ctx.db;
   const at = now.toISOString();
   const batch: SweepBatch = { ran: false, checked: 0, bytes: 0, mismatches: 0, cycleCompleted: false };
-  const lease = await db
-    .prepare(
-      `UPDATE job_cursors SET lease_until = ? WHERE job = ? AND cycle_completed_at IS NULL AND (lease_until IS NULL OR lease_until <= ?)
-       RETURNING cursor`,
-    )
-    .bind(new Date(now.getTime() + LEASE_MS).toISOString(), JOB, at)
-    .first<{ cursor: string }>();
+  const lease = await takeJobLease(db, JOB, new Date(now.getTime() + LEASE_MS).toISOString(), at);
   if (!lease) return batch;
   batch.ran = true;
   let leaseReleased = false;
   try {
-    const { results } = await db
-      .prepare("SELECT * FROM vault_records WHERE id > ? ORDER BY id LIMIT ?")
-      .bind(lease.cursor, limits.maxDocuments)
-      .all<VaultRecordRow>();
+    const results = await listVaultRecordsAfter(db, lease.cursor, limits.maxDocuments);
     // This invocation's share: documents in order while their recorded sizes fit the byte budget.
     let planned = 0;
     let plannedBytes = 0;
@@ -127,24 +117,19 @@ export async function continueIntegritySweep(ctx: RequestContext, now = new Date
     const alongside: D1PreparedStatement[] = [];
     if (done.length > 0) {
       alongside.push(
-        db
-          .prepare(
-            `UPDATE job_cursors SET cursor = ?, processed = processed + ?, bytes_processed = bytes_processed + ?, failures = failures + ?, updated_at = ?
-             WHERE job = ?`,
-          )
-          .bind(done[done.length - 1]!.record.id, batch.checked, batch.bytes, batch.mismatches, updatedAt, JOB),
+        jobCursorAdvance(db, JOB, { cursor: done[done.length - 1]!.record.id, processed: batch.checked, bytesProcessed: batch.bytes, failures: batch.mismatches, updatedAt }),
       );
     }
     if (batch.cycleCompleted) {
-      alongside.push(db.prepare("UPDATE job_cursors SET cycle_completed_at = ?, updated_at = ? WHERE job = ?").bind(at, updatedAt, JOB));
+      alongside.push(jobCycleComplete(db, JOB, at, updatedAt));
     }
     // The lease goes with the run's records, unless a document failed (then the run ends as below).
-    if (!failure) alongside.push(db.prepare("UPDATE job_cursors SET lease_until = NULL WHERE job = ?").bind(JOB));
+    if (!failure) alongside.push(jobLeaseRelease(db, JOB));
     await recordIntegrityChecks(ctx, { source: "sweep", checks: done, alongside });
     leaseReleased = !failure;
     if (failure) throw failure.error;
   } finally {
-    if (!leaseReleased) await db.prepare("UPDATE job_cursors SET lease_until = NULL WHERE job = ?").bind(JOB).run();
+    if (!leaseReleased) await jobLeaseRelease(db, JOB).run();
   }
   return batch;
 }

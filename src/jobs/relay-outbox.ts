@@ -1,4 +1,5 @@
 import type { RequestContext } from "../lib/context";
+import { undispatchedEventIds } from "../services/events/repository";
 
 const BATCH = 100;
 /** Events younger than this are left to the fast path that enqueued them at commit. */
@@ -10,15 +11,10 @@ const GRACE_MS = 30_000;
  * duplicate from this relay costs nothing.
  */
 export async function relayOutbox(ctx: RequestContext, now = new Date()): Promise<{ relayed: number }> {
-  const env = ctx.env;
   const cutoff = new Date(now.getTime() - GRACE_MS).toISOString();
-  const { results } = await env.DB.prepare(
-    "SELECT id FROM events WHERE dispatched_at IS NULL AND created_at <= ? ORDER BY created_at LIMIT ?",
-  )
-    .bind(cutoff, BATCH)
-    .all<{ id: string }>();
-  if (results.length > 0) {
-    await env.WEBHOOK_QUEUE.sendBatch(results.map((r) => ({ body: { kind: "event" as const, event_id: r.id } })));
+  const ids = await undispatchedEventIds(ctx.db, { cutoff, limit: BATCH });
+  if (ids.length > 0) {
+    await ctx.env.WEBHOOK_QUEUE.sendBatch(ids.map((id) => ({ body: { kind: "event" as const, event_id: id } })));
   }
-  return { relayed: results.length };
+  return { relayed: ids.length };
 }

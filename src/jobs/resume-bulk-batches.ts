@@ -1,5 +1,6 @@
 import { bulkBatchFor } from "../../durable-objects/bulk-batch";
 import type { RequestContext } from "../lib/context";
+import { listStaleBatches } from "../services/bulk/repository";
 
 /** A running batch whose counters have not moved for this long is handed to its workflow again. */
 export const STALE_BATCH_MS = 5 * 60_000;
@@ -18,13 +19,7 @@ export async function resumeBulkBatches(ctx: RequestContext, now: Date): Promise
   const namespace = ctx.env.BULK_BATCH;
   if (!namespace) return { resumed: [] }; // bulk send is not configured here: nothing was ever submitted
   const cutoff = new Date(now.getTime() - STALE_BATCH_MS).toISOString();
-  const { results } = await ctx.env.DB.prepare(
-    `SELECT id, org_id FROM bulk_batches
-     WHERE status IN ('running', 'cancelled') AND finished_at IS NULL AND deleted_at IS NULL AND updated_at < ?
-     ORDER BY updated_at LIMIT ${PER_RUN}`,
-  )
-    .bind(cutoff)
-    .all<{ id: string; org_id: string }>();
+  const results = await listStaleBatches(ctx.db, cutoff, PER_RUN);
   for (const batch of results) await bulkBatchFor({ BULK_BATCH: namespace }, batch.id).start({ batchId: batch.id, orgId: batch.org_id });
   return { resumed: results.map((b) => b.id) };
 }

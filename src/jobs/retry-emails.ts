@@ -1,7 +1,8 @@
 import type { RequestContext } from "../lib/context";
 import { emailTransport, emailTransportConfig } from "../providers/email";
 import { deliverAll, type Delivery } from "../services/email/deliver";
-import { openOutboxEmail, type OutboxRow } from "../services/email/outbox";
+import { openOutboxEmail } from "../services/email/outbox";
+import { listDueEmails, outboxClaim, outboxUnsendableUpdate, type DueEmailRow } from "../services/email/repository";
 
 const BATCH = 50;
 /** A `queued` row this old was never handed to the transport: its sender died between commit and delivery. */
@@ -15,8 +16,6 @@ const STALE_QUEUED_MAX_AGE_MS = 24 * 60 * 60_000;
 const CLAIM_MS = 2 * 60_000;
 /** The cron runs every minute; delivery stops starting new emails after this. */
 const BUDGET_MS = 40_000;
-
-type DueRow = Pick<OutboxRow, "id" | "kind" | "to_email" | "to_name" | "subject" | "text" | "html" | "link_url" | "link_sealed" | "attempts"> & { envelope_status: string | null };
 
 /** An invitation is worth sending only while its envelope can still be signed. */
 const OPEN_FOR_SIGNING = new Set(["sent", "viewed"]);
@@ -39,52 +38,34 @@ const OPEN_FOR_SIGNING = new Set(["sent", "viewed"]);
  * in the cron's logs every minute while the held emails wait, attempts untouched.
  */
 export async function retryEmails(ctx: RequestContext, now = new Date()): Promise<{ retried: number }> {
-  const env = ctx.env;
+  const { env, db } = ctx;
   const config = emailTransportConfig(env);
   if (config.kind === "outbox") return { retried: 0 };
   if (config.kind === "not_configured") throw new Error(config.problem);
 
   const at = now.toISOString();
-  const { results } = await env.DB.prepare(
-    `SELECT o.id, o.kind, o.to_email, o.to_name, o.subject, o.text, o.html, o.link_url, o.link_sealed, o.attempts, e.status AS envelope_status
-     FROM email_outbox o LEFT JOIN envelopes e ON e.id = o.envelope_id
-     WHERE (o.status = 'failed' AND o.next_attempt_at <= ?1)
-        OR (o.status = 'queued' AND o.created_at <= ?2 AND o.created_at > ?3 AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= ?1))
-     ORDER BY o.created_at LIMIT ?4`,
-  )
-    .bind(at, new Date(now.getTime() - STALE_QUEUED_MS).toISOString(), new Date(now.getTime() - STALE_QUEUED_MAX_AGE_MS).toISOString(), BATCH)
-    .all<DueRow>();
+  const results = await listDueEmails(db, {
+    at,
+    queuedBefore: new Date(now.getTime() - STALE_QUEUED_MS).toISOString(),
+    queuedAfter: new Date(now.getTime() - STALE_QUEUED_MAX_AGE_MS).toISOString(),
+    limit: BATCH,
+  });
   if (results.length === 0) return { retried: 0 };
 
-  const isClosed = (r: DueRow) => r.kind === "invitation" && r.envelope_status !== null && !OPEN_FOR_SIGNING.has(r.envelope_status);
+  const isClosed = (r: DueEmailRow) => r.kind === "invitation" && r.envelope_status !== null && !OPEN_FOR_SIGNING.has(r.envelope_status);
   const due = await Promise.all(results.map(async (row) => ({ row, email: isClosed(row) ? null : await openOutboxEmail(env, row) })));
   const unsendable = due.filter((d) => d.email === null).map(({ row }) => ({
     row,
     why: isClosed(row) ? `Not sent: the envelope is ${row.envelope_status}` : "Not sent: its sealed link does not open (EMBED_TOKEN_SECRET changed since it was queued)",
   }));
   if (unsendable.length > 0) {
-    await env.DB.batch(
-      unsendable.map(({ row, why }) =>
-        env.DB.prepare("UPDATE email_outbox SET status = 'failed', error = ?, next_attempt_at = NULL, link_sealed = NULL WHERE id = ? AND attempts = ? AND status != 'sent'").bind(
-          why,
-          row.id,
-          row.attempts,
-        ),
-      ),
-    );
+    await db.batch(unsendable.map(({ row, why }) => outboxUnsendableUpdate(db, row.id, row.attempts, why)));
   }
   const open = due.flatMap(({ row, email }) => (email ? [{ row, email }] : []));
   if (open.length === 0) return { retried: 0 };
 
   const claimUntil = new Date(now.getTime() + CLAIM_MS).toISOString();
-  const claims = await env.DB.batch<{ id: string }>(
-    open.map(({ row: r }) =>
-      env.DB.prepare(
-        `UPDATE email_outbox SET next_attempt_at = ?1 WHERE id = ?2 AND attempts = ?3 AND status IN ('queued', 'failed')
-           AND (next_attempt_at IS NULL OR next_attempt_at <= ?4) RETURNING id`,
-      ).bind(claimUntil, r.id, r.attempts, at),
-    ),
-  );
+  const claims = await db.batch<{ id: string }>(open.map(({ row: r }) => outboxClaim(db, r.id, r.attempts, claimUntil, at)));
   const claimed: Delivery[] = open
     .filter((_, i) => (claims[i]?.results.length ?? 0) > 0)
     .map(({ row: r, email }) => ({ email: { id: r.id, kind: r.kind, to: { email: r.to_email, name: r.to_name }, subject: r.subject, text: email.text, html: email.html }, attempts: r.attempts }));

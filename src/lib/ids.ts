@@ -28,6 +28,9 @@ export const PREFIXES = {
   email: "eml",
   payment: "pay",
   evidence: "evb",
+  kbaSession: "kbas",
+  kbaResult: "kbar",
+  usageLine: "use",
 } as const;
 
 export function newId(kind: keyof typeof PREFIXES): string {

@@ -3,6 +3,7 @@ import { sha256HexOfParts } from "../lib/crypto";
 import { ApiError, badRequest, conflict, RETRYABLE_CONFLICT_CODES } from "../lib/errors";
 import type { AppEnv } from "../lib/hono";
 import { isMultipart, partsWithoutBoundary, uploadBody } from "../lib/multipart";
+import { claimIdempotencyKey, completeIdempotencyKey, getIdempotencyRecord, releaseIdempotencyKey } from "../services/operator/api-keys/repository";
 
 const WINDOW_MS = 24 * 60 * 60 * 1000;
 /**
@@ -49,7 +50,7 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   if (!KEY_PATTERN.test(key)) {
     throw badRequest("Idempotency-Key must be 1 to 255 printable ASCII characters");
   }
-  const db = c.env.DB;
+  const db = c.var.ctx.db;
   const { keyId, orgId } = c.var.apiKey;
   // The body as bytes (an upload is binary, and text decoding would lose it); the request is rebuilt
   // around them so the route can still read its body. Same fingerprint as over the text for UTF-8.
@@ -65,25 +66,11 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   const staleCutoff = new Date(now - STALE_CLAIM_MS).toISOString();
   const claimedAt = new Date(now).toISOString();
 
-  const claimed = await db
-    .prepare(
-      `INSERT INTO idempotency_keys (key_id, idempotency_key, org_id, request_hash, state, created_at)
-       VALUES (?, ?, ?, ?, 'in_progress', ?)
-       ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
-         request_hash = excluded.request_hash, state = 'in_progress', response_status = NULL,
-         response_body = NULL, created_at = excluded.created_at
-       WHERE idempotency_keys.created_at < ? OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.created_at < ?)`,
-    )
-    .bind(keyId, key, orgId, fingerprint, claimedAt, cutoff, staleCutoff)
-    .run();
+  const claim = { keyId, key, claimedAt };
+  const claimed = await claimIdempotencyKey(db, { ...claim, orgId, requestHash: fingerprint, cutoff, staleCutoff });
 
   if (claimed.meta.changes === 0) {
-    const prior = await db
-      .prepare(
-        "SELECT request_hash, state, response_status, response_body FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ?",
-      )
-      .bind(keyId, key)
-      .first<{ request_hash: string; state: string; response_status: number | null; response_body: string | null }>();
+    const prior = await getIdempotencyRecord(db, keyId, key);
     if (!prior) throw conflict("This Idempotency-Key is being reused concurrently; retry");
     if (prior.request_hash !== fingerprint) {
       throw new ApiError(422, "Idempotency-Key was already used with a different request; use a new key for a new request", {
@@ -103,17 +90,8 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   // its claim to a retry must not release or overwrite the retry's.
   const body = await c.res.clone().text();
   if (isRetryAnswer(c.res.status, body)) {
-    await db
-      .prepare("DELETE FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ? AND state = 'in_progress' AND created_at = ?")
-      .bind(keyId, key, claimedAt)
-      .run();
+    await releaseIdempotencyKey(db, claim);
     return;
   }
-  await db
-    .prepare(
-      `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ?
-       WHERE key_id = ? AND idempotency_key = ? AND state = 'in_progress' AND created_at = ?`,
-    )
-    .bind(c.res.status, body, keyId, key, claimedAt)
-    .run();
+  await completeIdempotencyKey(db, claim, { status: c.res.status, body });
 });

@@ -2,7 +2,7 @@ import { createMiddleware } from "hono/factory";
 import { createContext } from "../lib/context";
 import { newId } from "../lib/ids";
 import type { AppEnv } from "../lib/hono";
-import { publishEvents } from "../services/events/publish";
+import { publishEvents } from "../services/webhooks/publish";
 
 /**
  * Every response, errors and unknown routes included, carries the id the request is logged under.

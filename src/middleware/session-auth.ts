@@ -4,6 +4,7 @@ import { forbidden, unauthorized } from "../lib/errors";
 import type { AppEnv, OrgMembership } from "../lib/hono";
 import { requireSecret } from "../lib/secrets";
 import { SESSION_AUDIENCE, SESSION_ISSUER } from "../lib/session-token";
+import { getMembershipRole } from "../services/organizations/repository";
 
 
 /**
@@ -37,9 +38,7 @@ export function requireMembership(roles?: OrgMembership["role"][]) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const orgId = c.req.header("x-org-id") ?? c.var.session.orgId;
     if (!orgId) throw forbidden("Organization required: send X-Org-Id");
-    const row = await c.env.DB.prepare("SELECT role FROM memberships WHERE user_id = ? AND org_id = ?")
-      .bind(c.var.session.userId, orgId)
-      .first<{ role: OrgMembership["role"] }>();
+    const row = await getMembershipRole(c.var.ctx.db, c.var.session.userId, orgId);
     if (!row) throw forbidden("You are not a member of this organization");
     if (roles && !roles.includes(row.role)) {
       throw forbidden(`This action requires the ${roles.join(" or ")} role; you are ${row.role}`);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { publishEvents } from "../../src/services/events/publish";
+import { publishEvents } from "../../src/services/webhooks/publish";
 import { ATTEMPT_LANES, attemptAll } from "../../src/services/webhooks/deliver";
 import { fanOutClaiming } from "../../src/services/webhooks/fan-out";
 import { newTenant } from "../helpers/api";

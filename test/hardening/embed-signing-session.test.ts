@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { mintSigningSession } from "../../src/services/embed/signing-session";
+import { mintSigningSession } from "../../src/services/signers/signing-session";
 import { call, newTenant } from "../helpers/api";
 import { invitationSlug, signerIdOf } from "../helpers/signing";
 import { sentTwoSignerEnvelope, signing } from "../helpers/signing-flow";

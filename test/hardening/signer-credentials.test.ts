@@ -1,6 +1,6 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { mintSigningSession, openSigningSession } from "../../src/services/embed/signing-session";
+import { mintSigningSession, openSigningSession } from "../../src/services/signers/signing-session";
 import { call, newKey, newTenant } from "../helpers/api";
 import { BUYER, payingTenant, sentPayEnvelope, sign } from "../helpers/payments";
 import { invitationSlug, sendableEnvelope, signerIdOf, signerRows } from "../helpers/signing";

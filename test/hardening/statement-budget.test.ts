@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { runBulkChunk } from "../../src/services/bulk/run-chunk";
-import { publishEvents } from "../../src/services/events/publish";
+import { publishEvents } from "../../src/services/webhooks/publish";
 import { MAX_SIGNERS } from "../../src/services/signers/schema";
 import { newTenant } from "../helpers/api";
 import { bulkTenant, readyBatch, seedCustomers } from "../helpers/bulk";

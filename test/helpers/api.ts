@@ -70,3 +70,13 @@ export async function createEnvelope(key: string, overrides: Record<string, unkn
   if (res.status !== 201) throw new Error(`envelope create failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data as { envelope_id: string; customer_id: string; status: string; [k: string]: unknown };
 }
+
+/** Reads until `check` accepts what `read` returns (work a response left to `waitUntil`), at most `timeoutMs`. */
+export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (check(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

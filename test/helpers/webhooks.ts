@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { inject } from "vitest";
 import type { OutboxMessage } from "../../src/env";
 import { outboxInsert, type EventType } from "../../src/services/events/outbox";
-import type { AttemptRow } from "../../src/services/webhooks/get-delivery";
+import type { AttemptRow } from "../../src/services/webhooks/repository";
 import type { DeliveryRow } from "../../src/services/webhooks/repository";
 import { call, newTenant, operator } from "./api";
 

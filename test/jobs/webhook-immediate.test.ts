@@ -4,10 +4,10 @@ import type { Env, OutboxMessage } from "../../src/env";
 import { dispatchEvents } from "../../src/jobs/dispatch-events";
 import { sweepDeliveries } from "../../src/jobs/sweep-deliveries";
 import { relayOutbox } from "../../src/jobs/relay-outbox";
-import { publishEvents } from "../../src/services/events/publish";
+import { publishEvents } from "../../src/services/webhooks/publish";
 import { CLAIM_LEASE_MS } from "../../src/services/webhooks/deliver";
 import { createEnvelope as createEnvelopeThroughApi } from "../helpers/api";
-import { createEnvelope } from "../../src/services/envelopes/create-envelope";
+import { createEnvelope } from "../../src/services/compose/create-envelope";
 import { jobContext, orgContext } from "../helpers/context";
 import { deliveriesOf, insertEvent, received, tenantWithEndpoint, waitForRequests } from "../helpers/webhooks";
 

@@ -2,7 +2,7 @@ import { createMessageBatch, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env, OutboxMessage } from "../../src/env";
 import { dispatchEvents } from "../../src/jobs/dispatch-events";
-import { publishEvents } from "../../src/services/events/publish";
+import { publishEvents } from "../../src/services/webhooks/publish";
 import { deliverNow } from "../../src/services/webhooks/deliver-now";
 import { newTenant } from "../helpers/api";
 import { bulkTenant, readyBatch, runToEnd } from "../helpers/bulk";

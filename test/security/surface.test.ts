@@ -2,7 +2,7 @@ import { env, SELF } from "cloudflare:test";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { app } from "../../src/app";
-import { mintSigningSession } from "../../src/services/embed/signing-session";
+import { mintSigningSession } from "../../src/services/signers/signing-session";
 import { call } from "../helpers/api";
 import { invitationSlug } from "../helpers/signing";
 import { sentTwoSignerEnvelope } from "../helpers/signing-flow";

@@ -1,15 +1,21 @@
+import type { Row } from "../../db/row";
+import type { signingProviderTemplates } from "../../db/schema/templates";
 import type { Env } from "../../env";
 import { stampAndCertify } from "../../pdf";
 import { nowIso } from "../../lib/time";
-import { SigningProviderError, type ProviderInstance, type SigningProvider } from "./interface";
+import { SigningProviderError, type SigningProvider } from "./interface";
 
-type Row = { id: number; instance: ProviderInstance; org_id: string; template_id: string; name: string; document_key: string | null; page_count: number | null; fields: string };
+type ProviderTemplateRow = Row<typeof signingProviderTemplates>;
 
 /**
  * The built-in provider keeps its templates in D1 (`signing_provider_templates`); the AUTOINCREMENT
  * row id is the `provider_template_id`. Both instances live here: `cloud` is the same store with the
  * KBA step added at signing time.
  */
+// SQL exception: `signing_provider_templates` is this provider's own store, standing in for a remote
+// provider's API, and these are its writes and its copy's read. Providers sit below services
+// (test/conventions.test.ts), so they cannot go to templates/repository.ts (which holds the services'
+// read of the table); there is no ctx here either (the provider is built from env): they use the binding.
 export class BuiltinSigningProvider implements SigningProvider {
   constructor(private readonly env: Env) {}
 
@@ -57,7 +63,7 @@ export class BuiltinSigningProvider implements SigningProvider {
   async copyTemplate(input: Parameters<SigningProvider["copyTemplate"]>[0]) {
     const source = await this.env.DB.prepare("SELECT * FROM signing_provider_templates WHERE id = ? AND instance = ?")
       .bind(input.providerTemplateId, input.from)
-      .first<Row>();
+      .first<ProviderTemplateRow>();
     if (!source) throw new SigningProviderError("unavailable", `provider template ${input.providerTemplateId} does not exist in ${input.from}`);
     if (source.document_key && !(await this.env.DOCS.head(source.document_key))) {
       throw new SigningProviderError("unavailable", `the document of provider template ${source.id} is missing from storage`);

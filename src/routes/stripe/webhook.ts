@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
-import { handleStripeWebhook } from "../../services/payments/handle-stripe-webhook";
+import { handleStripeWebhook } from "../../services/stripe/handle-stripe-webhook";
 import { publicRoute } from "../define";
 
 const WebhookAnswer = z

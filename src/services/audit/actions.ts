@@ -1,8 +1,6 @@
-import type { EnvelopeAction } from "../envelopes/state-machine";
-
 /**
  * Every action the audit log records, in one place (like the event types in events/outbox.ts). The
- * append functions (`auditInsert`, `commitWithOrgAudit`, `appendEnvelopeAudit`) take only these, so a
+ * append functions (`auditInsert`, `commitWithOrgAudit`, the envelope's `planChange`) take only these, so a
  * new entry is added here first, with what it means. Envelope entries live on the envelope's chain,
  * the rest on the organization's.
  */
@@ -60,6 +58,6 @@ export const AUDIT_ACTIONS = {
   "webhook_endpoint.updated": "A webhook endpoint was changed.",
   "webhook_endpoint.deleted": "A webhook endpoint was deleted.",
   "webhook_endpoint.secret_rotated": "A webhook endpoint's signing secret was rotated (the old one kept for a grace period).",
-} as const satisfies Record<`envelope.${EnvelopeAction}`, string> & Record<string, string>;
+} as const satisfies Record<string, string>;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

@@ -2,6 +2,7 @@ import { canonicalJson, sha256Hex } from "../../lib/crypto";
 import { newId } from "../../lib/ids";
 import type { Actor } from "../../lib/actor";
 import type { AuditAction } from "./actions";
+import { auditLogInsert, findChainHead } from "./repository";
 
 /** Hash of the entry before the first one of every chain. */
 export const GENESIS_HASH = "0".repeat(64);
@@ -66,34 +67,12 @@ export async function auditInsert(
     prev_hash: input.head.hash,
   };
   const hash = await hashEntry(entry);
-  const statement = db
-    .prepare(
-      `INSERT INTO audit_log (id, org_id, chain_id, seq, action, actor_type, actor_id, ip, user_agent, data, created_at, prev_hash, hash)
-       ${input.onlyIfPreviousChanged ? "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE changes() > 0" : "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"}`,
-    )
-    .bind(
-      entry.id,
-      entry.org_id,
-      entry.chain_id,
-      entry.seq,
-      entry.action,
-      entry.actor_type,
-      entry.actor_id,
-      entry.ip,
-      entry.user_agent,
-      JSON.stringify(entry.data),
-      entry.created_at,
-      entry.prev_hash,
-      hash,
-    );
+  const statement = auditLogInsert(db, { ...entry, data: JSON.stringify(entry.data), hash }, input.onlyIfPreviousChanged ?? false);
   return { statement, head: { seq: entry.seq, hash }, entryId: entry.id };
 }
 
 export async function readChainHead(db: D1Database, chainId: string): Promise<ChainHead> {
-  const row = await db
-    .prepare("SELECT seq, hash FROM audit_log WHERE chain_id = ? ORDER BY seq DESC LIMIT 1")
-    .bind(chainId)
-    .first<{ seq: number; hash: string }>();
+  const row = await findChainHead(db, chainId);
   return row ?? { seq: 0, hash: GENESIS_HASH };
 }
 

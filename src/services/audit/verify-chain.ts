@@ -1,4 +1,7 @@
 import { GENESIS_HASH, hashEntry, type AuditEntry } from "./chain";
+import { chainRowsStatement } from "./repository";
+
+export { chainRowsStatement };
 
 export type ChainVerification =
   | { verified: true; entries: number; head_hash: string }
@@ -22,6 +25,8 @@ export async function verifyChain(db: D1Database, chainId: string): Promise<Chai
   // newest entry (advanced in the batch of every entry) is what says they existed.
   const [rows, owner] = await db.batch<unknown>([
     chainRowsStatement(db, chainId),
+    // SQL exception: the chain's owner record, whichever entity owns the chain (an envelope's or an
+    // organization's), read in the batch of its entries so the two are one snapshot.
     db
       .prepare(
         `SELECT audit_seq, NULL AS audit_head_hash FROM envelopes WHERE id = ?
@@ -31,16 +36,6 @@ export async function verifyChain(db: D1Database, chainId: string): Promise<Chai
   ]);
   const recorded = (owner!.results as { audit_seq: number; audit_head_hash: string | null }[])[0];
   return verifyChainRows(rows!.results as ChainRow[], recorded?.audit_seq ?? null, recorded?.audit_head_hash ?? null);
-}
-
-/** A chain's entries in order, as verifyChainRows reads them (for a caller that batches its reads). */
-export function chainRowsStatement(db: D1Database, chainId: string): D1PreparedStatement {
-  return db
-    .prepare(
-      `SELECT id, org_id, chain_id, seq, action, actor_type, actor_id, ip, user_agent, data, created_at, prev_hash, hash
-       FROM audit_log WHERE chain_id = ? ORDER BY seq ASC`,
-    )
-    .bind(chainId);
 }
 
 /**

@@ -4,9 +4,9 @@ import { newId } from "../../lib/ids";
 import { addSeconds, nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { templateIdOf } from "../bulk/create-batch";
-import { assertEditable, getBatch } from "../bulk/repository";
-import { masterRoles } from "../bulk/submit-batch";
-import { findTemplate, listTemplateFields } from "../templates/repository";
+import { batchMasterSet, getBatch } from "../bulk/repository";
+import { assertEditable } from "../bulk/serialize";
+import { findTemplate, listTemplateFields, listTemplateRoles } from "../templates/repository";
 import { buildWorkingTemplate, sameSource, sessionOut, sourceOf, type StoredSource } from "./open-builder-session";
 import { resolveSources } from "./resolve-sources";
 import type { OpenBuilderSessionInput } from "./schema";
@@ -48,7 +48,7 @@ export async function openBatchBuilderSession(ctx: OrgContext, input: { batchId:
   const previous = batch.master_source ? (JSON.parse(batch.master_source) as StoredSource) : null;
   if (existing && previous && sameSource(previous, stored) && (source.kind !== "new" || source.kbaRequired === (existing.kba_required === 1))) {
     const fields = await listTemplateFields(db, existing.id);
-    return { ...sessionOut(session, null, existing, previous, true, fields), batch_id: batch.id, roles: await masterRoles(db, existing.id) };
+    return { ...sessionOut(session, null, existing, previous, true, fields), batch_id: batch.id, roles: await listTemplateRoles(db, existing.id) };
   }
   if (existing && source.kind === "new" && body.kba_required !== undefined && source.kbaRequired !== (existing.kba_required === 1)) {
     throw conflict("kba_required can no longer change: the batch's master template fixed it", { master_template_id: existing.id }, "kba_immutable");
@@ -62,12 +62,7 @@ export async function openBatchBuilderSession(ctx: OrgContext, input: { batchId:
     db,
     { orgId, action: "bulk_batch.updated", actor: ctx.actor, data: { batch_id: batch.id, master_template_id: template.id, source: stored }, at },
     [
-      db
-        .prepare(
-          `UPDATE bulk_batches SET master_template_id = ?, master_source = ?, kba_required = ?, provider_instance = ?, updated_at = ?
-           WHERE id = ? AND status IN ('draft', 'ready') AND deleted_at IS NULL`,
-        )
-        .bind(template.id, JSON.stringify(stored), template.kba_required, template.provider_instance, at, batch.id),
+      batchMasterSet(db, { batchId: batch.id, templateId: template.id, source: JSON.stringify(stored), kbaRequired: template.kba_required, providerInstance: template.provider_instance, at }),
     ],
     { guarded: true },
   );

@@ -2,12 +2,13 @@ import { actingUserId } from "../../lib/actor";
 import { ApiError, conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { addSeconds, nowIso } from "../../lib/time";
-import { auditInsert, isChainConflict } from "../audit/chain";
 import type { OrgContext } from "../../lib/context";
 import { discardDocuments } from "../documents/ingest-pdf";
-import { insertEnvelopeFields, insertOriginalDocument } from "../documents/envelope-fields";
-import { getEnvelope, metadataOf, type LoadedEnvelope } from "../envelopes/repository";
+import { insertEnvelopeFields, insertOriginalDocument } from "../documents/repository";
+import { builderSessionInsert, getLatestSessionSource } from "./repository";
+import { bindTemplateStatement, getEnvelope, metadataOf, type LoadedEnvelope } from "../envelopes/repository";
 import { applyTransition } from "../envelopes/transition";
+import { changeEnvelope } from "../envelopes/commit";
 import { insertTemplate } from "../templates/insert-template";
 import { findTemplate, listTemplateFields, type TemplateRow } from "../templates/repository";
 import type { ResolvedField } from "../templates/schema";
@@ -32,7 +33,7 @@ export async function buildWorkingTemplate(ctx: OrgContext, input: { source: Bui
   if (source.templates.length === 0) return { template: await insertTemplate(ctx, { ...base, document: null, fields: [] }), fields: [] };
   if (source.templates.length === 1) {
     const t = source.templates[0]!;
-    const fields = await listTemplateFields(ctx.env.DB, t.id);
+    const fields = await listTemplateFields(ctx.db, t.id);
     const document = t.document_key ? { key: t.document_key, sha256: t.document_sha256!, sizeBytes: t.document_size_bytes!, pageCount: t.page_count! } : null;
     return { template: await insertTemplate(ctx, { ...base, document, fields }), fields };
   }
@@ -59,7 +60,7 @@ function defaultName(source: BuilderSource, envelope: LoadedEnvelope): string {
  * elsewhere (template_id at creation, an upload) is 409; one past `uploaded` is 422.
  */
 export async function openBuilderSession(ctx: OrgContext, input: { body: OpenBuilderSessionInput }) {
-  const db = ctx.env.DB;
+  const db = ctx.db;
   const source = await resolveSources(ctx, { body: input.body });
   const envelope = await getEnvelope(db, ctx.orgId, input.body.envelope_id!);
   if (envelope.status !== "pending" && envelope.status !== "uploaded") {
@@ -70,7 +71,7 @@ export async function openBuilderSession(ctx: OrgContext, input: { body: OpenBui
   const existing = envelope.template_id ? await findTemplate(db, ctx.orgId, envelope.template_id, { includeDeleted: true }) : null;
   if (existing || envelope.status !== "pending") {
     const last = existing?.origin === "builder"
-      ? await db.prepare("SELECT source FROM builder_sessions WHERE envelope_id = ? ORDER BY created_at DESC LIMIT 1").bind(envelope.id).first<{ source: string }>()
+      ? await getLatestSessionSource(db, envelope.id)
       : null;
     const previous = last ? (JSON.parse(last.source) as StoredSource) : null;
     const sourceless = source.kind === "new" && (input.body.kba_required === undefined || input.body.kba_required === (existing?.kba_required === 1));
@@ -92,9 +93,7 @@ export async function openBuilderSession(ctx: OrgContext, input: { body: OpenBui
     builder_source: stored,
   };
   const bind = [
-    db
-      .prepare("UPDATE envelopes SET template_id = ?, metadata = ?, kba_required = ?, provider_instance = ? WHERE id = ?")
-      .bind(template.id, JSON.stringify(metadata), template.kba_required, template.provider_instance, envelope.id),
+    bindTemplateStatement(db, envelope.id, { templateId: template.id, metadata, kbaRequired: template.kba_required, providerInstance: template.provider_instance }),
     sessionInsert(db, { orgId: ctx.orgId, userId: actingUserId(ctx.actor) }, session, envelope.id, template, stored),
   ];
   const data = { builder_session_id: session.id, template_id: template.id, source: stored };
@@ -110,30 +109,28 @@ export async function openBuilderSession(ctx: OrgContext, input: { body: OpenBui
     });
   } else {
     // A new document: nothing to attach yet, but the envelope is bound to its working template (and
-    // its KBA choice) with an audit entry, guarded like a transition.
-    const audit = await auditInsert(db, { orgId: ctx.orgId, chainId: envelope.id, head: envelope.head, action: "envelope.builder_opened", actor: ctx.actor, data, at });
-    try {
-      const [guard] = await db.batch([
-        db.prepare("UPDATE envelopes SET updated_at = ?, audit_seq = audit_seq + 1 WHERE id = ? AND status = 'pending' AND audit_seq = ?").bind(at, envelope.id, envelope.audit_seq),
-        audit.statement,
-        ...bind,
-      ]);
-      if (guard?.meta.changes !== 1) throw conflict("The envelope changed while this request was processed; retry");
-    } catch (err) {
-      if (isChainConflict(err)) throw conflict("The envelope changed while this request was processed; retry");
-      throw err;
-    }
+    // its KBA choice) with an audit entry, committed like any envelope change; it must still be pending.
+    await changeEnvelope(ctx, { orgId: ctx.orgId, envelopeId: envelope.id, read: envelope }, async (current) => {
+      if (current.status !== "pending") throw conflict(`The envelope is ${current.status}: a builder session binds only a pending envelope`, { status: current.status });
+      return { change: { entries: [{ action: "envelope.builder_opened", data }], statements: bind, at }, result: undefined };
+    });
   }
   return sessionOut(session, envelope.id, template, stored, false, fields);
 }
 
 function sessionInsert(db: D1Database, input: { orgId: string; userId: string }, session: { id: string; created_at: string; expires_at: string }, envelopeId: string, template: TemplateRow, source: StoredSource) {
-  return db
-    .prepare(
-      `INSERT INTO builder_sessions (id, org_id, envelope_id, template_id, source, kba_required, provider_instance, created_by, created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .bind(session.id, input.orgId, envelopeId, template.id, JSON.stringify(source), template.kba_required, template.provider_instance, input.userId, session.created_at, session.expires_at);
+  return builderSessionInsert(db, {
+    id: session.id,
+    org_id: input.orgId,
+    envelope_id: envelopeId,
+    template_id: template.id,
+    source: JSON.stringify(source),
+    kba_required: template.kba_required,
+    provider_instance: template.provider_instance,
+    created_by: input.userId,
+    created_at: session.created_at,
+    expires_at: session.expires_at,
+  });
 }
 
 export function sessionOut(session: { id: string; created_at: string; expires_at: string }, envelopeId: string | null, template: TemplateRow, source: StoredSource, continued: boolean, fields: ResolvedField[]) {

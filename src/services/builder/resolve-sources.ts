@@ -1,6 +1,6 @@
 import { badRequest } from "../../lib/errors";
 import { getPackage } from "../packages/repository";
-import { getTemplate, type TemplateRow } from "../templates/repository";
+import { getTemplate, listTemplatesByIds, type TemplateRow } from "../templates/repository";
 import type { OpenBuilderSessionInput, SourceKind } from "./schema";
 import type { OrgContext } from "../../lib/context";
 
@@ -14,11 +14,7 @@ function firstRepeat(ids: string[]): string | undefined {
 
 /** Templates of the org by id, in the order asked; unknown and deleted ones are a 400 naming the list. */
 async function liveTemplates(db: D1Database, orgId: string, ids: string[], list: string): Promise<TemplateRow[]> {
-  const { results } = await db
-    .prepare(`SELECT * FROM templates WHERE org_id = ? AND id IN (${ids.map(() => "?").join(", ")})`)
-    .bind(orgId, ...ids)
-    .all<TemplateRow>();
-  const byId = new Map(results.map((t) => [t.id, t]));
+  const byId = new Map((await listTemplatesByIds(db, orgId, ids)).map((t) => [t.id, t]));
   for (const id of ids) {
     const t = byId.get(id);
     if (!t) throw badRequest(`${list} includes ${id}, which is not a template of this organization`, { field: list, template_id: id });

@@ -3,7 +3,8 @@ import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import { batchDetail, getBatch } from "./repository";
+import { batchCancel, getBatch } from "./repository";
+import { batchDetail } from "./serialize";
 
 /**
  * POST /bulk-send/:id/cancel: `running` -> `cancelled`. In one D1 batch the batch's status changes and
@@ -20,16 +21,7 @@ export async function cancelBatch(ctx: OrgContext, input: { batchId: string }) {
   const [guard] = await commitWithOrgAudit(
     db,
     { orgId, action: "bulk_batch.cancelled", actor: ctx.actor, data: { batch_id: batch.id }, at },
-    [
-      db
-        .prepare(
-          `UPDATE bulk_batches SET status = 'cancelled', updated_at = ?2,
-             cancelled_count = cancelled_count + (SELECT COUNT(*) FROM bulk_items WHERE batch_id = ?1 AND status = 'pending')
-           WHERE id = ?1 AND status = 'running'`,
-        )
-        .bind(batch.id, at),
-      db.prepare("UPDATE bulk_items SET status = 'cancelled', updated_at = ? WHERE batch_id = ? AND status = 'pending' AND (SELECT status FROM bulk_batches WHERE id = ?) = 'cancelled'").bind(at, batch.id, batch.id),
-    ],
+    batchCancel(db, batch.id, at),
     { guarded: true },
   );
   if (guard?.meta.changes !== 1) {

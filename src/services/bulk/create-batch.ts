@@ -5,9 +5,11 @@ import { newId } from "../../lib/ids";
 import type { ApiIssue } from "../../lib/validation";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
+import { findPackageKba } from "../packages/repository";
 import { findTemplate } from "../templates/repository";
 import { instanceFor } from "../templates/schema";
-import { batchDetail, getBatch } from "./repository";
+import { batchInsert, getBatch } from "./repository";
+import { batchDetail } from "./serialize";
 import type { CreateBatchInput } from "./schema";
 
 const issue = (path: string[], expected: string, received: string, message: string): ApiIssue => ({ code: "invalid_value", expected, received, path, message });
@@ -33,10 +35,7 @@ export async function resolveBatchSource(ctx: OrgContext, body: Pick<CreateBatch
   }
   if (body.document_source === "package") {
     if (!body.source_package_id) throw unprocessable("Validation failed", [issue(["source_package_id"], "a package id", "undefined", "source_package_id is required for document_source package")]);
-    const pkg = await db
-      .prepare("SELECT kba_required FROM document_packages WHERE id = ? AND org_id = ? AND deleted_at IS NULL")
-      .bind(body.source_package_id, orgId)
-      .first<{ kba_required: number }>();
+    const pkg = await findPackageKba(db, orgId, body.source_package_id);
     if (!pkg) throw unprocessable("Validation failed", [issue(["source_package_id"], "a document package of this organization", body.source_package_id, "Package not found")]);
     return { sourceTemplateId: null, sourcePackageId: body.source_package_id, kbaRequired: pkg.kba_required === 1 };
   }
@@ -51,29 +50,23 @@ export async function createBatch(ctx: OrgContext, input: { body: CreateBatchInp
   const id = newId("bulkBatch");
   const at = nowIso();
   await commitWithOrgAudit(db, { orgId, action: "bulk_batch.created", actor: ctx.actor, data: { batch_id: id, name: body.name, document_source: body.document_source }, at }, [
-    db
-      .prepare(
-        `INSERT INTO bulk_batches (id, org_id, name, document_source, source_template_id, source_package_id, kba_required, provider_instance,
-           preserve_signing_order, add_me_as_signer, auto_vault_enabled, tag_ids, status, created_by, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'draft', ?, ?, ?)`,
-      )
-      .bind(
-        id,
-        orgId,
-        body.name,
-        body.document_source,
-        source.sourceTemplateId,
-        source.sourcePackageId,
-        source.kbaRequired ? 1 : 0,
-        instanceFor(source.kbaRequired),
-        body.preserve_signing_order === false ? 0 : 1,
-        body.add_me_as_signer ? 1 : 0,
-        body.auto_vault_enabled ? 1 : 0,
-        JSON.stringify(body.tag_ids ?? []),
-        actingUserId(ctx.actor),
-        at,
-        at,
-      ),
+    batchInsert(db, {
+      id,
+      org_id: orgId,
+      name: body.name,
+      document_source: body.document_source,
+      source_template_id: source.sourceTemplateId,
+      source_package_id: source.sourcePackageId,
+      kba_required: source.kbaRequired ? 1 : 0,
+      provider_instance: instanceFor(source.kbaRequired),
+      preserve_signing_order: body.preserve_signing_order === false ? 0 : 1,
+      add_me_as_signer: body.add_me_as_signer ? 1 : 0,
+      auto_vault_enabled: body.auto_vault_enabled ? 1 : 0,
+      tag_ids: JSON.stringify(body.tag_ids ?? []),
+      created_by: actingUserId(ctx.actor),
+      created_at: at,
+      updated_at: at,
+    }),
   ]);
   return batchDetail(await getBatch(db, orgId, id));
 }

@@ -2,11 +2,14 @@ import type { OrgContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import { auditInsert, GENESIS_HASH } from "../audit/chain";
-import { copyTemplateFields, insertOriginalDocument } from "../documents/envelope-fields";
+import { copyTemplateFields, insertOriginalDocument } from "../documents/repository";
+import { bulkEnvelopeInsert } from "../envelopes/repository";
+import { envelopeCreatedEventInsert } from "../events/repository";
 import type { TemplateRow } from "../templates/repository";
 import type { ResolvedField } from "../templates/schema";
 import { usageLineInsert } from "../usage/record-usage";
-import type { BatchRow, ItemRow } from "./repository";
+import { bulkVaultConsentInsert } from "../vault/repository";
+import { itemEnvelopeSet, type BatchRow, type ItemRow } from "./repository";
 
 export type ClientData = { name: string; email: string; primary_contact_name: string | null };
 
@@ -67,21 +70,23 @@ export async function bulkEnvelopeStatements(ctx: OrgContext, input: BulkEnvelop
     tag_ids: tags,
   };
   const statements: D1PreparedStatement[] = [
-    db
-      .prepare(
-        `INSERT INTO envelopes (id, org_id, customer_id, name, status, document_source, template_id, metadata, prefilled_data, kba_required, provider_instance, audit_seq, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'preparing', ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
-      )
-      .bind(envelopeId, orgId, item.customer_id, batch.name, batch.document_source, master.id, JSON.stringify(metadata), null, master.kba_required, master.provider_instance, at, at),
+    bulkEnvelopeInsert(db, {
+      id: envelopeId,
+      orgId,
+      customerId: item.customer_id,
+      name: batch.name,
+      documentSource: batch.document_source,
+      templateId: master.id,
+      metadata: JSON.stringify(metadata),
+      kbaRequired: master.kba_required,
+      providerInstance: master.provider_instance,
+      at,
+    }),
     insertOriginalDocument(db, { id: newId("document"), envelopeId, orgId, key: master.document_key!, sha256: master.document_sha256!, sizeBytes: master.document_size_bytes!, pageCount: master.page_count, at }),
     copyTemplateFields(db, { envelopeId, templateId: master.id, values: clientPrefill(input.fields, client), at }),
   ];
   if (batch.auto_vault_enabled === 1 && batch.vault_terms_accepted_at) {
-    statements.push(
-      db
-        .prepare("INSERT INTO vault_consents (envelope_id, org_id, auto_vault_enabled, terms_accepted_at, terms_accepted_by, updated_at) VALUES (?, ?, 1, ?, ?, ?)")
-        .bind(envelopeId, orgId, batch.vault_terms_accepted_at, batch.vault_terms_accepted_by, at),
-    );
+    statements.push(bulkVaultConsentInsert(db, { envelopeId, orgId, termsAcceptedAt: batch.vault_terms_accepted_at, termsAcceptedBy: batch.vault_terms_accepted_by, at }));
   }
   const audit = await auditInsert(db, {
     orgId,
@@ -95,16 +100,10 @@ export async function bulkEnvelopeStatements(ctx: OrgContext, input: BulkEnvelop
   const eventId = newId("event");
   statements.push(
     audit.statement,
-    db
-      .prepare(
-        `INSERT INTO events (id, org_id, envelope_id, type, data, created_at)
-         SELECT ?, e.org_id, e.id, 'envelope.created',
-           json_object('envelope_id', e.id, 'envelope_name', e.name, 'status', e.status, 'customer_id', e.customer_id, 'external_id', e.external_id), ?
-         FROM envelopes e WHERE e.id = ?`,
-      )
-      .bind(eventId, at, envelopeId),
+    // the event's data is assembled in SQL from the envelope row written by the same batch
+    envelopeCreatedEventInsert(db, { id: eventId, envelopeId, at }),
     usageLineInsert(db, { orgId, kind: "esign_envelope", envelopeId, signerId: null, description: `Bulk send ${batch.id}: envelope for ${client.name}`, uniqueKey: `esign_envelope:${envelopeId}`, at }),
-    db.prepare("UPDATE bulk_items SET envelope_id = ?, updated_at = ? WHERE id = ?").bind(envelopeId, at, item.id),
+    itemEnvelopeSet(db, item.id, envelopeId, at),
   );
   return { statements, eventId };
 }

@@ -2,7 +2,9 @@ import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import { assertEditable, batchDetail, getBatch } from "./repository";
+import { batchMasterTemplateArchive } from "../templates/repository";
+import { batchSoftDelete, getBatch } from "./repository";
+import { assertEditable, batchDetail } from "./serialize";
 
 /**
  * DELETE /bulk-send/:id: only while draft or ready (409 afterwards). Soft delete: the batch is gone
@@ -17,10 +19,8 @@ export async function deleteBatch(ctx: OrgContext, input: { batchId: string }) {
     db,
     { orgId, action: "bulk_batch.deleted", actor: ctx.actor, data: { batch_id: batch.id, master_template_id: batch.master_template_id }, at },
     [
-      db.prepare("UPDATE bulk_batches SET deleted_at = ?, updated_at = ? WHERE id = ? AND status IN ('draft', 'ready') AND deleted_at IS NULL").bind(at, at, batch.id),
-      ...(batch.master_template_id
-        ? [db.prepare("UPDATE templates SET deleted_at = ?, updated_at = ? WHERE id = ? AND org_id = ? AND origin = 'builder' AND deleted_at IS NULL AND (SELECT deleted_at FROM bulk_batches WHERE id = ?) = ?").bind(at, at, batch.master_template_id, orgId, batch.id, at)]
-        : []),
+      batchSoftDelete(db, batch.id, at),
+      ...(batch.master_template_id ? [batchMasterTemplateArchive(db, { templateId: batch.master_template_id, orgId, batchId: batch.id, at })] : []),
     ],
     { guarded: true },
   );

@@ -1,7 +1,8 @@
 import { inOrg, type OrgContext, type RequestContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import type { BulkItemStatus } from "../../db/schema";
-import { countsOf, getBatch, itemDetail, type ItemRow } from "./repository";
+import { findBatchOrg, getBatch, listItems } from "./repository";
+import { countsOf, itemDetail } from "./serialize";
 import { PROGRESS_PAGE_DEFAULT } from "./schema";
 
 /**
@@ -13,10 +14,7 @@ export async function getBatchProgress(ctx: OrgContext, input: { batchId: string
   const limit = input.limit ?? PROGRESS_PAGE_DEFAULT;
   const offset = input.offset ?? 0;
   const batch = await getBatch(db, orgId, input.batchId);
-  const { results } = await db
-    .prepare(`SELECT * FROM bulk_items WHERE batch_id = ? ${input.status ? "AND status = ?" : ""} ORDER BY position LIMIT ? OFFSET ?`)
-    .bind(...(input.status ? [batch.id, input.status] : [batch.id]), limit, offset)
-    .all<ItemRow>();
+  const results = await listItems(db, batch.id, { status: input.status, limit, offset });
   const counts = countsOf(batch);
   return {
     data: {
@@ -30,7 +28,7 @@ export async function getBatchProgress(ctx: OrgContext, input: { batchId: string
 
 /** GET /operator/bulk-send/:id: the same progress for the operator, whatever the batch's organization. */
 export async function getBatchProgressAsOperator(ctx: RequestContext, input: { batchId: string; limit?: number; offset?: number; status?: BulkItemStatus }) {
-  const row = await ctx.db.prepare("SELECT org_id FROM bulk_batches WHERE id = ? AND deleted_at IS NULL").bind(input.batchId).first<{ org_id: string }>();
+  const row = await findBatchOrg(ctx.db, input.batchId);
   if (!row) throw notFound("Bulk-send batch");
   return getBatchProgress(inOrg(ctx, row.org_id), input);
 }

@@ -2,7 +2,7 @@ import type { OrgContext } from "../../lib/context";
 import { nowIso } from "../../lib/time";
 import type { OutboxEmail } from "../../providers/email";
 import type { LoadedEnvelope } from "../envelopes/repository";
-import { newSignerRows, planSend } from "../envelopes/send-envelope";
+import { newSignerRows, planSend } from "../compose/send-envelope";
 import { assertTransition } from "../envelopes/state-machine";
 import { kbaStepFor, type KbaStep } from "../kba/challenge-signers";
 import { planSigners, type PlannedSigner } from "../signers/plan-signers";
@@ -14,7 +14,7 @@ export type BulkSendFacts = { roles: string[]; hasDocument: boolean; hasPayment:
 export type PlannedBulkSend = { statements: D1PreparedStatement[]; eventId: string | null; emails: OutboxEmail[] };
 
 /**
- * The statements `sendEnvelope` (src/services/envelopes/send-envelope.ts) commits for a `preparing`
+ * The statements `sendEnvelope` (src/services/compose/send-envelope.ts) commits for a `preparing`
  * envelope with `send_email: true`, planned from rows the chunk already read for all its envelopes at
  * once (the envelope with its chain head, its roles, the organization's name and the sender), so that a
  * chunk sends many envelopes in one D1 batch instead of five round trips each. It returns null for an
@@ -43,5 +43,5 @@ export async function planBulkSend(
     }
   }
   const send = await planSend(ctx, { envelope, planned, signers, kba, sendEmail: true, orgName: input.orgName, at });
-  return { statements: [...send.plan.statements, ...send.extra], eventId: send.plan.eventId, emails: send.emails };
+  return { statements: send.planned.statements, eventId: send.planned.eventIds[0] ?? null, emails: send.emails };
 }

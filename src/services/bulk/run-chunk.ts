@@ -3,12 +3,15 @@ import type { OrgContext, RequestContext } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import { sendEnvelope } from "../envelopes/send-envelope";
-import { fieldFromRow, type FieldRow, type TemplateRow } from "../templates/repository";
+import { getCustomerContact } from "../customers/repository";
+import { findEnvelopeStatus } from "../envelopes/repository";
+import { sendEnvelope } from "../compose/send-envelope";
+import { selectOrganizationName, selectUserContact } from "../organizations/repository";
+import { fieldFromRow, selectTemplate, selectTemplateFields, type FieldRow, type TemplateRow } from "../templates/repository";
 import { bulkSigners, clientOf, isCrash, logGroupFailure, type ChunkItem, type Master, type RunState, type Sender } from "./chunk-state";
 import { bulkEnvelopeStatements, createBulkEnvelope, type ClientData } from "./create-bulk-envelope";
 import { sendGroup } from "./send-group";
-import type { BatchRow, ItemRow } from "./repository";
+import { batchFail, batchFinish, claimItem, claimItems, findBatch, itemRetryRecord, selectChunkItems, settleItem as settleItemStatements, type BatchRow, type ItemRow } from "./repository";
 
 /**
  * Items per chunk (one alarm, one Worker invocation): 13 to 17 D1 statements an envelope, so a chunk
@@ -41,21 +44,16 @@ export const MAX_ITEM_ATTEMPTS = 3;
  */
 export async function runBulkChunk(system: RequestContext, input: { batchId: string; orgId: string; hooks: BulkHooks }): Promise<ChunkOutcome> {
   const db = system.db;
-  const batch = await db.prepare("SELECT * FROM bulk_batches WHERE id = ? AND org_id = ?").bind(input.batchId, input.orgId).first<BatchRow>();
+  const batch = await findBatch(db, input.orgId, input.batchId);
   if (!batch || (batch.status !== "running" && batch.status !== "cancelled")) return "done";
-  const statuses = batch.status === "running" ? "('running', 'pending')" : "('running')";
+  // submit checks the batch has a master; were it missing (bound as NULL: no rows), masterOf fails below
+  const masterId = batch.master_template_id as string;
   const [items, sender, org, template, fields] = await db.batch([
-    db
-      .prepare(
-        `SELECT i.*, c.name AS client_name, c.email AS client_email, c.primary_contact_name AS client_contact, e.status AS envelope_status
-         FROM bulk_items i LEFT JOIN customers c ON c.id = i.customer_id LEFT JOIN envelopes e ON e.id = i.envelope_key
-         WHERE i.batch_id = ? AND i.status IN ${statuses} ORDER BY i.status = 'pending', i.position LIMIT ?`,
-      )
-      .bind(batch.id, CHUNK_SIZE),
-    db.prepare("SELECT email, name FROM users WHERE id = ?").bind(batch.created_by),
-    db.prepare("SELECT name FROM organizations WHERE id = ?").bind(batch.org_id),
-    db.prepare("SELECT * FROM templates WHERE id = ? AND org_id = ?").bind(batch.master_template_id, batch.org_id),
-    db.prepare("SELECT * FROM template_fields WHERE template_id = ? ORDER BY seq").bind(batch.master_template_id),
+    selectChunkItems(db, batch.id, { runningOnly: batch.status !== "running", limit: CHUNK_SIZE }),
+    selectUserContact(db, batch.created_by),
+    selectOrganizationName(db, batch.org_id),
+    selectTemplate(db, batch.org_id, masterId),
+    selectTemplateFields(db, masterId),
   ]);
   const chunk = items!.results as ChunkItem[];
   if (chunk.length === 0) {
@@ -85,7 +83,7 @@ export async function runBulkChunk(system: RequestContext, input: { batchId: str
 function masterOf(batch: BatchRow, template: TemplateRow | undefined, rows: FieldRow[]): Master {
   if (!template || !template.document_key) throw new Error(`the batch's master template ${batch.master_template_id} is missing or has no document`);
   const fields = rows.map(fieldFromRow);
-  // the parties in the order of their first field, as masterRoles (submit-batch.ts) lists them
+  // the parties in the order of their first field, as listTemplateRoles (submit-batch.ts) lists them
   const roles = [...new Set(fields.map((f) => f.role))];
   return { template, fields, roles };
 }
@@ -146,16 +144,7 @@ async function runGroup(state: RunState, group: ChunkItem[]): Promise<"done" | "
 async function claimGroup(db: D1Database, batchId: string, pending: ChunkItem[]): Promise<Set<string>> {
   if (pending.length === 0) return new Set();
   const at = nowIso();
-  const [claim] = await db.batch([
-    db
-      .prepare(
-        `UPDATE bulk_items SET status = 'running', updated_at = ?1
-         WHERE id IN (SELECT value FROM json_each(?2)) AND batch_id = ?3 AND status = 'pending' AND (SELECT status FROM bulk_batches WHERE id = ?3) = 'running'
-         RETURNING id`,
-      )
-      .bind(at, JSON.stringify(pending.map((i) => i.id)), batchId),
-    db.prepare("UPDATE bulk_batches SET running_count = running_count + changes(), updated_at = ?1 WHERE id = ?2").bind(at, batchId),
-  ]);
+  const [claim] = await db.batch(claimItems(db, batchId, pending.map((i) => i.id), at));
   return new Set((claim!.results as { id: string }[]).map((r) => r.id));
 }
 
@@ -170,17 +159,15 @@ async function processItem(state: RunState, item: ItemRow): Promise<"done" | "re
   const db = ctx.db;
   if (item.status === "pending") {
     const at = nowIso();
-    const [claim] = await db.batch([
-      db.prepare("UPDATE bulk_items SET status = 'running', updated_at = ? WHERE id = ? AND status = 'pending' AND (SELECT status FROM bulk_batches WHERE id = ?) = 'running'").bind(at, item.id, batch.id),
-      db.prepare("UPDATE bulk_batches SET running_count = running_count + 1, updated_at = ? WHERE id = ? AND changes() = 1").bind(at, batch.id),
-    ]);
+    const [claim] = await db.batch(claimItem(db, batch.id, item.id, at));
     if (claim?.meta.changes !== 1) return "done"; // cancelled meanwhile
     hooks.checkpoint("item_claimed");
   }
   try {
-    const client = await db.prepare("SELECT name, email, primary_contact_name FROM customers WHERE id = ?").bind(item.customer_id).first<ClientData>();
-    if (!client?.email) throw new ApiError(422, "The client no longer has an email address");
-    let envelope = await db.prepare("SELECT status FROM envelopes WHERE id = ?").bind(item.envelope_key).first<{ status: string }>();
+    const contact = await getCustomerContact(db, item.customer_id);
+    if (!contact?.email) throw new ApiError(422, "The client no longer has an email address");
+    const client: ClientData = { name: contact.name, email: contact.email, primary_contact_name: contact.primary_contact_name };
+    let envelope: { status: string } | null = await findEnvelopeStatus(db, item.envelope_key);
     if (!envelope) {
       hooks.checkpoint("item_before_create");
       await createBulkEnvelope(ctx, { batch, item, master: state.master.template, fields: state.master.fields, client });
@@ -198,7 +185,7 @@ async function processItem(state: RunState, item: ItemRow): Promise<"done" | "re
   } catch (err) {
     if (isCrash(err)) throw err;
     // a send that lost a race with a resumed copy of itself: the envelope went out, which is what counts
-    const now = await db.prepare("SELECT status FROM envelopes WHERE id = ?").bind(item.envelope_key).first<{ status: string }>();
+    const now = await findEnvelopeStatus(db, item.envelope_key);
     if (now && now.status !== "preparing") {
       await settleItem(db, batch.id, item, { status: "sent", error: null });
       return "done";
@@ -207,7 +194,7 @@ async function processItem(state: RunState, item: ItemRow): Promise<"done" | "re
     const attempts = item.attempts + 1;
     const permanent = err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 409;
     if (!permanent && attempts < MAX_ITEM_ATTEMPTS) {
-      await db.prepare("UPDATE bulk_items SET attempts = ?, error = ?, updated_at = ? WHERE id = ? AND status = 'running'").bind(attempts, message, nowIso(), item.id).run();
+      await itemRetryRecord(db, item.id, attempts, message, nowIso()).run();
       hooks.checkpoint("retry_recorded");
       return "retry";
     }
@@ -219,34 +206,17 @@ async function processItem(state: RunState, item: ItemRow): Promise<"done" | "re
 
 /** running -> sent | failed, with the batch's counters, in one guarded batch (a replay changes nothing). */
 async function settleItem(db: D1Database, batchId: string, item: ItemRow, outcome: { status: "sent" | "failed"; error: string | null }) {
-  const at = nowIso();
-  const counter = outcome.status === "sent" ? "sent_count" : "failed_count";
-  await db.batch([
-    db
-      .prepare("UPDATE bulk_items SET status = ?, error = ?, attempts = ?, sent_at = ?, updated_at = ? WHERE id = ? AND status = 'running'")
-      .bind(outcome.status, outcome.error, item.attempts, outcome.status === "sent" ? at : null, at, item.id),
-    db.prepare(`UPDATE bulk_batches SET ${counter} = ${counter} + 1, running_count = running_count - 1, updated_at = ? WHERE id = ? AND changes() = 1`).bind(at, batchId),
-  ]);
+  await db.batch(settleItemStatements(db, batchId, item, outcome, nowIso()));
 }
 
-/**
- * Every item settled (docs/decisions/bulk-send.md): `completed` when at least one envelope was
- * sent, `failed` when none could be (every client failed); a cancelled batch stays `cancelled`.
- */
+/** Every item settled: the batch is `completed`, `failed` or stays `cancelled` (batchFinish in ./repository). */
 async function finishBatch(system: RequestContext, batch: BatchRow) {
   const at = nowIso();
   const db = system.db;
   const [guard] = await commitWithOrgAudit(
     db,
     { orgId: batch.org_id, action: "bulk_batch.finished", actor: system.actor, data: { batch_id: batch.id }, at },
-    [
-      db
-        .prepare(
-          `UPDATE bulk_batches SET status = CASE WHEN status = 'cancelled' THEN 'cancelled' WHEN sent_count = 0 AND failed_count > 0 THEN 'failed' ELSE 'completed' END,
-             finished_at = ?, updated_at = ? WHERE id = ? AND status IN ('running', 'cancelled') AND finished_at IS NULL`,
-        )
-        .bind(at, at, batch.id),
-    ],
+    [batchFinish(db, batch.id, at)],
     { guarded: true },
   );
   return guard?.meta.changes === 1;
@@ -259,7 +229,7 @@ export async function failBulkBatch(system: RequestContext, input: { batchId: st
   await commitWithOrgAudit(
     db,
     { orgId: input.orgId, action: "bulk_batch.finished", actor: system.actor, data: { batch_id: input.batchId, failed: input.reason }, at },
-    [db.prepare("UPDATE bulk_batches SET status = 'failed', error = ?, finished_at = ?, updated_at = ? WHERE id = ? AND status = 'running'").bind(input.reason.slice(0, 500), at, at, input.batchId)],
+    [batchFail(db, input.batchId, input.reason, at)],
     { guarded: true },
   );
 }

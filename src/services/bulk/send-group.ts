@@ -1,9 +1,12 @@
 import type { OutboxEmail } from "../../providers/email";
 import { nowIso } from "../../lib/time";
 import { deliverEmails } from "../email/deliver";
-import { LOADED_ENVELOPE_COLUMNS, loadedEnvelopeOf, type LoadedEnvelope, type LoadedEnvelopeRow } from "../envelopes/repository";
+import { selectEnvelopeRoles, selectEnvelopesWithOriginal } from "../documents/repository";
+import { loadedEnvelopeOf, selectLoadedEnvelopes, type LoadedEnvelope, type LoadedEnvelopeRow } from "../envelopes/repository";
+import { selectEnvelopesWithPayment } from "../payments/repository";
 import { bulkSigners, clientOf, isCrash, logGroupFailure, type ChunkItem, type RunState } from "./chunk-state";
 import { planBulkSend, type PlannedBulkSend } from "./plan-bulk-send";
+import { settleSentItems } from "./repository";
 
 type Facts = { envelopes: Map<string, LoadedEnvelope>; roles: Map<string, string[]>; documents: Set<string>; payments: Set<string> };
 
@@ -11,10 +14,10 @@ type Facts = { envelopes: Map<string, LoadedEnvelope>; roles: Map<string, string
 async function readGroup(db: D1Database, orgId: string, envelopeIds: string[]): Promise<Facts> {
   const ids = JSON.stringify(envelopeIds);
   const [envelopes, roles, documents, payments] = await db.batch([
-    db.prepare(`SELECT ${LOADED_ENVELOPE_COLUMNS} FROM envelopes e WHERE e.id IN (SELECT value FROM json_each(?1)) AND e.org_id = ?2`).bind(ids, orgId),
-    db.prepare("SELECT envelope_id, role FROM envelope_fields WHERE envelope_id IN (SELECT value FROM json_each(?1)) GROUP BY envelope_id, role ORDER BY envelope_id, MIN(seq)").bind(ids),
-    db.prepare("SELECT DISTINCT envelope_id FROM envelope_documents WHERE envelope_id IN (SELECT value FROM json_each(?1)) AND kind = 'original'").bind(ids),
-    db.prepare("SELECT envelope_id FROM payments WHERE envelope_id IN (SELECT value FROM json_each(?1))").bind(ids),
+    selectLoadedEnvelopes(db, orgId, ids),
+    selectEnvelopeRoles(db, ids),
+    selectEnvelopesWithOriginal(db, ids),
+    selectEnvelopesWithPayment(db, ids),
   ]);
   const facts: Facts = { envelopes: new Map(), roles: new Map(), documents: new Set(), payments: new Set() };
   for (const row of envelopes!.results as LoadedEnvelopeRow[]) {
@@ -77,14 +80,7 @@ export async function sendGroup(state: RunState, items: ChunkItem[]): Promise<Ch
       const at = nowIso();
       await db.batch([
         ...plans.flatMap((p) => p.statements),
-        db
-          .prepare(
-            `UPDATE bulk_items SET status = 'sent', error = NULL, sent_at = ?1, updated_at = ?1
-             WHERE id IN (SELECT value FROM json_each(?2)) AND batch_id = ?3 AND status = 'running'
-               AND (SELECT e.status FROM envelopes e WHERE e.id = bulk_items.envelope_key) NOT IN ('preparing')`,
-          )
-          .bind(at, JSON.stringify(settle.map((i) => i.id)), batch.id),
-        db.prepare("UPDATE bulk_batches SET sent_count = sent_count + changes(), running_count = running_count - changes(), updated_at = ?1 WHERE id = ?2").bind(at, batch.id),
+        ...settleSentItems(db, batch.id, settle.map((i) => i.id), at),
       ]);
       ctx.publish(...plans.flatMap((p) => (p.eventId ? [p.eventId] : [])));
     }

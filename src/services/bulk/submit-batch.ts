@@ -5,29 +5,25 @@ import { nowIso } from "../../lib/time";
 import { assertEmailCanLeave } from "../../providers/email";
 import { kbaProvider } from "../../providers/kba";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import { findTemplate } from "../templates/repository";
-import { batchDetail, getBatch, type BatchRow } from "./repository";
+import { findProviderTemplate, findTemplate, listTemplateRoles } from "../templates/repository";
+import { batchSubmit, batchUnsubmit, countPendingItems, getBatch, type BatchRow } from "./repository";
+import { batchDetail } from "./serialize";
 
 const precondition = (path: string, message: string) =>
   unprocessable(message, [{ code: "invalid_value", expected: "a batch ready to send", received: "not ready", path: [path], message }]);
-
-/** The roles of the master template's fields, in field order: the parties the envelopes are addressed to. */
-export async function masterRoles(db: D1Database, templateId: string): Promise<string[]> {
-  const { results } = await db.prepare("SELECT role FROM template_fields WHERE template_id = ? GROUP BY role ORDER BY MIN(seq)").bind(templateId).all<{ role: string }>();
-  return results.map((r) => r.role);
-}
 
 /** The preconditions of submit (spec 4.8) that the batch's own rows decide: each a 422 naming what is missing. */
 async function checkReady(ctx: OrgContext, batch: BatchRow) {
   const { db, orgId } = ctx;
   const master = batch.master_template_id ? await findTemplate(db, orgId, batch.master_template_id) : null;
   if (!master || !master.document_key) throw precondition("master_template_id", "The batch has no master template with a document: open the builder session with batch_id (or PATCH master_template_id) first");
-  const sendable = await db.prepare("SELECT COUNT(*) AS n FROM bulk_items WHERE batch_id = ? AND status = 'pending'").bind(batch.id).first<{ n: number }>();
+  const sendable = await countPendingItems(db, batch.id);
   if (!sendable || sendable.n === 0) throw precondition("customer_ids", "The batch has no client with an email address to send to");
   if (batch.auto_vault_enabled === 1 && !batch.vault_terms_accepted_at) {
     throw precondition("auto_vault_enabled", "Auto-vault is on but its terms were not accepted: POST /bulk-send/:id/vault-consent first");
   }
-  const roles = await masterRoles(db, master.id);
+  // the roles of the master template's fields, in field order: the parties the envelopes are addressed to
+  const roles = await listTemplateRoles(db, master.id);
   const signers = batch.add_me_as_signer === 1 ? 2 : 1;
   if (roles.length !== signers) {
     throw precondition(
@@ -36,7 +32,7 @@ async function checkReady(ctx: OrgContext, batch: BatchRow) {
     );
   }
   // the signing provider's counterpart of the master: every envelope is cloned from it
-  const counterpart = await db.prepare("SELECT id FROM signing_provider_templates WHERE instance = ? AND id = ?").bind(master.provider_instance, master.provider_template_id).first();
+  const counterpart = await findProviderTemplate(db, master.provider_instance, master.provider_template_id);
   if (!counterpart) throw new ApiError(502, "Signing provider failure: the master template could not be read from the signing provider", { master_template_id: master.id });
   // a KBA batch needs the KBA provider (503 naming KBA_PROVIDER), checked once here rather than per client
   if (master.kba_required === 1) kbaProvider(ctx.env);
@@ -59,7 +55,7 @@ export async function submitBatch(ctx: OrgContext, input: { batchId: string }) {
   const [guard] = await commitWithOrgAudit(
     db,
     { orgId, action: "bulk_batch.submitted", actor: ctx.actor, data: { batch_id: batch.id, total_count: batch.total_count, skipped_count: batch.skipped_count }, at },
-    [db.prepare("UPDATE bulk_batches SET status = 'running', submitted_at = ?, updated_at = ? WHERE id = ? AND status = 'ready' AND deleted_at IS NULL").bind(at, at, batch.id)],
+    [batchSubmit(db, batch.id, at)],
     { guarded: true },
   );
   if (guard?.meta.changes !== 1) throw conflict("The batch was already submitted or changed meanwhile", { batch_id: batch.id });
@@ -67,7 +63,7 @@ export async function submitBatch(ctx: OrgContext, input: { batchId: string }) {
     await bulkBatchFor({ BULK_BATCH: env.BULK_BATCH }, batch.id).start({ batchId: batch.id, orgId });
   } catch (err) {
     // no workflow took it: put it back, so a retried submit starts it (nothing was sent yet)
-    await db.prepare("UPDATE bulk_batches SET status = 'ready', submitted_at = NULL WHERE id = ? AND status = 'running' AND running_count = 0 AND sent_count = 0 AND failed_count = 0").bind(batch.id).run();
+    await batchUnsubmit(db, batch.id).run();
     console.error(JSON.stringify({ level: "error", bulk_batch: batch.id, start_failed: String(err) }));
     throw new ApiError(503, "The bulk-send workflow could not be started; retry the submit");
   }

@@ -4,7 +4,8 @@ import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { findTemplate } from "../templates/repository";
 import { instanceFor } from "../templates/schema";
-import { assertEditable, batchDetail, getBatch } from "./repository";
+import { batchUpdate, getBatch } from "./repository";
+import { assertEditable, batchDetail } from "./serialize";
 import type { UpdateBatchInput } from "./schema";
 
 /**
@@ -18,11 +19,9 @@ export async function updateBatch(ctx: OrgContext, input: { batchId: string; bod
   const { body } = input;
   const batch = await getBatch(db, orgId, input.batchId);
   assertEditable(batch, "change");
-  const sets: string[] = [];
-  const values: unknown[] = [];
+  const sets: [column: string, value: unknown][] = [];
   const set = (column: string, value: unknown) => {
-    sets.push(`${column} = ?`);
-    values.push(value);
+    sets.push([column, value]);
   };
   // what KBA the batch has once this PATCH's own kba_required (where allowed) is applied
   let kbaRequired = batch.kba_required === 1;
@@ -67,7 +66,7 @@ export async function updateBatch(ctx: OrgContext, input: { batchId: string; bod
   const [guard] = await commitWithOrgAudit(
     db,
     { orgId, action: "bulk_batch.updated", actor: ctx.actor, data: { batch_id: batch.id, fields: Object.keys(body) }, at },
-    [db.prepare(`UPDATE bulk_batches SET ${sets.join(", ")}, updated_at = ? WHERE id = ? AND status IN ('draft', 'ready') AND deleted_at IS NULL`).bind(...values, at, batch.id)],
+    [batchUpdate(db, batch.id, sets, at)],
     { guarded: true },
   );
   if (guard?.meta.changes !== 1) throw conflict("The batch is no longer draft or ready: it cannot be changed", { batch_id: batch.id });

@@ -3,7 +3,8 @@ import type { OrgContext } from "../../lib/context";
 import { conflict, unprocessable } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import { assertEditable, batchDetail, getBatch } from "./repository";
+import { batchVaultConsentAccept, batchVaultConsentClear, getBatch } from "./repository";
+import { assertEditable, batchDetail } from "./serialize";
 
 /**
  * POST /bulk-send/:id/vault-consent: enabling auto-vault needs `acknowledge_authoritative_copy: true`
@@ -20,14 +21,7 @@ export async function setBatchVaultConsent(ctx: OrgContext, input: { batchId: st
     ]);
   }
   const at = nowIso();
-  const statement = input.enabled
-    ? db
-        .prepare(
-          `UPDATE bulk_batches SET auto_vault_enabled = 1, vault_terms_accepted_at = COALESCE(vault_terms_accepted_at, ?),
-             vault_terms_accepted_by = COALESCE(vault_terms_accepted_by, ?), updated_at = ? WHERE id = ? AND status IN ('draft', 'ready')`,
-        )
-        .bind(at, actingUserId(ctx.actor), at, batch.id)
-    : db.prepare("UPDATE bulk_batches SET auto_vault_enabled = 0, vault_terms_accepted_at = NULL, vault_terms_accepted_by = NULL, updated_at = ? WHERE id = ? AND status IN ('draft', 'ready')").bind(at, batch.id);
+  const statement = input.enabled ? batchVaultConsentAccept(db, batch.id, actingUserId(ctx.actor), at) : batchVaultConsentClear(db, batch.id, at);
   const [guard] = await commitWithOrgAudit(
     db,
     { orgId, action: "bulk_batch.vault_consent", actor: ctx.actor, data: { batch_id: batch.id, auto_vault_enabled: input.enabled, acknowledge_authoritative_copy: input.acknowledged }, at },

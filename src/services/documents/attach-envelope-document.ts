@@ -7,7 +7,7 @@ import { getEnvelope } from "../envelopes/repository";
 import { envelopeDetail } from "../envelopes/serialize";
 import { assertTransition } from "../envelopes/state-machine";
 import { applyTransition } from "../envelopes/transition";
-import { insertEnvelopeFields, insertOriginalDocument } from "./envelope-fields";
+import { insertEnvelopeFields, insertOriginalDocument } from "./repository";
 import { discardDocuments, ingestPdf } from "./ingest-pdf";
 
 /**
@@ -17,7 +17,7 @@ import { discardDocuments, ingestPdf } from "./ingest-pdf";
  * through vault-in-upload, and a template envelope already has its document: both are 409.
  */
 export async function attachEnvelopeDocument(ctx: OrgContext, input: { envelopeId: string; form: MultipartForm }) {
-  const envelope = await getEnvelope(ctx.env.DB, ctx.orgId, input.envelopeId);
+  const envelope = await getEnvelope(ctx.db, ctx.orgId, input.envelopeId);
   if (envelope.document_source === "upload") {
     throw conflict(`Paper envelopes take their signed document through POST /partner/envelopes/${envelope.id}/vault-in-upload`, { document_source: "upload" });
   }
@@ -26,7 +26,7 @@ export async function attachEnvelopeDocument(ctx: OrgContext, input: { envelopeI
   if (!input.form.file) throw badRequest("Missing required form field: file (the PDF to sign)");
 
   const document = await ingestPdf(ctx, { bytes: input.form.file.bytes, fields: [], path: [], tagPath: ["file", "tags"] });
-  const db = ctx.env.DB;
+  const db = ctx.db;
   const at = nowIso();
   try {
     const updated = await applyTransition(ctx, envelope, {

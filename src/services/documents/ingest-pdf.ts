@@ -4,7 +4,7 @@ import { unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { checkUpload, closePdf, openPdf, stripTags, type TagToStrip } from "../../pdf";
 import type { ApiIssue } from "../../lib/validation";
-import type { ResolvedField, TemplateFieldInput } from "../templates/schema";
+import type { ResolvedField, TemplateFieldInput } from "./schema";
 import { checkFieldRules, placementFailed, resolveFields, scanDocument, tagFields } from "./place-fields";
 import type { OrgContext } from "../../lib/context";
 

@@ -1,7 +1,7 @@
 import { unprocessable } from "../../lib/errors";
 import { AnchorSearch, readPageText, type PdfDocument } from "../../pdf";
 import type { ApiIssue } from "../../lib/validation";
-import { isChoiceType, type AreaInput, type ResolvedField, type TemplateFieldInput } from "../templates/schema";
+import { isChoiceType, type AreaInput, type ResolvedField, type TemplateFieldInput } from "./schema";
 import { findTags, parseTag, type FoundTag, type TagAttributes } from "./tags";
 
 type Path = (string | number)[];

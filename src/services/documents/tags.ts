@@ -1,5 +1,5 @@
 import type { ApiIssue } from "../../lib/validation";
-import { FIELD_TYPES, MAX_OPTION_LENGTH, MAX_OPTIONS, type FieldType } from "../templates/schema";
+import { FIELD_TYPES, MAX_OPTION_LENGTH, MAX_OPTIONS, type FieldType } from "./schema";
 import type { Area, PageText } from "../../pdf";
 
 /** One `{{name;attr=value;...}}` tag as found in a page's text layer. */

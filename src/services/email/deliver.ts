@@ -1,5 +1,6 @@
 import type { RequestContext } from "../../lib/context";
 import { emailTransport, type EmailOutcome, type EmailTransport, type OutboxEmail } from "../../providers/email";
+import { outboxFailedUpdate, outboxHeldUpdate, outboxSentUpdate } from "./repository";
 
 const MAX_ERROR_CHARS = 500;
 /** Workers keep at most 6 outgoing connections open per invocation. */
@@ -74,24 +75,14 @@ export async function deliverAll(
  * with the link withheld, and not even EMBED_TOKEN_SECRET recovers it (./link-at-rest.ts).
  */
 function recordOutcome(db: D1Database, { email, attempts }: Delivery, outcome: EmailOutcome, now: Date): D1PreparedStatement | null {
-  const guard = "WHERE id = ? AND status != 'sent' AND attempts = ?";
-  if (outcome.status === "sent") {
-    return db
-      .prepare(`UPDATE email_outbox SET status = 'sent', sent_at = ?, attempts = attempts + 1, next_attempt_at = NULL, error = NULL, link_sealed = NULL ${guard}`)
-      .bind(now.toISOString(), email.id, attempts);
-  }
+  if (outcome.status === "sent") return outboxSentUpdate(db, email.id, attempts, now.toISOString());
   if (outcome.status !== "failed") return null;
   const error = outcome.error.slice(0, MAX_ERROR_CHARS);
   if (outcome.retry === "when_configured") {
     // Not an attempt: nothing left the service. Due again at once, i.e. as soon as the job can send.
-    return db.prepare(`UPDATE email_outbox SET status = 'failed', error = ?, next_attempt_at = ? ${guard}`).bind(error, now.toISOString(), email.id, attempts);
+    return outboxHeldUpdate(db, email.id, attempts, error, now.toISOString());
   }
   const made = attempts + 1;
   const retryAt = outcome.retry === "never" || made >= MAX_EMAIL_ATTEMPTS ? null : new Date(now.getTime() + EMAIL_RETRY_DELAYS_MS[made - 1]!).toISOString();
-  return db
-    .prepare(
-      `UPDATE email_outbox SET status = 'failed', error = ?1, attempts = attempts + 1, next_attempt_at = ?2,
-         link_sealed = CASE WHEN ?2 IS NULL THEN NULL ELSE link_sealed END WHERE id = ?3 AND status != 'sent' AND attempts = ?4`,
-    )
-    .bind(error, retryAt, email.id, attempts);
+  return outboxFailedUpdate(db, email.id, attempts, error, retryAt);
 }

@@ -1,7 +1,8 @@
-import type { Env } from "../../env";
+import type { RequestContext } from "../../lib/context";
+import type { Row } from "../../db/row";
+import type { envelopes } from "../../db/schema/envelopes";
 import { escapeHtml } from "../../lib/html";
-import type { EnvelopeRow } from "../envelopes/repository";
-import type { SignerRow } from "../signers/repository";
+import { signerInvitationLinkUpdate, type SignerRow } from "../signers/repository";
 import { signingUrl } from "../signers/signing-links";
 import { hashSlug, newSlug } from "../signers/slug";
 import type { OutboxEmail } from "../../providers/email";
@@ -50,9 +51,9 @@ export type QueuedInvitation = {
  * signing power.
  */
 export async function invitationEmails(
-  env: Env,
+  ctx: RequestContext,
   input: {
-    envelope: Pick<EnvelopeRow, "id" | "org_id" | "name" | "kba_required">;
+    envelope: Pick<Row<typeof envelopes>, "id" | "org_id" | "name" | "kba_required">;
     orgName: string;
     expiresAt: string | null;
     signers: SignerRow[];
@@ -66,7 +67,7 @@ export async function invitationEmails(
     input.signers.map(async (signer) => {
       const slug = newSlug();
       const slugHash = await hashSlug(slug);
-      const url = signingUrl(env, envelope, slug);
+      const url = signingUrl(ctx.env, envelope, slug);
       const content = renderInvitation({
         orgName: input.orgName,
         envelopeName: envelope.name,
@@ -76,7 +77,7 @@ export async function invitationEmails(
         expiresAt: input.expiresAt,
         kba: envelope.kba_required === 1 && (input.kbaSignerIds?.has(signer.id) ?? true),
       });
-      const queued = await queueEmail(env, {
+      const queued = await queueEmail(ctx, {
         orgId: envelope.org_id,
         envelopeId: envelope.id,
         signerId: signer.id,
@@ -86,9 +87,7 @@ export async function invitationEmails(
         linkUrl: url,
         at: input.at,
       });
-      const issueLink = env.DB.prepare(
-        "UPDATE signers SET slug_hash = ?1 WHERE id = ?2 AND NOT EXISTS (SELECT 1 FROM email_outbox WHERE signer_id = ?2 AND kind = 'invitation')",
-      ).bind(slugHash, signer.id);
+      const issueLink = signerInvitationLinkUpdate(ctx.db, signer.id, slugHash);
       return { ...queued, signerId: signer.id, slugHash, issueLink };
     }),
   );

@@ -3,6 +3,7 @@ import type { OutboxEmail } from "../../providers/email";
 import type { OrgContext } from "../../lib/context";
 import { getEnvelope, metadataOf } from "../envelopes/repository";
 import { challengedSignerIds } from "../kba/repository";
+import { getOrganizationName } from "../organizations/repository";
 import { listSigners, signersWhoseTurnItIs } from "../signers/repository";
 import { deliverEmails } from "./deliver";
 import { invitationEmails } from "./invitation";
@@ -22,9 +23,9 @@ export async function inviteNextSigners(ctx: OrgContext, input: { envelopeId: st
   if (metadataOf(envelope).send_email === false) return [];
   const due = signersWhoseTurnItIs(await listSigners(db, envelope.id));
   if (due.length === 0) return [];
-  const org = await db.prepare("SELECT name FROM organizations WHERE id = ?").bind(envelope.org_id).first<{ name: string }>();
+  const org = await getOrganizationName(db, envelope.org_id);
   const kbaSignerIds = envelope.kba_required === 1 ? await challengedSignerIds(db, envelope.id) : undefined;
-  const queued = await invitationEmails(ctx.env, { envelope, orgName: org!.name, expiresAt: envelope.expires_at, signers: due, at: nowIso(), kbaSignerIds });
+  const queued = await invitationEmails(ctx, { envelope, orgName: org!.name, expiresAt: envelope.expires_at, signers: due, at: nowIso(), kbaSignerIds });
   // each signer's link is stored right before their invitation, both skipped for one already invited
   const results = await db.batch<{ id: string }>(queued.flatMap((q) => [q.issueLink, q.statement]));
   const fresh = queued.filter((_, i) => (results[2 * i + 1]?.results.length ?? 0) > 0).map((q) => q.email);

@@ -1,9 +1,12 @@
 import type { Env } from "../../env";
 import type { RequestContext } from "../../lib/context";
-import type { EmailKind, EmailStatus } from "../../db/schema";
+import type { EmailKind } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import type { OutboxEmail } from "../../providers/email";
 import { restoreLink, withholdLink } from "./link-at-rest";
+import { emailOutboxInsert, listRecentOutbox, type OutboxRow } from "./repository";
+
+export type { OutboxRow } from "./repository";
 
 export type NewEmail = {
   orgId: string;
@@ -26,55 +29,28 @@ export type NewEmail = {
  * signer is skipped (unique index); `RETURNING id` then yields no row, which is how a caller learns
  * whether this statement queued anything.
  */
-export async function queueEmail(env: Env, input: NewEmail): Promise<{ email: OutboxEmail; statement: D1PreparedStatement }> {
+export async function queueEmail(ctx: RequestContext, input: NewEmail): Promise<{ email: OutboxEmail; statement: D1PreparedStatement }> {
+  const { env } = ctx;
   const email: OutboxEmail = { id: newId("email"), kind: input.kind, to: input.to, subject: input.subject, text: input.text, html: input.html };
   const stored = input.linkUrl
     ? await withholdLink(env, { emailId: email.id, url: input.linkUrl, text: input.text, html: input.html })
     : { text: input.text, html: input.html, linkShown: null, linkSealed: null };
-  const statement = env.DB.prepare(
-    `INSERT INTO email_outbox (id, org_id, envelope_id, signer_id, kind, to_email, to_name, subject, text, html, link_url, link_sealed, status, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?)
-       ON CONFLICT (signer_id, kind) DO NOTHING RETURNING id`,
-  ).bind(
-    email.id,
-    input.orgId,
-    input.envelopeId,
-    input.signerId,
-    input.kind,
-    input.to.email,
-    input.to.name,
-    input.subject,
-    stored.text,
-    stored.html,
-    stored.linkShown,
-    stored.linkSealed,
-    input.at,
-  );
+  const statement = emailOutboxInsert(ctx.db, {
+    id: email.id,
+    orgId: input.orgId,
+    envelopeId: input.envelopeId,
+    signerId: input.signerId,
+    kind: input.kind,
+    to: input.to,
+    subject: input.subject,
+    text: stored.text,
+    html: stored.html,
+    linkShown: stored.linkShown,
+    linkSealed: stored.linkSealed,
+    at: input.at,
+  });
   return { email, statement };
 }
-
-export type OutboxRow = {
-  id: string;
-  org_id: string;
-  envelope_id: string | null;
-  signer_id: string | null;
-  kind: EmailKind;
-  to_email: string;
-  to_name: string;
-  subject: string;
-  text: string;
-  html: string;
-  /** the link withheld (`…/s/[slug]`); a row written before links were sealed holds it in the clear */
-  link_url: string | null;
-  /** the link sealed, until the email is delivered or will never be (then NULL) */
-  link_sealed: string | null;
-  status: EmailStatus;
-  created_at: string;
-  sent_at: string | null;
-  error: string | null;
-  attempts: number;
-  next_attempt_at: string | null;
-};
 
 export type OpenedEmail = { text: string; html: string; linkUrl: string | null };
 
@@ -95,6 +71,6 @@ export async function openOutboxEmail(env: Env, row: Pick<OutboxRow, "id" | "tex
  */
 export async function listRecentEmails(ctx: RequestContext, input: { limit: number }): Promise<{ row: OutboxRow; opened: OpenedEmail | null }[]> {
   const limit = input.limit;
-  const { results } = await ctx.db.prepare("SELECT * FROM email_outbox ORDER BY created_at DESC, rowid DESC LIMIT ?").bind(limit).all<OutboxRow>();
+  const results = await listRecentOutbox(ctx.db, limit);
   return Promise.all(results.map(async (row) => ({ row, opened: await openOutboxEmail(ctx.env, row) })));
 }

@@ -2,15 +2,13 @@ import { notFound } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import type { OrgContext } from "../../lib/context";
 import { commitWithOrgAudit } from "../audit/org-chain";
+import { frameAncestorsUpdate, getOrganizationEmbedSettings } from "../organizations/repository";
 import { frameAncestorsCsp, normalizeOrigins, parseStoredOrigins, storedOrigins } from "./frame-ancestors";
 import type { EmbedSettings } from "./schema";
 
 export async function getEmbedSettings(ctx: OrgContext): Promise<EmbedSettings> {
   const { db, orgId } = ctx;
-  const row = await db
-    .prepare("SELECT embed_frame_ancestors, updated_at FROM organizations WHERE id = ?")
-    .bind(orgId)
-    .first<{ embed_frame_ancestors: string | null; updated_at: string }>();
+  const row = await getOrganizationEmbedSettings(db, orgId);
   if (!row) throw notFound("Organization");
   const origins = parseStoredOrigins(row.embed_frame_ancestors);
   return { org_id: orgId, frame_ancestors: origins, content_security_policy: frameAncestorsCsp(origins), updated_at: row.updated_at };
@@ -22,7 +20,7 @@ export async function setFrameAncestors(ctx: OrgContext, input: { frameAncestors
   const origins = normalizeOrigins(input.frameAncestors);
   const at = nowIso();
   await commitWithOrgAudit(db, { orgId, action: "org.embed_settings_updated", actor: ctx.actor, data: { frame_ancestors: origins }, at }, [
-    db.prepare("UPDATE organizations SET embed_frame_ancestors = ?, updated_at = ? WHERE id = ?").bind(storedOrigins(origins), at, orgId),
+    frameAncestorsUpdate(db, orgId, storedOrigins(origins), at),
   ]);
   return getEmbedSettings(ctx);
 }

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { RequestContext } from "../../lib/context";
+import { getFrameAncestorsOf } from "../organizations/repository";
 
 /**
  * Which partner sites may show the signing page and the widgets in an iframe: the organization's
@@ -100,18 +101,7 @@ export function parseStoredOrigins(column: string | null | undefined): string[] 
  * ever sent back as a CSP header, which the organization publishes to every framing site anyway.
  */
 export async function frameAncestorsFor(ctx: RequestContext, ref: { envelopeId: string } | { signerId: string }): Promise<string[]> {
-  const row =
-    "envelopeId" in ref
-      ? await ctx.db.prepare(
-          "SELECT o.embed_frame_ancestors AS origins FROM envelopes e JOIN organizations o ON o.id = e.org_id WHERE e.id = ?",
-        )
-          .bind(ref.envelopeId)
-          .first<{ origins: string | null }>()
-      : await ctx.db.prepare(
-          "SELECT o.embed_frame_ancestors AS origins FROM signers s JOIN organizations o ON o.id = s.org_id WHERE s.id = ?",
-        )
-          .bind(ref.signerId)
-          .first<{ origins: string | null }>();
+  const row = await getFrameAncestorsOf(ctx.db, ref);
   return parseStoredOrigins(row?.origins);
 }
 

@@ -6,7 +6,7 @@ import { getCertificate } from "../vault/get-certificate";
 import { findVaultRecord } from "../vault/repository";
 import { createVaultUrl } from "../vault/signed-url";
 import type { EmbedSession } from "./schema";
-import { mintSigningSession } from "./signing-session";
+import { mintSigningSession } from "../signers/signing-session";
 import { assertEmbedTarget, type EmbedClaims, type WidgetType } from "./tokens";
 
 /** Lifetime of the download URL a vault widget gets: the partner route's default. */

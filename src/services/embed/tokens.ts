@@ -5,9 +5,10 @@ import { ApiError, conflict, forbidden, PAYMENT_PENDING } from "../../lib/errors
 import { requireSecret } from "../../lib/secrets";
 import type { Scope } from "../../lib/scopes";
 import { getEnvelope } from "../envelopes/repository";
+import { SIGNING_LINK_TTL_SECONDS } from "../signers/signing-links";
 import { findUnpaidPayment } from "../vault/payment-gate";
 
-export const EMBED_TOKEN_TTL_SECONDS = 900;
+export const EMBED_TOKEN_TTL_SECONDS = SIGNING_LINK_TTL_SECONDS;
 export const WIDGETS = ["sign", "vault"] as const;
 export type WidgetType = (typeof WIDGETS)[number];
 
@@ -52,7 +53,7 @@ export async function mintEmbedToken(
     );
   }
   // Spec 4.4: a vault widget is refused while a requested payment is unsettled (Sign + Pay), whatever the status.
-  if (input.widgetType === "vault" && (await findUnpaidPayment(env.DB, envelope))) {
+  if (input.widgetType === "vault" && (await findUnpaidPayment(ctx.db, envelope))) {
     throw conflict("A payment requested on this envelope has not been paid yet; the vault widget opens once the payment settles", {
       status: envelope.status,
       widget_type: input.widgetType,

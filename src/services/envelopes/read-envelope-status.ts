@@ -1,14 +1,12 @@
 import type { OrgContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
-import type { EnvelopeRow } from "./repository";
+import { findEnvelopeStatusColumns, findEnvelopeStatusColumnsUnscoped, type EnvelopeStatusColumns } from "./repository";
 
 /** The columns the status answer needs (serialize.ts envelopeStatus), and nothing else. */
-export type EnvelopeStatusRow = Pick<EnvelopeRow, "id" | "status" | "vaulted_at" | "certificate_issued_at" | "signed_at" | "updated_at">;
+export type EnvelopeStatusRow = EnvelopeStatusColumns;
 
 /** The same row before the caller's organization is known, with the organization to check it against. */
 export type UnscopedStatusRow = EnvelopeStatusRow & { org_id: string };
-
-const COLUMNS = "id, status, vaulted_at, certificate_issued_at, signed_at, updated_at";
 
 /** What the unscoped read found for the id it was asked for. */
 export type SpeculatedStatus = { envelopeId: string; row: UnscopedStatusRow | null };
@@ -20,7 +18,7 @@ export type SpeculatedStatus = { envelopeId: string; row: UnscopedStatusRow | nu
  */
 export async function readEnvelopeStatusUnscoped(db: D1Database, envelopeId: string): Promise<SpeculatedStatus> {
   if (envelopeId.length > 64) return { envelopeId, row: null };
-  return { envelopeId, row: await db.prepare(`SELECT ${COLUMNS}, org_id FROM envelopes WHERE id = ?`).bind(envelopeId).first<UnscopedStatusRow>() };
+  return { envelopeId, row: await findEnvelopeStatusColumnsUnscoped(db, envelopeId) };
 }
 
 /**
@@ -40,10 +38,7 @@ export async function readEnvelopeStatus(
     const { org_id: _org, ...scoped } = speculated.row;
     return scoped;
   }
-  const row = await ctx.db
-    .prepare(`SELECT ${COLUMNS} FROM envelopes WHERE id = ? AND org_id = ?`)
-    .bind(input.envelopeId, ctx.orgId)
-    .first<EnvelopeStatusRow>();
+  const row = await findEnvelopeStatusColumns(ctx.db, ctx.orgId, input.envelopeId);
   if (!row) throw notFound("Envelope");
   return row;
 }

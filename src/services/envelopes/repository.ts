@@ -1,33 +1,10 @@
-import type { DocumentSource, EnvelopeStatus, SecuredParty } from "../../db/schema";
+import type { Row } from "../../db/row";
+import type { envelopes, SecuredParty } from "../../db/schema";
 import { notFound } from "../../lib/errors";
 import { GENESIS_HASH, type ChainHead } from "../audit/chain";
 
 /** An envelope row as D1 returns it, plus the head of its audit chain read in the same statement. */
-export type EnvelopeRow = {
-  id: string;
-  org_id: string;
-  customer_id: string;
-  name: string;
-  status: EnvelopeStatus;
-  document_source: DocumentSource;
-  external_id: string | null;
-  template_id: string | null;
-  metadata: string;
-  prefilled_data: string | null;
-  secured_party: string | null;
-  kba_required: number;
-  provider_instance: string;
-  expires_in_days: number;
-  expires_at: string | null;
-  signed_at: string | null;
-  voided_reason: string | null;
-  vaulted_at: string | null;
-  certificate_issued_at: string | null;
-  created_by_key_id: string | null;
-  audit_seq: number;
-  created_at: string;
-  updated_at: string;
-};
+export type EnvelopeRow = Row<typeof envelopes>;
 
 export type LoadedEnvelope = EnvelopeRow & { head: ChainHead };
 
@@ -68,4 +45,200 @@ export function securedPartyOf(row: EnvelopeRow): SecuredParty | null {
 
 export function metadataOf(row: EnvelopeRow): Record<string, unknown> {
   return JSON.parse(row.metadata) as Record<string, unknown>;
+}
+
+/** Columns a change may set with its chain advance (names are interpolated: only these). */
+export const CHANGE_SETTABLE = ["voided_reason", "signed_at", "expires_at", "vaulted_at", "certificate_issued_at", "secured_party"] as const;
+export type ChangeSettable = (typeof CHANGE_SETTABLE)[number];
+
+/**
+ * The guarded write every envelope change begins its batch with: the audit sequence advanced by the
+ * change's `entries` (it must still be the value read: the optimistic lock), `updated_at`, and, for a
+ * state-machine move, the new status (guarded on the status read) and the columns the move sets.
+ * Its `changes` is 1 exactly when nothing else changed the envelope since it was read.
+ */
+export function advanceChainStatement(
+  db: D1Database,
+  envelope: Pick<EnvelopeRow, "id" | "org_id" | "status" | "audit_seq">,
+  input: { entries: number; at: string; status?: EnvelopeRow["status"]; set?: Partial<Record<ChangeSettable, string | number | null>> },
+): D1PreparedStatement {
+  const set = input.set ?? {};
+  const columns = CHANGE_SETTABLE.filter((c) => c in set);
+  const moves = input.status !== undefined;
+  return db
+    .prepare(
+      `UPDATE envelopes SET audit_seq = audit_seq + ?, updated_at = ?${moves ? ", status = ?" : ""}${columns.map((c) => `, ${c} = ?`).join("")}
+       WHERE id = ? AND org_id = ? AND audit_seq = ?${moves ? " AND status = ?" : ""}`,
+    )
+    .bind(
+      input.entries,
+      input.at,
+      ...(moves ? [input.status] : []),
+      ...columns.map((c) => set[c] ?? null),
+      envelope.id,
+      envelope.org_id,
+      envelope.audit_seq,
+      ...(moves ? [envelope.status] : []),
+    );
+}
+
+// ---- for the vault (services/vault: integrity checks, downloads) ----
+
+/** The envelope row alone (no chain head), for a caller that batches its reads (the integrity checks). */
+export function selectEnvelopeRow(db: D1Database, orgId: string, envelopeId: string): D1PreparedStatement {
+  return db.prepare("SELECT * FROM envelopes WHERE id = ? AND org_id = ?").bind(envelopeId, orgId);
+}
+
+/** Sets the envelope's `certificate_issued_at` (its `compliant` flag) as a re-issued certificate says. */
+export function envelopeCertificateIssuedAtUpdate(db: D1Database, envelopeId: string, certificateIssuedAt: string | null): D1PreparedStatement {
+  return db.prepare("UPDATE envelopes SET certificate_issued_at = ? WHERE id = ?").bind(certificateIssuedAt, envelopeId);
+}
+
+/** An envelope's id and name, whatever its organization (a signed download URL names the vault record only). */
+export function findEnvelopeName(db: D1Database, envelopeId: string): Promise<Pick<EnvelopeRow, "id" | "name"> | null> {
+  return db.prepare("SELECT id, name FROM envelopes WHERE id = ?").bind(envelopeId).first<Pick<EnvelopeRow, "id" | "name">>();
+}
+
+/** Internal metadata (never shown to partners): whether the send emailed its invitations, so later routing orders follow it. */
+export function markSendEmailStatement(db: D1Database, envelopeId: string, sendEmail: boolean): D1PreparedStatement {
+  return db.prepare("UPDATE envelopes SET metadata = json_set(metadata, '$.send_email', json(?)) WHERE id = ?").bind(String(sendEmail), envelopeId);
+}
+
+// ---- for bulk send (services/bulk: create-bulk-envelope.ts, run-chunk.ts, send-group.ts) ----
+
+/**
+ * The INSERT of a bulk-send envelope, `preparing` under its client, with `audit_seq` 1: its
+ * `envelope.created` audit entry goes in the same batch.
+ */
+export function bulkEnvelopeInsert(
+  db: D1Database,
+  e: { id: string; orgId: string; customerId: string; name: string; documentSource: string; templateId: string; metadata: string; kbaRequired: number; providerInstance: string; at: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO envelopes (id, org_id, customer_id, name, status, document_source, template_id, metadata, prefilled_data, kba_required, provider_instance, audit_seq, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'preparing', ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+    )
+    .bind(e.id, e.orgId, e.customerId, e.name, e.documentSource, e.templateId, e.metadata, null, e.kbaRequired, e.providerInstance, e.at, e.at);
+}
+
+/** An envelope's status, whatever its organization, or null when there is no such envelope. */
+export function findEnvelopeStatus(db: D1Database, envelopeId: string): Promise<Pick<EnvelopeRow, "status"> | null> {
+  return db.prepare("SELECT status FROM envelopes WHERE id = ?").bind(envelopeId).first<Pick<EnvelopeRow, "status">>();
+}
+
+/** For a batch: the organization's envelopes among `envelopeIds` (one JSON array), rows of LoadedEnvelopeRow. */
+export function selectLoadedEnvelopes(db: D1Database, orgId: string, envelopeIds: string): D1PreparedStatement {
+  return db.prepare(`SELECT ${LOADED_ENVELOPE_COLUMNS} FROM envelopes e WHERE e.id IN (SELECT value FROM json_each(?1)) AND e.org_id = ?2`).bind(envelopeIds, orgId);
+}
+
+/** Binds a builder envelope to its working template: the template, the builder's metadata, its KBA choice and signing provider. */
+export function bindTemplateStatement(
+  db: D1Database,
+  envelopeId: string,
+  input: { templateId: string; metadata: Record<string, unknown>; kbaRequired: number; providerInstance: string },
+): D1PreparedStatement {
+  return db
+    .prepare("UPDATE envelopes SET template_id = ?, metadata = ?, kba_required = ?, provider_instance = ? WHERE id = ?")
+    .bind(input.templateId, JSON.stringify(input.metadata), input.kbaRequired, input.providerInstance, envelopeId);
+}
+
+// ---- appended by helper E: envelope reads of jobs and verbs, and the create INSERT ----
+
+/** `sent`/`viewed` envelopes whose `expires_at` has passed, oldest deadline first (jobs/expire-envelopes.ts). */
+export async function listExpiredEnvelopeIds(db: D1Database, now: string, limit: number): Promise<{ id: string; org_id: string }[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT id, org_id FROM envelopes WHERE status IN ('sent', 'viewed') AND expires_at IS NOT NULL AND expires_at <= ?
+     ORDER BY expires_at LIMIT ?`,
+    )
+    .bind(now, limit)
+    .all<{ id: string; org_id: string }>();
+  return results;
+}
+
+/** Completed envelopes after `cursor` in id order, each with whether auto-vault is due for it (jobs/auto-vault-sweep.ts). */
+export async function listCompletedEnvelopesForAutoVault(
+  db: D1Database,
+  input: { changedBefore: string; cursor: string; limit: number },
+): Promise<{ id: string; due: number }[]> {
+  const { results } = await db
+    .prepare(
+      // `status = 'completed'` verbatim so that the partial index applies; consent, paper and payment are
+      // read per row through their own keys (vault_consents' primary key, payments' unique envelope_id).
+      `SELECT e.id,
+         (e.updated_at <= ? AND e.document_source != 'upload'
+          AND EXISTS (SELECT 1 FROM vault_consents c WHERE c.envelope_id = e.id AND c.auto_vault_enabled = 1)
+          AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.envelope_id = e.id AND p.status != 'paid')) AS due
+       FROM envelopes e INDEXED BY envelopes_completed_idx
+       WHERE e.status = 'completed' AND e.id > ?
+       ORDER BY e.id LIMIT ?`,
+    )
+    .bind(input.changedBefore, input.cursor, input.limit)
+    .all<{ id: string; due: number }>();
+  return results;
+}
+
+/** The columns the status answer needs (serialize.ts envelopeStatus), and nothing else. */
+export type EnvelopeStatusColumns = Pick<EnvelopeRow, "id" | "status" | "vaulted_at" | "certificate_issued_at" | "signed_at" | "updated_at">;
+const STATUS_COLUMNS = "id, status, vaulted_at, certificate_issued_at, signed_at, updated_at";
+
+/** The status columns of an envelope with its org_id, whatever the organization. */
+export function findEnvelopeStatusColumnsUnscoped(db: D1Database, envelopeId: string): Promise<(EnvelopeStatusColumns & { org_id: string }) | null> {
+  return db.prepare(`SELECT ${STATUS_COLUMNS}, org_id FROM envelopes WHERE id = ?`).bind(envelopeId).first<EnvelopeStatusColumns & { org_id: string }>();
+}
+
+/** The status columns of the organization's envelope. */
+export function findEnvelopeStatusColumns(db: D1Database, orgId: string, envelopeId: string): Promise<EnvelopeStatusColumns | null> {
+  return db.prepare(`SELECT ${STATUS_COLUMNS} FROM envelopes WHERE id = ? AND org_id = ?`).bind(envelopeId, orgId).first<EnvelopeStatusColumns>();
+}
+
+/** A page of the organization's envelopes, newest first, and the count of all matching: one batch of two statements. */
+export async function listEnvelopesPage(
+  db: D1Database,
+  input: { orgId: string; customerId?: string; status?: string; limit: number; offset: number },
+): Promise<{ rows: EnvelopeRow[]; total: number }> {
+  const where = ["org_id = ?"];
+  const params: (string | number)[] = [input.orgId];
+  if (input.customerId) {
+    where.push("customer_id = ?");
+    params.push(input.customerId);
+  }
+  if (input.status) {
+    where.push("status = ?");
+    params.push(input.status);
+  }
+  const clause = where.join(" AND ");
+  const [rows, count] = await db.batch<EnvelopeRow | { total: number }>([
+    db.prepare(`SELECT * FROM envelopes WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).bind(...params, input.limit, input.offset),
+    db.prepare(`SELECT COUNT(*) AS total FROM envelopes WHERE ${clause}`).bind(...params),
+  ]);
+  return {
+    rows: (rows?.results ?? []) as EnvelopeRow[],
+    total: (count?.results[0] as { total: number } | undefined)?.total ?? 0,
+  };
+}
+
+/**
+ * The `pending` envelope of a create (compose/create-envelope.ts), its customer_id resolved in SQL from
+ * the customer insert placed before it in the same batch.
+ */
+export function createdEnvelopeInsert(
+  db: D1Database,
+  e: {
+    id: string; orgId: string; emailNormalized: string; name: string; documentSource: string; externalId: string | null;
+    templateId: string | null; metadata: string; prefilledData: string | null; securedParty: string | null; kbaRequired: number;
+    providerInstance: string; expiresInDays: number; createdByKeyId: string | null; at: string;
+  },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO envelopes (id, org_id, customer_id, name, status, document_source, external_id, template_id, metadata,
+         prefilled_data, secured_party, kba_required, provider_instance, expires_in_days, created_by_key_id, audit_seq, created_at, updated_at)
+       VALUES (?, ?, (SELECT id FROM customers WHERE org_id = ? AND email_normalized = ?), ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+    )
+    .bind(
+      e.id, e.orgId, e.orgId, e.emailNormalized, e.name, e.documentSource, e.externalId, e.templateId, e.metadata,
+      e.prefilledData, e.securedParty, e.kbaRequired, e.providerInstance, e.expiresInDays, e.createdByKeyId, e.at, e.at,
+    );
 }

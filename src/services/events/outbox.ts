@@ -1,4 +1,5 @@
 import { newId } from "../../lib/ids";
+import { dispatchedEventInsert, eventInsert } from "./repository";
 
 /** The event types this service emits today; the webhook catalog grows with later capabilities. */
 export const EVENT_TYPES = {
@@ -28,8 +29,35 @@ export function outboxInsert(
   input: { orgId: string; envelopeId: string | null; type: EventType; data: Record<string, unknown>; at: string },
 ): OutboxEvent {
   const id = newId("event");
-  const statement = db
-    .prepare("INSERT INTO events (id, org_id, envelope_id, type, data, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-    .bind(id, input.orgId, input.envelopeId, input.type, JSON.stringify(input.data), input.at);
+  const statement = eventInsert(db, {
+    id,
+    orgId: input.orgId,
+    envelopeId: input.envelopeId,
+    type: input.type,
+    data: JSON.stringify(input.data),
+    createdAt: input.at,
+  });
+  return { id, statement };
+}
+
+/** Event types written to the envelope's timeline only: recorded already dispatched, never fanned out to webhooks. */
+export const TIMELINE_TYPES = ["kba.verified"] as const;
+export type TimelineType = (typeof TIMELINE_TYPES)[number];
+
+/** The INSERT of one timeline event (`dispatched_at = at`, so the dispatch never picks it up), for the change's batch. */
+export function timelineInsert(
+  db: D1Database,
+  input: { orgId: string; envelopeId: string | null; type: TimelineType; data: Record<string, unknown>; at: string },
+): OutboxEvent {
+  const id = newId("event");
+  const statement = dispatchedEventInsert(db, {
+    id,
+    orgId: input.orgId,
+    envelopeId: input.envelopeId,
+    type: input.type,
+    data: JSON.stringify(input.data),
+    createdAt: input.at,
+    dispatchedAt: input.at,
+  });
   return { id, statement };
 }

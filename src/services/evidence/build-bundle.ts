@@ -2,23 +2,11 @@ import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
 import * as pkijs from "pkijs";
 import { sha256HexOfParts } from "../../lib/crypto";
 import { GENESIS_HASH } from "../audit/chain";
+import type { AuditLogRow } from "../audit/repository";
 import { verifyScript } from "./verify-script";
 
-export type ChainEntry = {
-  id: string;
-  org_id: string;
-  chain_id: string;
-  seq: number;
-  action: string;
-  actor_type: string;
-  actor_id: string | null;
-  ip: string | null;
-  user_agent: string | null;
-  data: Record<string, unknown>;
-  created_at: string;
-  prev_hash: string;
-  hash: string;
-};
+/** An audit chain entry as the bundle lists it: every column of the row, `data` parsed. */
+export type ChainEntry = Omit<AuditLogRow, "data"> & { data: Record<string, unknown> };
 
 export type BundleInput = {
   envelope: { id: string; name: string };

@@ -4,11 +4,11 @@ import type { RequestContext } from "../../lib/context";
 import { nowIso } from "../../lib/time";
 import type { ApiIssue } from "../../lib/validation";
 import type { KbaQuestion } from "../../providers/kba";
-import { requestOrigin } from "../signing/signer-actor";
+import { requestOrigin } from "../signers/signer-actor";
 import { commitKba } from "./commit";
 import { lapseSession } from "./lapse-session";
-import { getKbaCheck, type KbaSessionRow } from "./repository";
-import { settleSessionStatements } from "./settle-session";
+import { getKbaCheck, getKbaSession } from "./repository";
+import { settleSession } from "./settle-session";
 import type { KbaAnswersInput } from "./schema";
 import { attemptsLeft, loadKbaSigner, subjectOf } from "./load-kba-signer";
 
@@ -45,10 +45,7 @@ export async function answerKba(ctx: RequestContext, input: { signerId: string; 
   if (check.status !== "required") {
     throw conflict(`Identity verification is already ${check.status} for this signer; there is nothing left to answer`, { kba_status: check.status });
   }
-  const session = await ctx.db
-    .prepare("SELECT * FROM kba_sessions WHERE id = ? AND signer_id = ?")
-    .bind(input.body.session_id, sc.signer.id)
-    .first<KbaSessionRow>();
+  const session = await getKbaSession(ctx.db, input.body.session_id, sc.signer.id);
   // another signer's session is as unknown to this link as a made-up id
   if (!session) throw notFound("KBA session");
   if (session.status === "scored") throw conflict("This question set has already been answered; GET /signing/:slug/kba for the current state", { session_status: "scored" });
@@ -72,7 +69,7 @@ export async function answerKba(ctx: RequestContext, input: { signerId: string; 
   const status: KbaCheckStatus = scored === "passed" ? "passed" : final ? "failed" : "required";
 
   const committed = await commitKba(ctx, () =>
-    settleSessionStatements(ctx, { signerId: input.signerId, session, settledAs: "scored", outcome: scored, checkStatus: status, provider: provider.name, origin }),
+    settleSession(ctx, { signerId: input.signerId, session, settledAs: "scored", outcome: scored, checkStatus: status, provider: provider.name, origin }),
   );
   if (!committed) throw conflict("This question set has already been answered; GET /signing/:slug/kba for the current state", { session_status: "scored" });
   return { status, attempts_left: attemptsLeft({ ...check, status, attempts_used: session.attempt }) };

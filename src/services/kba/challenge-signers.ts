@@ -1,6 +1,7 @@
 import type { Env } from "../../env";
 import type { Actor } from "../../lib/actor";
 import { kbaProvider } from "../../providers/kba";
+import { getUserEmailLower } from "../organizations/repository";
 import type { SignerRow } from "../signers/repository";
 import { insertKbaCheck } from "./repository";
 
@@ -12,8 +13,7 @@ import { insertKbaCheck } from "./repository";
  */
 export async function senderEmailOf(db: D1Database, actor: Actor): Promise<string | null> {
   if (actor.type !== "user" || !actor.id) return null;
-  const row = await db.prepare("SELECT lower(email) AS email FROM users WHERE id = ?").bind(actor.id).first<{ email: string }>();
-  return row?.email ?? null;
+  return getUserEmailLower(db, actor.id);
 }
 
 export type KbaStep = { provider: string; challengedIds: Set<string>; challengedEmails: string[]; statements: D1PreparedStatement[] };

@@ -1,6 +1,7 @@
 import { KBA_SETS_PER_DAY } from "../../db/schema/kba";
 import { ApiError } from "../../lib/errors";
 import { addSeconds } from "../../lib/time";
+import { countSessionsSince } from "./repository";
 
 /** The window of the cap on question sets: a rolling day. */
 export const KBA_SET_CAP_WINDOW_SECONDS = 24 * 60 * 60;
@@ -13,10 +14,7 @@ export const KBA_SET_CAP_WINDOW_SECONDS = 24 * 60 * 60;
  * getKbaStep repeats the count inside its INSERT, so two racing first loads cannot both pass it.
  */
 export async function assertUnderDailyCap(db: D1Database, signerId: string, since: string): Promise<void> {
-  const row = await db
-    .prepare("SELECT count(*) AS sets, min(created_at) AS oldest FROM kba_sessions WHERE signer_id = ? AND created_at > ?")
-    .bind(signerId, since)
-    .first<{ sets: number; oldest: string | null }>();
+  const row = await countSessionsSince(db, signerId, since);
   if (!row || row.sets < KBA_SETS_PER_DAY) return;
   const resetsAt = addSeconds(row.oldest!, KBA_SET_CAP_WINDOW_SECONDS);
   const retryAfter = Math.max(1, Math.ceil((Date.parse(resetsAt) - Date.now()) / 1000));

@@ -1,16 +1,16 @@
 import { KBA_SETS_PER_DAY } from "../../db/schema/kba";
 import { ApiError } from "../../lib/errors";
-import { randomToken } from "../../lib/ids";
+import { newId } from "../../lib/ids";
 import type { RequestContext } from "../../lib/context";
 import { addSeconds, nowIso } from "../../lib/time";
 import type { KbaQuestion } from "../../providers/kba";
-import { requestOrigin } from "../signing/signer-actor";
+import { requestOrigin } from "../signers/signer-actor";
 import { commitKba } from "./commit";
-import { outcomeStatements } from "./record-outcome";
+import { outcomeChange } from "./record-outcome";
 import { attemptsLeft, KBA_SESSION_TTL_SECONDS, loadKbaSigner, subjectOf } from "./load-kba-signer";
 import { assertUnderDailyCap, KBA_SET_CAP_WINDOW_SECONDS } from "./daily-cap";
 import { lapseSession } from "./lapse-session";
-import { openSessionOf, type KbaSessionRow } from "./repository";
+import { insertKbaSession, kbaCheckUnavailable, openSessionOf, type KbaSessionRow } from "./repository";
 
 const sessionView = (session: KbaSessionRow, questions: KbaQuestion[]) => ({ session_id: session.id, expires_at: session.expires_at, questions });
 
@@ -44,12 +44,10 @@ export async function getKbaStep(ctx: RequestContext, input: { signerId: string 
       const recorded = await commitKba(ctx, async () => {
         const fresh = await loadKbaSigner(ctx, input.signerId);
         const now = nowIso();
-        return [
+        return {
           // the guard: a check that is no longer `required` makes status NULL and fails the batch whole
-          ctx.db
-            .prepare("UPDATE kba_checks SET status = CASE WHEN status = 'required' THEN 'unavailable' END, updated_at = ? WHERE signer_id = ?")
-            .bind(now, sc.signer.id),
-          ...(await outcomeStatements(ctx, {
+          guards: [kbaCheckUnavailable(ctx.db, sc.signer.id, now)],
+          outcome: outcomeChange(ctx, {
             envelope: fresh.sc.envelope,
             signer: fresh.sc.signer,
             outcome: "unavailable",
@@ -58,14 +56,14 @@ export async function getKbaStep(ctx: RequestContext, input: { signerId: string 
             attempts: fresh.check.attempts_used,
             origin,
             at: now,
-          })),
-        ];
+          }),
+        };
       });
       if (!recorded) continue; // another request settled the check first: answer with its state
       return { status: "unavailable" as const, attempts_left: 0, session: null };
     }
     const session: KbaSessionRow = {
-      id: `kbas_${randomToken(16)}`,
+      id: newId("kbaSession"),
       signer_id: sc.signer.id,
       envelope_id: sc.envelope.id,
       org_id: sc.envelope.org_id,
@@ -80,30 +78,7 @@ export async function getKbaStep(ctx: RequestContext, input: { signerId: string 
     };
     try {
       // inserted only while the check is at the attempt read and the day's cap holds (re-checked in SQL: a racing start loses here)
-      await ctx.db
-        .prepare(
-          `INSERT INTO kba_sessions (id, signer_id, envelope_id, org_id, provider, provider_session_id, attempt, status, expires_at, created_at)
-           SELECT ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?
-           WHERE EXISTS (SELECT 1 FROM kba_checks WHERE signer_id = ? AND status = 'required' AND attempts_used = ?)
-             AND (SELECT count(*) FROM kba_sessions WHERE signer_id = ? AND created_at > ?) < ?`,
-        )
-        .bind(
-          session.id,
-          session.signer_id,
-          session.envelope_id,
-          session.org_id,
-          session.provider,
-          session.provider_session_id,
-          session.attempt,
-          session.expires_at,
-          at,
-          sc.signer.id,
-          check.attempts_used,
-          sc.signer.id,
-          since,
-          KBA_SETS_PER_DAY,
-        )
-        .run();
+      await insertKbaSession(ctx.db, session, { attemptsUsed: check.attempts_used, since, cap: KBA_SETS_PER_DAY });
     } catch (err) {
       // two first loads raced: one open set per signer (partial unique index); show the winner's
       if (err instanceof Error && /UNIQUE constraint failed: kba_sessions/.test(err.message)) continue;

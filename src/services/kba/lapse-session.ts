@@ -1,9 +1,9 @@
 import { KBA_MAX_ATTEMPTS, type KbaCheckStatus } from "../../db/schema/kba";
 import type { RequestContext } from "../../lib/context";
-import type { RequestOrigin } from "../signing/signer-actor";
+import type { RequestOrigin } from "../signers/signer-actor";
 import { commitKba } from "./commit";
 import type { KbaSessionRow } from "./repository";
-import { settleSessionStatements } from "./settle-session";
+import { settleSession } from "./settle-session";
 
 /**
  * Settles a question set that lapsed unanswered as a used attempt, scored `failed` (docs/kba.md).
@@ -18,7 +18,7 @@ export async function lapseSession(ctx: RequestContext, input: { signerId: strin
   const final = session.attempt >= KBA_MAX_ATTEMPTS;
   const status: KbaCheckStatus = final ? "failed" : "required";
   const committed = await commitKba(ctx, () =>
-    settleSessionStatements(ctx, { signerId: input.signerId, session, settledAs: "expired", outcome: "failed", checkStatus: status, provider: session.provider, origin: input.origin }),
+    settleSession(ctx, { signerId: input.signerId, session, settledAs: "expired", outcome: "failed", checkStatus: status, provider: session.provider, origin: input.origin }),
   );
   return committed ? status : null;
 }

@@ -3,7 +3,7 @@ import { ApiError } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
 import { kbaProvider, type KbaProvider, type KbaSubject } from "../../providers/kba";
 import type { SignerRow } from "../signers/repository";
-import { loadSigningContext, type SigningContext } from "../signing/repository";
+import { loadSigningContext, type SigningContext } from "../signers/signing-context";
 import { getKbaCheck, type KbaCheckRow } from "./repository";
 
 /** How long a question set can be answered. */

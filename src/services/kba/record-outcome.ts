@@ -1,29 +1,28 @@
 import type { KbaOutcome } from "../../db/schema/kba";
-import { randomToken } from "../../lib/ids";
+import { newId } from "../../lib/ids";
 import type { RequestContext } from "../../lib/context";
-import { auditInsert } from "../audit/chain";
+import type { EnvelopeChange } from "../envelopes/commit";
 import type { LoadedEnvelope } from "../envelopes/repository";
 import type { SignerRow } from "../signers/repository";
-import { signerActor, signerData, type RequestOrigin } from "../signing/signer-actor";
+import { signerActor, signerData, type RequestOrigin } from "../signers/signer-actor";
 import { USAGE_KINDS } from "../usage/prices";
 import { usageLineInsert } from "../usage/record-usage";
-
-/** The timeline entry of a KBA outcome (spec 6.5: a record, not a webhook event). */
-export const KBA_TIMELINE_EVENT = "kba.verified";
-export const KBA_AUDIT_ACTION = "envelope.kba_verified";
+import { kbaResultInsert } from "./repository";
 
 /** Only a verification performed is billed: passed or failed. `unavailable` asked nothing and costs nothing. */
 export const billable = (outcome: KbaOutcome) => outcome !== "unavailable";
 
+/** A signer's final KBA outcome as the envelope change that records it, for `commitKba` (./commit.ts). */
+export type KbaOutcomeChange = { envelope: LoadedEnvelope; change: EnvelopeChange };
+
 /**
- * The statements that record a signer's final KBA outcome, for the batch that also moves the signer's
- * check (whose guard comes first in that batch): the KBA result (unique per signer), the audit entry
- * `envelope.kba_verified` on the envelope's chain (the envelope's `audit_seq` advanced with it), the
- * timeline entry `kba.verified` (an events row written already dispatched, so it is never fanned out
- * to webhooks), and, for a verification performed, the usage line (unique per signer: billed once).
- * Only the outcome is recorded: never a question, never an answer.
+ * The envelope change that records a signer's final KBA outcome: the audit entry
+ * `envelope.kba_verified` on the envelope's chain with the timeline record `kba.verified` (already
+ * dispatched, so it never reaches a webhook: spec 6.5 makes it a record, not an event), the KBA result
+ * (unique per signer), and, for a verification performed, the usage line (unique per signer: billed
+ * once). Only the outcome is recorded: never a question, never an answer.
  */
-export async function outcomeStatements(
+export function outcomeChange(
   ctx: RequestContext,
   input: {
     envelope: LoadedEnvelope;
@@ -35,7 +34,7 @@ export async function outcomeStatements(
     origin: RequestOrigin;
     at: string;
   },
-): Promise<D1PreparedStatement[]> {
+): KbaOutcomeChange {
   const { db } = ctx;
   const { envelope, signer, outcome, at } = input;
   const price = billable(outcome) ? USAGE_KINDS.kba_verification.unitCents : 0;
@@ -50,27 +49,21 @@ export async function outcomeStatements(
     attempts: input.attempts,
     price_cents: price,
   };
-  const audit = await auditInsert(db, {
-    orgId: envelope.org_id,
-    chainId: envelope.id,
-    head: envelope.head,
-    action: KBA_AUDIT_ACTION,
-    actor: signerActor(signer, input.origin),
-    data: record,
-    at,
-  });
   const statements = [
-    db.prepare("UPDATE envelopes SET audit_seq = audit_seq + 1, updated_at = ? WHERE id = ? AND audit_seq = ?").bind(at, envelope.id, envelope.audit_seq),
-    audit.statement,
-    db
-      .prepare(
-        `INSERT INTO kba_results (id, signer_id, envelope_id, org_id, signer_email, status, provider, provider_session_id, ip_address, price_cents, attempts, occurred_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .bind(`kbar_${randomToken(16)}`, signer.id, envelope.id, envelope.org_id, signer.email, outcome, input.provider, input.providerSessionId, input.origin.ip, price, input.attempts, at),
-    db
-      .prepare("INSERT INTO events (id, org_id, envelope_id, type, data, created_at, dispatched_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-      .bind(`evt_${randomToken(16)}`, envelope.org_id, envelope.id, KBA_TIMELINE_EVENT, JSON.stringify(record), at, at),
+    kbaResultInsert(db, {
+      id: newId("kbaResult"),
+      signer_id: signer.id,
+      envelope_id: envelope.id,
+      org_id: envelope.org_id,
+      signer_email: signer.email,
+      status: outcome,
+      provider: input.provider,
+      provider_session_id: input.providerSessionId,
+      ip_address: input.origin.ip,
+      price_cents: price,
+      attempts: input.attempts,
+      occurred_at: at,
+    }),
   ];
   if (billable(outcome)) {
     statements.push(
@@ -85,5 +78,13 @@ export async function outcomeStatements(
       }),
     );
   }
-  return statements;
+  return {
+    envelope,
+    change: {
+      entries: [{ action: "envelope.kba_verified", data: record, timeline: { type: "kba.verified", data: record } }],
+      statements,
+      actor: signerActor(signer, input.origin),
+      at,
+    },
+  };
 }

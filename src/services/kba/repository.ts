@@ -1,45 +1,9 @@
-import type { KbaCheckStatus, KbaOutcome } from "../../db/schema/kba";
+import type { Row } from "../../db/row";
+import type { KbaCheckStatus, kbaChecks, kbaResults, kbaSessions } from "../../db/schema/kba";
 
-export type KbaCheckRow = {
-  signer_id: string;
-  envelope_id: string;
-  org_id: string;
-  provider: string;
-  status: KbaCheckStatus;
-  attempts_used: number;
-  created_at: string;
-  updated_at: string;
-};
-
-export type KbaSessionRow = {
-  id: string;
-  signer_id: string;
-  envelope_id: string;
-  org_id: string;
-  provider: string;
-  provider_session_id: string;
-  attempt: number;
-  status: "open" | "scored" | "expired";
-  outcome: "passed" | "failed" | null;
-  expires_at: string;
-  created_at: string;
-  scored_at: string | null;
-};
-
-export type KbaResultRow = {
-  id: string;
-  signer_id: string;
-  envelope_id: string;
-  org_id: string;
-  signer_email: string;
-  status: KbaOutcome;
-  provider: string;
-  provider_session_id: string;
-  ip_address: string | null;
-  price_cents: number;
-  attempts: number;
-  occurred_at: string;
-};
+export type KbaCheckRow = Row<typeof kbaChecks>;
+export type KbaSessionRow = Row<typeof kbaSessions>;
+export type KbaResultRow = Row<typeof kbaResults>;
 
 /** The signer's KBA check, or null when the signer is not challenged (not a KBA envelope, or the sender). */
 export function getKbaCheck(db: D1Database, signerId: string): Promise<KbaCheckRow | null> {
@@ -69,4 +33,104 @@ export function isKbaConstraint(err: unknown): boolean {
 export async function challengedSignerIds(db: D1Database, envelopeId: string): Promise<Set<string>> {
   const { results } = await db.prepare("SELECT signer_id FROM kba_checks WHERE envelope_id = ?").bind(envelopeId).all<{ signer_id: string }>();
   return new Set(results.map((r) => r.signer_id));
+}
+
+/** The signer's question set `sessionId`, or null (another signer's session is as unknown as a made-up id). */
+export function getKbaSession(db: D1Database, sessionId: string, signerId: string): Promise<KbaSessionRow | null> {
+  return db.prepare("SELECT * FROM kba_sessions WHERE id = ? AND signer_id = ?").bind(sessionId, signerId).first<KbaSessionRow>();
+}
+
+/** How many question sets the signer started after `since`, and when the oldest of them started. */
+export function countSessionsSince(db: D1Database, signerId: string, since: string): Promise<{ sets: number; oldest: string | null } | null> {
+  return db
+    .prepare("SELECT count(*) AS sets, min(created_at) AS oldest FROM kba_sessions WHERE signer_id = ? AND created_at > ?")
+    .bind(signerId, since)
+    .first<{ sets: number; oldest: string | null }>();
+}
+
+/**
+ * Opens a question set, inserted only while the check is at the attempt read (`attemptsUsed`) and the
+ * signer's sets started after `since` are fewer than `cap` (re-checked in SQL: a racing start loses
+ * here, inserting nothing). Two racing first loads: the partial unique index on the open set throws.
+ */
+export function insertKbaSession(
+  db: D1Database,
+  session: Pick<KbaSessionRow, "id" | "signer_id" | "envelope_id" | "org_id" | "provider" | "provider_session_id" | "attempt" | "expires_at" | "created_at">,
+  guard: { attemptsUsed: number; since: string; cap: number },
+): Promise<D1Result> {
+  return db
+    .prepare(
+      `INSERT INTO kba_sessions (id, signer_id, envelope_id, org_id, provider, provider_session_id, attempt, status, expires_at, created_at)
+       SELECT ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?
+       WHERE EXISTS (SELECT 1 FROM kba_checks WHERE signer_id = ? AND status = 'required' AND attempts_used = ?)
+         AND (SELECT count(*) FROM kba_sessions WHERE signer_id = ? AND created_at > ?) < ?`,
+    )
+    .bind(
+      session.id,
+      session.signer_id,
+      session.envelope_id,
+      session.org_id,
+      session.provider,
+      session.provider_session_id,
+      session.attempt,
+      session.expires_at,
+      session.created_at,
+      session.signer_id,
+      guard.attemptsUsed,
+      session.signer_id,
+      guard.since,
+      guard.cap,
+    )
+    .run();
+}
+
+/** The guard of an `unavailable` outcome: a check that is no longer `required` makes status NULL and fails the batch whole. */
+export function kbaCheckUnavailable(db: D1Database, signerId: string, at: string): D1PreparedStatement {
+  return db.prepare("UPDATE kba_checks SET status = CASE WHEN status = 'required' THEN 'unavailable' END, updated_at = ? WHERE signer_id = ?").bind(at, signerId);
+}
+
+/**
+ * Settles a question set (`scored` or `expired`) with its outcome. The guard of a settle batch: the set
+ * still `open` and the check still `required` at the attempt before this set's, else the status turns
+ * NULL (which NOT NULL refuses) and the batch fails whole.
+ */
+export function kbaSessionSettle(
+  db: D1Database,
+  session: Pick<KbaSessionRow, "id" | "signer_id" | "attempt">,
+  settle: { settledAs: "scored" | "expired"; outcome: string; at: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE kba_sessions SET status = CASE WHEN status = 'open' AND EXISTS (SELECT 1 FROM kba_checks WHERE signer_id = ? AND status = 'required' AND attempts_used = ?) THEN ? END,
+         outcome = ?, scored_at = ? WHERE id = ?`,
+    )
+    .bind(session.signer_id, session.attempt - 1, settle.settledAs, settle.outcome, settle.at, session.id);
+}
+
+/** Moves the signer's check to `status` with `attemptsUsed` attempts used. */
+export function kbaCheckMove(db: D1Database, signerId: string, move: { status: KbaCheckStatus; attemptsUsed: number; at: string }): D1PreparedStatement {
+  return db.prepare("UPDATE kba_checks SET status = ?, attempts_used = ?, updated_at = ? WHERE signer_id = ?").bind(move.status, move.attemptsUsed, move.at, signerId);
+}
+
+/** The INSERT of a signer's final KBA result (unique per signer: a second one fails the batch it is in). */
+export function kbaResultInsert(db: D1Database, result: KbaResultRow): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO kba_results (id, signer_id, envelope_id, org_id, signer_email, status, provider, provider_session_id, ip_address, price_cents, attempts, occurred_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(
+      result.id,
+      result.signer_id,
+      result.envelope_id,
+      result.org_id,
+      result.signer_email,
+      result.status,
+      result.provider,
+      result.provider_session_id,
+      result.ip_address,
+      result.price_cents,
+      result.attempts,
+      result.occurred_at,
+    );
 }

@@ -1,10 +1,11 @@
 import type { KbaCheckStatus } from "../../db/schema/kba";
 import type { RequestContext } from "../../lib/context";
 import { nowIso } from "../../lib/time";
-import type { RequestOrigin } from "../signing/signer-actor";
+import type { RequestOrigin } from "../signers/signer-actor";
+import type { KbaBatch } from "./commit";
 import { loadKbaSigner } from "./load-kba-signer";
-import { outcomeStatements } from "./record-outcome";
-import type { KbaSessionRow } from "./repository";
+import { outcomeChange } from "./record-outcome";
+import { kbaCheckMove, kbaSessionSettle, type KbaSessionRow } from "./repository";
 
 /**
  * The batch that settles a question set, answered (`scored`) or lapsed (`expired`), and moves the check
@@ -13,24 +14,21 @@ import type { KbaSessionRow } from "./repository";
  * the attempt before this set's, else the status turns NULL and the batch fails whole, so a set is
  * settled once however many requests race to settle it.
  */
-export async function settleSessionStatements(
+export async function settleSession(
   ctx: RequestContext,
   input: { signerId: string; session: KbaSessionRow; settledAs: "scored" | "expired"; outcome: "passed" | "failed"; checkStatus: KbaCheckStatus; provider: string; origin: RequestOrigin },
-): Promise<D1PreparedStatement[]> {
+): Promise<KbaBatch> {
   const { session } = input;
   const final = input.checkStatus === "passed" || input.checkStatus === "failed";
   const fresh = final ? await loadKbaSigner(ctx, input.signerId) : null;
   const now = nowIso();
-  return [
-    ctx.db
-      .prepare(
-        `UPDATE kba_sessions SET status = CASE WHEN status = 'open' AND EXISTS (SELECT 1 FROM kba_checks WHERE signer_id = ? AND status = 'required' AND attempts_used = ?) THEN ? END,
-           outcome = ?, scored_at = ? WHERE id = ?`,
-      )
-      .bind(session.signer_id, session.attempt - 1, input.settledAs, input.outcome, now, session.id),
-    ctx.db.prepare("UPDATE kba_checks SET status = ?, attempts_used = ?, updated_at = ? WHERE signer_id = ?").bind(input.checkStatus, session.attempt, now, session.signer_id),
-    ...(fresh
-      ? await outcomeStatements(ctx, {
+  return {
+    guards: [
+      kbaSessionSettle(ctx.db, session, { settledAs: input.settledAs, outcome: input.outcome, at: now }),
+      kbaCheckMove(ctx.db, session.signer_id, { status: input.checkStatus, attemptsUsed: session.attempt, at: now }),
+    ],
+    outcome: fresh
+      ? outcomeChange(ctx, {
           envelope: fresh.sc.envelope,
           signer: fresh.sc.signer,
           outcome: input.checkStatus as "passed" | "failed",
@@ -40,6 +38,6 @@ export async function settleSessionStatements(
           origin: input.origin,
           at: now,
         })
-      : []),
-  ];
+      : null,
+  };
 }

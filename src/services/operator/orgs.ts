@@ -4,9 +4,10 @@ import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { normalizeOrigins, parseStoredOrigins, storedOrigins } from "../embed/frame-ancestors";
+import { findOrganization, getOrganizationSettings, organizationInsert, organizationUpdate, type OrganizationChanges } from "../organizations/repository";
 
 export async function assertOrgExists(db: D1Database, orgId: string): Promise<void> {
-  const row = await db.prepare("SELECT 1 AS ok FROM organizations WHERE id = ?").bind(orgId).first();
+  const row = await findOrganization(db, orgId);
   if (!row) throw notFound("Organization");
 }
 
@@ -15,7 +16,7 @@ export async function createOrg(ctx: RequestContext, input: { name: string }) {
   const orgId = newId("organization");
   const at = nowIso();
   await commitWithOrgAudit(db, { orgId, action: "org.created", actor: ctx.actor, data: { name: input.name }, at }, [
-    db.prepare("INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)").bind(orgId, input.name, at, at),
+    organizationInsert(db, { id: orgId, name: input.name, at }),
   ]);
   return { org_id: orgId, name: input.name, created_at: at };
 }
@@ -33,7 +34,7 @@ export async function updateOrg(
   const db = ctx.db;
   await assertOrgExists(db, input.orgId);
   const at = nowIso();
-  const changes: Record<string, string | number | null> = {};
+  const changes: OrganizationChanges = {};
   const audited: Record<string, unknown> = {};
   if (input.name !== undefined) changes.name = input.name;
   if (input.stripe_account_id !== undefined) changes.stripe_account_id = input.stripe_account_id;
@@ -43,24 +44,10 @@ export async function updateOrg(
     changes.embed_frame_ancestors = storedOrigins(origins);
     audited.embed_frame_ancestors = origins;
   }
-  const columns = Object.keys(changes);
   await commitWithOrgAudit(db, { orgId: input.orgId, action: "org.updated", actor: ctx.actor, data: { ...changes, ...audited }, at }, [
-    db
-      .prepare(`UPDATE organizations SET updated_at = ?${columns.map((c) => `, ${c} = ?`).join("")} WHERE id = ?`)
-      .bind(at, ...columns.map((c) => changes[c] ?? null), input.orgId),
+    organizationUpdate(db, input.orgId, changes, at),
   ]);
-  const row = await db
-    .prepare("SELECT id, name, stripe_account_id, platform_fee_bps, embed_frame_ancestors, created_at, updated_at FROM organizations WHERE id = ?")
-    .bind(input.orgId)
-    .first<{
-      id: string;
-      name: string;
-      stripe_account_id: string | null;
-      platform_fee_bps: number;
-      embed_frame_ancestors: string | null;
-      created_at: string;
-      updated_at: string;
-    }>();
+  const row = await getOrganizationSettings(db, input.orgId);
   const { id, embed_frame_ancestors, ...rest } = row!;
   return { org_id: id, ...rest, embed_frame_ancestors: parseStoredOrigins(embed_frame_ancestors) };
 }

@@ -6,7 +6,8 @@ import { requireSecret } from "../../lib/secrets";
 import { addSeconds, nowIso } from "../../lib/time";
 import { SESSION_AUDIENCE, SESSION_ISSUER } from "../../lib/session-token";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import { normalizeEmail } from "../envelopes/create-envelope";
+import { normalizeEmail } from "../compose/create-envelope";
+import { findMembership, findUser, findUserIdByEmail, membershipUpsert, userInsert } from "../organizations/repository";
 import { assertOrgExists } from "./orgs";
 
 /** Adds a user to an organization with a role; an existing user (same email) joins or changes role. */
@@ -18,33 +19,26 @@ export async function addUser(
   await assertOrgExists(db, input.orgId);
   const email = normalizeEmail(input.email);
   const at = nowIso();
-  const existing = await db.prepare("SELECT id FROM users WHERE email = ?").bind(email).first<{ id: string }>();
+  const existing = await findUserIdByEmail(db, email);
   const userId = existing?.id ?? newId("user");
   await commitWithOrgAudit(
     db,
     { orgId: input.orgId, action: "membership.granted", actor: ctx.actor, data: { user_id: userId, role: input.role }, at },
     [
-      db.prepare("INSERT INTO users (id, email, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING").bind(userId, email, input.name, at),
-      db
-        .prepare(
-          `INSERT INTO memberships (user_id, org_id, role, created_at) VALUES ((SELECT id FROM users WHERE email = ?), ?, ?, ?)
-           ON CONFLICT (user_id, org_id) DO UPDATE SET role = excluded.role`,
-        )
-        .bind(email, input.orgId, input.role, at),
+      userInsert(db, { id: userId, email, name: input.name, at }),
+      membershipUpsert(db, { email, orgId: input.orgId, role: input.role, at }),
     ],
   );
-  const row = await db.prepare("SELECT id FROM users WHERE email = ?").bind(email).first<{ id: string }>();
+  const row = await findUserIdByEmail(db, email);
   return { user_id: row!.id, org_id: input.orgId, email, role: input.role };
 }
 
 export async function issueAccessToken(ctx: RequestContext, input: { userId: string; orgId?: string; ttlSeconds?: number }) {
   const secret = new TextEncoder().encode(requireSecret(ctx.env, "SESSION_JWT_SECRET"));
-  const user = await ctx.db.prepare("SELECT id FROM users WHERE id = ?").bind(input.userId).first();
+  const user = await findUser(ctx.db, input.userId);
   if (!user) throw notFound("User");
   if (input.orgId) {
-    const member = await ctx.db.prepare("SELECT 1 AS ok FROM memberships WHERE user_id = ? AND org_id = ?")
-      .bind(input.userId, input.orgId)
-      .first();
+    const member = await findMembership(ctx.db, input.userId, input.orgId);
     if (!member) throw unprocessable("The user is not a member of that organization", { org_id: input.orgId });
   }
   const ttl = input.ttlSeconds ?? 3600;

@@ -5,16 +5,14 @@ import type { ApiIssue } from "../../lib/validation";
 import { signingProvider, viaProvider } from "../../providers/signing";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { OrgContext, RequestContext } from "../../lib/context";
-import type { TemplateRow } from "../templates/repository";
+import { listTemplatesByIds, type TemplateRow } from "../templates/repository";
 import { instanceFor } from "../templates/schema";
-import { getPackage, packageDetail, type PackageItemRow, type PackageRow } from "./repository";
+import { getPackage, packageDetail, packageInsert, packageItemInserts, packageItemsDelete, packageUpdate, type PackageItemRow, type PackageRow } from "./repository";
 import type { CreatePackageInput, UpdatePackageInput } from "./schema";
 
 /** The member templates, in the order given: each a live template of the organization, none twice. */
 async function memberTemplates(db: D1Database, orgId: string, ids: string[]): Promise<TemplateRow[]> {
-  const placeholders = ids.map(() => "?").join(", ");
-  const { results } = await db.prepare(`SELECT * FROM templates WHERE org_id = ? AND id IN (${placeholders})`).bind(orgId, ...ids).all<TemplateRow>();
-  const byId = new Map(results.map((t) => [t.id, t]));
+  const byId = new Map((await listTemplatesByIds(db, orgId, ids)).map((t) => [t.id, t]));
   const issues: ApiIssue[] = [];
   ids.forEach((id, i) => {
     const t = byId.get(id);
@@ -54,36 +52,23 @@ async function deriveItems(ctx: RequestContext, members: TemplateRow[], previous
   return { kbaRequired, instance, items };
 }
 
-function itemInserts(db: D1Database, orgId: string, packageId: string, items: Omit<PackageItemRow, "position">[]) {
-  return items.map((item, i) =>
-    db
-      .prepare(
-        `INSERT INTO document_package_items (package_id, position, template_id, org_id, kba_required, provider_instance, provider_template_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .bind(packageId, i + 1, item.template_id, orgId, item.kba_required, item.provider_instance, item.provider_template_id),
-  );
-}
-
 /** POST /document-packages: `kba_required` and `provider_instance` are derived from the members. */
 export async function createPackage(ctx: OrgContext, input: { body: CreatePackageInput }) {
-  const db = ctx.env.DB;
+  const db = ctx.db;
   const members = await memberTemplates(db, ctx.orgId, input.body.template_ids);
   const { kbaRequired, instance, items } = await deriveItems(ctx, members, []);
   const at = nowIso();
   const pkg: PackageRow = { id: newId("package"), org_id: ctx.orgId, name: input.body.name, kba_required: kbaRequired ? 1 : 0, provider_instance: instance, created_at: at, updated_at: at, deleted_at: null };
   await commitWithOrgAudit(db, { orgId: ctx.orgId, action: "package.created", actor: ctx.actor, data: { package_id: pkg.id, template_ids: input.body.template_ids, kba_required: kbaRequired }, at }, [
-    db
-      .prepare("INSERT INTO document_packages (id, org_id, name, kba_required, provider_instance, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-      .bind(pkg.id, pkg.org_id, pkg.name, pkg.kba_required, pkg.provider_instance, at, at),
-    ...itemInserts(db, ctx.orgId, pkg.id, items),
+    packageInsert(db, pkg),
+    ...packageItemInserts(db, ctx.orgId, pkg.id, items),
   ]);
   return packageDetail(pkg, items.map((item, i) => ({ ...item, position: i + 1 })));
 }
 
 /** PATCH /document-packages/:id: a new member list replaces the old one and everything is derived again. */
 export async function updatePackage(ctx: OrgContext, input: { packageId: string; body: UpdatePackageInput }) {
-  const db = ctx.env.DB;
+  const db = ctx.db;
   const { pkg, items: previous } = await getPackage(db, ctx.orgId, input.packageId);
   const ids = input.body.template_ids ?? previous.map((i) => i.template_id);
   const members = await memberTemplates(db, ctx.orgId, ids);
@@ -91,9 +76,9 @@ export async function updatePackage(ctx: OrgContext, input: { packageId: string;
   const at = nowIso();
   const next: PackageRow = { ...pkg, name: input.body.name ?? pkg.name, kba_required: kbaRequired ? 1 : 0, provider_instance: instance, updated_at: at };
   await commitWithOrgAudit(db, { orgId: ctx.orgId, action: "package.updated", actor: ctx.actor, data: { package_id: pkg.id, ...input.body, kba_required: kbaRequired }, at }, [
-    db.prepare("UPDATE document_packages SET name = ?, kba_required = ?, provider_instance = ?, updated_at = ? WHERE id = ?").bind(next.name, next.kba_required, next.provider_instance, at, pkg.id),
-    db.prepare("DELETE FROM document_package_items WHERE package_id = ?").bind(pkg.id),
-    ...itemInserts(db, ctx.orgId, pkg.id, items),
+    packageUpdate(db, next),
+    packageItemsDelete(db, pkg.id),
+    ...packageItemInserts(db, ctx.orgId, pkg.id, items),
   ]);
   return packageDetail(next, items.map((item, i) => ({ ...item, position: i + 1 })));
 }

@@ -4,7 +4,7 @@ import { requireSecret } from "../../lib/secrets";
 import { paymentProcessor, PaymentProcessorError, type ProcessorIntent } from "../../providers/payments";
 import type { EmbedClaims } from "../embed/tokens";
 import { loadEmbedPayment, PAYABLE_STATUSES } from "./embed-payment";
-import { intentIdempotencyKey, type PaymentRow } from "./repository";
+import { intentIdempotencyKey, paymentIntentIdUpdate, type PaymentRow } from "./repository";
 
 export type PaymentIntentAnswer =
   | { payment_required: false }
@@ -56,10 +56,7 @@ async function intentFor(ctx: RequestContext, payment: PaymentRow, envelopeName:
       idempotencyKey: intentIdempotencyKey(payment),
     });
     // Racing calls got the same intent from Stripe; whichever stores it first wins, the others match it.
-    await ctx.db
-      .prepare("UPDATE payments SET stripe_payment_intent_id = ?, updated_at = ? WHERE id = ? AND stripe_payment_intent_id IS NULL")
-      .bind(intent.id, new Date().toISOString(), payment.id)
-      .run();
+    await paymentIntentIdUpdate(ctx.db, payment.id, intent.id, new Date().toISOString()).run();
     return intent;
   } catch (err) {
     if (!(err instanceof PaymentProcessorError)) throw err;

@@ -1,4 +1,5 @@
 import type { RequestContext } from "../../lib/context";
+import { findPaymentDueFromSigner, findPaymentDueOnEnvelope } from "./repository";
 
 /**
  * Whether the signing page should load Stripe.js (and allow it in its CSP): for a signer's link, only
@@ -9,12 +10,9 @@ import type { RequestContext } from "../../lib/context";
 export async function pageNeedsStripe(ctx: RequestContext, page: { signerId: string } | { envelopeId: string }): Promise<boolean> {
   const { db } = ctx;
   if ("signerId" in page) {
-    const row = await db
-      .prepare("SELECT 1 AS due FROM signers s JOIN payments p ON p.envelope_id = s.envelope_id WHERE s.id = ? AND p.status != 'paid' AND p.payer_email = lower(trim(s.email))")
-      .bind(page.signerId)
-      .first<{ due: number }>();
+    const row = await findPaymentDueFromSigner(db, page.signerId);
     return row !== null;
   }
-  const row = await db.prepare("SELECT 1 AS due FROM payments WHERE envelope_id = ? AND status != 'paid'").bind(page.envelopeId).first<{ due: number }>();
+  const row = await findPaymentDueOnEnvelope(db, page.envelopeId);
   return row !== null;
 }

@@ -2,6 +2,8 @@ import { unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { assertPaymentsConfigured } from "../../providers/payments";
 import type { Env } from "../../env";
+import { getOrganizationPaymentSettings } from "../organizations/repository";
+import { paymentInsert } from "./repository";
 import type { PaymentRequest } from "./schema";
 
 export type PlannedPayment = {
@@ -38,10 +40,7 @@ export async function planPaymentRequest(
       },
     ]);
   }
-  const org = await ctx.db
-    .prepare("SELECT stripe_account_id, platform_fee_bps FROM organizations WHERE id = ?")
-    .bind(input.orgId)
-    .first<{ stripe_account_id: string | null; platform_fee_bps: number }>();
+  const org = await getOrganizationPaymentSettings(ctx.db, input.orgId);
   const missing = [
     ...(org?.stripe_account_id ? [] : ["stripe_account_id"]),
     ...(org && org.platform_fee_bps > 0 ? [] : ["platform_fee_bps"]),
@@ -57,13 +56,18 @@ export async function planPaymentRequest(
   const bps = org!.platform_fee_bps;
   const fee = Math.floor((amount_cents * bps) / 10_000);
   const id = newId("payment");
-  const statement = ctx.db
-    .prepare(
-      `INSERT INTO payments (id, envelope_id, org_id, amount_cents, currency, payer_email, destination_account,
-         application_fee_cents, platform_fee_bps, status, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'requires_payment', ?, ?)`,
-    )
-    .bind(id, input.envelopeId, input.orgId, amount_cents, currency, payerEmail, org!.stripe_account_id, fee, bps, input.at, input.at);
+  const statement = paymentInsert(ctx.db, {
+    id,
+    envelope_id: input.envelopeId,
+    org_id: input.orgId,
+    amount_cents,
+    currency,
+    payer_email: payerEmail,
+    destination_account: org!.stripe_account_id!,
+    application_fee_cents: fee,
+    platform_fee_bps: bps,
+    at: input.at,
+  });
   return {
     id,
     statement,

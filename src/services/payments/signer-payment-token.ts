@@ -2,10 +2,11 @@ import { SignJWT } from "jose";
 import type { RequestContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
-import { mintSigningSession } from "../embed/signing-session";
+import { mintSigningSession } from "../signers/signing-session";
 import { EMBED_TOKEN_TTL_SECONDS } from "../embed/tokens";
 import { getEnvelope } from "../envelopes/repository";
 import { PAYABLE_STATUSES } from "./embed-payment";
+import { findSignerForPayment } from "../signers/repository";
 import { signingUrl } from "../signers/signing-links";
 import { findPaymentForEnvelope } from "./repository";
 
@@ -26,10 +27,7 @@ export type SignerPaymentToken = { payment_required: false } | { payment_require
  * (nor its logs and the browser history it writes).
  */
 export async function signerPaymentToken(ctx: RequestContext, input: { signerId: string; now?: Date; notAfter?: number }): Promise<SignerPaymentToken> {
-  const signer = await ctx.db
-    .prepare("SELECT id, envelope_id, org_id, email, status FROM signers WHERE id = ?")
-    .bind(input.signerId)
-    .first<{ id: string; envelope_id: string; org_id: string; email: string; status: string }>();
+  const signer = await findSignerForPayment(ctx.db, input.signerId);
   if (!signer) throw notFound("Signing link");
   const envelope = await getEnvelope(ctx.db, signer.org_id, signer.envelope_id);
   const payment = await findPaymentForEnvelope(ctx.db, envelope.id);

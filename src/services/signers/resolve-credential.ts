@@ -1,7 +1,8 @@
 import type { RequestContext } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
-import { isSigningSession, openSigningSession } from "../embed/signing-session";
+import { isSigningSession, openSigningSession } from "./signing-session";
 import { hashSlug, SLUG_HASH_PREFIX } from "./slug";
+import { findSignerBySlug, rehashSignerSlug } from "./repository";
 
 /** Who a signer credential names, and when it stops working (null: a permanent slug). */
 export type SignerCredential = { signerId: string; sessionExpiresAt: number | null };
@@ -20,13 +21,10 @@ export async function signerByCredential(ctx: RequestContext, credential: string
     return { signerId, sessionExpiresAt: expiresAt };
   }
   const hash = await hashSlug(credential);
-  const row = await ctx.db
-    .prepare(`SELECT id, slug_hash FROM signers WHERE slug_hash = ?1 OR (slug_hash = ?2 AND slug_hash NOT LIKE '${SLUG_HASH_PREFIX}%')`)
-    .bind(hash, credential)
-    .first<{ id: string; slug_hash: string }>();
+  const row = await findSignerBySlug(ctx.db, hash, credential, SLUG_HASH_PREFIX);
   if (!row) throw notFound("Signing link");
   if (row.slug_hash !== hash) {
-    await ctx.db.prepare("UPDATE signers SET slug_hash = ? WHERE id = ? AND slug_hash = ?").bind(hash, row.id, credential).run();
+    await rehashSignerSlug(ctx.db, row.id, credential, hash);
   }
   return { signerId: row.id, sessionExpiresAt: null };
 }

@@ -1,8 +1,7 @@
 import type { Env } from "../../env";
 import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
-import { mintSigningSession } from "../embed/signing-session";
-import { EMBED_TOKEN_TTL_SECONDS } from "../embed/tokens";
+import { mintSigningSession } from "./signing-session";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
 import { envelopeDetail } from "../envelopes/serialize";
 import { listSigners, type SignerRow } from "./repository";
@@ -20,7 +19,7 @@ export function signingUrl(env: Env, envelope: Pick<EnvelopeRow, "kba_required">
 }
 
 /** How long a signing link handed to a partner or the console works: as long as an embed token. */
-export const SIGNING_LINK_TTL_SECONDS = EMBED_TOKEN_TTL_SECONDS;
+export const SIGNING_LINK_TTL_SECONDS = 900;
 
 /** The partner API names the URL `embed_url`, the console `signing_url` (spec part 2). */
 export type LinkField = "embed_url" | "signing_url";

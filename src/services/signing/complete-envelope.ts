@@ -8,8 +8,10 @@ import { signingProvider, viaProvider } from "../../providers/signing";
 import type { CertificateSigner, Stamp } from "../../providers/signing/interface";
 import { drawnImageKey, publicValue } from "./field-values";
 import { areasOf, optionsOf, type EnvelopeFieldRow, type SigningContext } from "./repository";
-import type { RequestOrigin } from "./signer-actor";
+import type { RequestOrigin } from "../signers/signer-actor";
 import { kbaCertificateLines } from "../kba/certificate-lines";
+import { findOriginalDocument, signedDocumentInsert } from "../documents/repository";
+import { listSignerCompletionOrigins } from "../audit/repository";
 
 export type SignedDocument = { key: string; sha256: string; sizeBytes: number; pageCount: number; stampedSha256: string; statement: D1PreparedStatement };
 
@@ -26,9 +28,7 @@ export async function buildSignedDocument(
   input: { fields: EnvelopeFieldRow[]; images: Map<string, Uint8Array>; completedAt: string; lastSigner: { id: string; origin: RequestOrigin } },
 ): Promise<SignedDocument> {
   const { env } = ctx;
-  const original = await env.DB.prepare("SELECT r2_key, sha256 FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'")
-    .bind(sc.envelope.id)
-    .first<{ r2_key: string; sha256: string }>();
+  const original = await findOriginalDocument(ctx.db, sc.envelope.id);
   const object = original ? await env.DOCS.get(original.r2_key) : null;
   if (!original || !object) throw new Error(`envelope ${sc.envelope.id} has no original document in R2`);
   const originalBytes = new Uint8Array(await object.arrayBuffer());
@@ -55,7 +55,7 @@ export async function buildSignedDocument(
       stamps.push({ areas, value: { kind: "text", text: String(shown) } });
     }
   }
-  const signers = await certificateSigners(env.DB, sc.signers, input);
+  const signers = await certificateSigners(ctx.db, sc.signers, input);
   const provider = signingProvider(env);
   const { parts, pageCount, stampedSha256 } = await viaProvider("render the signed document", () =>
     provider.renderSignedDocument({
@@ -71,14 +71,20 @@ export async function buildSignedDocument(
   const key = `documents/${sc.envelope.org_id}/${newId("document")}-signed.pdf`;
   await putParts(env.DOCS, key, sealed, { httpMetadata: { contentType: "application/pdf" }, sha256 });
   const stored = { sha256, sizeBytes: sealed.reduce((n, p) => n + p.byteLength, 0) };
-  const statement = env.DB.prepare(
-    `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at)
-     VALUES (?, ?, ?, 'signed', ?, ?, ?, ?, ?)`,
-  ).bind(newId("document"), sc.envelope.id, sc.envelope.org_id, key, stored.sha256, stored.sizeBytes, pageCount, input.completedAt);
+  const statement = signedDocumentInsert(ctx.db, {
+    id: newId("document"),
+    envelopeId: sc.envelope.id,
+    orgId: sc.envelope.org_id,
+    key,
+    sha256: stored.sha256,
+    sizeBytes: stored.sizeBytes,
+    pageCount,
+    at: input.completedAt,
+  });
   return { key, ...stored, pageCount, stampedSha256, statement };
 }
 
-export const discardSigned = (ctx: RequestContext, key: string) => discardDocuments(ctx.env, [key]);
+export const discardSigned = (ctx: RequestContext, ...keys: string[]) => (keys.length ? discardDocuments(ctx.env, keys) : Promise.resolve());
 
 async function readImage(ctx: RequestContext, key: string): Promise<Uint8Array | null> {
   const obj = await ctx.env.DOCS.get(key);
@@ -92,11 +98,8 @@ async function certificateSigners(
   input: { completedAt: string; lastSigner: { id: string; origin: RequestOrigin } },
 ): Promise<CertificateSigner[]> {
   const ids = signers.map((s) => s.id);
-  const { results } = await db
-    // on the envelope's own chain (the chain index), never a scan of every organization's audit log
-    .prepare(`SELECT actor_id, ip, user_agent FROM audit_log WHERE chain_id = ? AND action = 'signer.completed' AND actor_id IN (${ids.map(() => "?").join(",")})`)
-    .bind(signers[0]?.envelope_id ?? "", ...ids)
-    .all<{ actor_id: string; ip: string | null; user_agent: string | null }>();
+  // on the envelope's own chain (the chain index), never a scan of every organization's audit log
+  const results = await listSignerCompletionOrigins(db, signers[0]?.envelope_id ?? "", ids);
   const byId = new Map(results.map((r) => [r.actor_id, r]));
   const kba = signers.length ? await kbaCertificateLines(db, signers[0]!.envelope_id) : new Map<string, string>();
   return signers.map((s) => {

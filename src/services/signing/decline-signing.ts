@@ -1,8 +1,9 @@
 import { conflict } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
 import { commitSignerChange } from "./commit-signer-change";
-import { signerData } from "./signer-actor";
+import { signerData } from "../signers/signer-actor";
 import { assertKbaCleared } from "../kba/gate";
+import { signerDeclinedUpdate } from "../signers/repository";
 
 /**
  * POST /signing/:slug/decline: the signer refuses to sign, with a reason. The signer becomes
@@ -18,7 +19,7 @@ export async function declineSigning(ctx: RequestContext, input: { signerId: str
     return {
       change: {
         entries: [{ action: "signer.declined", data, event: { type: "signer.declined" as const, data } }],
-        statements: [ctx.env.DB.prepare("UPDATE signers SET status = 'declined' WHERE id = ? AND status <> 'completed'").bind(signer.id)],
+        statements: [signerDeclinedUpdate(ctx.db, signer.id)],
         transition: { action: "decline" as const, data: { reason: input.reason, declined_by: signerData(signer).signer } },
       },
       result: { signer_status: "declined" as const, envelope_status: "declined" as const },

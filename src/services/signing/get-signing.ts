@@ -3,6 +3,7 @@ import type { RequestContext } from "../../lib/context";
 import { assertKbaCleared, kbaCleared, kbaStateOf } from "../kba/gate";
 import { signersWhoseTurnItIs } from "../signers/repository";
 import { publicValue } from "./field-values";
+import { findOriginalDocumentKey } from "../documents/repository";
 import { areasOf, loadSigningContext, optionsOf } from "./repository";
 
 /**
@@ -45,7 +46,7 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
 export async function openSigningDocument(ctx: RequestContext, input: { signerId: string }) {
   const sc = await loadSigningContext(ctx.db, input.signerId);
   await assertKbaCleared(ctx.db, sc.signer.id);
-  const row = await ctx.db.prepare("SELECT r2_key FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'").bind(sc.envelope.id).first<{ r2_key: string }>();
+  const row = await findOriginalDocumentKey(ctx.db, sc.envelope.id);
   const object = row ? await ctx.env.DOCS.get(row.r2_key) : null;
   if (!object) throw new ApiError(404, "This envelope has no document");
   return { body: object.body, size: object.size };

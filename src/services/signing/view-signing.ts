@@ -1,7 +1,8 @@
 import type { RequestContext } from "../../lib/context";
 import { commitSignerChange } from "./commit-signer-change";
-import { signerData } from "./signer-actor";
+import { signerData } from "../signers/signer-actor";
 import { assertKbaCleared } from "../kba/gate";
+import { signerViewedUpdate } from "../signers/repository";
 
 /**
  * POST /signing/:slug/view: the signer opened the document. The first open records `viewed_at` and
@@ -14,12 +15,7 @@ export async function viewSigning(ctx: RequestContext, input: { signerId: string
     await assertKbaCleared(ctx.db, signer.id);
     if (signer.viewed_at) return { change: null, result: { viewed_at: signer.viewed_at } };
     const data = { envelope_id: envelope.id, ...signerData(signer), viewed_at: at };
-    const statements = [
-      ctx.env.DB.prepare("UPDATE signers SET viewed_at = ?, status = CASE WHEN status = 'pending' THEN 'viewed' ELSE status END WHERE id = ? AND viewed_at IS NULL").bind(
-        at,
-        signer.id,
-      ),
-    ];
+    const statements = [signerViewedUpdate(ctx.db, signer.id, at)];
     const change =
       envelope.status === "sent"
         ? { entries: [], statements, transition: { action: "view" as const, data } }

@@ -5,7 +5,7 @@ import { signingProvider, viaProvider } from "../../providers/signing";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { OrgContext, RequestContext } from "../../lib/context";
 import { checkFieldRules, placementFailed, resolveFields, scanDocument, type DocumentScan } from "../documents/place-fields";
-import { getTemplate, insertTemplateFields, isFieldNameConflict, listTemplateFields, type TemplateRow } from "./repository";
+import { getTemplate, insertTemplateFields, isFieldNameConflict, listTemplateFields, templateTouch, type TemplateRow } from "./repository";
 import type { TemplateFieldInput } from "./schema";
 
 /** The stored PDF, read from R2 only when an anchor needs its text; unreadable is the spec's 502. */
@@ -31,9 +31,9 @@ async function scanStoredDocument(ctx: RequestContext, template: TemplateRow, fi
  * the provider gets the template's whole field list, then the rows and the audit entry commit.
  */
 export async function addTemplateFields(ctx: OrgContext, input: { templateId: string; fields: TemplateFieldInput[] }) {
-  const template = await getTemplate(ctx.env.DB, ctx.orgId, input.templateId);
+  const template = await getTemplate(ctx.db, ctx.orgId, input.templateId);
   if (!template.document_key) throw conflict("The template has no document yet: fields are placed on its PDF", { template_id: template.id });
-  const existing = await listTemplateFields(ctx.env.DB, template.id);
+  const existing = await listTemplateFields(ctx.db, template.id);
   const scan = await scanStoredDocument(ctx, template, input.fields);
   const { fields, issues, located } = resolveFields(input.fields, scan, ["fields"]);
   issues.push(...checkFieldRules(located, new Set(existing.map((f) => f.name))));
@@ -42,12 +42,12 @@ export async function addTemplateFields(ctx: OrgContext, input: { templateId: st
   await viaProvider("the fields could not be stored", () =>
     signingProvider(ctx.env).setTemplateFields({ instance: template.provider_instance, providerTemplateId: template.provider_template_id, fields: [...existing, ...fields] }),
   );
-  const db = ctx.env.DB;
+  const db = ctx.db;
   const at = nowIso();
   try {
     await commitWithOrgAudit(db, { orgId: ctx.orgId, action: "template.fields_added", actor: ctx.actor, data: { template_id: template.id, fields: fields.map((f) => f.name) }, at }, [
       ...insertTemplateFields(db, { templateId: template.id, orgId: ctx.orgId, fields, placements: input.fields.map((f) => f.placement), at }),
-      db.prepare("UPDATE templates SET updated_at = ? WHERE id = ?").bind(at, template.id),
+      templateTouch(db, template.id, at),
     ]);
   } catch (err) {
     if (isFieldNameConflict(err)) throw unprocessable("A field with one of these names was added concurrently; retry", [{ code: "duplicate_name", expected: "unique field names", received: "a name taken concurrently", path: ["fields"], message: "A field name is already taken" }]);

@@ -5,7 +5,7 @@ import { signingProvider, viaProvider } from "../../providers/signing";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { OrgContext } from "../../lib/context";
 import { discardDocuments, ingestPdf } from "../documents/ingest-pdf";
-import { getTemplate, insertTemplateFields, listTemplateFields, type TemplateRow } from "./repository";
+import { getTemplate, insertTemplateFields, listTemplateFields, templateDocumentUpdate, type TemplateRow } from "./repository";
 import { templateDetail } from "./serialize";
 
 /**
@@ -14,7 +14,7 @@ import { templateDetail } from "./serialize";
  * having no document, so two racing uploads cannot both win.
  */
 export async function attachTemplateDocument(ctx: OrgContext, input: { templateId: string; form: MultipartForm }) {
-  const db = ctx.env.DB;
+  const db = ctx.db;
   const template = await getTemplate(db, ctx.orgId, input.templateId);
   if (template.document_key) throw conflict("The template already has a document; create a new template for another PDF", { template_id: template.id });
   if (!input.form.file) throw badRequest("Missing required form field: file (the template PDF)");
@@ -26,9 +26,7 @@ export async function attachTemplateDocument(ctx: OrgContext, input: { templateI
     if (document.fields.length) await viaProvider("the fields could not be stored", () => provider.setTemplateFields({ ...ref, fields: document.fields }));
     const at = nowIso();
     const [update] = await commitWithOrgAudit(db, { orgId: ctx.orgId, action: "template.document_attached", actor: ctx.actor, data: { template_id: template.id, sha256: document.sha256, fields: document.fields.length }, at }, [
-      db
-        .prepare("UPDATE templates SET document_key = ?, document_sha256 = ?, document_size_bytes = ?, page_count = ?, updated_at = ? WHERE id = ? AND document_key IS NULL")
-        .bind(document.key, document.sha256, document.sizeBytes, document.pageCount, at, template.id),
+      templateDocumentUpdate(db, template.id, document, at),
       ...insertTemplateFields(db, { templateId: template.id, orgId: ctx.orgId, fields: document.fields, at, onlyWithDocumentKey: document.key }),
     ], { guarded: true });
     if (update?.meta.changes !== 1) {
@@ -47,10 +45,10 @@ export async function attachTemplateDocument(ctx: OrgContext, input: { templateI
  * back at what the winner committed, so the template's counterpart never names the object about to be discarded.
  */
 async function restoreWinner(ctx: OrgContext, templateId: string, ref: { instance: TemplateRow["provider_instance"]; providerTemplateId: number }) {
-  const winner = await getTemplate(ctx.env.DB, ctx.orgId, templateId);
+  const winner = await getTemplate(ctx.db, ctx.orgId, templateId);
   if (!winner.document_key) return;
   const provider = signingProvider(ctx.env);
-  const fields = await listTemplateFields(ctx.env.DB, templateId);
+  const fields = await listTemplateFields(ctx.db, templateId);
   await viaProvider("the document could not be stored", () => provider.setTemplateDocument({ ...ref, documentKey: winner.document_key!, pageCount: winner.page_count ?? 0 }));
   await viaProvider("the fields could not be stored", () => provider.setTemplateFields({ ...ref, fields }));
 }

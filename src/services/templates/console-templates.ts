@@ -3,7 +3,7 @@ import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { OrgContext } from "../../lib/context";
 import { insertTemplate } from "./insert-template";
-import { getTemplate, listTemplateFields } from "./repository";
+import { getTemplate, listTemplateFields, templateRename, templateSoftDelete } from "./repository";
 import type { CreateConsoleTemplateInput, UpdateTemplateInput } from "./schema";
 import { templateDetail } from "./serialize";
 
@@ -38,7 +38,7 @@ export async function updateTemplate(ctx: OrgContext, input: { templateId: strin
   }
   const next = { ...row, name: changes.name ?? row.name, external_id: changes.external_id !== undefined ? changes.external_id : row.external_id, updated_at: nowIso() };
   await commitWithOrgAudit(db, { orgId: ctx.orgId, action: "template.updated", actor: ctx.actor, data: { template_id: row.id, ...changes }, at: next.updated_at }, [
-    db.prepare("UPDATE templates SET name = ?, external_id = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL").bind(next.name, next.external_id, next.updated_at, row.id),
+    templateRename(db, row.id, next),
   ]);
   return templateDetail(next, await listTemplateFields(db, row.id));
 }
@@ -52,7 +52,7 @@ export async function deleteTemplate(ctx: OrgContext, input: { templateId: strin
   const row = await getTemplate(db, ctx.orgId, input.templateId);
   const at = nowIso();
   await commitWithOrgAudit(db, { orgId: ctx.orgId, action: "template.deleted", actor: ctx.actor, data: { template_id: row.id }, at }, [
-    db.prepare("UPDATE templates SET deleted_at = ?, updated_at = ? WHERE id = ?").bind(at, at, row.id),
+    templateSoftDelete(db, row.id, at),
   ]);
   return templateDetail({ ...row, deleted_at: at, updated_at: at }, await listTemplateFields(db, row.id));
 }

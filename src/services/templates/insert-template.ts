@@ -5,7 +5,7 @@ import { signingProvider, viaProvider } from "../../providers/signing";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { OrgContext } from "../../lib/context";
 import type { StoredDocument } from "../documents/ingest-pdf";
-import { insertTemplateFields, type TemplateRow } from "./repository";
+import { insertTemplateFields, templateInsert, type TemplateRow } from "./repository";
 import { instanceFor, type ResolvedField } from "./schema";
 
 /** A template to insert in `ctx.orgId`, by `ctx.actor`. */
@@ -28,7 +28,7 @@ export type NewTemplate = {
  * external provider.
  */
 export async function insertTemplate(ctx: OrgContext, t: NewTemplate): Promise<TemplateRow> {
-  const db = ctx.env.DB;
+  const db = ctx.db;
   const provider = signingProvider(ctx.env);
   const id = newId("template");
   const instance = instanceFor(t.kbaRequired);
@@ -56,14 +56,7 @@ export async function insertTemplate(ctx: OrgContext, t: NewTemplate): Promise<T
     updated_at: at,
     deleted_at: null,
   };
-  const insert = db
-    .prepare(
-      `INSERT INTO templates (id, org_id, name, external_id, kba_required, provider_instance, provider_template_id, origin,
-         document_key, document_sha256, document_size_bytes, page_count, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .bind(row.id, row.org_id, row.name, row.external_id, row.kba_required, row.provider_instance, row.provider_template_id, row.origin,
-      row.document_key, row.document_sha256, row.document_size_bytes, row.page_count, at, at);
+  const insert = templateInsert(db, row);
   try {
     await commitWithOrgAudit(
       db,

@@ -1,43 +1,28 @@
+import type { Row } from "../../db/row";
+import type { signingProviderTemplates, templateFields, templates } from "../../db/schema";
 import { notFound } from "../../lib/errors";
 import { jsonLists } from "../../lib/json-lists";
-import type { AreaInput, FieldType, PlacementMode, ProviderInstance, ResolvedField } from "./schema";
+import type { AreaInput, FieldType, ResolvedField } from "./schema";
 
-export type TemplateRow = {
-  id: string;
-  org_id: string;
-  name: string;
-  external_id: string | null;
-  kba_required: number;
-  provider_instance: ProviderInstance;
-  provider_template_id: number;
-  origin: "upload" | "console" | "builder";
-  document_key: string | null;
-  document_sha256: string | null;
-  document_size_bytes: number | null;
-  page_count: number | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-};
+/**
+ * Statements on `templates`, `template_fields` and `signing_provider_templates`. (The fields copied
+ * onto an envelope, `envelope_fields`, live in documents/repository.ts: documents/ is below templates/.)
+ */
 
-export type FieldRow = {
-  seq: number;
-  name: string;
-  type: FieldType;
-  role: string;
-  required: number;
-  readonly: number;
-  default_value: string | null;
-  /** JSON array of strings (select and radio), else null */
-  options: string | null;
-  placement_mode: PlacementMode;
-  areas: string;
-  anchor_match: string | null;
-};
+export type TemplateRow = Row<typeof templates>;
+export type FieldRow = Row<typeof templateFields>;
+export type ProviderTemplateRow = Row<typeof signingProviderTemplates>;
+
+// ---- templates ----
+
+/** For a batch: the template (one row, all columns) if it is the organization's, deleted or not. */
+export function selectTemplate(db: D1Database, orgId: string, templateId: string): D1PreparedStatement {
+  return db.prepare("SELECT * FROM templates WHERE id = ? AND org_id = ?").bind(templateId, orgId);
+}
 
 /** A template of the organization, deleted ones included only when asked; other orgs' are not found. */
 export async function findTemplate(db: D1Database, orgId: string, templateId: string, opts: { includeDeleted?: boolean } = {}) {
-  const row = await db.prepare("SELECT * FROM templates WHERE id = ? AND org_id = ?").bind(templateId, orgId).first<TemplateRow>();
+  const row = await selectTemplate(db, orgId, templateId).first<TemplateRow>();
   if (!row || (row.deleted_at && !opts.includeDeleted)) return null;
   return row;
 }
@@ -48,15 +33,84 @@ export async function getTemplate(db: D1Database, orgId: string, templateId: str
   return row;
 }
 
+/** The organization's templates among `ids` (deleted ones included), in no particular order; ids not found are missing. */
+export async function listTemplatesByIds(db: D1Database, orgId: string, ids: string[]): Promise<TemplateRow[]> {
+  const { results } = await db
+    .prepare(`SELECT * FROM templates WHERE org_id = ? AND id IN (${ids.map(() => "?").join(", ")})`)
+    .bind(orgId, ...ids)
+    .all<TemplateRow>();
+  return results;
+}
+
+export function templateInsert(db: D1Database, row: TemplateRow): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO templates (id, org_id, name, external_id, kba_required, provider_instance, provider_template_id, origin,
+         document_key, document_sha256, document_size_bytes, page_count, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(row.id, row.org_id, row.name, row.external_id, row.kba_required, row.provider_instance, row.provider_template_id, row.origin,
+      row.document_key, row.document_sha256, row.document_size_bytes, row.page_count, row.created_at, row.updated_at);
+}
+
+/** Marks the template changed (its fields were). */
+export function templateTouch(db: D1Database, templateId: string, at: string): D1PreparedStatement {
+  return db.prepare("UPDATE templates SET updated_at = ? WHERE id = ?").bind(at, templateId);
+}
+
+/** Gives the template its document, guarded on it having none yet (a losing concurrent upload changes nothing). */
+export function templateDocumentUpdate(
+  db: D1Database,
+  templateId: string,
+  document: { key: string; sha256: string; sizeBytes: number; pageCount: number },
+  at: string,
+): D1PreparedStatement {
+  return db
+    .prepare("UPDATE templates SET document_key = ?, document_sha256 = ?, document_size_bytes = ?, page_count = ?, updated_at = ? WHERE id = ? AND document_key IS NULL")
+    .bind(document.key, document.sha256, document.sizeBytes, document.pageCount, at, templateId);
+}
+
+/** Sets the name and external id of a template that is not deleted. */
+export function templateRename(db: D1Database, templateId: string, next: Pick<TemplateRow, "name" | "external_id" | "updated_at">): D1PreparedStatement {
+  return db.prepare("UPDATE templates SET name = ?, external_id = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL").bind(next.name, next.external_id, next.updated_at, templateId);
+}
+
+export function templateSoftDelete(db: D1Database, templateId: string, at: string): D1PreparedStatement {
+  return db.prepare("UPDATE templates SET deleted_at = ?, updated_at = ? WHERE id = ?").bind(at, at, templateId);
+}
+
+/**
+ * Archives (soft-deletes) a bulk batch's builder-made master template, only if the batch was deleted
+ * at `at` by the statement before it in the same D1 batch (a batch that is no longer editable keeps its master).
+ */
+export function batchMasterTemplateArchive(db: D1Database, input: { templateId: string; orgId: string; batchId: string; at: string }): D1PreparedStatement {
+  return db
+    .prepare("UPDATE templates SET deleted_at = ?, updated_at = ? WHERE id = ? AND org_id = ? AND origin = 'builder' AND deleted_at IS NULL AND (SELECT deleted_at FROM bulk_batches WHERE id = ?) = ?")
+    .bind(input.at, input.at, input.templateId, input.orgId, input.batchId, input.at);
+}
+
+// ---- template_fields ----
+
+/** For a batch: every field row of the template, in field order. */
+export function selectTemplateFields(db: D1Database, templateId: string): D1PreparedStatement {
+  return db.prepare("SELECT * FROM template_fields WHERE template_id = ? ORDER BY seq").bind(templateId);
+}
+
 export async function listTemplateFields(db: D1Database, templateId: string): Promise<ResolvedField[]> {
-  const { results } = await db.prepare("SELECT * FROM template_fields WHERE template_id = ? ORDER BY seq").bind(templateId).all<FieldRow>();
+  const { results } = await selectTemplateFields(db, templateId).all<FieldRow>();
   return results.map(fieldFromRow);
+}
+
+/** The roles of the template's fields, in the order of each role's first field: the parties it is addressed to. */
+export async function listTemplateRoles(db: D1Database, templateId: string): Promise<string[]> {
+  const { results } = await db.prepare("SELECT role FROM template_fields WHERE template_id = ? GROUP BY role ORDER BY MIN(seq)").bind(templateId).all<Pick<FieldRow, "role">>();
+  return results.map((r) => r.role);
 }
 
 export function fieldFromRow(row: FieldRow): ResolvedField {
   return {
     name: row.name,
-    type: row.type,
+    type: row.type as FieldType, // the column holds only the field types the services write
     role: row.role,
     required: row.required === 1,
     readonly: row.readonly === 1,
@@ -114,3 +168,10 @@ export function insertTemplateFields(
 }
 
 export const isFieldNameConflict = (err: unknown) => err instanceof Error && /UNIQUE constraint failed: template_fields\.template_id, template_fields\.name/.test(err.message);
+
+// ---- signing_provider_templates ----
+
+/** The signing provider's own record of a template (its counterpart), if it exists: `{ id }`. */
+export function findProviderTemplate(db: D1Database, instance: ProviderTemplateRow["instance"], providerTemplateId: number): Promise<Pick<ProviderTemplateRow, "id"> | null> {
+  return db.prepare("SELECT id FROM signing_provider_templates WHERE instance = ? AND id = ?").bind(instance, providerTemplateId).first<Pick<ProviderTemplateRow, "id">>();
+}

@@ -1,17 +1,7 @@
 import { notFound } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
-import { usageMonth } from "./record-usage";
-
-export type UsageLineRow = {
-  id: string;
-  kind: string;
-  quantity: number;
-  unit_cents: number;
-  envelope_id: string | null;
-  signer_id: string | null;
-  description: string;
-  created_at: string;
-};
+import { selectOrganizationId } from "../organizations/repository";
+import { selectUsageLines, usageMonth, type UsageLineListed } from "./repository";
 
 /**
  * GET /operator/orgs/:org_id/usage?month=YYYY-MM: one organization's usage lines of a month (UTC;
@@ -20,13 +10,11 @@ export type UsageLineRow = {
 export async function getUsage(ctx: RequestContext, input: { orgId: string; month?: string }) {
   const month = input.month ?? usageMonth(new Date().toISOString());
   const [org, lines] = await ctx.db.batch([
-    ctx.db.prepare("SELECT id FROM organizations WHERE id = ?").bind(input.orgId),
-    ctx.db
-      .prepare("SELECT id, kind, quantity, unit_cents, envelope_id, signer_id, description, created_at FROM usage_lines WHERE org_id = ? AND month = ? ORDER BY created_at, rowid")
-      .bind(input.orgId, month),
+    selectOrganizationId(ctx.db, input.orgId),
+    selectUsageLines(ctx.db, input.orgId, month),
   ]);
   if (org!.results.length === 0) throw notFound("Organization");
-  const rows = (lines!.results as UsageLineRow[]).map((l) => ({ line_id: l.id, ...withoutId(l), amount_cents: l.quantity * l.unit_cents }));
+  const rows = (lines!.results as UsageLineListed[]).map((l) => ({ line_id: l.id, ...withoutId(l), amount_cents: l.quantity * l.unit_cents }));
   const byKind: Record<string, { quantity: number; amount_cents: number }> = {};
   for (const l of rows) {
     const k = (byKind[l.kind] ??= { quantity: 0, amount_cents: 0 });
@@ -36,4 +24,4 @@ export async function getUsage(ctx: RequestContext, input: { orgId: string; mont
   return { org_id: input.orgId, month, currency: "usd" as const, lines: rows, by_kind: byKind, total_cents: rows.reduce((sum, l) => sum + l.amount_cents, 0) };
 }
 
-const withoutId = ({ id: _id, ...rest }: UsageLineRow) => rest;
+const withoutId = ({ id: _id, ...rest }: UsageLineListed) => rest;

@@ -1,10 +1,11 @@
 import { ApiError, unprocessable } from "../../lib/errors";
 import { actingUserId, SYSTEM_ACTOR } from "../../lib/actor";
-import { appendEnvelopeAudit } from "../audit/envelope-chain";
+import { appendEnvelopeAudit } from "../envelopes/append-audit";
 import { inOrg, type OrgContext, type RequestContext } from "../../lib/context";
 import { getEnvelope } from "../envelopes/repository";
 import { findUnpaidPayment } from "./payment-gate";
 import { vaultInSigned } from "./vault-in-signed";
+import { getVaultConsent, readAutoVaultFacts, vaultConsentUpsert } from "./repository";
 
 /** Statuses in which consent can still matter: the envelope is not yet vaulted nor closed. */
 const CONSENTABLE = ["pending", "uploaded", "preparing", "sent", "viewed", "completed"];
@@ -31,7 +32,7 @@ export async function setAutoVaultConsent(
       },
     ]);
   }
-  await appendEnvelopeAudit(db, {
+  await appendEnvelopeAudit(ctx, {
     orgId: ctx.orgId,
     envelopeId: input.envelopeId,
     actor: ctx.actor,
@@ -44,16 +45,7 @@ export async function setAutoVaultConsent(
       return {
         action: "envelope.auto_vault_consent",
         data: { auto_vault_enabled: input.enabled, acknowledge_authoritative_copy: input.acknowledged },
-        statements: [
-          db
-            .prepare(
-              `INSERT INTO vault_consents (envelope_id, org_id, auto_vault_enabled, terms_accepted_at, terms_accepted_by, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?)
-               ON CONFLICT (envelope_id) DO UPDATE SET auto_vault_enabled = excluded.auto_vault_enabled,
-                 terms_accepted_at = excluded.terms_accepted_at, terms_accepted_by = excluded.terms_accepted_by, updated_at = excluded.updated_at`,
-            )
-            .bind(envelope.id, envelope.org_id, input.enabled ? 1 : 0, acceptedAt, acceptedBy, at),
-        ],
+        statements: [vaultConsentUpsert(db, { envelopeId: envelope.id, orgId: envelope.org_id, enabled: input.enabled, acceptedAt, acceptedBy, at })],
       };
     },
   });
@@ -63,10 +55,7 @@ export async function setAutoVaultConsent(
 
 export async function autoVaultState(db: D1Database, orgId: string, envelopeId: string) {
   const envelope = await getEnvelope(db, orgId, envelopeId);
-  const consent = await db
-    .prepare("SELECT auto_vault_enabled, terms_accepted_at, terms_accepted_by FROM vault_consents WHERE envelope_id = ?")
-    .bind(envelope.id)
-    .first<{ auto_vault_enabled: number; terms_accepted_at: string | null; terms_accepted_by: string | null }>();
+  const consent = await getVaultConsent(db, envelope.id);
   return {
     envelope_id: envelope.id,
     auto_vault_enabled: consent?.auto_vault_enabled === 1,
@@ -93,12 +82,7 @@ export type AutoVaultOutcome = { vaulted: true } | { vaulted: false; reason: str
  */
 export async function autoVaultIfConsented(ctx: RequestContext, input: { envelopeId: string }): Promise<AutoVaultOutcome> {
   const { envelopeId } = input;
-  const row = await ctx.db.prepare(
-    `SELECT e.org_id, e.status, e.document_source, c.auto_vault_enabled, c.terms_accepted_by
-     FROM envelopes e LEFT JOIN vault_consents c ON c.envelope_id = e.id WHERE e.id = ?`,
-  )
-    .bind(envelopeId)
-    .first<{ org_id: string; status: string; document_source: string; auto_vault_enabled: number | null; terms_accepted_by: string | null }>();
+  const row = await readAutoVaultFacts(ctx.db, envelopeId);
   if (!row) return { vaulted: false, reason: "envelope not found" };
   if (row.auto_vault_enabled !== 1) return { vaulted: false, reason: "no auto-vault consent" };
   if (row.status === "vaulted") return { vaulted: true };

@@ -1,8 +1,10 @@
+import type { RequestContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
-import { runChecks, summarize, type ComplianceCheck, type ComplianceFacts } from "../compliance/evaluate";
 import { securedPartyOf, type EnvelopeRow } from "../envelopes/repository";
+import { runChecks, summarize, type ComplianceCheck, type ComplianceFacts } from "./compliance-checks";
 import { identityVerification, type IdentityVerificationEntry } from "./identity-verification";
 import { vaultKeys } from "./keys";
+import { certificateInsert } from "./repository";
 import { renderCertificatePdf } from "../../pdf";
 
 export const CERTIFICATE_TYPE = "ucc_9105_electronic_chattel_paper";
@@ -64,14 +66,14 @@ export type IssuedCertificate = {
  * (the caller deletes it); the row, inserted by the caller's batch, is what makes it the current one.
  */
 export async function issueCertificate(
-  env: { DB: D1Database; DOCS: R2Bucket },
+  ctx: Pick<RequestContext, "db" | "env">,
   input: { envelope: EnvelopeRow; vaultId: string; facts: ComplianceFacts; issuedAt: string; reason: string },
 ): Promise<IssuedCertificate> {
   const { envelope, vaultId, issuedAt, reason } = input;
-  const certificate = buildCertificate(envelope, input.facts, await identityVerification(env.DB, envelope), issuedAt);
+  const certificate = buildCertificate(envelope, input.facts, await identityVerification(ctx.db, envelope), issuedAt);
   const id = newId("certificate");
   const pdfKey = vaultKeys(envelope.org_id, envelope.id, vaultId).certificate(id);
-  await env.DOCS.put(pdfKey, await renderCertificatePdf(certificate), {
+  await ctx.env.DOCS.put(pdfKey, await renderCertificatePdf(certificate), {
     httpMetadata: { contentType: "application/pdf" },
     customMetadata: { envelope_id: envelope.id, vault_id: vaultId, role: "certificate" },
   });
@@ -81,12 +83,19 @@ export async function issueCertificate(
     certificate,
     pdfKey,
     insert: (db, version) =>
-      db
-        .prepare(
-          `INSERT INTO vault_certificates (id, envelope_id, org_id, vault_id, version, body, compliant, score, pdf_key, reason, issued_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .bind(id, envelope.id, envelope.org_id, vaultId, version, JSON.stringify(certificate), compliant ? 1 : 0, score, pdfKey, reason, issuedAt),
+      certificateInsert(db, {
+        id,
+        envelope_id: envelope.id,
+        org_id: envelope.org_id,
+        vault_id: vaultId,
+        version,
+        body: JSON.stringify(certificate),
+        compliant: compliant ? 1 : 0,
+        score,
+        pdf_key: pdfKey,
+        reason,
+        issued_at: issuedAt,
+      }),
   };
 }
 

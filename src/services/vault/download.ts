@@ -1,8 +1,9 @@
 import { ApiError, notFound } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
+import { findEnvelopeName } from "../envelopes/repository";
+import { openEvidenceBundle } from "./evidence-bundle";
 import { observeAuthoritative, recordIntegrityCheck } from "./integrity";
-import { openEvidenceBundle } from "../evidence/evidence-bundle";
-import { findVaultRecordById } from "./repository";
+import { findVaultRecordById, latestCertificatePdf } from "./repository";
 import { downloadFilename, verifyVaultUrl, type VaultFile } from "./signed-url";
 
 export type VaultDownload = { body: ReadableStream; size: number; filename: string; contentType: "application/pdf" | "application/zip" };
@@ -18,11 +19,9 @@ export async function openVaultDownload(
   input: { vaultId: string; file: VaultFile; exp: string; sig: string },
 ): Promise<VaultDownload> {
   await verifyVaultUrl(ctx.env, input);
-  const record = await findVaultRecordById(ctx.env.DB, input.vaultId);
+  const record = await findVaultRecordById(ctx.db, input.vaultId);
   if (!record) throw notFound("Document");
-  const envelope = await ctx.env.DB.prepare("SELECT id, name FROM envelopes WHERE id = ?")
-    .bind(record.envelope_id)
-    .first<{ id: string; name: string }>();
+  const envelope = await findEnvelopeName(ctx.db, record.envelope_id);
   const filename = downloadFilename(envelope ?? { id: record.envelope_id, name: "" }, input.file);
 
   if (input.file === "copy") {
@@ -32,9 +31,7 @@ export async function openVaultDownload(
   }
   if (input.file === "certificate") {
     // the current certificate's PDF (the newest version: re-issued when a check's outcome changes)
-    const row = await ctx.env.DB.prepare("SELECT pdf_key FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1")
-      .bind(record.envelope_id)
-      .first<{ pdf_key: string }>();
+    const row = await latestCertificatePdf(ctx.db, record.envelope_id);
     const pdf = row ? await ctx.env.DOCS.get(row.pdf_key) : null;
     if (!pdf) throw notFound("Certificate");
     return { body: pdf.body, size: pdf.size, filename, contentType: "application/pdf" };

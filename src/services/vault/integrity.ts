@@ -1,15 +1,24 @@
 import { newId } from "../../lib/ids";
 import { SYSTEM_ACTOR } from "../../lib/actor";
-import { appendEnvelopeAudit } from "../audit/envelope-chain";
+import { appendEnvelopeAudit } from "../envelopes/append-audit";
 import { chainRowsStatement, verifyChain, verifyChainRows, type ChainRow } from "../audit/verify-chain";
-import { factsFrom, runChecks, type ComplianceFacts } from "../compliance/evaluate";
 import type { RequestContext } from "../../lib/context";
-import type { EnvelopeRow } from "../envelopes/repository";
+import { envelopeCertificateIssuedAtUpdate, selectEnvelopeRow, type EnvelopeRow } from "../envelopes/repository";
 import { envelopeEventData } from "../envelopes/serialize";
-import { outboxInsert } from "../events/outbox";
 import { compliantSince, issueCertificate, sameOutcomes, type Certificate, type IssuedCertificate } from "./certificate";
+import { factsFrom, runChecks, type ComplianceFacts } from "./compliance-checks";
 import { sha256OfStream } from "./hashing";
-import { lastIntegrityMatched, latestCertificate, type CertificateRow, type VaultRecordRow } from "./repository";
+import {
+  guardedIntegrityCheckInsert,
+  integrityCheckInsert,
+  lastIntegrityMatched,
+  latestCertificate,
+  selectLastIntegrityCheck,
+  selectLatestCertificate,
+  type CertificateRow,
+  type IntegrityCheckRow,
+  type VaultRecordRow,
+} from "./repository";
 
 export type IntegritySource = "download" | "sweep";
 
@@ -39,33 +48,25 @@ export async function recordIntegrityCheck(
   input: { record: VaultRecordRow; source: IntegritySource; observed: Observation },
 ): Promise<{ matched: boolean }> {
   const { record, source, observed } = input;
-  const db = ctx.env.DB;
+  const db = ctx.db;
   const matched = observed.hash === record.document_hash;
-  const insertCheck = (at: string) =>
-    db
-      .prepare(
-        `INSERT INTO vault_integrity_checks (id, vault_id, envelope_id, org_id, source, matched, expected_hash, observed_hash, observed_size_bytes, checked_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .bind(newId("integrityCheck"), record.id, record.envelope_id, record.org_id, source, matched ? 1 : 0, record.document_hash, observed.hash, observed.size, at);
+  const insertCheck = (at: string) => integrityCheckInsert(db, checkRow(record, source, observed, matched, at));
 
-  let eventId: string | null = null;
-  const recorded = await appendEnvelopeAudit(db, {
+  const recorded = await appendEnvelopeAudit(ctx, {
     orgId: record.org_id,
     envelopeId: record.envelope_id,
     actor: SYSTEM_ACTOR,
     build: async (envelope, at) => {
-      eventId = null;
       const { facts, current, outcomeChanged, checksChanged } = await assess(db, envelope, record, matched);
       if (!outcomeChanged && !checksChanged) return null;
 
       const statements = [insertCheck(at)];
       let issued: IssuedCertificate | null = null;
       if (checksChanged) {
-        issued = await issueCertificate(ctx.env, { envelope, vaultId: record.id, facts, issuedAt: at, reason: `integrity_check:${source}` });
+        issued = await issueCertificate(ctx, { envelope, vaultId: record.id, facts, issuedAt: at, reason: `integrity_check:${source}` });
         statements.push(
           issued.insert(db, (current?.version ?? 0) + 1),
-          db.prepare("UPDATE envelopes SET certificate_issued_at = ? WHERE id = ?").bind(compliantSince(issued), envelope.id),
+          envelopeCertificateIssuedAtUpdate(db, envelope.id, compliantSince(issued)),
         );
       }
       const detail = {
@@ -75,29 +76,41 @@ export async function recordIntegrityCheck(
         observed_hash: observed.hash,
         ...(issued ? { certificate_version: (current?.version ?? 0) + 1, compliant: issued.certificate.ucc_9105_compliance.compliant } : {}),
       };
-      if (outcomeChanged && !matched) {
-        const event = outboxInsert(db, {
-          orgId: envelope.org_id,
-          envelopeId: envelope.id,
-          type: "vault.tamper_detected",
-          data: { ...envelopeEventData(envelope), detected_by: source, expected_hash: record.document_hash, observed_hash: observed.hash, detected_at: at },
-          at,
-        });
-        statements.push(event.statement);
-        eventId = event.id;
-      }
       const action = !outcomeChanged ? "vault.certificate_reissued" : matched ? "vault.integrity_restored" : "vault.tamper_detected";
       return {
         action,
         data: detail,
         statements,
+        // a tamper found (not a restore, not a re-issue) is the `vault.tamper_detected` webhook event
+        event:
+          outcomeChanged && !matched
+            ? {
+                type: "vault.tamper_detected" as const,
+                data: { ...envelopeEventData(envelope), detected_by: source, expected_hash: record.document_hash, observed_hash: observed.hash, detected_at: at },
+              }
+            : undefined,
         abandon: issued ? () => ctx.env.DOCS.delete(issued.pdfKey) : undefined,
       };
     },
   });
   if (!recorded) await insertCheck(new Date().toISOString()).run();
-  if (eventId) ctx.publish(eventId);
   return { matched };
+}
+
+/** The row of one integrity check of `record`. */
+function checkRow(record: VaultRecordRow, source: IntegritySource, observed: Observation, matched: boolean, at: string): IntegrityCheckRow {
+  return {
+    id: newId("integrityCheck"),
+    vault_id: record.id,
+    envelope_id: record.envelope_id,
+    org_id: record.org_id,
+    source,
+    matched: matched ? 1 : 0,
+    expected_hash: record.document_hash,
+    observed_hash: observed.hash,
+    observed_size_bytes: observed.size,
+    checked_at: at,
+  };
 }
 
 /** What recording a check would change, judged on the state as read now. */
@@ -167,14 +180,12 @@ export type IntegrityStates = { results: D1Result<Record<string, unknown>>[] };
  * while its documents are still being hashed. The recording re-asserts this state (see recordIntegrityChecks).
  */
 export async function readIntegrityStates(ctx: RequestContext, input: { records: VaultRecordRow[] }): Promise<IntegrityStates> {
-  const db = ctx.env.DB;
+  const db = ctx.db;
   if (input.records.length === 0) return { results: [] };
   const statements = input.records.flatMap((record) => [
-    db.prepare("SELECT * FROM envelopes WHERE id = ? AND org_id = ?").bind(record.envelope_id, record.org_id),
-    db.prepare("SELECT matched FROM vault_integrity_checks WHERE vault_id = ? ORDER BY checked_at DESC, rowid DESC LIMIT 1").bind(record.id),
-    db
-      .prepare("SELECT id, envelope_id, vault_id, version, body, compliant, issued_at FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1")
-      .bind(record.envelope_id),
+    selectEnvelopeRow(db, record.org_id, record.envelope_id),
+    selectLastIntegrityCheck(db, record.id),
+    selectLatestCertificate(db, record.envelope_id),
     chainRowsStatement(db, record.envelope_id),
   ]);
   return { results: await db.batch<Record<string, unknown>>(statements) };
@@ -189,7 +200,7 @@ export async function judgeIntegrityChecks(states: IntegrityStates, checks: Inte
       const envelope = read[4 * i]!.results[0] as EnvelopeRow | undefined;
       // No envelope: recordIntegrityCheck reports it as it always has.
       if (!envelope) return { record, observed, matched, quiet: false, guard: null };
-      const last = read[4 * i + 1]!.results[0] as { matched: number } | undefined;
+      const last = read[4 * i + 1]!.results[0] as Pick<IntegrityCheckRow, "matched"> | undefined;
       const previous = last ? last.matched === 1 : null;
       const current = (read[4 * i + 2]!.results[0] as CertificateRow | undefined) ?? null;
       const chain = await verifyChainRows(read[4 * i + 3]!.results as ChainRow[], envelope.audit_seq);
@@ -214,29 +225,14 @@ export async function recordIntegrityChecks(
   input: { source: IntegritySource; checks: AssessedCheck[]; alongside?: D1PreparedStatement[] },
 ): Promise<void> {
   const { source, checks, alongside = [] } = input;
-  const db = ctx.env.DB;
+  const db = ctx.db;
   for (const c of checks) {
     if (!c.quiet) await recordIntegrityCheck(ctx, { record: c.record, source, observed: c.observed });
   }
   const quiet = checks.filter((c) => c.quiet && c.guard);
   if (quiet.length === 0 && alongside.length === 0) return;
   const at = new Date().toISOString();
-  const inserts = quiet.map(({ record, observed, matched, guard }) =>
-    db
-      .prepare(
-        `INSERT INTO vault_integrity_checks (id, vault_id, envelope_id, org_id, source, matched, expected_hash, observed_hash, observed_size_bytes, checked_at)
-         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
-         WHERE (SELECT matched FROM vault_integrity_checks WHERE envelope_id = ? ORDER BY checked_at DESC, rowid DESC LIMIT 1) IS ?
-           AND (SELECT MAX(version) FROM vault_certificates WHERE envelope_id = ?) IS ?
-           AND (SELECT audit_seq FROM envelopes WHERE id = ?) = ?`,
-      )
-      .bind(
-        newId("integrityCheck"), record.id, record.envelope_id, record.org_id, source, matched ? 1 : 0, record.document_hash, observed.hash, observed.size, at,
-        record.envelope_id, guard!.previous === null ? null : guard!.previous ? 1 : 0,
-        record.envelope_id, guard!.certificateVersion,
-        record.envelope_id, guard!.auditSeq,
-      ),
-  );
+  const inserts = quiet.map(({ record, observed, matched, guard }) => guardedIntegrityCheckInsert(db, checkRow(record, source, observed, matched, at), guard!));
   const results = await db.batch([...inserts, ...alongside]);
   for (let i = 0; i < quiet.length; i++) {
     if (results[i]!.meta.changes === 0) await recordIntegrityCheck(ctx, { record: quiet[i]!.record, source, observed: quiet[i]!.observed });

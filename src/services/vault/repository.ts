@@ -1,33 +1,20 @@
-/** A vault record as D1 returns it. */
-export type VaultRecordRow = {
-  id: string;
-  envelope_id: string;
-  org_id: string;
-  custodian_org_id: string;
-  authoritative_key: string;
-  document_hash: string;
-  size_bytes: number;
-  page_count: number;
-  copy_key: string;
-  copy_hash: string;
-  copy_size_bytes: number;
-  copy_marked: number;
-  source: "signed" | "upload";
-  actor_type: string;
-  actor_id: string | null;
-  on_behalf_of: string | null;
-  stored_at: string;
-};
+import type { Row } from "../../db/row";
+import type { jobCursors, vaultCertificates, vaultConsents, vaultIntegrityChecks, vaultRecords } from "../../db/schema";
 
-export type CertificateRow = {
-  id: string;
-  envelope_id: string;
-  vault_id: string;
-  version: number;
-  body: string;
-  compliant: number;
-  issued_at: string;
-};
+// Statements on vault_records, vault_integrity_checks, vault_certificates and job_cursors (the
+// integrity sweep's cursor; its table is declared beside the vault's in src/db/schema/vault.ts).
+
+/** A vault record as D1 returns it. */
+export type VaultRecordRow = Row<typeof vaultRecords>;
+
+/** The current certificate as the integrity checks read it (everything but score, pdf_key and reason). */
+export type CertificateRow = Pick<Row<typeof vaultCertificates>, "id" | "envelope_id" | "vault_id" | "version" | "body" | "compliant" | "issued_at">;
+
+export type IntegrityCheckRow = Row<typeof vaultIntegrityChecks>;
+
+export type JobCursorRow = Row<typeof jobCursors>;
+
+// ---- vault_records ----
 
 export function findVaultRecord(db: D1Database, envelopeId: string): Promise<VaultRecordRow | null> {
   return db.prepare("SELECT * FROM vault_records WHERE envelope_id = ?").bind(envelopeId).first<VaultRecordRow>();
@@ -37,17 +24,250 @@ export function findVaultRecordById(db: D1Database, vaultId: string): Promise<Va
   return db.prepare("SELECT * FROM vault_records WHERE id = ?").bind(vaultId).first<VaultRecordRow>();
 }
 
+/** The next `limit` vault records after `afterId`, in id order (the integrity sweep's walk). */
+export async function listVaultRecordsAfter(db: D1Database, afterId: string, limit: number): Promise<VaultRecordRow[]> {
+  const { results } = await db.prepare("SELECT * FROM vault_records WHERE id > ? ORDER BY id LIMIT ?").bind(afterId, limit).all<VaultRecordRow>();
+  return results;
+}
+
+/** The vault record's INSERT, for vault-in's batch. */
+export function vaultRecordInsert(db: D1Database, row: VaultRecordRow): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO vault_records (id, envelope_id, org_id, custodian_org_id, authoritative_key, document_hash, size_bytes, page_count,
+         copy_key, copy_hash, copy_size_bytes, copy_marked, source, actor_type, actor_id, on_behalf_of, stored_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(
+      row.id, row.envelope_id, row.org_id, row.custodian_org_id, row.authoritative_key, row.document_hash, row.size_bytes, row.page_count,
+      row.copy_key, row.copy_hash, row.copy_size_bytes, row.copy_marked, row.source, row.actor_type, row.actor_id, row.on_behalf_of, row.stored_at,
+    );
+}
+
+/** What the compliance checks read of an envelope's vault record, with the outcome of its newest integrity check. */
+export type VaultFactsRow = Pick<VaultRecordRow, "id" | "document_hash" | "custodian_org_id" | "copy_marked"> & { last_matched: number | null };
+
+export function findVaultFacts(db: D1Database, envelopeId: string): Promise<VaultFactsRow | null> {
+  return db
+    .prepare(
+      `SELECT v.id, v.document_hash, v.custodian_org_id, v.copy_marked,
+         (SELECT c.matched FROM vault_integrity_checks c WHERE c.vault_id = v.id ORDER BY c.checked_at DESC, c.rowid DESC LIMIT 1) AS last_matched
+       FROM vault_records v WHERE v.envelope_id = ?`,
+    )
+    .bind(envelopeId)
+    .first<VaultFactsRow>();
+}
+
+// ---- vault_integrity_checks ----
+
+/** The newest integrity check's outcome of a vault record (one row, or none: never checked). */
+export function selectLastIntegrityCheck(db: D1Database, vaultId: string): D1PreparedStatement {
+  return db.prepare("SELECT matched FROM vault_integrity_checks WHERE vault_id = ? ORDER BY checked_at DESC, rowid DESC LIMIT 1").bind(vaultId);
+}
+
 export async function lastIntegrityMatched(db: D1Database, vaultId: string): Promise<boolean | null> {
-  const row = await db
-    .prepare("SELECT matched FROM vault_integrity_checks WHERE vault_id = ? ORDER BY checked_at DESC, rowid DESC LIMIT 1")
-    .bind(vaultId)
-    .first<{ matched: number }>();
+  const row = await selectLastIntegrityCheck(db, vaultId).first<Pick<IntegrityCheckRow, "matched">>();
   return row ? row.matched === 1 : null;
 }
 
-export function latestCertificate(db: D1Database, envelopeId: string): Promise<CertificateRow | null> {
+export function integrityCheckInsert(db: D1Database, row: IntegrityCheckRow): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO vault_integrity_checks (id, vault_id, envelope_id, org_id, source, matched, expected_hash, observed_hash, observed_size_bytes, checked_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(row.id, row.vault_id, row.envelope_id, row.org_id, row.source, row.matched, row.expected_hash, row.observed_hash, row.observed_size_bytes, row.checked_at);
+}
+
+/**
+ * integrityCheckInsert guarded by the state the check was judged on: the row is written only while
+ * the envelope's newest check outcome (`previous`, null: none), its newest certificate version (null:
+ * none) and its audit chain length are still those; otherwise it changes nothing (`changes` 0).
+ */
+export function guardedIntegrityCheckInsert(
+  db: D1Database,
+  row: IntegrityCheckRow,
+  guard: { previous: boolean | null; certificateVersion: number | null; auditSeq: number },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO vault_integrity_checks (id, vault_id, envelope_id, org_id, source, matched, expected_hash, observed_hash, observed_size_bytes, checked_at)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+       WHERE (SELECT matched FROM vault_integrity_checks WHERE envelope_id = ? ORDER BY checked_at DESC, rowid DESC LIMIT 1) IS ?
+         AND (SELECT MAX(version) FROM vault_certificates WHERE envelope_id = ?) IS ?
+         AND (SELECT audit_seq FROM envelopes WHERE id = ?) = ?`,
+    )
+    .bind(
+      row.id, row.vault_id, row.envelope_id, row.org_id, row.source, row.matched, row.expected_hash, row.observed_hash, row.observed_size_bytes, row.checked_at,
+      row.envelope_id, guard.previous === null ? null : guard.previous ? 1 : 0,
+      row.envelope_id, guard.certificateVersion,
+      row.envelope_id, guard.auditSeq,
+    );
+}
+
+// ---- vault_certificates ----
+
+/** The envelope's current (newest) certificate, as CertificateRow. */
+export function selectLatestCertificate(db: D1Database, envelopeId: string): D1PreparedStatement {
   return db
     .prepare("SELECT id, envelope_id, vault_id, version, body, compliant, issued_at FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1")
+    .bind(envelopeId);
+}
+
+export function latestCertificate(db: D1Database, envelopeId: string): Promise<CertificateRow | null> {
+  return selectLatestCertificate(db, envelopeId).first<CertificateRow>();
+}
+
+/** The R2 key of the envelope's current certificate PDF. */
+export function latestCertificatePdf(db: D1Database, envelopeId: string): Promise<Pick<Row<typeof vaultCertificates>, "pdf_key"> | null> {
+  return db
+    .prepare("SELECT pdf_key FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1")
     .bind(envelopeId)
-    .first<CertificateRow>();
+    .first<Pick<Row<typeof vaultCertificates>, "pdf_key">>();
+}
+
+/** The envelope's current certificate JSON and the R2 key of its PDF. */
+export function latestCertificateFiles(db: D1Database, envelopeId: string): Promise<Pick<Row<typeof vaultCertificates>, "body" | "pdf_key"> | null> {
+  return db
+    .prepare("SELECT body, pdf_key FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1")
+    .bind(envelopeId)
+    .first<Pick<Row<typeof vaultCertificates>, "body" | "pdf_key">>();
+}
+
+export function certificateInsert(db: D1Database, row: Row<typeof vaultCertificates>): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO vault_certificates (id, envelope_id, org_id, vault_id, version, body, compliant, score, pdf_key, reason, issued_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(row.id, row.envelope_id, row.org_id, row.vault_id, row.version, row.body, row.compliant, row.score, row.pdf_key, row.reason, row.issued_at);
+}
+
+// ---- job_cursors ----
+
+/**
+ * Starts a new cycle of `job` at `at`: creates its cursor, or resets a finished cycle's. A cycle still
+ * unfinished is left as it is (false), to be continued.
+ */
+export async function startJobCycle(db: D1Database, job: string, at: string): Promise<boolean> {
+  const started = await db
+    .prepare(
+      `INSERT INTO job_cursors (job, cycle_started_at, cycle_completed_at, cursor, processed, bytes_processed, failures, lease_until, updated_at)
+       VALUES (?, ?, NULL, '', 0, 0, 0, NULL, ?)
+       ON CONFLICT (job) DO UPDATE SET cycle_started_at = excluded.cycle_started_at, cycle_completed_at = NULL, cursor = '',
+         processed = 0, bytes_processed = 0, failures = 0, updated_at = excluded.updated_at
+       WHERE job_cursors.cycle_completed_at IS NOT NULL`,
+    )
+    .bind(job, at, at)
+    .run();
+  return started.meta.changes !== 0;
+}
+
+/**
+ * Takes the lease of `job`'s unfinished cycle until `leaseUntil` unless another invocation holds it
+ * (a lease expired at `at` is free); its cursor, or null when there is no cycle to run or no lease.
+ */
+export function takeJobLease(db: D1Database, job: string, leaseUntil: string, at: string): Promise<Pick<JobCursorRow, "cursor"> | null> {
+  return db
+    .prepare(
+      `UPDATE job_cursors SET lease_until = ? WHERE job = ? AND cycle_completed_at IS NULL AND (lease_until IS NULL OR lease_until <= ?)
+       RETURNING cursor`,
+    )
+    .bind(leaseUntil, job, at)
+    .first<Pick<JobCursorRow, "cursor">>();
+}
+
+/** Moves `job`'s cursor to `cursor` and adds a run's counts. */
+export function jobCursorAdvance(
+  db: D1Database,
+  job: string,
+  input: { cursor: string; processed: number; bytesProcessed: number; failures: number; updatedAt: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE job_cursors SET cursor = ?, processed = processed + ?, bytes_processed = bytes_processed + ?, failures = failures + ?, updated_at = ?
+       WHERE job = ?`,
+    )
+    .bind(input.cursor, input.processed, input.bytesProcessed, input.failures, input.updatedAt, job);
+}
+
+export function jobCycleComplete(db: D1Database, job: string, completedAt: string, updatedAt: string): D1PreparedStatement {
+  return db.prepare("UPDATE job_cursors SET cycle_completed_at = ?, updated_at = ? WHERE job = ?").bind(completedAt, updatedAt, job);
+}
+
+export function jobLeaseRelease(db: D1Database, job: string): D1PreparedStatement {
+  return db.prepare("UPDATE job_cursors SET lease_until = NULL WHERE job = ?").bind(job);
+}
+
+// ---- appended by bulk send (helper B) ----
+
+/** The auto-vault consent of a new bulk-send envelope: on, with the batch's acceptance stamp. */
+export function bulkVaultConsentInsert(
+  db: D1Database,
+  input: { envelopeId: string; orgId: string; termsAcceptedAt: string; termsAcceptedBy: string | null; at: string },
+): D1PreparedStatement {
+  return db
+    .prepare("INSERT INTO vault_consents (envelope_id, org_id, auto_vault_enabled, terms_accepted_at, terms_accepted_by, updated_at) VALUES (?, ?, 1, ?, ?, ?)")
+    .bind(input.envelopeId, input.orgId, input.termsAcceptedAt, input.termsAcceptedBy, input.at);
+}
+
+/** The sender's auto-vault consent on an envelope, set or withdrawn (who accepted the terms, and when). */
+export function vaultConsentUpsert(
+  db: D1Database,
+  input: { envelopeId: string; orgId: string; enabled: boolean; acceptedAt: string | null; acceptedBy: string | null; at: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO vault_consents (envelope_id, org_id, auto_vault_enabled, terms_accepted_at, terms_accepted_by, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (envelope_id) DO UPDATE SET auto_vault_enabled = excluded.auto_vault_enabled,
+         terms_accepted_at = excluded.terms_accepted_at, terms_accepted_by = excluded.terms_accepted_by, updated_at = excluded.updated_at`,
+    )
+    .bind(input.envelopeId, input.orgId, input.enabled ? 1 : 0, input.acceptedAt, input.acceptedBy, input.at);
+}
+
+export function getVaultConsent(db: D1Database, envelopeId: string) {
+  return db
+    .prepare("SELECT auto_vault_enabled, terms_accepted_at, terms_accepted_by FROM vault_consents WHERE envelope_id = ?")
+    .bind(envelopeId)
+    .first<Pick<Row<typeof vaultConsents>, "auto_vault_enabled" | "terms_accepted_at" | "terms_accepted_by">>();
+}
+
+/**
+ * What auto-vault decides on: the envelope's status and source with its consent, in one read.
+ * SQL exception: the envelopes row joined here is read-only and unscoped by organization, because
+ * the hook runs for a system actor after the signer's commit (its caller knows only the id).
+ */
+export function readAutoVaultFacts(db: D1Database, envelopeId: string) {
+  return db
+    .prepare(
+      `SELECT e.org_id, e.status, e.document_source, c.auto_vault_enabled, c.terms_accepted_by
+       FROM envelopes e LEFT JOIN vault_consents c ON c.envelope_id = e.id WHERE e.id = ?`,
+    )
+    .bind(envelopeId)
+    .first<{ org_id: string; status: string; document_source: string; auto_vault_enabled: number | null; terms_accepted_by: string | null }>();
+}
+
+// ---- job_cursors, for the auto-vault sweep (jobs/auto-vault-sweep.ts) ----
+
+/** A job's cursor ("" when the job has none yet: the caller defaults). */
+export function findJobCursor(db: D1Database, job: string): Promise<Pick<JobCursorRow, "cursor"> | null> {
+  return db.prepare("SELECT cursor FROM job_cursors WHERE job = ?").bind(job).first<Pick<JobCursorRow, "cursor">>();
+}
+
+/** Records a sweep run: the next cursor, the count processed, and the cycle's start and end. */
+export function upsertSweepCursor(
+  db: D1Database,
+  input: { job: string; at: string; completedAt: string | null; cursor: string; processed: number },
+): Promise<D1Result> {
+  return db
+    .prepare(
+      `INSERT INTO job_cursors (job, cycle_started_at, cycle_completed_at, cursor, processed, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (job) DO UPDATE SET cursor = excluded.cursor, processed = job_cursors.processed + excluded.processed,
+         cycle_started_at = CASE WHEN job_cursors.cursor = '' THEN excluded.cycle_started_at ELSE job_cursors.cycle_started_at END,
+         cycle_completed_at = excluded.cycle_completed_at, updated_at = excluded.updated_at`,
+    )
+    .bind(input.job, input.at, input.completedAt, input.cursor, input.processed, input.at)
+    .run();
 }

@@ -35,7 +35,7 @@ export function downloadFilename(envelope: Pick<EnvelopeRow, "id" | "name">, fil
 export async function createVaultUrl(ctx: OrgContext, input: { envelopeId: string; file: VaultFile; expiresIn: number }) {
   const env = ctx.env;
   const envelope = await getEnvelope(ctx.db, ctx.orgId, input.envelopeId);
-  const record = envelope.status === "vaulted" ? await findVaultRecord(env.DB, envelope.id) : null;
+  const record = envelope.status === "vaulted" ? await findVaultRecord(ctx.db, envelope.id) : null;
   if (!record) throw new ApiError(404, "Vaulted document not found: the envelope is not vaulted");
   const secret = requireSecret(env, "STORAGE_URL_SECRET");
   const exp = Math.floor(Date.now() / 1000) + input.expiresIn;

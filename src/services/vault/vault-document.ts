@@ -4,13 +4,15 @@ import { ApiError, conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { isChainConflict } from "../audit/chain";
 import { verifyChain } from "../audit/verify-chain";
-import { factsFrom } from "../compliance/evaluate";
 import type { RequestContext } from "../../lib/context";
+import { insertSignedDocumentIfAbsent } from "../documents/repository";
 import { getEnvelope, type EnvelopeRow, type LoadedEnvelope } from "../envelopes/repository";
-import { planTransition, type TransitionPlan } from "../envelopes/transition";
+import { commitPlanned, planChange, type EnvelopeMove, type PlannedChange } from "../envelopes/commit";
 import { compliantSince, issueCertificate } from "./certificate";
+import { factsFrom } from "./compliance-checks";
 import { putParts } from "./hashing";
 import { envelopeVaultPrefix, vaultKeys } from "./keys";
+import { integrityCheckInsert, vaultRecordInsert } from "./repository";
 import { markNonAuthoritativeCopy } from "../../pdf";
 
 export type VaultDocumentInput = {
@@ -51,7 +53,7 @@ const stored = (role: string, envelopeId: string, vaultId: string): R2PutOptions
  */
 export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInput): Promise<LoadedEnvelope> {
   const { envelope, bytes, hash } = input;
-  const db = ctx.env.DB;
+  const db = ctx.db;
   const bucket = ctx.env.DOCS;
   const vaultId = newId("vault");
   const keys = vaultKeys(envelope.org_id, envelope.id, vaultId);
@@ -69,7 +71,7 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
   const facts = factsFrom(vaulted, { vaultId, documentHash: hash, custodianOrgId: envelope.org_id, copyMarked, lastIntegrityMatched: true }, chain.verified);
 
   const attemptKeys = [keys.authoritative, keys.copy];
-  let plans: TransitionPlan[] = [];
+  let planned: PlannedChange;
   try {
     const puts = await Promise.allSettled([
       // `sha256` makes R2 refuse the write unless the stored bytes hash to the recorded value.
@@ -77,78 +79,88 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
       putParts(bucket, keys.copy, copyParts, { ...stored("non-authoritative-copy", envelope.id, vaultId), sha256: copyHash }),
     ]);
     for (const put of puts) if (put.status === "rejected") throw put.reason;
-    const certificate = await issueCertificate(ctx.env, { envelope: vaulted, vaultId, facts, issuedAt: at, reason: "vault_in" });
+    const certificate = await issueCertificate(ctx, { envelope: vaulted, vaultId, facts, issuedAt: at, reason: "vault_in" });
     attemptKeys.push(certificate.pdfKey);
 
-    let current = envelope;
-    if (input.paper && envelope.status !== "completed") {
-      const recorded = await planTransition(ctx, current, {
+    const moves: EnvelopeMove[] = [];
+    const recordsPaper = input.paper !== undefined && envelope.status !== "completed";
+    if (input.paper && recordsPaper) {
+      moves.push({
         action: "record_paper_signed",
         set: { signed_at: input.paper.signedAt },
         data: { signed_at: input.paper.signedAt, document_hash: hash },
       });
-      plans.push(recorded);
-      current = recorded.updated;
     }
-    const set: Record<string, string | null> = { vaulted_at: at, certificate_issued_at: compliantSince(certificate) };
+    const set: EnvelopeMove["set"] = { vaulted_at: at, certificate_issued_at: compliantSince(certificate) };
     if (securedParty) set.secured_party = securedParty;
-    if (input.paper && current.signed_at === null) set.signed_at = input.paper.signedAt;
-    plans.push(
-      await planTransition(ctx, current, {
-        action: "vault",
-        set,
-        data: {
-          vault_id: vaultId,
-          hash,
-          source: input.source,
-          ...(input.onBehalfOf ? { on_behalf_of: input.onBehalfOf } : {}),
-          ...(input.securedParty ? { secured_party: input.securedParty } : {}),
-        },
-        // Spec 6.5: the vault path travels in the webhook event only, never in the audit log or a response.
-        eventData: { path: keys.authoritative, hash },
-      }),
-    );
+    if (input.paper && !recordsPaper && envelope.signed_at === null) set.signed_at = input.paper.signedAt;
+    moves.push({
+      action: "vault",
+      set,
+      data: {
+        vault_id: vaultId,
+        hash,
+        source: input.source,
+        ...(input.onBehalfOf ? { on_behalf_of: input.onBehalfOf } : {}),
+        ...(input.securedParty ? { secured_party: input.securedParty } : {}),
+      },
+      // Spec 6.5: the vault path travels in the webhook event only, never in the audit log or a response.
+      eventData: { path: keys.authoritative, hash },
+    });
 
     const extra = [
-      db
-        .prepare(
-          `INSERT INTO vault_records (id, envelope_id, org_id, custodian_org_id, authoritative_key, document_hash, size_bytes, page_count,
-             copy_key, copy_hash, copy_size_bytes, copy_marked, source, actor_type, actor_id, on_behalf_of, stored_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .bind(
-          vaultId, envelope.id, envelope.org_id, envelope.org_id, keys.authoritative, hash, bytes.byteLength, pageCount,
-          keys.copy, copyHash, bytes.byteLength + update.byteLength, copyMarked ? 1 : 0, input.source, ctx.actor.type, ctx.actor.id,
-          input.onBehalfOf ?? null, at,
-        ),
+      vaultRecordInsert(db, {
+        id: vaultId,
+        envelope_id: envelope.id,
+        org_id: envelope.org_id,
+        custodian_org_id: envelope.org_id,
+        authoritative_key: keys.authoritative,
+        document_hash: hash,
+        size_bytes: bytes.byteLength,
+        page_count: pageCount,
+        copy_key: keys.copy,
+        copy_hash: copyHash,
+        copy_size_bytes: bytes.byteLength + update.byteLength,
+        copy_marked: copyMarked ? 1 : 0,
+        source: input.source,
+        actor_type: ctx.actor.type,
+        actor_id: ctx.actor.id,
+        on_behalf_of: input.onBehalfOf ?? null,
+        stored_at: at,
+      }),
       // R2 verified the checksum of the bytes it stored: the first integrity check.
-      db
-        .prepare(
-          `INSERT INTO vault_integrity_checks (id, vault_id, envelope_id, org_id, source, matched, expected_hash, observed_hash, observed_size_bytes, checked_at)
-           VALUES (?, ?, ?, ?, 'vault_in', 1, ?, ?, ?, ?)`,
-        )
-        .bind(newId("integrityCheck"), vaultId, envelope.id, envelope.org_id, hash, hash, bytes.byteLength, at),
+      integrityCheckInsert(db, {
+        id: newId("integrityCheck"),
+        vault_id: vaultId,
+        envelope_id: envelope.id,
+        org_id: envelope.org_id,
+        source: "vault_in",
+        matched: 1,
+        expected_hash: hash,
+        observed_hash: hash,
+        observed_size_bytes: bytes.byteLength,
+        checked_at: at,
+      }),
       certificate.insert(db, 1),
       ...(input.paper
         ? [
             // The upload is the envelope's signed document; it is stored once, as the authoritative copy.
-            db
-              .prepare(
-                `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at)
-                 VALUES (?, ?, ?, 'signed', ?, ?, ?, ?, ?) ON CONFLICT (envelope_id, kind) DO NOTHING`,
-              )
-              .bind(newId("document"), envelope.id, envelope.org_id, keys.authoritative, hash, bytes.byteLength, pageCount, at),
+            insertSignedDocumentIfAbsent(db, {
+              id: newId("document"),
+              envelopeId: envelope.id,
+              orgId: envelope.org_id,
+              key: keys.authoritative,
+              sha256: hash,
+              sizeBytes: bytes.byteLength,
+              pageCount,
+              at,
+            }),
           ]
         : []),
     ];
-    const results = await db.batch([...plans.flatMap((p) => p.statements), ...extra]);
-    // Each plan's first statement is its guarded status update; the chain's unique sequence makes a
-    // batch whose update found the envelope moved fail as a whole, and this check backs it up.
-    let index = 0;
-    for (const plan of plans) {
-      if (results[index]?.meta.changes !== 1) throw conflict("The envelope changed while this request was processed; retry");
-      index += plan.statements.length;
-    }
+    // The envelope's one commit (envelopes/commit.ts): of two concurrent vault-ins exactly one commits.
+    planned = await planChange(ctx, envelope, { moves, statements: extra, at });
+    await commitPlanned(ctx, [planned]);
   } catch (err) {
     await bucket.delete(attemptKeys).catch((cleanup: unknown) => console.error("vault-in: could not delete the objects of a failed attempt", cleanup));
     if (!lostRace(err)) throw err;
@@ -157,9 +169,8 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
     throw conflict("The envelope changed while this request was processed; retry");
   }
 
-  ctx.publish(...plans.flatMap((p) => (p.eventId ? [p.eventId] : [])));
   await deleteStrayObjects(bucket, envelope, keys.dir);
-  return plans[plans.length - 1]!.updated;
+  return planned.updated;
 }
 
 function lostRace(err: unknown): boolean {

@@ -2,6 +2,7 @@ import type { SecuredParty } from "../../db/schema";
 import { canonicalJson, sha256Hex } from "../../lib/crypto";
 import { conflict } from "../../lib/errors";
 import type { OrgContext } from "../../lib/context";
+import { findSignedDocument } from "../documents/repository";
 import { getEnvelope, securedPartyOf, type LoadedEnvelope } from "../envelopes/repository";
 import { assertTransition } from "../envelopes/state-machine";
 import { assertNoUnpaidPayment } from "./payment-gate";
@@ -16,7 +17,7 @@ export async function vaultInSigned(
   ctx: OrgContext,
   input: { envelopeId: string; securedParty?: SecuredParty; onBehalfOf?: string | null },
 ): Promise<LoadedEnvelope> {
-  const db = ctx.env.DB;
+  const db = ctx.db;
   const envelope = await getEnvelope(db, ctx.orgId, input.envelopeId);
   assertVaultEndpoint(envelope, "vault-in-signed");
   if (envelope.status === "vaulted") return envelope;
@@ -24,10 +25,7 @@ export async function vaultInSigned(
   await assertNoUnpaidPayment(db, envelope);
   const securedParty = securedPartyToSet(envelope, input.securedParty);
 
-  const signed = await db
-    .prepare("SELECT r2_key, sha256 FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'")
-    .bind(envelope.id)
-    .first<{ r2_key: string; sha256: string }>();
+  const signed = await findSignedDocument(db, envelope.id);
   const object = signed ? await ctx.env.DOCS.get(signed.r2_key) : null;
   if (!signed || !object) throw conflict("No signed document is stored for this envelope yet; it cannot be vaulted");
   const bytes = new Uint8Array(await object.arrayBuffer());

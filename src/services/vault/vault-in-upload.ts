@@ -4,6 +4,7 @@ import type { UploadedFile } from "../../lib/multipart";
 import { nowIso } from "../../lib/time";
 import { toApiIssues } from "../../lib/validation";
 import type { OrgContext } from "../../lib/context";
+import { findSignedDocumentHash } from "../documents/repository";
 import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
 import { assertTransition } from "../envelopes/state-machine";
 import { assertNoUnpaidPayment } from "./payment-gate";
@@ -25,7 +26,7 @@ export async function vaultInUpload(
   ctx: OrgContext,
   input: { envelopeId: string; file: UploadedFile | null; fields: Record<string, string> },
 ): Promise<LoadedEnvelope> {
-  const db = ctx.env.DB;
+  const db = ctx.db;
   const envelope = await getEnvelope(db, ctx.orgId, input.envelopeId);
   assertVaultEndpoint(envelope, "vault-in-upload");
 
@@ -56,10 +57,7 @@ export async function vaultInUpload(
   assertTransition(envelope.status, envelope.status === "completed" ? "vault" : "record_paper_signed");
   await assertNoUnpaidPayment(db, envelope);
 
-  const recorded = await db
-    .prepare("SELECT sha256 FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'")
-    .bind(envelope.id)
-    .first<{ sha256: string }>();
+  const recorded = await findSignedDocumentHash(db, envelope.id);
   if (recorded && recorded.sha256 !== hash) {
     throw conflict("A different signed document is already recorded for this envelope; upload that document to vault it");
   }

@@ -3,7 +3,7 @@ import { unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import { endpointView, getEndpoint, invalidUrl, isEndpointLimitError } from "./repository";
+import { endpointInsert, endpointView, getEndpoint, invalidUrl, isEndpointLimitError } from "./repository";
 import { SECRET_NOTE, WEBHOOK_ENDPOINT_LIMIT } from "./schema";
 import { newWebhookSecret } from "./signing";
 import { checkWebhookUrl, urlPolicyOf } from "./url-policy";
@@ -33,14 +33,7 @@ export async function createEndpoint(ctx: OrgContext, input: CreateEndpointInput
     await commitWithOrgAudit(
       db,
       { orgId: ctx.orgId, action: "webhook_endpoint.created", actor: ctx.actor, data: { endpoint_id: id, url: input.url, events, legacy: !!input.legacy }, at },
-      [
-        db
-          .prepare(
-            `INSERT INTO webhook_endpoints (id, org_id, url, description, events, is_active, secret, legacy, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
-          )
-          .bind(id, ctx.orgId, input.url, input.description ?? "", JSON.stringify(events), secret, input.legacy ? 1 : 0, at, at),
-      ],
+      [endpointInsert(db, { id, orgId: ctx.orgId, url: input.url, description: input.description ?? "", events, secret, legacy: !!input.legacy, at })],
     );
   } catch (err) {
     if (isEndpointLimitError(err)) {

@@ -2,7 +2,7 @@ import type { OrgContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import { failInFlight, getEndpoint } from "./repository";
+import { endpointSoftDelete, failInFlight, getEndpoint } from "./repository";
 
 /**
  * Soft delete (spec 4.10): the endpoint stops receiving events and leaves the list, its delivery log
@@ -15,12 +15,7 @@ export async function deleteEndpoint(ctx: OrgContext, input: { endpointId: strin
   const results = await commitWithOrgAudit(
     db,
     { orgId: ctx.orgId, action: "webhook_endpoint.deleted", actor: ctx.actor, data: { endpoint_id: current.id, url: current.url }, at },
-    [
-      db
-        .prepare("UPDATE webhook_endpoints SET deleted_at = ?, is_active = 0, updated_at = ? WHERE id = ? AND org_id = ? AND deleted_at IS NULL")
-        .bind(at, at, current.id, ctx.orgId),
-      failInFlight(db, current.id, "endpoint deleted", at),
-    ],
+    [endpointSoftDelete(db, { id: current.id, orgId: ctx.orgId, at }), failInFlight(db, current.id, "endpoint deleted", at)],
     { guarded: true },
   );
   if (results[0]?.meta.changes !== 1) throw notFound("Webhook endpoint");

@@ -1,6 +1,7 @@
 import type { DeliveryStatus } from "../../db/schema";
 import type { Env } from "../../env";
-import { inGraceWindow, type DeliveryRow, type EndpointRow } from "./repository";
+import type { EventRow } from "../events/repository";
+import { deliveryClaim, inGraceWindow, loadedDeliverySelect, releaseClaimsUpdate, type LoadedDelivery } from "./repository";
 import { recordAttemptsStatements } from "./record-attempts";
 import { signatureHeaders } from "./signing";
 import { checkWebhookUrl, deliveryUrlPolicyOf } from "./url-policy";
@@ -34,7 +35,7 @@ export type AttemptResult = {
   nextAttemptAt: string | null;
 };
 
-type EventFields = { id: string; org_id: string; type: string; envelope_id: string | null; data: string; created_at: string };
+type EventFields = Pick<EventRow, "id" | "org_id" | "type" | "envelope_id" | "data" | "created_at">;
 
 /** Spec 6.2: identical for every endpoint, retry and replay of the event. */
 export function webhookPayload(event: EventFields) {
@@ -56,52 +57,28 @@ export const claimUntil = (now: Date) => new Date(now.getTime() + CLAIM_LEASE_MS
  * was sent (not due, finished, claimed elsewhere, or its endpoint is gone).
  */
 export async function deliverWebhook(ctx: RequestContext, input: { deliveryId: string } & DeliverOptions): Promise<AttemptResult | null> {
-  const { env } = ctx;
+  const { db } = ctx;
   const { deliveryId, ...opts } = input;
   const now = opts.now ?? new Date();
-  const [claim, loaded] = await env.DB.batch([
-    env.DB.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at <= ?").bind(
-      claimUntil(now),
-      deliveryId,
-      now.toISOString(),
-    ),
-    loadForAttempt(env.DB, deliveryId),
+  const [claim, loaded] = await db.batch([
+    deliveryClaim(db, { id: deliveryId, until: claimUntil(now), now: now.toISOString() }),
+    loadedDeliverySelect(db, deliveryId),
   ]);
   if (claim?.meta.changes !== 1) return null;
-  return attemptLoaded(env, deliveryId, (loaded?.results[0] as LoadedDelivery | undefined) ?? null, { ...opts, now });
+  return attemptLoaded(ctx, deliveryId, (loaded?.results[0] as LoadedDelivery | undefined) ?? null, { ...opts, now });
 }
 
 /** One HTTP attempt of a delivery the caller has already claimed. */
 export async function attemptClaimed(ctx: RequestContext, input: { deliveryId: string } & DeliverOptions & { now: Date }): Promise<AttemptResult | null> {
   const { deliveryId, ...opts } = input;
-  return attemptLoaded(ctx.env, deliveryId, await loadForAttempt(ctx.db, deliveryId).first<LoadedDelivery>(), opts);
+  return attemptLoaded(ctx, deliveryId, await loadedDeliverySelect(ctx.db, deliveryId).first<LoadedDelivery>(), opts);
 }
 
-export type LoadedDelivery = DeliveryRow &
-  Pick<EndpointRow, "url" | "is_active" | "deleted_at" | "secret" | "previous_secret" | "grace_expires_at" | "consecutive_failures" | "failing_since" | "paused_at"> & {
-    envelope_id: string | null;
-    event_data: string;
-    event_created_at: string;
-  };
-
-/**
- * The deliveries with what an attempt needs (LoadedDelivery); append the WHERE on `d`. Joined on the
- * organization too: a delivery can only ever reach its own organization's endpoint.
- */
-export const SELECT_LOADED_DELIVERIES = `SELECT d.*, e.url, e.is_active, e.deleted_at, e.secret, e.previous_secret, e.grace_expires_at,
-         e.consecutive_failures, e.failing_since, e.paused_at,
-         ev.envelope_id, ev.data AS event_data, ev.created_at AS event_created_at
-  FROM webhook_deliveries d
-  JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.org_id = d.org_id
-  JOIN events ev ON ev.id = d.event_id AND ev.org_id = d.org_id`;
-
-const loadForAttempt = (db: D1Database, deliveryId: string) => db.prepare(`${SELECT_LOADED_DELIVERIES} WHERE d.id = ?`).bind(deliveryId);
-
 /** The attempt itself, logged and scheduled in one batch (the writes of record-attempts.ts, as for many attempts). */
-async function attemptLoaded(env: Env, deliveryId: string, row: LoadedDelivery | null, opts: DeliverOptions & { now: Date }): Promise<AttemptResult | null> {
-  const sent = await sendAttempt(env, deliveryId, row, opts);
-  const { statements, results } = recordAttemptsStatements(env.DB, [sent], opts.now);
-  if (statements.length > 0) await env.DB.batch(statements);
+async function attemptLoaded(ctx: RequestContext, deliveryId: string, row: LoadedDelivery | null, opts: DeliverOptions & { now: Date }): Promise<AttemptResult | null> {
+  const sent = await sendAttempt(ctx.env, deliveryId, row, opts);
+  const { statements, results } = recordAttemptsStatements(ctx.db, [sent], opts.now);
+  if (statements.length > 0) await ctx.db.batch(statements);
   return results[0] ?? null;
 }
 
@@ -147,13 +124,7 @@ export async function attemptAll(
 /** Claimed deliveries handed back unattempted: due at once, so the queue (or the sweep) sends them. */
 function releaseClaims(db: D1Database, rows: LoadedDelivery[], now: Date): D1PreparedStatement[] {
   if (rows.length === 0) return [];
-  return [
-    // `+status`, `+attempts`: found by id; without the unary plus SQLite may walk the pending-delivery
-    // index of every organization instead (as in record-attempts.ts).
-    db
-      .prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND +status = 'pending' AND +attempts = 0")
-      .bind(now.toISOString(), JSON.stringify(rows.map((r) => r.id))),
-  ];
+  return [releaseClaimsUpdate(db, rows.map((r) => r.id), now.toISOString())];
 }
 
 /** What one attempt came to, before anything is written: its endpoint gone or paused, or the receiver's answer. */

@@ -1,6 +1,7 @@
 import type { RequestContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
-import { BACKOFF_AFTER_FAILURES, claimUntil, SELECT_LOADED_DELIVERIES, type LoadedDelivery } from "./deliver";
+import { BACKOFF_AFTER_FAILURES, claimUntil } from "./deliver";
+import { SELECT_LOADED_DELIVERIES, type LoadedDelivery } from "./repository";
 import { MAX_ATTEMPTS } from "./retry-schedule";
 import { WEBHOOK_ENDPOINT_LIMIT } from "./schema";
 import { subscribesSql } from "./selectors";
@@ -57,6 +58,12 @@ export async function fanOutClaiming(
   const events = JSON.stringify(eventIds);
   // `+dispatched_at`: the events are found by id; the undispatched index would walk every event in flight (relay-outbox.ts's index)
   const healthy = `(w.paused_at IS NULL AND COALESCE(w.consecutive_failures, 0) < ${BACKOFF_AFTER_FAILURES})`;
+  // SQL exception: this batch stays here, outside the repositories. Its three statements span events,
+  // webhook_endpoints and webhook_deliveries and are one design: the INSERT matches subscriptions
+  // (selectors.ts subscribesSql), liveness, health and the claim cap in SQL over the id list built
+  // above, the UPDATE dispatches exactly the events that INSERT read, and the SELECT reads back what
+  // was inserted by the ids above. Split across repositories, each would lose the reasons beside it;
+  // test/services/webhooks/selectors-sql.test.ts holds the matching to the JavaScript matcher.
   const [, , loaded] = await db.batch([
     db
       .prepare(

@@ -1,8 +1,9 @@
 import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
+import { hasUserUpdatedWebhookEndpoint } from "../audit/repository";
 import { createEndpoint } from "./create-endpoint";
 import { deleteEndpoint } from "./delete-endpoint";
-import { endpointView, type EndpointRow } from "./repository";
+import { endpointView, findLegacyEndpoint } from "./repository";
 import { updateEndpoint } from "./update-endpoint";
 
 export const LEGACY_DESCRIPTION = "Migrated from the legacy per-key webhook (PATCH /partner/webhook)";
@@ -17,25 +18,6 @@ const legacyView = (endpoint: EndpointView | null) => ({
   secret_set: endpoint?.secret_set ?? false,
 });
 
-const findLegacy = (db: D1Database, orgId: string) =>
-  db.prepare("SELECT * FROM webhook_endpoints WHERE org_id = ? AND legacy = 1 AND deleted_at IS NULL").bind(orgId).first<EndpointRow>();
-
-/**
- * Whether a console user (an admin) has updated the endpoint since the migration, as the organization's
- * audit chain records it. A secret rotation does not count: an admin may sign the migrated endpoint and
- * the legacy route keeps working (DESIGN.md); a change of its URL, events, state or description does.
- */
-async function changedByAdmin(db: D1Database, orgId: string, endpointId: string): Promise<boolean> {
-  const row = await db
-    .prepare(
-      `SELECT 1 AS hit FROM audit_log WHERE chain_id = ? AND action = 'webhook_endpoint.updated' AND actor_type = 'user'
-       AND json_extract(data, '$.endpoint_id') = ? LIMIT 1`,
-    )
-    .bind(orgId, endpointId)
-    .first<{ hit: number }>();
-  return row !== null;
-}
-
 /**
  * The legacy `PATCH /partner/webhook` (spec 9.5) writes through to the organization's migrated
  * endpoint: subscribed to `*`, unsigned (`secret_set: false`) until an admin rotates a secret onto
@@ -44,8 +26,11 @@ async function changedByAdmin(db: D1Database, orgId: string, endpointId: string)
  * endpoint per organization; a concurrent first PATCH that loses the race updates the winner's.
  */
 export async function setLegacyWebhook(ctx: OrgContext, input: { url: string | null }) {
-  const current = await findLegacy(ctx.db, ctx.orgId);
-  if (current && (await changedByAdmin(ctx.db, ctx.orgId, current.id))) {
+  const current = await findLegacyEndpoint(ctx.db, ctx.orgId);
+  // Refused once a console user (an admin) has updated the endpoint since the migration, as the
+  // organization's audit chain records it. A secret rotation does not count: an admin may sign the migrated
+  // endpoint and the legacy route keeps working (DESIGN.md); a change of its URL, events, state or description does.
+  if (current && (await hasUserUpdatedWebhookEndpoint(ctx.db, ctx.orgId, current.id))) {
     throw conflict("An organization admin has changed the migrated webhook endpoint in the console; it is managed there now", { endpoint_id: current.id });
   }
   if (input.url === null) {
@@ -59,7 +44,7 @@ export async function setLegacyWebhook(ctx: OrgContext, input: { url: string | n
     const { endpoint } = await createEndpoint(ctx, { url: input.url, events: ["*"], description: LEGACY_DESCRIPTION, legacy: true });
     return legacyView(endpoint);
   } catch (err) {
-    const winner = err instanceof Error && /UNIQUE constraint failed: webhook_endpoints\.org_id/.test(err.message) ? await findLegacy(ctx.db, ctx.orgId) : null;
+    const winner = err instanceof Error && /UNIQUE constraint failed: webhook_endpoints\.org_id/.test(err.message) ? await findLegacyEndpoint(ctx.db, ctx.orgId) : null;
     if (!winner) throw err;
     return legacyView(await update(winner.id, input.url));
   }

@@ -2,7 +2,9 @@ import type { DeliveryStatus } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import { jsonLists } from "../../lib/json-lists";
 import { nextRetryAt } from "./retry-schedule";
-import type { AttemptResult, LoadedDelivery, Outcome, SentAttempt } from "./deliver";
+import { endpointPausedEventInsert } from "../events/repository";
+import type { AttemptResult, Outcome, SentAttempt } from "./deliver";
+import { attemptsLogInsert, deliveriesAttemptedUpdate, endpointFailuresUpdate, endpointsRecoveredUpdate, goneDeliveriesFail, type LoadedDelivery } from "./repository";
 
 /**
  * An endpoint that has failed every attempt for this long (and at least PAUSE_MIN_FAILURES times) is
@@ -56,38 +58,9 @@ export function recordAttemptsStatements(db: D1Database, sent: readonly SentAtte
   const answered = sent.flatMap((s) => (s.kind === "sent" ? [{ row: s.row, record: attemptRecord(s.row, s.outcome, now) }] : []));
   const statements = [...failGone(db, gone, at)];
   for (const list of jsonLists(answered.map(({ row, record }) => attemptEntry(row, record)))) {
-    statements.push(
-      // UPDATE … FROM a json_each of the attempts: one statement for every row. The guard is the
-      // sequential one per row (still pending, and at the attempt count read): a delivery an endpoint's
-      // disable failed meanwhile stays failed. `+status`, `+attempts`: without the unary plus SQLite walks
-      // the due index over every pending delivery of every organization and joins the list to each;
-      // with it, it reads the list and finds each row by id.
-      db
-        .prepare(
-          `UPDATE webhook_deliveries SET status = a.status, attempts = a.attempt, next_attempt_at = a.next_at, last_attempt_at = ?1,
-             response_status = a.response_status, response_body = a.response_body, duration_ms = a.duration_ms, last_error = a.error, updated_at = ?1
-           FROM (
-             SELECT json_extract(value, '$.id') AS id, json_extract(value, '$.status') AS status, json_extract(value, '$.attempt') AS attempt,
-                    json_extract(value, '$.read_attempts') AS read_attempts, json_extract(value, '$.next_at') AS next_at,
-                    json_extract(value, '$.response_status') AS response_status, json_extract(value, '$.response_body') AS response_body,
-                    json_extract(value, '$.duration_ms') AS duration_ms, json_extract(value, '$.error') AS error
-             FROM json_each(?2)
-           ) a
-           WHERE webhook_deliveries.id = a.id AND +webhook_deliveries.status = 'pending' AND +webhook_deliveries.attempts = a.read_attempts`,
-        )
-        .bind(at, list),
-      // Logged whether or not the guard above took, as the sequential INSERT was. `ORDER BY key`: the log's
-      // rowids follow the order the attempts count in.
-      db
-        .prepare(
-          `INSERT INTO webhook_attempts (delivery_id, org_id, attempt, attempted_at, succeeded, response_status, response_body, error, duration_ms, next_attempt_at)
-           SELECT json_extract(value, '$.id'), json_extract(value, '$.org_id'), json_extract(value, '$.attempt'), ?1, json_extract(value, '$.succeeded'),
-                  json_extract(value, '$.response_status'), json_extract(value, '$.response_body'), json_extract(value, '$.error'),
-                  json_extract(value, '$.duration_ms'), json_extract(value, '$.next_at')
-           FROM json_each(?2) ORDER BY key`,
-        )
-        .bind(at, list),
-    );
+    // the delivery rows (guarded per row as the sequential UPDATE was) and the attempt log, logged whether
+    // or not that guard took, as the sequential INSERT was (repository.ts deliveriesAttemptedUpdate)
+    statements.push(deliveriesAttemptedUpdate(db, at, list), attemptsLogInsert(db, at, list));
   }
   statements.push(...endpointsHealth(db, answered, now));
   return { statements, results: answered.map(({ record }) => attemptResultOf(record)) };
@@ -109,17 +82,9 @@ function attemptEntry(row: LoadedDelivery, record: AttemptRecord) {
   };
 }
 
-/** Deliveries whose endpoint was gone by the attempt: failed, in one statement (the sequential guard per row; `+status` as above). */
+/** Deliveries whose endpoint was gone by the attempt: failed, in one statement per JSON list (the sequential guard per row). */
 function failGone(db: D1Database, gone: { id: string; reason: string }[], at: string): D1PreparedStatement[] {
-  return jsonLists(gone).map((list) =>
-    db
-      .prepare(
-        `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = g.reason, updated_at = ?1
-         FROM (SELECT json_extract(value, '$.id') AS id, json_extract(value, '$.reason') AS reason FROM json_each(?2)) g
-         WHERE webhook_deliveries.id = g.id AND +webhook_deliveries.status = 'pending'`,
-      )
-      .bind(at, list),
-  );
+  return jsonLists(gone).map((list) => goneDeliveriesFail(db, at, list));
 }
 
 /**
@@ -141,29 +106,13 @@ function endpointsHealth(db: D1Database, answered: { row: LoadedDelivery; record
   }
   const healthy = [...byEndpoint.values()].filter((h) => h.failuresSince === 0).map((h) => h.row.endpoint_id);
   const statements: D1PreparedStatement[] = [];
-  if (healthy.length > 0) {
-    // `consecutive_failures > 0`: an endpoint already healthy is not rewritten (D1 bills rows written).
-    statements.push(
-      db
-        .prepare("UPDATE webhook_endpoints SET consecutive_failures = 0, failing_since = NULL WHERE id IN (SELECT value FROM json_each(?)) AND consecutive_failures > 0")
-        .bind(JSON.stringify(healthy)),
-    );
-  }
+  if (healthy.length > 0) statements.push(endpointsRecoveredUpdate(db, healthy));
   for (const { row, recovered, failuresSince } of byEndpoint.values()) {
     if (failuresSince === 0) continue;
     const failures = (recovered ? 0 : (row.consecutive_failures ?? 0)) + failuresSince;
     const since = recovered ? at : (row.failing_since ?? at);
     const pause = pauseDue(failures, since, now);
-    statements.push(
-      db
-        .prepare(
-          `UPDATE webhook_endpoints SET consecutive_failures = CASE WHEN ?1 = 1 THEN 0 ELSE consecutive_failures END + ?2,
-             failing_since = CASE WHEN ?1 = 1 THEN ?3 ELSE COALESCE(failing_since, ?3) END,
-             paused_at = CASE WHEN ?4 = 1 AND paused_at IS NULL THEN ?3 ELSE paused_at END
-           WHERE id = ?5`,
-        )
-        .bind(recovered ? 1 : 0, failuresSince, at, pause ? 1 : 0, row.endpoint_id),
-    );
+    statements.push(endpointFailuresUpdate(db, { endpointId: row.endpoint_id, recovered, failures: failuresSince, pause, at }));
     if (pause) statements.push(pausedEvent(db, row, { failingSince: since, failures }, now));
   }
   return statements;
@@ -173,10 +122,5 @@ function endpointsHealth(db: D1Database, answered: { row: LoadedDelivery; record
 export function pausedEvent(db: D1Database, row: LoadedDelivery, run: { failingSince: string; failures: number }, now: Date): D1PreparedStatement {
   const at = now.toISOString();
   const data = { endpoint_id: row.endpoint_id, url: row.url, failing_since: run.failingSince, consecutive_failures: run.failures, paused_at: at };
-  return db
-    .prepare(
-      `INSERT INTO events (id, org_id, envelope_id, type, data, created_at)
-       SELECT ?, ?, NULL, 'webhook.endpoint_paused', ?, ? WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND paused_at = ?)`,
-    )
-    .bind(newId("event"), row.org_id, JSON.stringify(data), at, row.endpoint_id, at);
+  return endpointPausedEventInsert(db, { id: newId("event"), orgId: row.org_id, endpointId: row.endpoint_id, data: JSON.stringify(data), at });
 }

@@ -2,7 +2,7 @@ import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
-import { deliveryView, getDelivery, getEndpoint } from "./repository";
+import { deliveryView, getDelivery, getEndpoint, redeliveryInsert } from "./repository";
 import { MAX_ATTEMPTS } from "./retry-schedule";
 
 /**
@@ -20,12 +20,6 @@ export async function redeliver(ctx: OrgContext, input: { deliveryId: string }) 
   if (endpoint.is_active !== 1) throw conflict("The endpoint is disabled; enable it before redelivering");
   const id = newId("webhookDelivery");
   const at = nowIso();
-  await db
-    .prepare(
-      `INSERT INTO webhook_deliveries (id, org_id, endpoint_id, event_id, event_type, status, attempts, max_attempts, next_attempt_at, redelivery_of, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?)`,
-    )
-    .bind(id, ctx.orgId, original.endpoint_id, original.event_id, original.event_type, MAX_ATTEMPTS, at, original.id, at, at)
-    .run();
+  await redeliveryInsert(db, { id, orgId: ctx.orgId, original, maxAttempts: MAX_ATTEMPTS, at }).run();
   return deliveryView(await getDelivery(db, ctx.orgId, id));
 }

@@ -1,44 +1,11 @@
-import type { DeliveryStatus } from "../../db/schema";
+import type { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema";
+import type { Row } from "../../db/row";
 import { notFound, unprocessable } from "../../lib/errors";
+import type { EventRow } from "../events/repository";
 
-export type EndpointRow = {
-  id: string;
-  org_id: string;
-  url: string;
-  description: string;
-  events: string;
-  is_active: number;
-  secret: string | null;
-  previous_secret: string | null;
-  grace_expires_at: string | null;
-  legacy: number;
-  consecutive_failures: number;
-  failing_since: string | null;
-  paused_at: string | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-};
-
-export type DeliveryRow = {
-  id: string;
-  org_id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  attempts: number;
-  max_attempts: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  response_status: number | null;
-  response_body: string | null;
-  duration_ms: number | null;
-  last_error: string | null;
-  redelivery_of: string | null;
-  created_at: string;
-  updated_at: string;
-};
+export type EndpointRow = Row<typeof webhookEndpoints>;
+export type DeliveryRow = Row<typeof webhookDeliveries>;
+export type AttemptRow = Row<typeof webhookAttempts>;
 
 /** A live (not soft-deleted) endpoint of the organization; anything else is 404, never a leak. */
 export async function getEndpoint(db: D1Database, orgId: string, endpointId: string, opts: { includeDeleted?: boolean } = {}) {
@@ -128,3 +95,287 @@ export function invalidUrl(url: string, reason: string) {
 }
 
 export const isEndpointLimitError = (err: unknown) => err instanceof Error && err.message.includes("webhook_endpoint_limit");
+
+// ---- webhook_endpoints ----
+
+/** Every live endpoint of the organization, oldest first. */
+export async function listLiveEndpoints(db: D1Database, orgId: string): Promise<EndpointRow[]> {
+  const { results } = await db
+    .prepare("SELECT * FROM webhook_endpoints WHERE org_id = ? AND deleted_at IS NULL ORDER BY created_at, id")
+    .bind(orgId)
+    .all<EndpointRow>();
+  return results;
+}
+
+/** The organization's live legacy endpoint (the target of PATCH /partner/webhook), if any. */
+export const findLegacyEndpoint = (db: D1Database, orgId: string) =>
+  db.prepare("SELECT * FROM webhook_endpoints WHERE org_id = ? AND legacy = 1 AND deleted_at IS NULL").bind(orgId).first<EndpointRow>();
+
+/** The INSERT of a new, active endpoint (`secret` null: unsigned). The 25-endpoint limit is a trigger (isEndpointLimitError). */
+export function endpointInsert(
+  db: D1Database,
+  input: { id: string; orgId: string; url: string; description: string; events: string[]; secret: string | null; legacy: boolean; at: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO webhook_endpoints (id, org_id, url, description, events, is_active, secret, legacy, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
+    )
+    .bind(input.id, input.orgId, input.url, input.description, JSON.stringify(input.events), input.secret, input.legacy ? 1 : 0, input.at, input.at);
+}
+
+/**
+ * The UPDATE of a live endpoint's columns in `changes` (column name to value, names from the caller's
+ * code, never from input); `resume` also clears the pause and the failure run.
+ */
+export function endpointUpdate(
+  db: D1Database,
+  input: { id: string; orgId: string; changes: Record<string, string | number>; resume: boolean; at: string },
+): D1PreparedStatement {
+  const columns = Object.keys(input.changes);
+  const resume = input.resume ? ", paused_at = NULL, consecutive_failures = 0, failing_since = NULL" : "";
+  return db
+    .prepare(`UPDATE webhook_endpoints SET ${columns.map((c) => `${c} = ?`).join(", ")}${resume}, updated_at = ? WHERE id = ? AND org_id = ? AND deleted_at IS NULL`)
+    .bind(...columns.map((c) => input.changes[c]!), input.at, input.id, input.orgId);
+}
+
+/** The soft delete of a live endpoint (it also stops being active). */
+export function endpointSoftDelete(db: D1Database, input: { id: string; orgId: string; at: string }): D1PreparedStatement {
+  return db
+    .prepare("UPDATE webhook_endpoints SET deleted_at = ?, is_active = 0, updated_at = ? WHERE id = ? AND org_id = ? AND deleted_at IS NULL")
+    .bind(input.at, input.at, input.id, input.orgId);
+}
+
+/** The secret rotation, guarded on the secret the caller read (`currentSecret`): of two racing rotations one changes nothing. */
+export function endpointSecretRotate(
+  db: D1Database,
+  input: { id: string; orgId: string; secret: string; currentSecret: string | null; graceExpiresAt: string | null; at: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, grace_expires_at = ?, updated_at = ?
+       WHERE id = ? AND org_id = ? AND deleted_at IS NULL AND secret IS ?`,
+    )
+    .bind(input.secret, input.currentSecret, input.graceExpiresAt, input.at, input.id, input.orgId, input.currentSecret);
+}
+
+/** Clears the failure run of endpoints whose attempts all succeeded (record-attempts.ts). */
+export function endpointsRecoveredUpdate(db: D1Database, endpointIds: readonly string[]): D1PreparedStatement {
+  // `consecutive_failures > 0`: an endpoint already healthy is not rewritten (D1 bills rows written).
+  return db
+    .prepare("UPDATE webhook_endpoints SET consecutive_failures = 0, failing_since = NULL WHERE id IN (SELECT value FROM json_each(?)) AND consecutive_failures > 0")
+    .bind(JSON.stringify(endpointIds));
+}
+
+/**
+ * Extends (or, `recovered`, restarts at `at`) an endpoint's failure run by `failures` attempts, and
+ * pauses it at `at` if `pause` and it is not paused yet (record-attempts.ts).
+ */
+export function endpointFailuresUpdate(
+  db: D1Database,
+  input: { endpointId: string; recovered: boolean; failures: number; pause: boolean; at: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE webhook_endpoints SET consecutive_failures = CASE WHEN ?1 = 1 THEN 0 ELSE consecutive_failures END + ?2,
+         failing_since = CASE WHEN ?1 = 1 THEN ?3 ELSE COALESCE(failing_since, ?3) END,
+         paused_at = CASE WHEN ?4 = 1 AND paused_at IS NULL THEN ?3 ELSE paused_at END
+       WHERE id = ?5`,
+    )
+    .bind(input.recovered ? 1 : 0, input.failures, input.at, input.pause ? 1 : 0, input.endpointId);
+}
+
+// ---- webhook_deliveries ----
+
+/** One page of an endpoint's deliveries, newest first (optionally of one status), and their total: one round trip. */
+export async function listEndpointDeliveries(
+  db: D1Database,
+  input: { endpointId: string; orgId: string; status?: DeliveryRow["status"]; limit: number; offset: number },
+): Promise<{ rows: DeliveryRow[]; total: number }> {
+  const where = input.status ? "endpoint_id = ? AND org_id = ? AND status = ?" : "endpoint_id = ? AND org_id = ?";
+  const params = input.status ? [input.endpointId, input.orgId, input.status] : [input.endpointId, input.orgId];
+  const [rows, count] = await db.batch<DeliveryRow | { total: number }>([
+    db.prepare(`SELECT * FROM webhook_deliveries WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).bind(...params, input.limit, input.offset),
+    db.prepare(`SELECT COUNT(*) AS total FROM webhook_deliveries WHERE ${where}`).bind(...params),
+  ]);
+  return {
+    rows: (rows?.results ?? []) as DeliveryRow[],
+    total: (count?.results[0] as { total: number } | undefined)?.total ?? 0,
+  };
+}
+
+/** The INSERT of a replay of `original`: a new pending delivery, due at `at`, linked by `redelivery_of`. */
+export function redeliveryInsert(
+  db: D1Database,
+  input: { id: string; orgId: string; original: Pick<DeliveryRow, "id" | "endpoint_id" | "event_id" | "event_type">; maxAttempts: number; at: string },
+): D1PreparedStatement {
+  const { original } = input;
+  return db
+    .prepare(
+      `INSERT INTO webhook_deliveries (id, org_id, endpoint_id, event_id, event_type, status, attempts, max_attempts, next_attempt_at, redelivery_of, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?)`,
+    )
+    .bind(input.id, input.orgId, original.endpoint_id, original.event_id, original.event_type, input.maxAttempts, input.at, original.id, input.at, input.at);
+}
+
+/** The INSERT of a test event's single-attempt delivery, born claimed until `claimUntil` (send-test-event.ts). */
+export function testDeliveryInsert(
+  db: D1Database,
+  input: { id: string; orgId: string; endpointId: string; eventId: string; claimUntil: string; at: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO webhook_deliveries (id, org_id, endpoint_id, event_id, event_type, status, attempts, max_attempts, next_attempt_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'webhook.test', 'pending', 0, 1, ?, ?, ?)`,
+    )
+    .bind(input.id, input.orgId, input.endpointId, input.eventId, input.claimUntil, input.at, input.at);
+}
+
+/** The claim of one due delivery: its `next_attempt_at` pushed to `until`; changes nothing unless it is pending and due at `now`. */
+export function deliveryClaim(db: D1Database, input: { id: string; until: string; now: string }): D1PreparedStatement {
+  return db.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at <= ?").bind(input.until, input.id, input.now);
+}
+
+/** A delivery with what an attempt needs: its endpoint's fields and its event's. */
+export type LoadedDelivery = DeliveryRow &
+  Pick<EndpointRow, "url" | "is_active" | "deleted_at" | "secret" | "previous_secret" | "grace_expires_at" | "consecutive_failures" | "failing_since" | "paused_at"> &
+  Pick<EventRow, "envelope_id"> & {
+    event_data: EventRow["data"];
+    event_created_at: EventRow["created_at"];
+  };
+
+/**
+ * The deliveries with what an attempt needs (LoadedDelivery); append the WHERE on `d`. Joined on the
+ * organization too: a delivery can only ever reach its own organization's endpoint.
+ */
+export const SELECT_LOADED_DELIVERIES = `SELECT d.*, e.url, e.is_active, e.deleted_at, e.secret, e.previous_secret, e.grace_expires_at,
+         e.consecutive_failures, e.failing_since, e.paused_at,
+         ev.envelope_id, ev.data AS event_data, ev.created_at AS event_created_at
+  FROM webhook_deliveries d
+  JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.org_id = d.org_id
+  JOIN events ev ON ev.id = d.event_id AND ev.org_id = d.org_id`;
+
+/** One delivery, loaded (LoadedDelivery), as a statement. */
+export const loadedDeliverySelect = (db: D1Database, deliveryId: string): D1PreparedStatement =>
+  db.prepare(`${SELECT_LOADED_DELIVERIES} WHERE d.id = ?`).bind(deliveryId);
+
+/** Claimed deliveries handed back unattempted: due at `at`. */
+export function releaseClaimsUpdate(db: D1Database, deliveryIds: readonly string[], at: string): D1PreparedStatement {
+  // `+status`, `+attempts`: found by id; without the unary plus SQLite may walk the pending-delivery
+  // index of every organization instead (as in deliveriesAttemptedUpdate).
+  return db
+    .prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND +status = 'pending' AND +attempts = 0")
+    .bind(at, JSON.stringify(deliveryIds));
+}
+
+/**
+ * The delivery rows of many attempts in one statement: `list` is a JSON list of attempt entries
+ * (record-attempts.ts attemptEntry), `at` the attempts' time.
+ */
+export function deliveriesAttemptedUpdate(db: D1Database, at: string, list: string): D1PreparedStatement {
+  // UPDATE … FROM a json_each of the attempts: one statement for every row. The guard is the
+  // sequential one per row (still pending, and at the attempt count read): a delivery an endpoint's
+  // disable failed meanwhile stays failed. `+status`, `+attempts`: without the unary plus SQLite walks
+  // the due index over every pending delivery of every organization and joins the list to each;
+  // with it, it reads the list and finds each row by id.
+  return db
+    .prepare(
+      `UPDATE webhook_deliveries SET status = a.status, attempts = a.attempt, next_attempt_at = a.next_at, last_attempt_at = ?1,
+         response_status = a.response_status, response_body = a.response_body, duration_ms = a.duration_ms, last_error = a.error, updated_at = ?1
+       FROM (
+         SELECT json_extract(value, '$.id') AS id, json_extract(value, '$.status') AS status, json_extract(value, '$.attempt') AS attempt,
+                json_extract(value, '$.read_attempts') AS read_attempts, json_extract(value, '$.next_at') AS next_at,
+                json_extract(value, '$.response_status') AS response_status, json_extract(value, '$.response_body') AS response_body,
+                json_extract(value, '$.duration_ms') AS duration_ms, json_extract(value, '$.error') AS error
+         FROM json_each(?2)
+       ) a
+       WHERE webhook_deliveries.id = a.id AND +webhook_deliveries.status = 'pending' AND +webhook_deliveries.attempts = a.read_attempts`,
+    )
+    .bind(at, list);
+}
+
+/** Deliveries whose endpoint was gone by the attempt, failed in one statement: `list` is a JSON list of `{ id, reason }`. */
+export function goneDeliveriesFail(db: D1Database, at: string, list: string): D1PreparedStatement {
+  // the sequential guard per row; `+status` as in deliveriesAttemptedUpdate
+  return db
+    .prepare(
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = g.reason, updated_at = ?1
+       FROM (SELECT json_extract(value, '$.id') AS id, json_extract(value, '$.reason') AS reason FROM json_each(?2)) g
+       WHERE webhook_deliveries.id = g.id AND +webhook_deliveries.status = 'pending'`,
+    )
+    .bind(at, list);
+}
+
+/**
+ * A round's due deliveries, shared across organizations: each organization's oldest first, then each
+ * one's second, and so on (the order the senders start them in), at most `perOrg` per organization and
+ * `perEndpoint` per endpoint, none for a paused endpoint, and for an endpoint failing
+ * `backoffAfter` times in a row one probe a run (`?6`: the failing endpoints already probed);
+ * its other deliveries wait for a run after the probe succeeds. One organization's backlog of slow or failing receivers takes
+ * its share of a round, never the round.
+ */
+const DUE_FAIRLY = `
+  SELECT id, endpoint_id, consecutive_failures FROM (
+    SELECT d.id, d.endpoint_id, d.next_attempt_at,
+           ROW_NUMBER() OVER (PARTITION BY d.org_id ORDER BY d.next_attempt_at, d.id) AS org_rank,
+           ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS endpoint_rank,
+           e.consecutive_failures
+    FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+    WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND e.paused_at IS NULL
+      AND NOT (e.consecutive_failures >= ?3 AND d.endpoint_id IN (SELECT value FROM json_each(?6)))
+  )
+  WHERE org_rank <= ?2 AND endpoint_rank <= CASE WHEN consecutive_failures >= ?3 THEN 1 ELSE ?4 END
+  ORDER BY org_rank, next_attempt_at, id
+  LIMIT ?5`;
+
+export type DueDelivery = Pick<DeliveryRow, "id" | "endpoint_id"> & Pick<EndpointRow, "consecutive_failures">;
+
+/** The deliveries due at `now`, fairly across organizations (DUE_FAIRLY), at most `limit`. */
+export async function dueDeliveriesFairly(
+  db: D1Database,
+  input: { now: string; perOrg: number; backoffAfter: number; perEndpoint: number; limit: number; probed: readonly string[] },
+): Promise<DueDelivery[]> {
+  const { results } = await db
+    .prepare(DUE_FAIRLY)
+    .bind(input.now, input.perOrg, input.backoffAfter, input.perEndpoint, input.limit, JSON.stringify(input.probed))
+    .all<DueDelivery>();
+  return results;
+}
+
+// ---- webhook_attempts ----
+
+/** A delivery's attempt log, in order, as a statement (get-delivery.ts batches it). */
+export const deliveryAttemptsSelect = (db: D1Database, deliveryId: string): D1PreparedStatement =>
+  db.prepare("SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt, id").bind(deliveryId);
+
+/** The attempt log of many attempts in one INSERT: `list` as for deliveriesAttemptedUpdate. */
+export function attemptsLogInsert(db: D1Database, at: string, list: string): D1PreparedStatement {
+  // `ORDER BY key`: the log's rowids follow the order the attempts count in.
+  return db
+    .prepare(
+      `INSERT INTO webhook_attempts (delivery_id, org_id, attempt, attempted_at, succeeded, response_status, response_body, error, duration_ms, next_attempt_at)
+       SELECT json_extract(value, '$.id'), json_extract(value, '$.org_id'), json_extract(value, '$.attempt'), ?1, json_extract(value, '$.succeeded'),
+              json_extract(value, '$.response_status'), json_extract(value, '$.response_body'), json_extract(value, '$.error'),
+              json_extract(value, '$.duration_ms'), json_extract(value, '$.next_at')
+       FROM json_each(?2) ORDER BY key`,
+    )
+    .bind(at, list);
+}
+
+/**
+ * Deletes at most `limit` attempt rows older than `cutoff` whose delivery is settled (`succeeded` or
+ * `failed`), oldest first. The scan walks the `attempted_at` index, so a run with nothing past the
+ * cutoff reads no rows, however long the log.
+ */
+export async function pruneSettledAttempts(db: D1Database, input: { cutoff: string; limit: number }): Promise<D1Result> {
+  return db
+    .prepare(
+      `DELETE FROM webhook_attempts WHERE id IN (
+         SELECT a.id FROM webhook_attempts a INDEXED BY webhook_attempts_attempted_idx
+         WHERE a.attempted_at < ?
+           AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.id = a.delivery_id AND d.status IN ('succeeded', 'failed'))
+         ORDER BY a.attempted_at LIMIT ${input.limit})`,
+    )
+    .bind(input.cutoff)
+    .run();
+}

@@ -2,7 +2,7 @@ import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
 import { addSeconds, nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import { endpointView, getEndpoint } from "./repository";
+import { endpointSecretRotate, endpointView, getEndpoint } from "./repository";
 import { newWebhookSecret } from "./signing";
 
 export const ROTATION_GRACE_SECONDS = 48 * 3600;
@@ -23,14 +23,7 @@ export async function rotateSecret(ctx: OrgContext, input: { endpointId: string 
   const results = await commitWithOrgAudit(
     db,
     { orgId: ctx.orgId, action: "webhook_endpoint.secret_rotated", actor: ctx.actor, data: { endpoint_id: current.id, grace_expires_at: graceExpiresAt }, at },
-    [
-      db
-        .prepare(
-          `UPDATE webhook_endpoints SET secret = ?, previous_secret = ?, grace_expires_at = ?, updated_at = ?
-           WHERE id = ? AND org_id = ? AND deleted_at IS NULL AND secret IS ?`,
-        )
-        .bind(secret, current.secret, graceExpiresAt, at, current.id, ctx.orgId, current.secret),
-    ],
+    [endpointSecretRotate(db, { id: current.id, orgId: ctx.orgId, secret, currentSecret: current.secret, graceExpiresAt, at })],
     { guarded: true },
   );
   if (results[0]?.meta.changes !== 1) throw conflict("The endpoint changed while its secret was being rotated; retry");

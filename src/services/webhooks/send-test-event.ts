@@ -2,8 +2,9 @@ import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { outboxInsert } from "../events/outbox";
+import { eventDispatchedUpdate } from "../events/repository";
 import { attemptClaimed, claimUntil, type DeliverOptions } from "./deliver";
-import { getEndpoint } from "./repository";
+import { getEndpoint, testDeliveryInsert } from "./repository";
 
 /**
  * POST /webhooks/endpoints/:id/test: one signed `webhook.test` event to this endpoint only, sent
@@ -28,13 +29,8 @@ export async function sendTestEvent(ctx: OrgContext, input: { endpointId: string
   const deliveryId = newId("webhookDelivery");
   await db.batch([
     event.statement,
-    db.prepare("UPDATE events SET dispatched_at = ? WHERE id = ?").bind(at, event.id),
-    db
-      .prepare(
-        `INSERT INTO webhook_deliveries (id, org_id, endpoint_id, event_id, event_type, status, attempts, max_attempts, next_attempt_at, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'webhook.test', 'pending', 0, 1, ?, ?, ?)`,
-      )
-      .bind(deliveryId, ctx.orgId, endpoint.id, event.id, claimUntil(now), at, at),
+    eventDispatchedUpdate(db, event.id, at),
+    testDeliveryInsert(db, { id: deliveryId, orgId: ctx.orgId, endpointId: endpoint.id, eventId: event.id, claimUntil: claimUntil(now), at }),
   ]);
   const result = await attemptClaimed(ctx, { ...input, deliveryId, now });
   return {

@@ -2,7 +2,7 @@ import type { OrgContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import { endpointView, failInFlight, getEndpoint, invalidUrl } from "./repository";
+import { endpointUpdate, endpointView, failInFlight, getEndpoint, invalidUrl } from "./repository";
 import { checkWebhookUrl, urlPolicyOf } from "./url-policy";
 
 export type EndpointPatch = { url?: string; description?: string; events?: string[]; is_active?: boolean };
@@ -25,15 +25,10 @@ export async function updateEndpoint(ctx: OrgContext, input: { endpointId: strin
   if (patch.description !== undefined) changes.description = patch.description;
   if (patch.events !== undefined) changes.events = JSON.stringify([...new Set(patch.events)]);
   if (patch.is_active !== undefined) changes.is_active = patch.is_active ? 1 : 0;
-  const columns = Object.keys(changes);
   const at = nowIso();
   // re-enabling it or pointing it elsewhere resumes a paused (or failing) endpoint with a clean record
-  const resume = patch.is_active === true || patch.url !== undefined ? ", paused_at = NULL, consecutive_failures = 0, failing_since = NULL" : "";
-  const statements = [
-    db
-      .prepare(`UPDATE webhook_endpoints SET ${columns.map((c) => `${c} = ?`).join(", ")}${resume}, updated_at = ? WHERE id = ? AND org_id = ? AND deleted_at IS NULL`)
-      .bind(...columns.map((c) => changes[c]!), at, current.id, ctx.orgId),
-  ];
+  const resume = patch.is_active === true || patch.url !== undefined;
+  const statements = [endpointUpdate(db, { id: current.id, orgId: ctx.orgId, changes, resume, at })];
   if (patch.is_active === false) statements.push(failInFlight(db, current.id, "endpoint disabled", at));
   const results = await commitWithOrgAudit(
     db,

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { PDFDict, PDFDocument, PDFName, PDFRawStream } from "pdf-lib";
 import { describe, expect, it } from "vitest";
-import { call, newTenant, operator } from "../../helpers/api";
+import { call, eventually, newTenant, operator } from "../../helpers/api";
 import { eventsOf, outboxOf, signerRows } from "../../helpers/signing";
 import { vaultRecord } from "../../helpers/vault";
 import { AREAS, placedText, sentTwoSignerEnvelope, signing, storedDocument, TINY_PNG } from "../../helpers/signing-flow";
@@ -209,7 +209,8 @@ describe("after each signer: the next routing order is invited; after the last: 
     expect((await outboxOf(e.envelopeId)).map((m) => m.to_email)).toEqual(["ann@example.com", "cole@example.com"]);
 
     expect((await signing("POST", e.cosigner, "submit", { values: { cosigner_signature: "Cole Signer" } })).status).toBe(200);
-    const envelope = (await call("GET", `/partner/envelopes/${e.envelopeId}`, { key: t.key })).body.data;
+    // auto-vault runs after the signer's response (waitUntil): the envelope becomes vaulted shortly after
+    const envelope = await eventually(async () => (await call("GET", `/partner/envelopes/${e.envelopeId}`, { key: t.key })).body.data, (d) => d.status === "vaulted");
     expect(envelope.status).toBe("vaulted");
     const signed = await storedDocument(e.envelopeId, "signed");
     expect(await vaultRecord(e.envelopeId)).toMatchObject({ actor_type: "system", on_behalf_of: user.body.data.user_id, document_hash: signed!.sha256 });

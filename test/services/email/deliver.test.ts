@@ -10,7 +10,7 @@ import { jobContext } from "../../helpers/context";
 async function queued(orgId: string, n: number): Promise<OutboxEmail[]> {
   const emails = await Promise.all(
     Array.from({ length: n }, (_, i) =>
-      queueEmail(env, {
+      queueEmail(jobContext(), {
         orgId,
         envelopeId: null,
         signerId: `sgn_test_${crypto.randomUUID()}`,
@@ -72,7 +72,7 @@ describe("email delivery through the transport", () => {
     const t = await newTenant();
     const [email] = await queued(t.orgId, 1);
     const signer = await env.DB.prepare("SELECT signer_id FROM email_outbox WHERE id = ?").bind(email!.id).first<{ signer_id: string }>();
-    const again = await queueEmail(env, { orgId: t.orgId, envelopeId: null, signerId: signer!.signer_id, kind: "invitation", to: { email: "x@example.com", name: "X" }, subject: "s", text: "t", html: "h", linkUrl: null, at: new Date().toISOString() });
+    const again = await queueEmail(jobContext(), { orgId: t.orgId, envelopeId: null, signerId: signer!.signer_id, kind: "invitation", to: { email: "x@example.com", name: "X" }, subject: "s", text: "t", html: "h", linkUrl: null, at: new Date().toISOString() });
     const result = await again.statement.all();
     expect(result.results).toEqual([]);
     expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM email_outbox WHERE signer_id = ?").bind(signer!.signer_id).first()).toEqual({ n: 1 });

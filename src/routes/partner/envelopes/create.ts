@@ -1,8 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
-import { createEnvelope } from "../../../services/envelopes/create-envelope";
-import { CreateEnvelopeBody, EnvelopeSchema } from "../../../services/envelopes/schema";
+import { createEnvelope } from "../../../services/compose/create-envelope";
+import { CreateEnvelopeBody } from "../../../services/compose/schema";
+import { EnvelopeSchema } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";
 import { partnerRoute } from "../common";
 

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
-import { sendEnvelope } from "../../../services/envelopes/send-envelope";
+import { sendEnvelope } from "../../../services/compose/send-envelope";
 import { SendEnvelopeBody, SentEnvelopeSchema } from "../../../services/signers/schema";
 import { sentEnvelopeDetail } from "../../../services/signers/signing-links";
 import { partnerRoute } from "../common";

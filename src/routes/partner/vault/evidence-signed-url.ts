@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { createEvidenceUrl } from "../../../services/evidence/evidence-bundle";
+import { createEvidenceUrl } from "../../../services/vault/evidence-bundle";
 import { VaultUrlQuery, VaultUrlSchema } from "../../../services/vault/schema";
 import { partnerRoute } from "../common";
 import { EnvelopeParams } from "../envelopes/params";

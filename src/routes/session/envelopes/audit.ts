@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { verifyEnvelopeChain } from "../../../services/audit/verify-envelope-chain";
+import { verifyEnvelopeChain } from "../../../services/envelopes/verify-envelope-chain";
 import { EnvelopeParams } from "../../partner/envelopes/params";
 import { sessionRoute } from "../common";
 

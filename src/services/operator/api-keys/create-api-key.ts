@@ -6,7 +6,7 @@ import { nowIso } from "../../../lib/time";
 import { commitWithOrgAudit } from "../../audit/org-chain";
 import { assertOrgExists } from "../orgs";
 import type { ApiKeyWithSecret } from "../schema";
-import { DEFAULT_RATE_LIMIT_RPM, displayPrefix, loadKey, serializeKey } from "./repository";
+import { apiKeyInsert, DEFAULT_RATE_LIMIT_RPM, displayPrefix, loadKey, serializeKey } from "./repository";
 
 /** Provisions a key for `orgId`; the raw value is returned this once and only its SHA-256 is kept. */
 export async function createApiKey(
@@ -23,12 +23,16 @@ export async function createApiKey(
     db,
     { orgId: input.orgId, action: "api_key.created", actor: ctx.actor, data: { key_id: keyId, scopes: input.scopes, rate_limit_rpm: rpm }, at },
     [
-      db
-        .prepare(
-          `INSERT INTO api_keys (id, org_id, name, key_hash, key_prefix, scopes, rate_limit_rpm, active, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
-        )
-        .bind(keyId, input.orgId, input.name ?? null, await sha256Hex(raw), displayPrefix(raw), JSON.stringify(input.scopes), rpm, at, at),
+      apiKeyInsert(db, {
+        id: keyId,
+        org_id: input.orgId,
+        name: input.name ?? null,
+        key_hash: await sha256Hex(raw),
+        key_prefix: displayPrefix(raw),
+        scopes: JSON.stringify(input.scopes),
+        rate_limit_rpm: rpm,
+        at,
+      }),
     ],
   );
   return { ...serializeKey(await loadKey(db, keyId)), api_key: raw };

@@ -1,24 +1,15 @@
 import type { KeyRecord } from "../../../../durable-objects/rate-limiter";
+import type { Row } from "../../../db/row";
+import type { apiKeys, idempotencyKeys } from "../../../db/schema/api-keys";
 import { notFound } from "../../../lib/errors";
 import type { Scope } from "../../../lib/scopes";
 import type { ApiKey } from "../schema";
 
 export const DEFAULT_RATE_LIMIT_RPM = 60;
 
-export type KeyRow = {
-  id: string;
-  org_id: string;
-  name: string | null;
-  key_hash: string;
-  key_prefix: string;
-  /** JSON array of scopes, written only from a validated request body */
-  scopes: string;
-  rate_limit_rpm: number;
-  active: number;
-  last_used_at: string | null;
-  created_at: string;
-  updated_at: string;
-};
+/** An `api_keys` row; `scopes` is the JSON array of scopes, written only from a validated request body. */
+export type KeyRow = Row<typeof apiKeys>;
+export type IdempotencyKeyRow = Row<typeof idempotencyKeys>;
 
 /** The first characters of the raw key, kept to tell keys apart (`lk_3f9a`). */
 export const displayPrefix = (raw: string) => raw.slice(0, 7);
@@ -49,4 +40,86 @@ export async function loadKey(db: D1Database, keyId: string): Promise<KeyRow> {
   const row = await db.prepare("SELECT * FROM api_keys WHERE id = ?").bind(keyId).first<KeyRow>();
   if (!row) throw notFound("API key");
   return row;
+}
+
+export function apiKeyInsert(
+  db: D1Database,
+  key: Pick<KeyRow, "id" | "org_id" | "name" | "key_hash" | "key_prefix" | "scopes" | "rate_limit_rpm"> & { at: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO api_keys (id, org_id, name, key_hash, key_prefix, scopes, rate_limit_rpm, active, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+    )
+    .bind(key.id, key.org_id, key.name, key.key_hash, key.key_prefix, key.scopes, key.rate_limit_rpm, key.at, key.at);
+}
+
+/** Replaces the key's hash, guarded on the hash it replaces (`changes` 0: another rotation won). */
+export function apiKeyRotate(db: D1Database, key: { id: string; beforeHash: string; hash: string; prefix: string; at: string }): D1PreparedStatement {
+  return db.prepare("UPDATE api_keys SET key_hash = ?, key_prefix = ?, updated_at = ? WHERE id = ? AND key_hash = ?").bind(key.hash, key.prefix, key.at, key.id, key.beforeHash);
+}
+
+/** Columns the operator may change on a key (the keys are trusted names, never request input). */
+export type ApiKeyChanges = Partial<Pick<KeyRow, "scopes" | "rate_limit_rpm" | "active">>;
+
+/** The UPDATE of the given columns (and `updated_at`). */
+export function apiKeyUpdate(db: D1Database, keyId: string, changes: ApiKeyChanges, at: string): D1PreparedStatement {
+  const columns = Object.keys(changes) as (keyof ApiKeyChanges)[];
+  return db
+    .prepare(`UPDATE api_keys SET updated_at = ?${columns.map((c) => `, ${c} = ?`).join("")} WHERE id = ?`)
+    .bind(at, ...columns.map((c) => changes[c]!), keyId);
+}
+
+// ---- idempotency_keys (middleware/idempotency.ts) ----
+
+/**
+ * Claims an Idempotency-Key for a request: an INSERT that only one concurrent request can win. A
+ * record older than `cutoff` (the 24 h window) or an `in_progress` claim older than `staleCutoff` (its
+ * request died) is taken over. `meta.changes` 0: the key is held (read it with getIdempotencyRecord).
+ */
+export function claimIdempotencyKey(
+  db: D1Database,
+  claim: { keyId: string; key: string; orgId: string; requestHash: string; claimedAt: string; cutoff: string; staleCutoff: string },
+): Promise<D1Result> {
+  return db
+    .prepare(
+      `INSERT INTO idempotency_keys (key_id, idempotency_key, org_id, request_hash, state, created_at)
+       VALUES (?, ?, ?, ?, 'in_progress', ?)
+       ON CONFLICT (key_id, idempotency_key) DO UPDATE SET
+         request_hash = excluded.request_hash, state = 'in_progress', response_status = NULL,
+         response_body = NULL, created_at = excluded.created_at
+       WHERE idempotency_keys.created_at < ? OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.created_at < ?)`,
+    )
+    .bind(claim.keyId, claim.key, claim.orgId, claim.requestHash, claim.claimedAt, claim.cutoff, claim.staleCutoff)
+    .run();
+}
+
+export function getIdempotencyRecord(
+  db: D1Database,
+  keyId: string,
+  key: string,
+): Promise<Pick<IdempotencyKeyRow, "request_hash" | "state" | "response_status" | "response_body"> | null> {
+  return db
+    .prepare("SELECT request_hash, state, response_status, response_body FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ?")
+    .bind(keyId, key)
+    .first<Pick<IdempotencyKeyRow, "request_hash" | "state" | "response_status" | "response_body">>();
+}
+
+/** Releases this request's claim (guarded on it: a claim taken over by a retry is left alone). */
+export function releaseIdempotencyKey(db: D1Database, claim: { keyId: string; key: string; claimedAt: string }): Promise<D1Result> {
+  return db
+    .prepare("DELETE FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ? AND state = 'in_progress' AND created_at = ?")
+    .bind(claim.keyId, claim.key, claim.claimedAt)
+    .run();
+}
+
+/** Stores the response under this request's claim (guarded on it, as releaseIdempotencyKey). */
+export function completeIdempotencyKey(db: D1Database, claim: { keyId: string; key: string; claimedAt: string }, response: { status: number; body: string }): Promise<D1Result> {
+  return db
+    .prepare(
+      `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ?
+       WHERE key_id = ? AND idempotency_key = ? AND state = 'in_progress' AND created_at = ?`,
+    )
+    .bind(response.status, response.body, claim.keyId, claim.key, claim.claimedAt)
+    .run();
 }

@@ -6,7 +6,7 @@ import { conflict } from "../../../lib/errors";
 import { nowIso } from "../../../lib/time";
 import { commitWithOrgAudit } from "../../audit/org-chain";
 import type { ApiKeyWithSecret } from "../schema";
-import { displayPrefix, limiterRecord, loadKey, serializeKey } from "./repository";
+import { apiKeyRotate, displayPrefix, limiterRecord, loadKey, serializeKey } from "./repository";
 
 /**
  * Replaces the key's hash in one UPDATE, so at no instant are both raw keys valid in D1; then the old
@@ -24,7 +24,7 @@ export async function rotateApiKey(ctx: RequestContext, input: { keyId: string }
   const [rotated] = await commitWithOrgAudit(
     db,
     { orgId: before.org_id, action: "api_key.rotated", actor: ctx.actor, data: { key_id: before.id }, at },
-    [db.prepare("UPDATE api_keys SET key_hash = ?, key_prefix = ?, updated_at = ? WHERE id = ? AND key_hash = ?").bind(hash, displayPrefix(raw), at, before.id, before.key_hash)],
+    [apiKeyRotate(db, { id: before.id, beforeHash: before.key_hash, hash, prefix: displayPrefix(raw), at })],
     { guarded: true },
   );
   if (rotated?.meta.changes !== 1) throw conflict("The key was rotated concurrently; retry to rotate it again");

@@ -4,7 +4,7 @@ import type { Scope } from "../../../lib/scopes";
 import { nowIso } from "../../../lib/time";
 import { commitWithOrgAudit } from "../../audit/org-chain";
 import type { ApiKey } from "../schema";
-import { limiterRecord, loadKey, serializeKey } from "./repository";
+import { apiKeyUpdate, limiterRecord, loadKey, serializeKey, type ApiKeyChanges } from "./repository";
 
 /** Re-scope, re-limit, (de)activate: the same raw key keeps working unless deactivated. */
 export async function updateApiKey(
@@ -13,12 +13,11 @@ export async function updateApiKey(
 ): Promise<ApiKey> {
   const { db, env } = ctx;
   const before = await loadKey(db, input.keyId);
-  const changes: Record<string, string | number> = {};
+  const changes: ApiKeyChanges = {};
   if (input.scopes !== undefined) changes.scopes = JSON.stringify(input.scopes);
   if (input.rateLimitRpm !== undefined) changes.rate_limit_rpm = input.rateLimitRpm;
   if (input.active !== undefined) changes.active = input.active ? 1 : 0;
   const at = nowIso();
-  const columns = Object.keys(changes);
   await commitWithOrgAudit(
     db,
     {
@@ -28,11 +27,7 @@ export async function updateApiKey(
       data: { key_id: before.id, scopes: input.scopes, rate_limit_rpm: input.rateLimitRpm, active: input.active },
       at,
     },
-    [
-      db
-        .prepare(`UPDATE api_keys SET updated_at = ?${columns.map((c) => `, ${c} = ?`).join("")} WHERE id = ?`)
-        .bind(at, ...columns.map((c) => changes[c]!), before.id),
-    ],
+    [apiKeyUpdate(db, before.id, changes, at)],
   );
   const after = await loadKey(db, before.id);
   await rateLimiterFor(env, after.key_hash).refresh(limiterRecord(after));

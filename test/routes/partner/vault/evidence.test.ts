@@ -114,8 +114,9 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
 
     const first = await fetchBundle(t.key, e.envelope_id);
     // the chain gains an entry that is not a bundle's (a re-issued certificate): a fresh bundle covers it and lists the first
-    const { appendEnvelopeAudit } = await import("../../../../src/services/audit/envelope-chain");
-    await appendEnvelopeAudit(env.DB, {
+    const { appendEnvelopeAudit } = await import("../../../../src/services/envelopes/append-audit");
+    const { jobContext } = await import("../../../helpers/context");
+    await appendEnvelopeAudit(jobContext(), {
       orgId: t.orgId,
       envelopeId: e.envelope_id,
       actor: { type: "system", id: null },

@@ -1,11 +1,18 @@
 import { badRequest } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
 import { paymentWebhookVerifier, WebhookSignatureError, type ProcessorEvent } from "../../providers/payments";
-import { appendEnvelopeAudit } from "../audit/envelope-chain";
+import { appendEnvelopeAudit } from "../envelopes/append-audit";
 import { envelopeEventData } from "../envelopes/serialize";
-import { outboxInsert } from "../events/outbox";
 import { autoVaultIfConsented } from "../vault/auto-vault";
-import { findPaymentById, findPaymentByIntent, type PaymentRow } from "./repository";
+import {
+  findPaymentById,
+  findPaymentByIntent,
+  findStripeEvent,
+  paymentFailureUpdate,
+  paymentPaidUpdate,
+  stripeEventInsert,
+  type PaymentRow,
+} from "../payments/repository";
 
 export type WebhookOutcome = { outcome: "paid" | "failure_recorded" | "duplicate" | "ignored"; reason?: string };
 
@@ -48,7 +55,7 @@ export async function handleStripeWebhook(ctx: RequestContext, input: { rawBody:
   const intent = asIntent(event.object);
   if (!intent) return ignore(ctx, event, null, null, "the event does not carry a PaymentIntent");
 
-  const seen = await ctx.db.prepare("SELECT outcome FROM stripe_events WHERE id = ?").bind(event.id).first<{ outcome: string }>();
+  const seen = await findStripeEvent(ctx.db, event.id);
   if (seen) {
     // Stripe re-sends until it gets a 2xx: a re-sent success also re-runs the (idempotent) deferred auto-vault.
     const payment = await findPaymentByIntent(ctx.db, intent.id);
@@ -95,12 +102,7 @@ function mismatchOf(payment: PaymentRow, intent: Intent): string | null {
 }
 
 const recordEvent = (db: D1Database, event: ProcessorEvent, intentId: string | null, paymentId: string | null, outcome: string, reason: string | null, at: string) =>
-  db
-    .prepare(
-      `INSERT INTO stripe_events (id, type, payment_intent_id, payment_id, outcome, reason, received_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-    )
-    .bind(event.id, event.type, intentId, paymentId, outcome, reason, at);
+  stripeEventInsert(db, { id: event.id, type: event.type, payment_intent_id: intentId, payment_id: paymentId, outcome, reason, at });
 
 async function ignore(ctx: RequestContext, event: ProcessorEvent, intentId: string | null, paymentId: string | null, reason: string): Promise<WebhookOutcome> {
   console.warn(JSON.stringify({ level: "warn", msg: "stripe event ignored", event_id: event.id, type: event.type, payment_intent: intentId, reason }));
@@ -109,8 +111,7 @@ async function ignore(ctx: RequestContext, event: ProcessorEvent, intentId: stri
 }
 
 async function markPaid(ctx: RequestContext, event: ProcessorEvent, intent: Intent, payment: PaymentRow): Promise<WebhookOutcome> {
-  let eventId: string | null = null;
-  const committed = await appendEnvelopeAudit(ctx.db, {
+  const committed = await appendEnvelopeAudit(ctx, {
     orgId: payment.org_id,
     envelopeId: payment.envelope_id,
     actor: ctx.actor,
@@ -118,39 +119,25 @@ async function markPaid(ctx: RequestContext, event: ProcessorEvent, intent: Inte
       const current = await findPaymentById(ctx.db, payment.id);
       if (!current || current.status === "paid") return null;
       const paid = { amount_cents: current.amount_cents, currency: current.currency, payer_email: current.payer_email, payment_intent_id: intent.id, stripe_event_id: event.id, paid_at: at };
-      const outbox = outboxInsert(ctx.db, {
-        orgId: envelope.org_id,
-        envelopeId: envelope.id,
-        type: "invoice.paid",
-        data: { ...envelopeEventData(envelope), payment: { ...paid, status: "paid", application_fee_cents: current.application_fee_cents } },
-        at,
-      });
-      eventId = outbox.id;
       return {
         action: "envelope.payment_paid",
         data: paid,
-        statements: [
-          ctx.db
-            .prepare(
-              `UPDATE payments SET status = 'paid', paid_at = ?, stripe_payment_intent_id = COALESCE(stripe_payment_intent_id, ?), updated_at = ?
-               WHERE id = ? AND status = 'requires_payment'`,
-            )
-            .bind(at, intent.id, at, current.id),
-          recordEvent(ctx.db, event, intent.id, current.id, "paid", null, at),
-          outbox.statement,
-        ],
+        statements: [paymentPaidUpdate(ctx.db, current.id, intent.id, at), recordEvent(ctx.db, event, intent.id, current.id, "paid", null, at)],
+        event: {
+          type: "invoice.paid",
+          data: { ...envelopeEventData(envelope), payment: { ...paid, status: "paid", application_fee_cents: current.application_fee_cents } },
+        },
       };
     },
   });
-  if (!committed || !eventId) return ignore(ctx, event, intent.id, payment.id, "the payment is already paid");
-  ctx.publish(eventId);
+  if (!committed) return ignore(ctx, event, intent.id, payment.id, "the payment is already paid");
   return { outcome: "paid" };
 }
 
 async function recordFailure(ctx: RequestContext, event: ProcessorEvent, intent: Intent, payment: PaymentRow): Promise<WebhookOutcome> {
   const code = intent.last_payment_error?.code ?? null;
   const message = intent.last_payment_error?.message ?? null;
-  const committed = await appendEnvelopeAudit(ctx.db, {
+  const committed = await appendEnvelopeAudit(ctx, {
     orgId: payment.org_id,
     envelopeId: payment.envelope_id,
     actor: ctx.actor,
@@ -161,13 +148,7 @@ async function recordFailure(ctx: RequestContext, event: ProcessorEvent, intent:
         action: "envelope.payment_failed",
         data: { payment_intent_id: intent.id, stripe_event_id: event.id, failure_code: code, failure_message: message },
         statements: [
-          ctx.db
-            .prepare(
-              `UPDATE payments SET failure_count = failure_count + 1, last_failure_code = ?, last_failure_message = ?, last_failed_at = ?,
-                 stripe_payment_intent_id = COALESCE(stripe_payment_intent_id, ?), updated_at = ?
-               WHERE id = ? AND status = 'requires_payment'`,
-            )
-            .bind(code, message, at, intent.id, at, current.id),
+          paymentFailureUpdate(ctx.db, current.id, { intentId: intent.id, code, message, at }),
           recordEvent(ctx.db, event, intent.id, current.id, "failure_recorded", code, at),
         ],
       };

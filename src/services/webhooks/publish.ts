@@ -1,10 +1,10 @@
 import { enqueueEvents, type RequestContext } from "../../lib/context";
-import { deliverNow } from "../webhooks/deliver-now";
+import { deliverNow } from "./deliver-now";
 
 /**
  * `ctx.publish` of the request surfaces and the bulk batch (issue 17): right after commit, in the
  * invocation's `waitUntil`, fan the events out (those of one commit together) and send each first
- * attempt at once (webhooks/deliver-now.ts), so a receiver hears of a change within a second instead
+ * attempt at once (deliver-now.ts), so a receiver hears of a change within a second instead
  * of after two queue hops. If the fan-out fails, the events go on the queue at once. If the invocation dies before the fan-out commits, the event stays
  * undispatched and the every-minute relay (jobs/relay-outbox.ts) puts it on the queue after 30 s; if
  * it dies after, the deliveries are claimed and the sweep sends them once the claim lapses. So no

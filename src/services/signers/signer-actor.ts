@@ -1,5 +1,5 @@
 import type { Actor } from "../../lib/actor";
-import type { SignerRow } from "../signers/repository";
+import type { SignerRow } from "./repository";
 
 /** Where a signer's request came from: recorded on every audit entry the signer causes. */
 export type RequestOrigin = { ip: string | null; userAgent: string | null };

@@ -2,11 +2,13 @@ import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import { auditInsert, GENESIS_HASH } from "../audit/chain";
 import type { OrgContext } from "../../lib/context";
-import { templateSourceFor } from "../templates/envelope-source";
+import { templateSourceFor } from "./envelope-source";
 import { planPaymentRequest } from "../payments/request-payment";
 import { notFound } from "../../lib/errors";
 import { liveEndpointsOf } from "../webhooks/fan-out";
-import { loadedEnvelopeOf, selectLoadedEnvelope, type LoadedEnvelope, type LoadedEnvelopeRow } from "./repository";
+import { customerInsertIfAbsent } from "../customers/repository";
+import { envelopeCreatedEventInsertReturning } from "../events/repository";
+import { createdEnvelopeInsert, loadedEnvelopeOf, selectLoadedEnvelope, type LoadedEnvelope, type LoadedEnvelopeRow } from "../envelopes/repository";
 import type { CreateEnvelopeInput } from "./schema";
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
@@ -32,37 +34,31 @@ export async function createEnvelope(
   // Sign + Pay (DESIGN.md 7): checked (payments on, the organization able to take money) before anything is written.
   const payment = body.payment ? await planPaymentRequest(ctx, { orgId, envelopeId, documentSource, request: body.payment, at }) : null;
 
-  const insertCustomer = db
-    .prepare(
-      `INSERT INTO customers (id, org_id, name, email, email_normalized, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, email_normalized) DO NOTHING`,
-    )
-    .bind(newId("customer"), orgId, body.customer_name, body.customer_email.trim(), email, at, at);
-  const insertEnvelope = db
-    .prepare(
-      `INSERT INTO envelopes (id, org_id, customer_id, name, status, document_source, external_id, template_id, metadata,
-         prefilled_data, secured_party, kba_required, provider_instance, expires_in_days, created_by_key_id, audit_seq, created_at, updated_at)
-       VALUES (?, ?, (SELECT id FROM customers WHERE org_id = ? AND email_normalized = ?), ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
-    )
-    .bind(
-      envelopeId,
-      orgId,
-      orgId,
-      email,
-      body.envelope_name,
-      documentSource,
-      body.external_id ?? null,
-      template?.templateId ?? null,
-      JSON.stringify(metadata),
-      body.prefilled_data ? JSON.stringify(body.prefilled_data) : null,
-      body.secured_party ? JSON.stringify(body.secured_party) : null,
-      template?.kbaRequired ? 1 : 0,
-      template?.providerInstance ?? "default",
-      body.expires_in_days ?? 30,
-      actor.type === "api_key" ? actor.id : null,
-      at,
-      at,
-    );
+  const insertCustomer = customerInsertIfAbsent(db, {
+    id: newId("customer"),
+    org_id: orgId,
+    name: body.customer_name,
+    email: body.customer_email.trim(),
+    email_normalized: email,
+    at,
+  });
+  const insertEnvelope = createdEnvelopeInsert(db, {
+    id: envelopeId,
+    orgId,
+    emailNormalized: email,
+    name: body.envelope_name,
+    documentSource,
+    externalId: body.external_id ?? null,
+    templateId: template?.templateId ?? null,
+    metadata: JSON.stringify(metadata),
+    prefilledData: body.prefilled_data ? JSON.stringify(body.prefilled_data) : null,
+    securedParty: body.secured_party ? JSON.stringify(body.secured_party) : null,
+    kbaRequired: template?.kbaRequired ? 1 : 0,
+    providerInstance: template?.providerInstance ?? "default",
+    expiresInDays: body.expires_in_days ?? 30,
+    createdByKeyId: actor.type === "api_key" ? actor.id : null,
+    at,
+  });
   const audit = await auditInsert(db, {
     orgId,
     chainId: envelopeId,
@@ -85,17 +81,7 @@ export async function createEnvelope(
   // webhook endpoint (most) has nothing to fan out: the event commits dispatched, and the request
   // makes no second round trip to find that out (fan-out.ts does the same check for other events).
   const eventId = newId("event");
-  const insertEvent = db
-    .prepare(
-      `INSERT INTO events (id, org_id, envelope_id, type, data, created_at, dispatched_at)
-       SELECT ?, e.org_id, e.id, 'envelope.created',
-         json_object('envelope_id', e.id, 'envelope_name', e.name, 'status', e.status,
-                     'customer_id', e.customer_id, 'external_id', e.external_id), ?,
-         CASE WHEN EXISTS (SELECT 1 ${liveEndpointsOf("e.org_id")}) THEN NULL ELSE ? END
-       FROM envelopes e WHERE e.id = ?
-       RETURNING dispatched_at`,
-    )
-    .bind(eventId, at, at, envelopeId);
+  const insertEvent = envelopeCreatedEventInsertReturning(db, { id: eventId, envelopeId, at, liveEndpoints: liveEndpointsOf("e.org_id") });
   // The envelope is read back by the batch's last statement: one D1 round trip for the whole create.
   const results = await db.batch<LoadedEnvelopeRow | { dispatched_at: string | null }>([
     insertCustomer,

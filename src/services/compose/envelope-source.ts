@@ -1,10 +1,10 @@
 import { unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import type { ApiIssue } from "../../lib/validation";
-import { copyTemplateFields, insertOriginalDocument } from "../documents/envelope-fields";
-import type { CreateEnvelopeInput } from "../envelopes/schema";
-import { findTemplate, listTemplateFields } from "./repository";
-import type { ProviderInstance, ResolvedField } from "./schema";
+import { copyTemplateFields, insertOriginalDocument } from "../documents/repository";
+import type { CreateEnvelopeInput } from "./schema";
+import { findTemplate, listTemplateFields } from "../templates/repository";
+import type { ProviderInstance, ResolvedField } from "../templates/schema";
 import type { OrgContext } from "../../lib/context";
 
 /** What an envelope created from a template takes from it. */

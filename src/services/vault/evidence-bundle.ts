@@ -2,14 +2,15 @@ import type { OrgContext, RequestContext } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
-import { appendEnvelopeAudit } from "../audit/envelope-chain";
+import { appendEnvelopeAudit } from "../envelopes/append-audit";
+import { chainRowsStatement, type ChainRow } from "../audit/verify-chain";
 import { getEnvelope } from "../envelopes/repository";
-import { putParts, sha256OfStream } from "../vault/hashing";
-import { vaultKeys } from "../vault/keys";
-import { findVaultRecord, type VaultRecordRow } from "../vault/repository";
-import { createVaultUrl } from "../vault/signed-url";
+import { buildEvidenceBundle, type ChainEntry } from "../evidence/build-bundle";
+import { putParts, sha256OfStream } from "./hashing";
+import { vaultKeys } from "./keys";
+import { findVaultRecord, latestCertificateFiles, type VaultRecordRow } from "./repository";
+import { createVaultUrl } from "./signed-url";
 import { sha256Hex, toHex } from "../../lib/crypto";
-import { buildEvidenceBundle, type ChainEntry } from "./build-bundle";
 
 const BUNDLE_ACTION = "vault.evidence_bundle";
 
@@ -17,14 +18,9 @@ type BundleFacts = { bundle_id: string; sha256: string; size_bytes: number; cove
 
 const bundleKey = (record: VaultRecordRow, bundleId: string) => `${vaultKeys(record.org_id, record.envelope_id, record.id).dir}evidence-${bundleId}.zip`;
 
+/** The envelope's audit chain in order (the statement the chain's verification reads), data parsed. */
 async function chainEntries(db: D1Database, envelopeId: string): Promise<ChainEntry[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT id, org_id, chain_id, seq, action, actor_type, actor_id, ip, user_agent, data, created_at, prev_hash, hash
-       FROM audit_log WHERE chain_id = ? ORDER BY seq ASC`,
-    )
-    .bind(envelopeId)
-    .all<Omit<ChainEntry, "data"> & { data: string }>();
+  const { results } = await chainRowsStatement(db, envelopeId).all<ChainRow>();
   return results.map((r) => ({ ...r, data: JSON.parse(r.data) as Record<string, unknown> }));
 }
 
@@ -72,10 +68,7 @@ async function ensureEvidenceBundle(ctx: OrgContext, envelopeId: string): Promis
       "integrity_check_failed",
     );
   }
-  const cert = await ctx.db
-    .prepare("SELECT body, pdf_key FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1")
-    .bind(envelope.id)
-    .first<{ body: string; pdf_key: string }>();
+  const cert = await latestCertificateFiles(ctx.db, envelope.id);
   if (!cert) throw new ApiError(404, "Compliance certificate not found: it is generated when the envelope is vaulted");
   const certPdf = await ctx.env.DOCS.get(cert.pdf_key);
 
@@ -97,7 +90,7 @@ async function ensureEvidenceBundle(ctx: OrgContext, envelopeId: string): Promis
     sha256: built.sha256,
   });
   try {
-    await appendEnvelopeAudit(ctx.db, {
+    await appendEnvelopeAudit(ctx, {
       orgId: ctx.orgId,
       envelopeId: envelope.id,
       actor: ctx.actor,

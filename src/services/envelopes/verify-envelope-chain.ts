@@ -1,6 +1,6 @@
 import type { OrgContext } from "../../lib/context";
-import { getEnvelope } from "../envelopes/repository";
-import { verifyChain } from "./verify-chain";
+import { getEnvelope } from "./repository";
+import { verifyChain } from "../audit/verify-chain";
 
 /** GET /envelopes/:id/audit (console): re-verifies the envelope's hash chain; 404 outside the organization. */
 export async function verifyEnvelopeChain(ctx: OrgContext, input: { envelopeId: string }) {

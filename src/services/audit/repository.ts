@@ -1,0 +1,70 @@
+// Statements on audit_log: the chain's append and head (audit/chain.ts hashes and builds the entry), its reads.
+
+/**
+ * Whether a console user has updated this webhook endpoint, as the organization's audit chain records it
+ * (`webhook_endpoint.updated` by a `user` actor; webhooks/legacy-webhook.ts).
+ */
+export async function hasUserUpdatedWebhookEndpoint(db: D1Database, orgId: string, endpointId: string): Promise<boolean> {
+  const row = await db
+    .prepare(
+      `SELECT 1 AS hit FROM audit_log WHERE chain_id = ? AND action = 'webhook_endpoint.updated' AND actor_type = 'user'
+       AND json_extract(data, '$.endpoint_id') = ? LIMIT 1`,
+    )
+    .bind(orgId, endpointId)
+    .first<{ hit: number }>();
+  return row !== null;
+}
+
+/** An audit_log row as D1 returns it (`data` is the JSON text). Inline type imports: appended to this file. */
+export type AuditLogRow = import("../../db/row").Row<typeof import("../../db/schema").auditLog>;
+
+// ---- the chain append and head read (audit/chain.ts builds and hashes the entry) ----
+
+/**
+ * The INSERT of one hashed audit entry. With `onlyIfPreviousChanged` it is written only if the guarded
+ * UPDATE placed just before it in the batch changed a row (`changes()`).
+ */
+export function auditLogInsert(
+  db: D1Database,
+  e: {
+    id: string; org_id: string; chain_id: string; seq: number; action: string; actor_type: string; actor_id: string | null;
+    ip: string | null; user_agent: string | null; data: string; created_at: string; prev_hash: string; hash: string;
+  },
+  onlyIfPreviousChanged: boolean,
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO audit_log (id, org_id, chain_id, seq, action, actor_type, actor_id, ip, user_agent, data, created_at, prev_hash, hash)
+       ${onlyIfPreviousChanged ? "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE changes() > 0" : "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"}`,
+    )
+    .bind(e.id, e.org_id, e.chain_id, e.seq, e.action, e.actor_type, e.actor_id, e.ip, e.user_agent, e.data, e.created_at, e.prev_hash, e.hash);
+}
+
+/** The last entry of a chain (seq and hash), or null for an empty chain. */
+export function findChainHead(db: D1Database, chainId: string): Promise<{ seq: number; hash: string } | null> {
+  return db.prepare("SELECT seq, hash FROM audit_log WHERE chain_id = ? ORDER BY seq DESC LIMIT 1").bind(chainId).first<{ seq: number; hash: string }>();
+}
+
+/** The IP and user agent each of these signers completed from, as the envelope's chain recorded them. */
+export async function listSignerCompletionOrigins(
+  db: D1Database,
+  envelopeId: string,
+  signerIds: string[],
+): Promise<{ actor_id: string; ip: string | null; user_agent: string | null }[]> {
+  const { results } = await db
+    // on the envelope's own chain (the chain index), never a scan of every organization's audit log
+    .prepare(`SELECT actor_id, ip, user_agent FROM audit_log WHERE chain_id = ? AND action = 'signer.completed' AND actor_id IN (${signerIds.map(() => "?").join(",")})`)
+    .bind(envelopeId, ...signerIds)
+    .all<{ actor_id: string; ip: string | null; user_agent: string | null }>();
+  return results;
+}
+
+/** A chain's entries in order, as verifyChainRows reads them (for a caller that batches its reads). */
+export function chainRowsStatement(db: D1Database, chainId: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT id, org_id, chain_id, seq, action, actor_type, actor_id, ip, user_agent, data, created_at, prev_hash, hash
+       FROM audit_log WHERE chain_id = ? ORDER BY seq ASC`,
+    )
+    .bind(chainId);
+}

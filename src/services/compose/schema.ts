@@ -1,0 +1,41 @@
+import { z } from "@hono/zod-openapi";
+import { PaymentRequestSchema } from "../payments/schema";
+import { SecuredPartySchema } from "../envelopes/schema";
+
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+const noPrototypeKeys = (value: Record<string, unknown>) => Object.keys(value).every((k) => !FORBIDDEN_KEYS.has(k));
+
+export const CreateEnvelopeBody = z
+  .object({
+    envelope_name: z.string().trim().min(1).max(200),
+    customer_email: z.email().max(254),
+    customer_name: z.string().trim().min(1).max(200),
+    template_id: z.string().min(1).max(64).optional(),
+    external_id: z.string().min(1).max(200).optional(),
+    prefilled_data: z
+      .record(z.string().max(200), z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()]))
+      .refine(noPrototypeKeys, { message: "prefilled_data may not use the keys __proto__, constructor or prototype" })
+      .refine((v) => Object.keys(v).length <= 500, { message: "prefilled_data holds at most 500 fields" })
+      .optional()
+      .openapi({ description: "Template field values by field name", example: { vehicle_vin: "1HGCM82633A004352" } }),
+    secured_party: SecuredPartySchema.optional(),
+    document_source: z
+      .enum(["new", "upload"])
+      .optional()
+      .openapi({ description: "`new` (default): a document to be signed here; `upload`: paper signed elsewhere, vaulted through vault-in-upload" }),
+    expires_in_days: z.int().min(1).max(365).optional().openapi({ description: "Days a sent envelope stays open for signing (default 30)" }),
+    payment: PaymentRequestSchema.optional().openapi({
+      description:
+        "Sign + Pay: a one-time payment the designated signer (`payer_email`) makes on the signing page after signing, a destination charge to the organization's connected Stripe account. The envelope cannot be vaulted until it is paid. Needs the organization's `stripe_account_id` and `platform_fee_bps` (422 naming what is missing) and payments configured (503).",
+    }),
+  })
+  .openapi("CreateEnvelope", {
+    example: {
+      envelope_name: "Retail installment contract #1042",
+      customer_email: "jane.doe@example.com",
+      customer_name: "Jane Doe",
+      external_id: "deal-1042",
+      secured_party: { name: "First Auto Finance LLC", role: "lender" },
+    },
+  });
+export type CreateEnvelopeInput = z.infer<typeof CreateEnvelopeBody>;

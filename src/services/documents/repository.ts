@@ -1,0 +1,156 @@
+import type { Row } from "../../db/row";
+import type { envelopeDocuments, envelopeFields } from "../../db/schema";
+import type { ResolvedField } from "./schema";
+
+/**
+ * Statements on `envelope_documents` and `envelope_fields` (the document an envelope is signed on and
+ * the fields placed on it). The fields live here rather than in templates/ although they are usually
+ * copied from a template: documents/ is below templates/ (templates ingest PDFs and place fields
+ * through documents/), and attaching a document to an envelope writes its fields too.
+ */
+
+export type EnvelopeDocumentRow = Row<typeof envelopeDocuments>;
+export type EnvelopeFieldRow = Row<typeof envelopeFields>;
+
+// ---- envelope_documents ----
+
+/** The original document row of an envelope (envelope_documents, kind `original`). */
+export function insertOriginalDocument(
+  db: D1Database,
+  input: { id: string; envelopeId: string; orgId: string; key: string; sha256: string; sizeBytes: number; pageCount: number | null; at: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at)
+       VALUES (?, ?, ?, 'original', ?, ?, ?, ?, ?)`,
+    )
+    .bind(input.id, input.envelopeId, input.orgId, input.key, input.sha256, input.sizeBytes, input.pageCount, input.at);
+}
+
+/** For a batch: the envelopes among `envelopeIds` (one JSON array) that have an original document, one row `{ envelope_id }` each. */
+export function selectEnvelopesWithOriginal(db: D1Database, envelopeIds: string): D1PreparedStatement {
+  return db.prepare("SELECT DISTINCT envelope_id FROM envelope_documents WHERE envelope_id IN (SELECT value FROM json_each(?1)) AND kind = 'original'").bind(envelopeIds);
+}
+
+// ---- envelope_fields ----
+
+/** INSERTs of fields onto an envelope (from its uploaded document's tags, or a builder working copy). */
+export function insertEnvelopeFields(
+  db: D1Database,
+  input: { envelopeId: string; orgId: string; fields: ResolvedField[]; sourceTemplateId: string | null; at: string },
+): D1PreparedStatement[] {
+  return input.fields.map((f, i) =>
+    db
+      .prepare(
+        `INSERT INTO envelope_fields (envelope_id, seq, org_id, name, type, role, required, readonly, default_value, options, value, placement_mode, areas, anchor_match, source_template_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .bind(input.envelopeId, i + 1, input.orgId, f.name, f.type, f.role, f.required ? 1 : 0, f.readonly ? 1 : 0, f.default_value, f.options ? JSON.stringify(f.options) : null,
+        f.default_value, f.placement_mode, JSON.stringify(f.areas), f.anchor_match ? JSON.stringify(f.anchor_match) : null, input.sourceTemplateId, input.at),
+  );
+}
+
+/**
+ * Copies a template's fields onto an envelope in one statement; `values` (field name -> text or
+ * null) overrides the defaults, as prefilled_data does.
+ */
+export function copyTemplateFields(
+  db: D1Database,
+  input: { envelopeId: string; templateId: string; values: Record<string, string | null>; at: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO envelope_fields (envelope_id, seq, org_id, name, type, role, required, readonly, default_value, options, value, placement_mode, areas, anchor_match, source_template_id, created_at)
+       SELECT ?1, tf.seq, tf.org_id, tf.name, tf.type, tf.role, tf.required, tf.readonly, tf.default_value, tf.options,
+              CASE WHEN p.key IS NULL THEN tf.default_value ELSE p.value END, tf.placement_mode, tf.areas, tf.anchor_match, tf.template_id, ?2
+       FROM template_fields tf LEFT JOIN json_each(?3) p ON p.key = tf.name
+       WHERE tf.template_id = ?4`,
+    )
+    .bind(input.envelopeId, input.at, JSON.stringify(input.values), input.templateId);
+}
+
+/**
+ * For a batch: the roles of the fields of each envelope among `envelopeIds` (one JSON array), rows
+ * `{ envelope_id, role }` in envelope order and, per envelope, in the order of each role's first field.
+ */
+export function selectEnvelopeRoles(db: D1Database, envelopeIds: string): D1PreparedStatement {
+  return db
+    .prepare("SELECT envelope_id, role FROM envelope_fields WHERE envelope_id IN (SELECT value FROM json_each(?1)) GROUP BY envelope_id, role ORDER BY envelope_id, MIN(seq)")
+    .bind(envelopeIds);
+}
+
+// ---- envelope_documents, for the vault (services/vault: vault-in) ----
+
+/** The envelope's signed document (envelope_documents, kind `signed`): its R2 key and recorded SHA-256. */
+export function findSignedDocument(db: D1Database, envelopeId: string): Promise<Pick<EnvelopeDocumentRow, "r2_key" | "sha256"> | null> {
+  return db
+    .prepare("SELECT r2_key, sha256 FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'")
+    .bind(envelopeId)
+    .first<Pick<EnvelopeDocumentRow, "r2_key" | "sha256">>();
+}
+
+/** The recorded SHA-256 of the envelope's signed document (kind `signed`), if one is recorded. */
+export function findSignedDocumentHash(db: D1Database, envelopeId: string): Promise<Pick<EnvelopeDocumentRow, "sha256"> | null> {
+  return db
+    .prepare("SELECT sha256 FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'")
+    .bind(envelopeId)
+    .first<Pick<EnvelopeDocumentRow, "sha256">>();
+}
+
+/** The signed document row of a paper envelope (kind `signed`); nothing when one is already recorded. */
+export function insertSignedDocumentIfAbsent(
+  db: D1Database,
+  input: { id: string; envelopeId: string; orgId: string; key: string; sha256: string; sizeBytes: number; pageCount: number; at: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at)
+       VALUES (?, ?, ?, 'signed', ?, ?, ?, ?, ?) ON CONFLICT (envelope_id, kind) DO NOTHING`,
+    )
+    .bind(input.id, input.envelopeId, input.orgId, input.key, input.sha256, input.sizeBytes, input.pageCount, input.at);
+}
+
+/** A field as the signing page and completion read it. */
+export type SigningFieldRow = Pick<EnvelopeFieldRow, "seq" | "name" | "type" | "role" | "required" | "readonly" | "default_value" | "options" | "areas" | "value">;
+
+/** The envelope's fields in placement order, with the values signed so far. */
+export async function listSigningFields(db: D1Database, envelopeId: string): Promise<SigningFieldRow[]> {
+  const { results } = await db
+    .prepare("SELECT seq, name, type, role, required, readonly, default_value, options, areas, value FROM envelope_fields WHERE envelope_id = ? ORDER BY seq")
+    .bind(envelopeId)
+    .all<SigningFieldRow>();
+  return results;
+}
+
+/** A submitted value onto its field (the signer's own fields only: the caller accepted them). */
+export function setFieldValueStatement(db: D1Database, envelopeId: string, name: string, value: string): D1PreparedStatement {
+  return db.prepare("UPDATE envelope_fields SET value = ? WHERE envelope_id = ? AND name = ?").bind(value, envelopeId, name);
+}
+
+// ---- envelope_documents, for signing (services/signing) ----
+
+/** The R2 key of the envelope's original document (kind `original`). */
+export function findOriginalDocumentKey(db: D1Database, envelopeId: string): Promise<Pick<EnvelopeDocumentRow, "r2_key"> | null> {
+  return db.prepare("SELECT r2_key FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'").bind(envelopeId).first<Pick<EnvelopeDocumentRow, "r2_key">>();
+}
+
+/** The envelope's original document (kind `original`): its R2 key and SHA-256. */
+export function findOriginalDocument(db: D1Database, envelopeId: string): Promise<Pick<EnvelopeDocumentRow, "r2_key" | "sha256"> | null> {
+  return db
+    .prepare("SELECT r2_key, sha256 FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'")
+    .bind(envelopeId)
+    .first<Pick<EnvelopeDocumentRow, "r2_key" | "sha256">>();
+}
+
+/** The signed document row written by the last signer's submit (signing/complete-envelope.ts). */
+export function signedDocumentInsert(
+  db: D1Database,
+  input: { id: string; envelopeId: string; orgId: string; key: string; sha256: string; sizeBytes: number; pageCount: number; at: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at)
+     VALUES (?, ?, ?, 'signed', ?, ?, ?, ?, ?)`,
+    )
+    .bind(input.id, input.envelopeId, input.orgId, input.key, input.sha256, input.sizeBytes, input.pageCount, input.at);
+}

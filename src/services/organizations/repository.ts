@@ -1,0 +1,147 @@
+import type { Row } from "../../db/row";
+import type { memberships, organizations, users } from "../../db/schema/organizations";
+
+/** Statements on `organizations`, `users` and `memberships`. */
+
+export type OrganizationRow = Row<typeof organizations>;
+export type UserRow = Row<typeof users>;
+export type MembershipRow = Row<typeof memberships>;
+
+// ---- organizations ----
+
+/** Whether the organization exists (`{ ok: 1 }`), or null. */
+export function findOrganization(db: D1Database, orgId: string): Promise<Record<string, unknown> | null> {
+  return db.prepare("SELECT 1 AS ok FROM organizations WHERE id = ?").bind(orgId).first();
+}
+
+/** The organization's id, for a batch that reads it beside other things (no row: no such organization). */
+export function selectOrganizationId(db: D1Database, orgId: string): D1PreparedStatement {
+  return db.prepare("SELECT id FROM organizations WHERE id = ?").bind(orgId);
+}
+
+/** The organization's name, for a batch (one row `{ name }`, none for an unknown organization). */
+export function selectOrganizationName(db: D1Database, orgId: string): D1PreparedStatement {
+  return db.prepare("SELECT name FROM organizations WHERE id = ?").bind(orgId);
+}
+
+export function getOrganizationName(db: D1Database, orgId: string): Promise<Pick<OrganizationRow, "name"> | null> {
+  return selectOrganizationName(db, orgId).first<Pick<OrganizationRow, "name">>();
+}
+
+export type OrganizationSettingsRow = Pick<
+  OrganizationRow,
+  "id" | "name" | "stripe_account_id" | "platform_fee_bps" | "embed_frame_ancestors" | "created_at" | "updated_at"
+>;
+
+/** What the operator sees of an organization. */
+export function getOrganizationSettings(db: D1Database, orgId: string): Promise<OrganizationSettingsRow | null> {
+  return db
+    .prepare("SELECT id, name, stripe_account_id, platform_fee_bps, embed_frame_ancestors, created_at, updated_at FROM organizations WHERE id = ?")
+    .bind(orgId)
+    .first<OrganizationSettingsRow>();
+}
+
+/** What a payment request needs of its organization: the connected account and the platform fee. */
+export function getOrganizationPaymentSettings(db: D1Database, orgId: string): Promise<Pick<OrganizationRow, "stripe_account_id" | "platform_fee_bps"> | null> {
+  return db
+    .prepare("SELECT stripe_account_id, platform_fee_bps FROM organizations WHERE id = ?")
+    .bind(orgId)
+    .first<Pick<OrganizationRow, "stripe_account_id" | "platform_fee_bps">>();
+}
+
+export function getOrganizationEmbedSettings(db: D1Database, orgId: string): Promise<Pick<OrganizationRow, "embed_frame_ancestors" | "updated_at"> | null> {
+  return db
+    .prepare("SELECT embed_frame_ancestors, updated_at FROM organizations WHERE id = ?")
+    .bind(orgId)
+    .first<Pick<OrganizationRow, "embed_frame_ancestors" | "updated_at">>();
+}
+
+/**
+ * The frame-ancestors column (JSON text) of the organization of an envelope or of a signer; null when
+ * the envelope or signer is unknown.
+ */
+export function getFrameAncestorsOf(db: D1Database, ref: { envelopeId: string } | { signerId: string }): Promise<{ origins: string | null } | null> {
+  return "envelopeId" in ref
+    ? db
+        .prepare("SELECT o.embed_frame_ancestors AS origins FROM envelopes e JOIN organizations o ON o.id = e.org_id WHERE e.id = ?")
+        .bind(ref.envelopeId)
+        .first<{ origins: string | null }>()
+    : db
+        .prepare("SELECT o.embed_frame_ancestors AS origins FROM signers s JOIN organizations o ON o.id = s.org_id WHERE s.id = ?")
+        .bind(ref.signerId)
+        .first<{ origins: string | null }>();
+}
+
+export function organizationInsert(db: D1Database, org: { id: string; name: string; at: string }): D1PreparedStatement {
+  return db.prepare("INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)").bind(org.id, org.name, org.at, org.at);
+}
+
+/** Columns the operator may change on an organization (the keys are trusted names, never request input). */
+export type OrganizationChanges = Partial<Pick<OrganizationRow, "name" | "stripe_account_id" | "platform_fee_bps" | "embed_frame_ancestors">>;
+
+/** The UPDATE of the given columns (and `updated_at`). */
+export function organizationUpdate(db: D1Database, orgId: string, changes: OrganizationChanges, at: string): D1PreparedStatement {
+  const columns = Object.keys(changes) as (keyof OrganizationChanges)[];
+  return db
+    .prepare(`UPDATE organizations SET updated_at = ?${columns.map((c) => `, ${c} = ?`).join("")} WHERE id = ?`)
+    .bind(at, ...columns.map((c) => changes[c] ?? null), orgId);
+}
+
+/** Stores the organization's frame-ancestors list (JSON text, or NULL for none). */
+export function frameAncestorsUpdate(db: D1Database, orgId: string, stored: string | null, at: string): D1PreparedStatement {
+  return db.prepare("UPDATE organizations SET embed_frame_ancestors = ?, updated_at = ? WHERE id = ?").bind(stored, at, orgId);
+}
+
+// ---- users ----
+
+export function findUserIdByEmail(db: D1Database, email: string): Promise<Pick<UserRow, "id"> | null> {
+  return db.prepare("SELECT id FROM users WHERE email = ?").bind(email).first<Pick<UserRow, "id">>();
+}
+
+/** The user's row id, or null when there is no such user. */
+export function findUser(db: D1Database, userId: string): Promise<Record<string, unknown> | null> {
+  return db.prepare("SELECT id FROM users WHERE id = ?").bind(userId).first();
+}
+
+/** The user's email, lower-cased, or null when there is no such user. */
+export async function getUserEmailLower(db: D1Database, userId: string): Promise<string | null> {
+  const row = await db.prepare("SELECT lower(email) AS email FROM users WHERE id = ?").bind(userId).first<{ email: string }>();
+  return row?.email ?? null;
+}
+
+/** Adds a user; a user with this email already there is kept as is. */
+export function userInsert(db: D1Database, user: { id: string; email: string; name: string; at: string }): D1PreparedStatement {
+  return db.prepare("INSERT INTO users (id, email, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING").bind(user.id, user.email, user.name, user.at);
+}
+
+// ---- memberships ----
+
+/** Makes the user with this email a member with `role` (the role of an existing membership is replaced). */
+export function membershipUpsert(db: D1Database, m: { email: string; orgId: string; role: MembershipRow["role"]; at: string }): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO memberships (user_id, org_id, role, created_at) VALUES ((SELECT id FROM users WHERE email = ?), ?, ?, ?)
+       ON CONFLICT (user_id, org_id) DO UPDATE SET role = excluded.role`,
+    )
+    .bind(m.email, m.orgId, m.role, m.at);
+}
+
+export function findMembership(db: D1Database, userId: string, orgId: string): Promise<Record<string, unknown> | null> {
+  return db.prepare("SELECT 1 AS ok FROM memberships WHERE user_id = ? AND org_id = ?").bind(userId, orgId).first();
+}
+
+export function getMembershipRole(db: D1Database, userId: string, orgId: string): Promise<Pick<MembershipRow, "role"> | null> {
+  return db.prepare("SELECT role FROM memberships WHERE user_id = ? AND org_id = ?").bind(userId, orgId).first<Pick<MembershipRow, "role">>();
+}
+
+// ---- appended by bulk send (helper B) ----
+
+/** The user's email, trimmed and lower-cased, or null when there is no such user. */
+export function getUserEmailNormalized(db: D1Database, userId: string): Promise<{ email: string } | null> {
+  return db.prepare("SELECT lower(trim(email)) AS email FROM users WHERE id = ?").bind(userId).first<{ email: string }>();
+}
+
+/** For a batch: the user's email and name (one row, none for an unknown user). */
+export function selectUserContact(db: D1Database, userId: string): D1PreparedStatement {
+  return db.prepare("SELECT email, name FROM users WHERE id = ?").bind(userId);
+}

@@ -1,0 +1,25 @@
+import { ApiError, notFound } from "../../lib/errors";
+import { listSigningFields, type SigningFieldRow } from "../documents/repository";
+import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
+import { getSigner, listSigners, type SignerRow } from "./repository";
+
+export type SigningContext = { signer: SignerRow; envelope: LoadedEnvelope; signers: SignerRow[]; fields: SigningFieldRow[] };
+
+/** Statuses in which a slug still opens the envelope: once it is closed the link stops working. */
+export const OPEN_STATUSES = ["sent", "viewed"] as const;
+
+/**
+ * Everything the signer API needs, for the signer its credential named (./resolve-credential.ts). An
+ * unknown signer is 404; the link of a closed envelope (completed, declined, voided, expired, vaulted)
+ * is 410 naming the status, as DocuSign's expired email links tell the signer why they stopped working.
+ */
+export async function loadSigningContext(db: D1Database, signerId: string, opts: { allowClosed?: boolean } = {}): Promise<SigningContext> {
+  const signer = await getSigner(db, signerId);
+  if (!signer) throw notFound("Signing link");
+  const envelope = await getEnvelope(db, signer.org_id, signer.envelope_id);
+  if (!opts.allowClosed && !(OPEN_STATUSES as readonly string[]).includes(envelope.status)) {
+    throw new ApiError(410, `This signing link no longer works: the envelope is ${envelope.status}`, { status: envelope.status });
+  }
+  const [signers, fields] = await Promise.all([listSigners(db, envelope.id), listSigningFields(db, envelope.id)]);
+  return { signer, envelope, signers, fields };
+}

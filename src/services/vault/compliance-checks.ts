@@ -1,0 +1,145 @@
+import { securedPartyOf, type EnvelopeRow } from "../envelopes/repository";
+
+// The UCC §9-105 checks, pure: the vault issues its certificates from them, and the compliance verb
+// (services/compliance/evaluate.ts) evaluates them live on what the vault repository reads.
+
+/** The facts the eight UCC §9-105 checks are decided on (DESIGN.md 4). */
+export type ComplianceFacts = {
+  /** authoritative copies stored for the envelope */
+  authoritativeCopies: number;
+  /** the authoritative copy's id and SHA-256 recorded at vaulting */
+  copyId: string | null;
+  documentHash: string | null;
+  /** outcome of the newest integrity check of the stored bytes (null: never checked) */
+  lastIntegrityMatched: boolean | null;
+  /** the copy is held in the vault under the envelope's organization */
+  custodyOrgId: string | null;
+  envelopeOrgId: string;
+  /** assignee changes made outside an authorized, audited operation */
+  unauthorizedAmendments: number;
+  /** non-authoritative copies, and how many of them carry the copy marking */
+  copies: number;
+  markedCopies: number;
+  auditChainVerified: boolean;
+  securedPartyName: string | null;
+};
+
+export type ComplianceCheck = {
+  requirement: string;
+  ucc_reference: string;
+  satisfied: boolean;
+  detail: string;
+};
+
+const check = (requirement: string, ucc_reference: string, satisfied: boolean, yes: string, no: string): ComplianceCheck => ({
+  requirement,
+  ucc_reference,
+  satisfied,
+  detail: satisfied ? yes : no,
+});
+
+/** Pure: the same facts always give the same checks. The live evaluation and the certificate share it. */
+export function runChecks(f: ComplianceFacts): ComplianceCheck[] {
+  const vaulted = f.authoritativeCopies > 0;
+  return [
+    check(
+      "single_authoritative_copy",
+      "UCC §9-105(b)(1)",
+      f.authoritativeCopies === 1,
+      "Exactly one authoritative copy is stored",
+      f.authoritativeCopies === 0 ? "No authoritative copy has been stored (the envelope is not vaulted)" : `${f.authoritativeCopies} authoritative copies are stored`,
+    ),
+    check(
+      "unique_identifiable",
+      "UCC §9-105(b)(1)",
+      vaulted && f.copyId !== null && f.documentHash !== null,
+      "The authoritative copy has an id and a SHA-256 recorded at vaulting",
+      "No identified authoritative copy with a recorded SHA-256",
+    ),
+    check(
+      "unalterable",
+      "UCC §9-105(b)(1)",
+      vaulted && f.lastIntegrityMatched === true,
+      "The last integrity check of the stored bytes matched the recorded hash",
+      vaulted ? "The last integrity check did not match the recorded hash" : "No stored copy to check for alteration",
+    ),
+    check(
+      "custody_by_secured_party",
+      "UCC §9-105(b)(3)",
+      vaulted && f.custodyOrgId === f.envelopeOrgId,
+      "The copy is held in the vault under the organization as custodian",
+      "The copy is not held in the vault under the organization",
+    ),
+    check(
+      "controlled_amendments",
+      "UCC §9-105(b)(4)",
+      vaulted && f.unauthorizedAmendments === 0,
+      "No assignee change happened outside an authorized, audited operation",
+      vaulted ? "An assignee change happened outside an authorized, audited operation" : "No authoritative copy whose amendments could be controlled",
+    ),
+    check(
+      "copies_identifiable",
+      "UCC §9-105(b)(5)",
+      vaulted && f.copies > 0 && f.markedCopies === f.copies,
+      "Every non-authoritative copy carries the copy marking",
+      vaulted ? "A non-authoritative copy is missing or unmarked" : "No marked non-authoritative copy exists",
+    ),
+    check(
+      "revisions_identifiable",
+      "UCC §9-105(b)(6)",
+      f.auditChainVerified,
+      "The audit chain for the envelope verifies end to end",
+      "The audit chain for the envelope does not verify",
+    ),
+    check(
+      "secured_party_identified",
+      "UCC §9-105(b)(2)",
+      f.securedPartyName !== null && f.securedPartyName.trim() !== "",
+      "The envelope names a secured party",
+      "The envelope names no secured party (secured_party.name)",
+    ),
+  ];
+}
+
+export function summarize(checks: ComplianceCheck[]) {
+  const satisfied = checks.filter((c) => c.satisfied).length;
+  return {
+    compliant: satisfied === checks.length,
+    score: Math.round((satisfied / checks.length) * 100) / 100,
+    missing_requirements: checks.filter((c) => !c.satisfied).map((c) => c.requirement),
+  };
+}
+
+/** What the vault knows about an envelope's authoritative copy, as the checks need it. */
+export type VaultFacts = {
+  vaultId: string;
+  documentHash: string;
+  custodianOrgId: string;
+  copyMarked: boolean;
+  /** newest integrity check of the stored bytes (null: never checked) */
+  lastIntegrityMatched: boolean | null;
+};
+
+/**
+ * The facts from their sources: the envelope, its vault record (null before vault-in) and whether
+ * its audit chain verifies. Vault-in uses it for the certificate it issues in the same batch as the
+ * record, before the record can be read back.
+ */
+export function factsFrom(envelope: EnvelopeRow, vault: VaultFacts | null, auditChainVerified: boolean): ComplianceFacts {
+  return {
+    // The unique index on vault_records.envelope_id makes a second authoritative copy unrepresentable.
+    authoritativeCopies: vault ? 1 : 0,
+    copyId: vault?.vaultId ?? null,
+    documentHash: vault?.documentHash ?? null,
+    lastIntegrityMatched: vault?.lastIntegrityMatched ?? null,
+    custodyOrgId: vault?.custodianOrgId ?? null,
+    envelopeOrgId: envelope.org_id,
+    // No operation changes an envelope's assignee yet; when one exists it must be authorized and
+    // audited, and any change made outside it is counted here.
+    unauthorizedAmendments: 0,
+    copies: vault ? 1 : 0,
+    markedCopies: vault?.copyMarked ? 1 : 0,
+    auditChainVerified,
+    securedPartyName: securedPartyOf(envelope)?.name ?? null,
+  };
+}
