@@ -168,3 +168,72 @@ describe("layers only point down", () => {
     ]);
   });
 });
+
+/** The services/ folders each folder imports (its entity imports), from the relative imports of `tree`. */
+function folderImports(tree: Map<string, string>): Map<string, Set<string>> {
+  const folderOf = (path: string) => /^src\/services\/([^/]+)\//.exec(path)?.[1];
+  const edges = new Map<string, Set<string>>();
+  for (const [path, text] of tree) {
+    const from = folderOf(path);
+    if (!from) continue;
+    for (const spec of relativeImports(text)) {
+      const to = folderOf(resolve(tree, path, spec) ?? "");
+      if (!to || to === from) continue;
+      edges.set(from, (edges.get(from) ?? new Set()).add(to));
+    }
+  }
+  return edges;
+}
+
+/** Each cycle among the services/ folders, as "a -> b -> a" (one per strongly connected group). */
+function folderCycles(tree: Map<string, string>): string[] {
+  const edges = folderImports(tree);
+  const reach = (from: string, to: string, seen = new Set<string>()): string[] | null => {
+    for (const next of edges.get(from) ?? []) {
+      if (next === to) return [from, to];
+      if (seen.has(next)) continue;
+      seen.add(next);
+      const rest = reach(next, to, seen);
+      if (rest) return [from, ...rest];
+    }
+    return null;
+  };
+  const cycles = new Map<string, string>();
+  for (const folder of edges.keys()) {
+    const path = reach(folder, folder);
+    // named from its alphabetically first folder, so each circle is reported once
+    if (path && [...path].sort()[0] === folder) cycles.set([...new Set(path)].sort().join(","), path.join(" -> "));
+  }
+  return [...cycles.values()];
+}
+
+describe("services/ folders form a hierarchy", () => {
+  it("has no two folders importing each other, directly or around a circle", () => {
+    expect(folderCycles(files)).toEqual([]);
+  });
+
+  it("would name a circle of folders", () => {
+    const tree = new Map([
+      ["src/services/envelopes/send.ts", 'import { invite } from "../email/invite";'],
+      ["src/services/email/invite.ts", 'import { getEnvelope } from "../envelopes/repository";'],
+      ["src/services/envelopes/repository.ts", ""],
+      ["src/services/kba/a.ts", 'import { b } from "../payments/b";'],
+      ["src/services/payments/b.ts", 'import { c } from "../vault/c";'],
+      ["src/services/vault/c.ts", 'import { a } from "../kba/a";'],
+      ["src/services/usage/d.ts", 'import { a } from "../kba/a";'],
+    ]);
+    expect(folderCycles(tree).sort()).toEqual(["email -> envelopes -> email", "kba -> payments -> vault -> kba"].sort());
+  });
+
+  it("keeps the audit chain free of entities: audit/ imports no other services/ folder", () => {
+    expect([...(folderImports(files).get("audit") ?? [])]).toEqual([]);
+  });
+
+  it("keeps SQL in repositories: a statement elsewhere is a documented `// SQL exception:`", () => {
+    const stray = [...files]
+      .filter(([path]) => path.startsWith("src/") && !/\/repository(\.ts|\/)/.test(path))
+      .filter(([, text]) => /\.prepare\(/.test(text) && !text.includes("// SQL exception:"))
+      .map(([path]) => path);
+    expect(stray).toEqual([]);
+  });
+});

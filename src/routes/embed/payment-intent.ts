@@ -1,7 +1,7 @@
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import type { EmbedEnv } from "../../middleware/embed-auth";
-import { createPaymentIntent } from "../../services/payments/create-payment-intent";
+import { createPaymentIntent } from "../../services/embed/create-payment-intent";
 import { PaymentIntentSchema } from "../../services/payments/schema";
 import { embedRoute } from "./common";
 

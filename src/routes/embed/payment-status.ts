@@ -1,7 +1,7 @@
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import type { EmbedEnv } from "../../middleware/embed-auth";
-import { getPaymentStatus } from "../../services/payments/get-payment-status";
+import { getPaymentStatus } from "../../services/embed/get-payment-status";
 import { PaymentStatusSchema } from "../../services/payments/schema";
 import { embedRoute } from "./common";
 

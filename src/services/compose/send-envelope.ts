@@ -15,11 +15,9 @@ import { getEnvelope, markSendEmailStatement, type LoadedEnvelope } from "../env
 import { assertTransition, canTransition } from "../envelopes/state-machine";
 import { commitEnvelopeChange, planChange, type EnvelopeChange, type PlannedChange } from "../envelopes/commit";
 
-/**
- * What a send needs to know besides the envelope, read in one round trip.
- * SQL exception: four owners' rows (fields, document, organization, customer) in one batch, the
- * round trip bulk send repeats per envelope; split by owner it would be four.
- */
+/** What a send needs to know besides the envelope, read in one round trip. */
+// SQL exception: four owners' rows (fields, document, organization, customer) in one batch, the
+// round trip bulk send repeats per envelope; split by owner it would be four.
 async function readSendFacts(db: D1Database, envelope: { id: string; org_id: string; customer_id: string }) {
   const [roles, document, org, customer] = await db.batch([
     db.prepare("SELECT role FROM envelope_fields WHERE envelope_id = ? GROUP BY role ORDER BY MIN(seq)").bind(envelope.id),

@@ -6,7 +6,7 @@ import { requireSecret } from "../../lib/secrets";
 import type { Scope } from "../../lib/scopes";
 import { getEnvelope } from "../envelopes/repository";
 import { SIGNING_LINK_TTL_SECONDS } from "../signers/signing-links";
-import { findUnpaidPayment } from "../vault/payment-gate";
+import { findUnpaidPayment } from "../payments/payment-gate";
 
 export const EMBED_TOKEN_TTL_SECONDS = SIGNING_LINK_TTL_SECONDS;
 export const WIDGETS = ["sign", "vault"] as const;

@@ -3,11 +3,10 @@ import type { RequestContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
 import { mintSigningSession } from "../signers/signing-session";
-import { EMBED_TOKEN_TTL_SECONDS } from "../embed/tokens";
 import { getEnvelope } from "../envelopes/repository";
-import { PAYABLE_STATUSES } from "./embed-payment";
+import { PAYABLE_STATUSES } from "./payment-gate";
 import { findSignerForPayment } from "../signers/repository";
-import { signingUrl } from "../signers/signing-links";
+import { SIGNING_LINK_TTL_SECONDS, signingUrl } from "../signers/signing-links";
 import { findPaymentForEnvelope } from "./repository";
 
 export type SignerPaymentToken = { payment_required: false } | { payment_required: true; token: string; expires_at: string; return_url: string };
@@ -41,7 +40,7 @@ export async function signerPaymentToken(ctx: RequestContext, input: { signerId:
   const secret = new TextEncoder().encode(requireSecret(ctx.env, "EMBED_TOKEN_SECRET"));
   const iat = Math.floor((input.now ?? new Date()).getTime() / 1000);
   // asked through an embedded signing session (`notAfter`, epoch seconds): the token ends with the session
-  const exp = Math.min(iat + EMBED_TOKEN_TTL_SECONDS, input.notAfter ?? Infinity);
+  const exp = Math.min(iat + SIGNING_LINK_TTL_SECONDS, input.notAfter ?? Infinity);
   const token = await new SignJWT({ envelopeId: envelope.id, orgId: envelope.org_id, userEmail: signer.email, widgetType: "sign" })
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setAudience(ctx.env.EMBED_HOST)

@@ -3,7 +3,7 @@ import { actingUserId, SYSTEM_ACTOR } from "../../lib/actor";
 import { appendEnvelopeAudit } from "../envelopes/append-audit";
 import { inOrg, type OrgContext, type RequestContext } from "../../lib/context";
 import { getEnvelope } from "../envelopes/repository";
-import { findUnpaidPayment } from "./payment-gate";
+import { findUnpaidPayment } from "../payments/payment-gate";
 import { vaultInSigned } from "./vault-in-signed";
 import { getVaultConsent, readAutoVaultFacts, vaultConsentUpsert } from "./repository";
 

@@ -5,7 +5,7 @@ import type { OrgContext } from "../../lib/context";
 import { findSignedDocument } from "../documents/repository";
 import { getEnvelope, securedPartyOf, type LoadedEnvelope } from "../envelopes/repository";
 import { assertTransition } from "../envelopes/state-machine";
-import { assertNoUnpaidPayment } from "./payment-gate";
+import { assertNoUnpaidPayment } from "../payments/payment-gate";
 import { vaultDocument } from "./vault-document";
 import { assertVaultEndpoint } from "./wrong-endpoint";
 

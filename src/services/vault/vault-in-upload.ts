@@ -7,7 +7,7 @@ import type { OrgContext } from "../../lib/context";
 import { findSignedDocumentHash } from "../documents/repository";
 import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
 import { assertTransition } from "../envelopes/state-machine";
-import { assertNoUnpaidPayment } from "./payment-gate";
+import { assertNoUnpaidPayment } from "../payments/payment-gate";
 import { findVaultRecord } from "./repository";
 import { VaultInUploadFields } from "./schema";
 import { vaultDocument } from "./vault-document";

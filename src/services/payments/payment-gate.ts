@@ -1,6 +1,6 @@
 import { conflict, PAYMENT_PENDING } from "../../lib/errors";
 import type { EnvelopeRow } from "../envelopes/repository";
-import { findPaymentForEnvelope } from "../payments/repository";
+import { findPaymentForEnvelope } from "./repository";
 
 /**
  * Spec 4.5: vault-in is refused with 409 while a payment requested on the envelope (Sign + Pay) is
@@ -24,3 +24,6 @@ export async function findUnpaidPayment(db: D1Database, envelope: Pick<EnvelopeR
   const payment = await findPaymentForEnvelope(db, envelope.id);
   return payment && payment.status !== "paid" ? { status: payment.status } : null;
 }
+
+/** Envelope statuses in which the payer may still pay: signing under way or done, not closed otherwise. */
+export const PAYABLE_STATUSES = ["sent", "viewed", "completed"] as const;

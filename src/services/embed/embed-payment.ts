@@ -1,11 +1,10 @@
 import type { RequestContext } from "../../lib/context";
 import { forbidden } from "../../lib/errors";
-import { assertEmbedTarget, type EmbedClaims, type WidgetType } from "../embed/tokens";
+import { assertEmbedTarget, type EmbedClaims, type WidgetType } from "./tokens";
 import { findEnvelope, type LoadedEnvelope } from "../envelopes/repository";
-import { findPaymentForEnvelope, type PaymentRow } from "./repository";
+import { findPaymentForEnvelope, type PaymentRow } from "../payments/repository";
 
-/** Envelope statuses in which the payer may still pay: signing under way or done, not closed otherwise. */
-export const PAYABLE_STATUSES = ["sent", "viewed", "completed"] as const;
+export { PAYABLE_STATUSES } from "../payments/payment-gate";
 
 export type EmbedPaymentContext = { claims: EmbedClaims; envelope: LoadedEnvelope; payment: PaymentRow | null };
 

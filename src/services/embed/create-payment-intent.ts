@@ -2,9 +2,9 @@ import { ApiError } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
 import { requireSecret } from "../../lib/secrets";
 import { paymentProcessor, PaymentProcessorError, type ProcessorIntent } from "../../providers/payments";
-import type { EmbedClaims } from "../embed/tokens";
+import type { EmbedClaims } from "./tokens";
 import { loadEmbedPayment, PAYABLE_STATUSES } from "./embed-payment";
-import { intentIdempotencyKey, paymentIntentIdUpdate, type PaymentRow } from "./repository";
+import { intentIdempotencyKey, paymentIntentIdUpdate, type PaymentRow } from "../payments/repository";
 
 export type PaymentIntentAnswer =
   | { payment_required: false }

@@ -1,5 +1,5 @@
 import type { RequestContext } from "../../lib/context";
-import type { EmbedClaims } from "../embed/tokens";
+import type { EmbedClaims } from "./tokens";
 import { loadEmbedPayment } from "./embed-payment";
 
 /**
