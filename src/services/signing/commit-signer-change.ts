@@ -27,9 +27,11 @@ export async function commitSignerChange<T>(
   ctx: RequestContext,
   signerId: string,
   build: (sc: SigningContext, at: string) => Promise<{ change: SignerChange | null; result: T }>,
+  /** the signing context the caller already read: the first attempt plans on it rather than reading again */
+  first?: SigningContext,
 ): Promise<T> {
   const { result } = await commitEnvelopeChange(ctx, {
-    read: () => loadSigningContext(ctx.db, signerId),
+    read: (attempt) => (attempt === 0 && first ? Promise.resolve(first) : loadSigningContext(ctx.db, signerId)),
     envelopeOf: (sc) => sc.envelope,
     plan: async (sc, at) => {
       const { change, result } = await build(sc, at);

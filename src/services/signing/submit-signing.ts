@@ -62,7 +62,8 @@ export async function submitSigning(
   try {
     outcome = await commitSignerChange(ctx, input.signerId, async (sc) => {
       const { signer, envelope } = sc;
-      await assertMaySubmit(ctx, sc);
+      // the first attempt plans on the state already checked; a re-read after a lost race is checked again
+      if (sc !== first) await assertMaySubmit(ctx, sc);
       const statements: D1PreparedStatement[] = [];
       const finalValues = new Map(sc.fields.map((f) => [f.name, f.value]));
       for (const a of accepted) {
@@ -101,7 +102,7 @@ export async function submitSigning(
         };
       }
       return { change, result: { last, envelopeId: envelope.id, orgId: envelope.org_id, status: last ? "completed" : envelope.status } };
-    });
+    }, first);
   } catch (err) {
     // Nothing of this submit committed: what it wrote to R2 goes (a built document, drawn images).
     const built = signed as { document: SignedDocument } | null;
