@@ -1,5 +1,5 @@
 import { env, SELF } from "cloudflare:test";
-import { call, createEnvelope, type ApiResponse } from "./api";
+import { call, createEnvelope, operator, type ApiResponse } from "./api";
 import { send } from "./templates";
 import { makePdf, sha256Hex } from "./pdf";
 
@@ -66,4 +66,15 @@ export async function download(url: string) {
 
 export async function compliance(key: string, envelopeId: string) {
   return (await call("GET", `/partner/envelopes/${envelopeId}/compliance`, { key })).body.data.compliance;
+}
+
+/** A custodian of `orgId` gives the envelope auto-vault consent through the console (the custodian's user id is returned). */
+export async function giveAutoVaultConsent(orgId: string, envelopeId: string): Promise<{ status: number; userId: string }> {
+  const user = await operator("POST", `/orgs/${orgId}/users`, { email: `custodian-${crypto.randomUUID()}@example.com`, name: "Custodian", role: "custodian" });
+  const token = await operator("POST", `/users/${user.body.data.user_id}/access-tokens`, { org_id: orgId });
+  const consent = await call("POST", `/envelopes/${envelopeId}/auto-vault-consent`, {
+    bearer: token.body.data.access_token,
+    body: { auto_vault_enabled: true, acknowledge_authoritative_copy: true },
+  });
+  return { status: consent.status, userId: user.body.data.user_id };
 }

@@ -14,18 +14,27 @@ export type EnvelopeFieldRow = Row<typeof envelopeFields>;
 
 // ---- envelope_documents ----
 
-/** The original document row of an envelope (envelope_documents, kind `original`). */
-export function insertOriginalDocument(
-  db: D1Database,
-  input: { id: string; envelopeId: string; orgId: string; key: string; sha256: string; sizeBytes: number; pageCount: number | null; at: string },
-): D1PreparedStatement {
+type NewDocument = { id: string; envelopeId: string; orgId: string; key: string; sha256: string; sizeBytes: number; pageCount: number | null; at: string };
+
+/** An envelope_documents row of `kind`; `ifAbsent` leaves an existing one of that kind in place. */
+function documentInsert(db: D1Database, kind: "original" | "signed", input: NewDocument, ifAbsent = false): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at)
-       VALUES (?, ?, ?, 'original', ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${ifAbsent ? " ON CONFLICT (envelope_id, kind) DO NOTHING" : ""}`,
     )
-    .bind(input.id, input.envelopeId, input.orgId, input.key, input.sha256, input.sizeBytes, input.pageCount, input.at);
+    .bind(input.id, input.envelopeId, input.orgId, kind, input.key, input.sha256, input.sizeBytes, input.pageCount, input.at);
 }
+
+/** The original document row of an envelope (kind `original`). */
+export const insertOriginalDocument = (db: D1Database, input: NewDocument) => documentInsert(db, "original", input);
+
+/** The signed document row written by the last signer's submit (signing/complete-envelope.ts). */
+export const signedDocumentInsert = (db: D1Database, input: NewDocument & { pageCount: number }) => documentInsert(db, "signed", input);
+
+/** The paper path's signed document: the upload is stored once, as the authoritative copy (a re-run leaves the first). */
+export const insertSignedDocumentIfAbsent = (db: D1Database, input: NewDocument & { pageCount: number }) => documentInsert(db, "signed", input, true);
+
 
 /** For a batch: the envelopes among `envelopeIds` (one JSON array) that have an original document, one row `{ envelope_id }` each. */
 export function selectEnvelopesWithOriginal(db: D1Database, envelopeIds: string): D1PreparedStatement {
@@ -97,18 +106,6 @@ export function findSignedDocumentHash(db: D1Database, envelopeId: string): Prom
     .first<Pick<EnvelopeDocumentRow, "sha256">>();
 }
 
-/** The signed document row of a paper envelope (kind `signed`); nothing when one is already recorded. */
-export function insertSignedDocumentIfAbsent(
-  db: D1Database,
-  input: { id: string; envelopeId: string; orgId: string; key: string; sha256: string; sizeBytes: number; pageCount: number; at: string },
-): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at)
-       VALUES (?, ?, ?, 'signed', ?, ?, ?, ?, ?) ON CONFLICT (envelope_id, kind) DO NOTHING`,
-    )
-    .bind(input.id, input.envelopeId, input.orgId, input.key, input.sha256, input.sizeBytes, input.pageCount, input.at);
-}
 
 /** A field as the signing page and completion read it. */
 export type SigningFieldRow = Pick<EnvelopeFieldRow, "seq" | "name" | "type" | "role" | "required" | "readonly" | "default_value" | "options" | "areas" | "value">;
@@ -142,15 +139,3 @@ export function findOriginalDocument(db: D1Database, envelopeId: string): Promis
     .first<Pick<EnvelopeDocumentRow, "r2_key" | "sha256">>();
 }
 
-/** The signed document row written by the last signer's submit (signing/complete-envelope.ts). */
-export function signedDocumentInsert(
-  db: D1Database,
-  input: { id: string; envelopeId: string; orgId: string; key: string; sha256: string; sizeBytes: number; pageCount: number; at: string },
-): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at)
-     VALUES (?, ?, ?, 'signed', ?, ?, ?, ?, ?)`,
-    )
-    .bind(input.id, input.envelopeId, input.orgId, input.key, input.sha256, input.sizeBytes, input.pageCount, input.at);
-}

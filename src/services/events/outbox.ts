@@ -15,6 +15,14 @@ export const EVENT_TYPES = {
   "signer.declined": "A signer declined, with a reason.",
   "vault.stored": "The authoritative copy was stored in the vault.",
   "vault.tamper_detected": "An integrity check found the authoritative copy altered or missing; downloads of it are refused.",
+  "vault.transfer_requested": "The controller of an authoritative copy offered control to another organization (an assignment or a pledge); sent to both.",
+  "vault.control_transferred": "A transfer of control was accepted: the receiving organization now controls the authoritative copy; sent to both.",
+  "vault.transfer_rejected": "The receiving organization rejected a transfer of control; sent to both.",
+  "vault.transfer_cancelled": "The controller cancelled a transfer of control it had offered; sent to both.",
+  "vault.transfer_expired": "A transfer of control was neither accepted nor rejected within 7 days; sent to both.",
+  "vault.pledge_released": "The secured lender released a pledge: control returned to the pledgor; sent to both.",
+  "vault.paid_off": "The controller marked the contract paid off; control of the authoritative copy is closed.",
+  "vault.paper_out": "The controller converted the record to paper; the electronic copy is no longer authoritative.",
   "invoice.paid": "The payment requested from a signer (Sign + Pay) succeeded, from the payment processor's notification.",
   "webhook.test": "A test event sent to one endpoint from POST /webhooks/endpoints/:endpoint_id/test; never fanned out.",
   "webhook.endpoint_paused": "A webhook endpoint failed every attempt for 3 days and was paused; nothing is sent to it until an admin resumes it.",
@@ -23,41 +31,21 @@ export type EventType = keyof typeof EVENT_TYPES;
 
 export type OutboxEvent = { id: string; statement: D1PreparedStatement };
 
-/** The INSERT of one outbox event, to be put in the same D1 batch as the change it reports. */
-export function outboxInsert(
-  db: D1Database,
-  input: { orgId: string; envelopeId: string | null; type: EventType; data: Record<string, unknown>; at: string },
-): OutboxEvent {
+type NewEvent<T extends string> = { orgId: string; envelopeId: string | null; type: T; data: Record<string, unknown>; at: string };
+
+/** An event row with a fresh id: undispatched (the outbox), or recorded already dispatched (`dispatchedAt`). */
+function newEvent(db: D1Database, input: NewEvent<string>, dispatched: boolean): OutboxEvent {
   const id = newId("event");
-  const statement = eventInsert(db, {
-    id,
-    orgId: input.orgId,
-    envelopeId: input.envelopeId,
-    type: input.type,
-    data: JSON.stringify(input.data),
-    createdAt: input.at,
-  });
-  return { id, statement };
+  const row = { id, orgId: input.orgId, envelopeId: input.envelopeId, type: input.type, data: JSON.stringify(input.data), createdAt: input.at };
+  return { id, statement: dispatched ? dispatchedEventInsert(db, { ...row, dispatchedAt: input.at }) : eventInsert(db, row) };
 }
+
+/** The INSERT of one outbox event, to be put in the same D1 batch as the change it reports. */
+export const outboxInsert = (db: D1Database, input: NewEvent<EventType>): OutboxEvent => newEvent(db, input, false);
 
 /** Event types written to the envelope's timeline only: recorded already dispatched, never fanned out to webhooks. */
 export const TIMELINE_TYPES = ["kba.verified"] as const;
 export type TimelineType = (typeof TIMELINE_TYPES)[number];
 
 /** The INSERT of one timeline event (`dispatched_at = at`, so the dispatch never picks it up), for the change's batch. */
-export function timelineInsert(
-  db: D1Database,
-  input: { orgId: string; envelopeId: string | null; type: TimelineType; data: Record<string, unknown>; at: string },
-): OutboxEvent {
-  const id = newId("event");
-  const statement = dispatchedEventInsert(db, {
-    id,
-    orgId: input.orgId,
-    envelopeId: input.envelopeId,
-    type: input.type,
-    data: JSON.stringify(input.data),
-    createdAt: input.at,
-    dispatchedAt: input.at,
-  });
-  return { id, statement };
-}
+export const timelineInsert = (db: D1Database, input: NewEvent<TimelineType>): OutboxEvent => newEvent(db, input, true);

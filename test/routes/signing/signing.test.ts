@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { PDFDict, PDFDocument, PDFName, PDFRawStream } from "pdf-lib";
 import { describe, expect, it } from "vitest";
-import { call, eventually, newTenant, operator } from "../../helpers/api";
+import { call, eventually, newTenant } from "../../helpers/api";
 import { eventsOf, outboxOf, signerRows } from "../../helpers/signing";
-import { vaultRecord } from "../../helpers/vault";
+import { giveAutoVaultConsent, vaultRecord } from "../../helpers/vault";
 import { AREAS, placedText, sentTwoSignerEnvelope, signing, storedDocument, TINY_PNG } from "../../helpers/signing-flow";
 
 const TOL = 0.01;
@@ -196,12 +196,7 @@ describe("after each signer: the next routing order is invited; after the last: 
   it("invites the cosigner once the buyer has signed, and vaults the signed document on completion when consent was given", async () => {
     const t = await newTenant();
     const e = await sentTwoSignerEnvelope(t.key);
-    const user = await operator("POST", `/orgs/${t.orgId}/users`, { email: `custodian-${crypto.randomUUID()}@example.com`, name: "Custodian", role: "custodian" });
-    const token = await operator("POST", `/users/${user.body.data.user_id}/access-tokens`, { org_id: t.orgId });
-    const consent = await call("POST", `/envelopes/${e.envelopeId}/auto-vault-consent`, {
-      bearer: token.body.data.access_token,
-      body: { auto_vault_enabled: true, acknowledge_authoritative_copy: true },
-    });
+    const consent = await giveAutoVaultConsent(t.orgId, e.envelopeId);
     expect(consent.status).toBe(200);
     expect((await outboxOf(e.envelopeId)).map((m) => m.to_email)).toEqual(["ann@example.com"]);
 
@@ -213,7 +208,7 @@ describe("after each signer: the next routing order is invited; after the last: 
     const envelope = await eventually(async () => (await call("GET", `/partner/envelopes/${e.envelopeId}`, { key: t.key })).body.data, (d) => d.status === "vaulted");
     expect(envelope.status).toBe("vaulted");
     const signed = await storedDocument(e.envelopeId, "signed");
-    expect(await vaultRecord(e.envelopeId)).toMatchObject({ actor_type: "system", on_behalf_of: user.body.data.user_id, document_hash: signed!.sha256 });
+    expect(await vaultRecord(e.envelopeId)).toMatchObject({ actor_type: "system", on_behalf_of: consent.userId, document_hash: signed!.sha256 });
     expect((await eventsOf(e.envelopeId)).slice(-2).map((ev) => ev.type)).toEqual(["envelope.completed", "vault.stored"]);
   });
 });

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { systemContext } from "../../../src/lib/context";
 import { appendEnvelopeAudit } from "../../../src/services/envelopes/append-audit";
 import { submitSigning } from "../../../src/services/signing/submit-signing";
-import { call, newTenant, operator } from "../../helpers/api";
+import { newTenant } from "../../helpers/api";
+import { giveAutoVaultConsent } from "../../helpers/vault";
 import { jobContext } from "../../helpers/context";
 import { racedDb } from "../../helpers/raced-db";
 import { signerIdOf } from "../../helpers/signing";
@@ -13,13 +14,7 @@ import { sentTwoSignerEnvelope, signing } from "../../helpers/signing-flow";
 async function awaitingLastSigner() {
   const t = await newTenant();
   const e = await sentTwoSignerEnvelope(t.key);
-  const user = await operator("POST", `/orgs/${t.orgId}/users`, { email: `custodian-${crypto.randomUUID()}@example.com`, name: "Custodian", role: "custodian" });
-  const token = await operator("POST", `/users/${user.body.data.user_id}/access-tokens`, { org_id: t.orgId });
-  const consent = await call("POST", `/envelopes/${e.envelopeId}/auto-vault-consent`, {
-    bearer: token.body.data.access_token,
-    body: { auto_vault_enabled: true, acknowledge_authoritative_copy: true },
-  });
-  expect(consent.status).toBe(200);
+  expect((await giveAutoVaultConsent(t.orgId, e.envelopeId)).status).toBe(200);
   expect((await signing("POST", e.buyer, "submit", { values: { buyer_signature: "Ann Buyer", buyer_name: "Ann Buyer" } })).status).toBe(200);
   return { ...e, orgId: t.orgId, cosignerId: await signerIdOf(e.cosigner) };
 }
