@@ -26,7 +26,7 @@ const DEMO_ORG_NAME = "Demo Lender";
 const DEMO_USER_EMAIL = "demo-admin@example.com";
 const DEMO_USER_NAME = "Demo Admin";
 const DEMO_KEY_NAME = "Demo key (npm run dev)";
-const DEMO_SCOPES = ["envelopes:read", "envelopes:write", "vault:read", "vault:write", "compliance:read", "esign:write"];
+const DEMO_SCOPES = ["envelopes:read", "envelopes:write", "vault:read", "vault:write", "vault:control", "compliance:read", "esign:write", "webhooks:write"];
 const DEMO_RPM = 60;
 // Variables whose local value differs from the example's production-safe default. Applied only when
 // the variable is first written to .dev.vars, so a developer's own choice is kept.

@@ -3,6 +3,7 @@ import type { Env, OutboxMessage } from "./env";
 import { autoVaultSweep } from "./jobs/auto-vault-sweep";
 import { dispatchEvents } from "./jobs/dispatch-events";
 import { expireEnvelopes } from "./jobs/expire-envelopes";
+import { expireTransfers } from "./jobs/expire-transfers";
 import { continueIntegritySweep, INTEGRITY_SWEEP_CRON, startIntegritySweep } from "./jobs/integrity-sweep";
 import { pruneWebhookAttempts } from "./jobs/prune-webhook-attempts";
 import { relayOutbox } from "./jobs/relay-outbox";
@@ -31,6 +32,7 @@ export default {
     // Independent jobs: one failing must not starve the others for that minute.
     const jobs: [string, () => Promise<unknown>][] = [
       ["expire-envelopes", () => expireEnvelopes(services, now)],
+      ["expire-transfers", () => expireTransfers(services, now)],
       ["relay-outbox", () => relayOutbox(services, now)],
       ["sweep-deliveries", () => sweepDeliveries(services, now)],
       ["integrity-sweep", () => continueIntegritySweep(services, now)],

@@ -31,6 +31,7 @@ export const PREFIXES = {
   kbaSession: "kbas",
   kbaResult: "kbar",
   usageLine: "use",
+  transfer: "vtr",
 } as const;
 
 export function newId(kind: keyof typeof PREFIXES): string {

@@ -24,6 +24,7 @@ export { loadSealKey, type SealKey } from "./seal/seal-key";
 
 // The vault: the marked non-authoritative copy and the compliance certificate as a PDF.
 export { COPY_MARKING, markNonAuthoritativeCopy, type CopyStamp } from "./vault/mark-copy";
+export { markConvertedToPaper, PAPER_MARKING, type PaperStamp } from "./vault/mark-paper";
 export { renderCertificatePdf, type PrintableCertificate } from "./vault/render-certificate";
 
 // A file kept as its parts (the original and its incremental updates).

@@ -1,10 +1,10 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { newTenant, operator, OPERATOR_TOKEN } from "../helpers/api";
+import { ALL_SCOPES, call, newTenant, operator, OPERATOR_TOKEN } from "../helpers/api";
 import { bulkTenant, readyBatch } from "../helpers/bulk";
 import { sendableEnvelope, sendEnvelope } from "../helpers/signing";
 import { memberToken } from "../helpers/templates";
-import { completedEnvelope } from "../helpers/vault";
+import { completedEnvelope, vaultRecord } from "../helpers/vault";
 import { createEndpoint, receiverUrl } from "../helpers/webhooks";
 import { operations, servedDocument } from "./matrix/document";
 
@@ -101,7 +101,47 @@ const READY: Record<string, () => Promise<Ready>> = {
   },
   createPaymentIntent: async () => ({ path: "/api/v2/embed/payment-intent", headers: console_(await signEmbedToken()) }),
   getPaymentStatus: async () => ({ path: "/api/v2/embed/payment-status", headers: console_(await signEmbedToken()) }),
+  // control of the authoritative copy (DESIGN.md 9)
+  acceptVaultTransfer: async () => {
+    const { b, transferId } = await pendingTransfer("assignment");
+    return { path: `/api/v2/partner/vault/transfers/${transferId}/accept`, headers: partner(b.key) };
+  },
+  rejectVaultTransfer: async () => {
+    const { b, transferId } = await pendingTransfer("assignment");
+    return { path: `/api/v2/partner/vault/transfers/${transferId}/reject`, headers: partner(b.key) };
+  },
+  cancelVaultTransfer: async () => {
+    const { a, transferId } = await pendingTransfer("assignment");
+    return { path: `/api/v2/partner/vault/transfers/${transferId}/cancel`, headers: partner(a.key) };
+  },
+  releaseVaultPledge: async () => {
+    const { b, vaultId, transferId } = await pendingTransfer("pledge");
+    const accepted = await call("POST", `/partner/vault/transfers/${transferId}/accept`, { key: b.key });
+    if (accepted.status !== 200) throw new Error(`accept: ${accepted.status}`);
+    return { path: `/api/v2/partner/vault/${vaultId}/release-pledge`, headers: partner(b.key) };
+  },
+  payOffVaultRecord: async () => {
+    const { a, vaultId } = await controlledRecord();
+    return { path: `/api/v2/partner/vault/${vaultId}/paid-off`, headers: partner(a.key) };
+  },
 };
+
+/** A vaulted record of `a` (its controller), and another organization `b`, both holding vault:control. */
+async function controlledRecord() {
+  const [a, b] = await Promise.all([0, 1].map(() => newTenant({ scopes: [...ALL_SCOPES, "vault:control"] })));
+  const e = await completedEnvelope(a!.key);
+  const vaulted = await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: a!.key, body: {} });
+  if (vaulted.status !== 200) throw new Error(`vault: ${vaulted.status}`);
+  return { a: a!, b: b!, vaultId: (await vaultRecord(e.envelope_id))!.id as string };
+}
+
+/** controlledRecord with a transfer from `a` to `b` pending. */
+async function pendingTransfer(kind: "assignment" | "pledge") {
+  const parties = await controlledRecord();
+  const offered = await call("POST", `/partner/vault/${parties.vaultId}/transfers`, { key: parties.a.key, body: { kind, to_org_id: parties.b.orgId } });
+  if (offered.status !== 201) throw new Error(`offer: ${offered.status}`);
+  return { ...parties, transferId: offered.body.data.transfer_id as string };
+}
 
 /** A sign embed token of a sent envelope's signer. */
 async function signEmbedToken() {

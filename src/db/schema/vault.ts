@@ -1,5 +1,13 @@
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { envelopes } from "./envelopes";
+
+export const CONTROL_STATUSES = ["active", "paid_off", "paper_out"] as const;
+export type ControlStatus = (typeof CONTROL_STATUSES)[number];
+export const TRANSFER_KINDS = ["assignment", "pledge"] as const;
+export type TransferKind = (typeof TRANSFER_KINDS)[number];
+export const TRANSFER_STATUSES = ["pending", "accepted", "rejected", "cancelled", "expired"] as const;
+export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
 
 /**
  * The vault record of an envelope: which R2 object is its authoritative copy, which is the marked
@@ -37,8 +45,74 @@ export const vaultRecords = sqliteTable(
     /** auto-vault: the user whose consent the system acted on */
     onBehalfOf: text("on_behalf_of"),
     storedAt: text("stored_at").notNull(),
+    /**
+     * Control of the authoritative copy (DESIGN.md 9). `org_id` is the originator (the vaulting
+     * organization, forever); the controller has control under §9-105 and is the only one given the
+     * authoritative copy; a pledgor is set while the copy is pledged (control returns to it on release).
+     * Every change of these columns is an entry on the envelope's chain, committed with it.
+     */
+    controllerOrgId: text("controller_org_id").notNull().default(""),
+    pledgorOrgId: text("pledgor_org_id"),
+    controlStatus: text("control_status", { enum: CONTROL_STATUSES }).notNull().default("active"),
+    /** accepted transfers (assignments and pledges), for the certificate */
+    transferCount: integer("transfer_count").notNull().default(0),
+    /** when the record closed (paid off, papered out), and the reference or reason given */
+    closedAt: text("closed_at"),
+    closedNote: text("closed_note"),
   },
-  (t) => [uniqueIndex("vault_records_envelope_uq").on(t.envelopeId), index("vault_records_org_idx").on(t.orgId)],
+  (t) => [
+    uniqueIndex("vault_records_envelope_uq").on(t.envelopeId),
+    index("vault_records_org_idx").on(t.orgId),
+    // the book of each role: GET /partner/vault?role=controller|pledgor
+    index("vault_records_controller_idx").on(t.controllerOrgId, t.storedAt),
+    index("vault_records_pledgor_idx").on(t.pledgorOrgId, t.storedAt),
+  ],
+);
+
+/**
+ * A transfer of control offered by the controller (an assignment, or a pledge to a lender), accepted,
+ * rejected or cancelled by the parties, or expired after 7 days. At most one is pending per record:
+ * the partial unique index refuses a second one even to two racing offers.
+ */
+export const vaultTransfers = sqliteTable(
+  "vault_transfers",
+  {
+    /** `vtr_…` */
+    id: text("id").primaryKey(),
+    vaultId: text("vault_id").notNull().references(() => vaultRecords.id),
+    envelopeId: text("envelope_id").notNull(),
+    kind: text("kind", { enum: TRANSFER_KINDS }).notNull(),
+    fromOrgId: text("from_org_id").notNull(),
+    toOrgId: text("to_org_id").notNull(),
+    status: text("status", { enum: TRANSFER_STATUSES }).notNull(),
+    reference: text("reference"),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    settledAt: text("settled_at"),
+  },
+  (t) => [
+    uniqueIndex("vault_transfers_pending_uq").on(t.vaultId).where(sql`status = 'pending'`),
+    index("vault_transfers_to_idx").on(t.toOrgId, t.createdAt),
+    index("vault_transfers_from_idx").on(t.fromOrgId, t.createdAt),
+    index("vault_transfers_expiry_idx").on(t.status, t.expiresAt),
+  ],
+);
+
+/**
+ * An organization's control keys (DESIGN.md 9): public keys (ES256 or Ed25519) by whose signature
+ * alone it acts on control once it has one. `kid` is the key's RFC 7638 thumbprint.
+ */
+export const controlKeys = sqliteTable(
+  "control_keys",
+  {
+    orgId: text("org_id").notNull(),
+    kid: text("kid").notNull(),
+    alg: text("alg", { enum: ["ES256", "EdDSA"] }).notNull(),
+    /** the public JWK, JSON */
+    jwk: text("jwk", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.kid] })],
 );
 
 /**

@@ -16,6 +16,22 @@ export type PrintableCertificate = {
   identity_verification: {
     signers: { signer: string; status: string; timestamp: string; ip_address: string | null; provider: string; session_id: string | null }[];
   };
+  /** absent on certificates issued before control could move */
+  control?: {
+    originator: PrintableParty;
+    controller: PrintableParty;
+    pledgor: PrintableParty | null;
+    status: string;
+    transfer_count: number;
+  };
+};
+
+type PrintableParty = { org_id: string; name: string };
+const partyText = (p: PrintableParty) => (p.name && p.name !== p.org_id ? `${p.name} (${p.org_id})` : p.org_id);
+const STATUS_TEXT: Record<string, string> = {
+  active: "active",
+  paid_off: "paid off (closed: control no longer moves)",
+  paper_out: "converted to paper (closed: the electronic record is no longer authoritative)",
 };
 
 const PAGE: [number, number] = [612, 792];
@@ -90,6 +106,17 @@ export async function renderCertificatePdf(cert: PrintableCertificate): Promise<
   write("Secured party", { font: bold, size: 12 });
   write(`${cert.secured_party.name ?? "(not named)"}${cert.secured_party.role ? ` - ${cert.secured_party.role}` : ""}`);
   gap();
+  if (cert.control) {
+    const control = cert.control;
+    write("Control of the authoritative copy (UCC §9-105)", { font: bold, size: 12 });
+    write(`Controller: ${partyText(control.controller)}`);
+    write(`Pledgor: ${control.pledgor ? partyText(control.pledgor) : "none"}`);
+    write(`Originator: ${partyText(control.originator)}`);
+    write(`Transfers of control: ${control.transfer_count}`);
+    write(`Control status: ${STATUS_TEXT[control.status] ?? control.status}`);
+    write(`The service holds the authoritative copy as custodian for the controller and gives it to no one else.`, { size: 9 });
+    gap();
+  }
   write("Document integrity", { font: bold, size: 12 });
   write(`${cert.document_integrity.hash_algorithm}: ${cert.document_integrity.document_hash}`, { size: 9 });
   gap();

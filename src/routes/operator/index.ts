@@ -4,6 +4,7 @@ import * as bulkProgress from "./bulk-send/progress";
 import * as addUser from "./orgs/add-user";
 import * as createOrg from "./orgs/create";
 import * as createCustomer from "./orgs/create-customer";
+import * as recoverControlKeys from "./orgs/recover-control-keys";
 import * as updateOrg from "./orgs/update";
 import * as usage from "./orgs/usage";
 import * as createAccessToken from "./users/create-access-token";
@@ -17,4 +18,5 @@ export const operatorRouter = createRouter()
   .openapi(createAccessToken.route, createAccessToken.handler)
   .openapi(createCustomer.route, createCustomer.handler)
   .openapi(usage.route, usage.handler)
-  .openapi(bulkProgress.route, bulkProgress.handler);
+  .openapi(bulkProgress.route, bulkProgress.handler)
+  .openapi(recoverControlKeys.route, recoverControlKeys.handler);

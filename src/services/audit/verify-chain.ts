@@ -21,6 +21,11 @@ export type ChainRow = Omit<AuditEntry, "data"> & { data: string; hash: string }
  * `audit_head_hash`), so deleting its last entries is found too.
  */
 export async function verifyChain(db: D1Database, chainId: string): Promise<ChainVerification> {
+  return (await readVerifiedChain(db, chainId)).verification;
+}
+
+/** `verifyChain`, with the rows it read (a caller that also reads the chain's entries: the control history). */
+export async function readVerifiedChain(db: D1Database, chainId: string): Promise<{ verification: ChainVerification; rows: ChainRow[] }> {
   // Deleting the newest entries leaves a chain that links perfectly: the owner's own record of its
   // newest entry (advanced in the batch of every entry) is what says they existed.
   const [rows, owner] = await db.batch<unknown>([
@@ -35,7 +40,8 @@ export async function verifyChain(db: D1Database, chainId: string): Promise<Chai
       .bind(chainId, chainId),
   ]);
   const recorded = (owner!.results as { audit_seq: number; audit_head_hash: string | null }[])[0];
-  return verifyChainRows(rows!.results as ChainRow[], recorded?.audit_seq ?? null, recorded?.audit_head_hash ?? null);
+  const entries = rows!.results as ChainRow[];
+  return { verification: await verifyChainRows(entries, recorded?.audit_seq ?? null, recorded?.audit_head_hash ?? null), rows: entries };
 }
 
 /**

@@ -1,30 +1,47 @@
 import type { OrgContext } from "../../lib/context";
 import { nowIso } from "../../lib/time";
-import { verifyChain } from "../audit/verify-chain";
+import { readVerifiedChain } from "../audit/verify-chain";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
+import { getOrganizationName } from "../organizations/repository";
 import { factsFrom, runChecks, summarize, type ComplianceFacts, type VaultFacts } from "../vault/compliance-checks";
-import { findVaultFacts } from "../vault/repository";
+import { controlFactsOf, type ChainEntryLike } from "../vault/control-history";
+import { findVaultFacts, type VaultRecordRow } from "../vault/repository";
 
 // The eight UCC §9-105 checks themselves are pure and shared with the certificates the vault issues:
 // src/services/vault/compliance-checks.ts. This verb evaluates them on the envelope as it stands.
 
-/** Gathers the facts for one envelope from the vault records and the audit chain. */
-export async function gatherFacts(db: D1Database, envelope: EnvelopeRow): Promise<ComplianceFacts> {
-  const [chain, vault] = await Promise.all([verifyChain(db, envelope.id), readVaultFacts(db, envelope.id)]);
-  return factsFrom(envelope, vault, chain.verified);
-}
+/** A control step about to be committed, for the certificate issued with it: the record as it leaves it, and its chain entry. */
+export type PendingControlStep = { record: VaultRecordRow; step: { action: string; data: Record<string, unknown> } };
 
-async function readVaultFacts(db: D1Database, envelopeId: string): Promise<VaultFacts | null> {
-  const row = await findVaultFacts(db, envelopeId);
-  if (!row) return null;
-  return {
+/**
+ * Gathers the facts for one envelope from the vault record, its audit chain and the control the chain
+ * records (vault/control-history.ts). `pending` is a control step not yet on the chain: the certificate
+ * committed with it describes the record as the step leaves it.
+ */
+export async function gatherFacts(db: D1Database, envelope: EnvelopeRow, pending?: PendingControlStep): Promise<ComplianceFacts> {
+  const [chain, row] = await Promise.all([readVerifiedChain(db, envelope.id), findVaultFacts(db, envelope.id)]);
+  if (!row) return factsFrom(envelope, null, chain.verification.verified);
+  const entries: ChainEntryLike[] = [...chain.rows];
+  if (pending) entries.push({ seq: (chain.rows.at(-1)?.seq ?? 0) + 1, action: pending.step.action, data: pending.step.data, actor_id: null, created_at: "" });
+  const record = pending?.record ?? row;
+  const [controllerName, pledgorName] = pending
+    ? await Promise.all([nameOf(db, record.controller_org_id), record.pledgor_org_id ? nameOf(db, record.pledgor_org_id) : null])
+    : [row.controller_name, row.pledgor_name];
+  // the originator is most often the controller or the pledgor, whose names are already read
+  const originatorName =
+    row.org_id === record.controller_org_id ? controllerName : row.org_id === record.pledgor_org_id ? pledgorName : await nameOf(db, row.org_id);
+  const vault: VaultFacts = {
     vaultId: row.id,
     documentHash: row.document_hash,
     custodianOrgId: row.custodian_org_id,
     copyMarked: row.copy_marked === 1,
     lastIntegrityMatched: row.last_matched === null ? null : row.last_matched === 1,
+    ...controlFactsOf(record, entries, { controller: controllerName, pledgor: pledgorName, originator: originatorName }),
   };
+  return factsFrom(envelope, vault, chain.verification.verified);
 }
+
+const nameOf = async (db: D1Database, orgId: string) => (await getOrganizationName(db, orgId))?.name ?? null;
 
 export async function evaluateCompliance(ctx: OrgContext, input: { envelopeId: string }) {
   const envelope = await getEnvelope(ctx.db, ctx.orgId, input.envelopeId);

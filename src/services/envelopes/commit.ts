@@ -14,8 +14,8 @@ import { assertTransition, TRANSITIONS, type EnvelopeAction } from "./state-mach
 export type ChainEntry = {
   action: AuditAction;
   data: Record<string, unknown>;
-  /** the webhook event it emits */
-  event?: { type: EventType; data: Record<string, unknown> };
+  /** the webhook event it emits, to the envelope's organization, or to each of `orgIds` (both parties of a transfer of control) */
+  event?: { type: EventType; data: Record<string, unknown>; orgIds?: string[] };
   /** a record on the envelope's timeline only, never a webhook (spec 6.5: `kba.verified`) */
   timeline?: { type: TimelineType; data: Record<string, unknown> };
 };
@@ -86,7 +86,10 @@ export async function planChange(ctx: RequestContext, envelope: LoadedEnvelope, 
   };
   for (const entry of change.entries ?? []) {
     await append(entry.action, entry.data);
-    if (entry.event) emit(outboxInsert(db, { orgId: envelope.org_id, envelopeId: envelope.id, type: entry.event.type, data: entry.event.data, at }), false);
+    const event = entry.event;
+    if (event) {
+      for (const orgId of new Set(event.orgIds ?? [envelope.org_id])) emit(outboxInsert(db, { orgId, envelopeId: envelope.id, type: event.type, data: event.data, at }), false);
+    }
     if (entry.timeline) emit(timelineInsert(db, { orgId: envelope.org_id, envelopeId: envelope.id, type: entry.timeline.type, data: entry.timeline.data, at }), true);
   }
   for (const move of change.moves ?? []) {

@@ -6,7 +6,8 @@ import { GENESIS_HASH, type ChainHead } from "../audit/chain";
 /** An envelope row as D1 returns it, plus the head of its audit chain read in the same statement. */
 export type EnvelopeRow = Row<typeof envelopes>;
 
-export type LoadedEnvelope = EnvelopeRow & { head: ChainHead };
+/** `vault_id`: the envelope's vault record (`vlt_…`), null until vaulted (read in the same statement; absent on a row not read that way). */
+export type LoadedEnvelope = EnvelopeRow & { head: ChainHead; vault_id?: string | null };
 
 /**
  * One statement reads the envelope and its chain head together, so a transition built from them
@@ -17,11 +18,13 @@ export async function findEnvelope(db: D1Database, orgId: string, envelopeId: st
 }
 
 /** A row of selectLoadedEnvelope, as D1 returns it (in a batch too). */
-export type LoadedEnvelopeRow = EnvelopeRow & { head_hash: string | null };
+export type LoadedEnvelopeRow = EnvelopeRow & { head_hash: string | null; vault_id?: string | null };
 
 /** findEnvelope's statement, for a caller that reads the envelope back in the batch that wrote it. */
-/** An envelope row with its audit chain head's hash (`head_hash`), from `envelopes e`: loadedEnvelopeOf reads it. */
-export const LOADED_ENVELOPE_COLUMNS = "e.*, (SELECT hash FROM audit_log a WHERE a.chain_id = e.id AND a.seq = e.audit_seq) AS head_hash";
+/** An envelope row with its audit chain head's hash (`head_hash`) and its vault record's id (`vault_id`), from `envelopes e`: loadedEnvelopeOf reads them. */
+export const LOADED_ENVELOPE_COLUMNS =
+  // SQL exception: the vault record's id rides along (vault_records_envelope_uq), so GET /partner/envelopes/:id names it in the same one statement.
+  "e.*, (SELECT hash FROM audit_log a WHERE a.chain_id = e.id AND a.seq = e.audit_seq) AS head_hash, (SELECT v.id FROM vault_records v WHERE v.envelope_id = e.id) AS vault_id";
 
 export function selectLoadedEnvelope(db: D1Database, orgId: string, envelopeId: string): D1PreparedStatement {
   return db.prepare(`SELECT ${LOADED_ENVELOPE_COLUMNS} FROM envelopes e WHERE e.id = ? AND e.org_id = ?`).bind(envelopeId, orgId);
@@ -30,7 +33,7 @@ export function selectLoadedEnvelope(db: D1Database, orgId: string, envelopeId: 
 export function loadedEnvelopeOf(row: LoadedEnvelopeRow | null | undefined): LoadedEnvelope | null {
   if (!row) return null;
   const { head_hash, ...envelope } = row;
-  return { ...envelope, head: { seq: envelope.audit_seq, hash: head_hash ?? GENESIS_HASH } };
+  return { ...envelope, vault_id: envelope.vault_id ?? null, head: { seq: envelope.audit_seq, hash: head_hash ?? GENESIS_HASH } };
 }
 
 export async function getEnvelope(db: D1Database, orgId: string, envelopeId: string): Promise<LoadedEnvelope> {

@@ -45,6 +45,7 @@ export const EnvelopeListItemSchema = z
 /** The Envelope example; the schemas that extend Envelope add their own fields to it. */
 export const ENVELOPE_EXAMPLE = {
   ...LIST_ITEM_EXAMPLE,
+  vault_id: null,
   template_id: null,
   vaulted: false,
   compliant: false,
@@ -57,6 +58,10 @@ export const ENVELOPE_EXAMPLE = {
 };
 
 export const EnvelopeSchema = EnvelopeListItemSchema.extend({
+  vault_id: z
+    .string()
+    .nullable()
+    .openapi({ description: "The vault record (`vlt_…`): GET /partner/vault/{vault_id}; null until the envelope is vaulted" }),
   template_id: z.string().nullable(),
   vaulted: z.boolean(),
   compliant: z.boolean().openapi({ description: "true once a compliance certificate has been generated" }),

@@ -22,9 +22,11 @@ export function envelopeListItem(row: EnvelopeRow) {
   };
 }
 
-export function envelopeDetail(row: EnvelopeRow) {
+/** `vault_id` comes with a LoadedEnvelope (read with the envelope); a row read otherwise is one not vaulted. */
+export function envelopeDetail(row: EnvelopeRow & { vault_id?: string | null }) {
   return {
     ...envelopeListItem(row),
+    vault_id: row.vault_id ?? null,
     template_id: row.template_id,
     vaulted: row.vaulted_at !== null,
     compliant: row.certificate_issued_at !== null,

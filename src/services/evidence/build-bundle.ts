@@ -15,6 +15,10 @@ export type BundleInput = {
   document: { bytes: Uint8Array; sha256: string };
   certificate: { json: unknown; pdf: Uint8Array | null };
   entries: ChainEntry[];
+  /** the control history as GET …/control-history answers it, read from `entries` (vault/control-history.ts) */
+  controlHistory: unknown[];
+  /** the control attestation JWS over `entries`' head (null: the seal is not configured) */
+  attestation: string | null;
   producedAt: string;
 };
 
@@ -49,6 +53,8 @@ export async function buildEvidenceBundle(input: BundleInput): Promise<BuiltBund
       }),
     },
     ...(sealPem ? [{ name: "seal-certificate.pem", bytes: encode(sealPem) }] : []),
+    { name: "control-history.json", bytes: pretty({ data: input.controlHistory }) },
+    ...(input.attestation ? [{ name: "attestation.jws", bytes: encode(`${input.attestation}\n`) }] : []),
     {
       name: "manifest.json",
       bytes: pretty({
@@ -59,6 +65,8 @@ export async function buildEvidenceBundle(input: BundleInput): Promise<BuiltBund
         produced_at: input.producedAt,
         document: { file: "document.pdf", sha256: input.document.sha256, size_bytes: input.document.bytes.byteLength, source: input.source, sealed: sealPem !== null },
         audit_chain: { file: "audit-chain.json", entries: input.entries.length, head_hash: head?.hash ?? GENESIS_HASH },
+        control_history: { file: "control-history.json", entries: input.controlHistory.length },
+        attestation: input.attestation ? { file: "attestation.jws", format: "compact JWS, header x5c = the seal certificate chain" } : null,
       }),
     },
     { name: "verify.mjs", bytes: encode(verifyScript()) },
@@ -123,8 +131,9 @@ Everything here can be checked offline, without trusting (or contacting) the ser
 | document.pdf | The authoritative copy, byte for byte as vaulted (SHA-256 \`${input.document.sha256}\`). |
 | certificate.json, certificate.pdf | The compliance certificate (UCC 9-105 / E-SIGN checks), as JSON and as rendered. |
 | audit-chain.json | Every entry of the envelope's audit chain, in order, each with its hash and the previous entry's hash. |
-${sealed ? "| seal-certificate.pem | The certificate chain of the PAdES seal on document.pdf, as embedded in its signature. |\n" : ""}| manifest.json | What this bundle holds and the hashes it was built from. |
-| verify.mjs | The offline verifier (Node.js 18+, built-ins only). |
+${sealed ? "| seal-certificate.pem | The certificate chain of the PAdES seal on document.pdf, as embedded in its signature. |\n" : ""}| control-history.json | Who held control of the authoritative copy and how it moved (UCC 9-105): the control entries of audit-chain.json. |
+${input.attestation ? "| attestation.jws | The service's signed statement of control as of the chain's head: a compact JWS by its seal key, the certificate chain in its x5c header. |\n" : ""}| manifest.json | What this bundle holds and the hashes it was built from. |
+| verify.mjs | The offline verifier (Node.js 18+, built-ins only): also checks control-history.json against the chain and the attestation's signature and payload. |
 
 ## Check it
 

@@ -11,8 +11,10 @@ export function verifyScript(): string {
 // (or: node verify.mjs <folder>). Needs Node.js 18 or later; nothing else, no network.
 // It recomputes the SHA-256 of the document and checks it against the hash recorded at vaulting, the
 // certificate and the audit chain's vault entry, then recomputes every audit entry's hash from the
-// genesis hash onward. Prints "verified" (exit 0), or the first broken link (exit 1).
-import { createHash } from "node:crypto";
+// genesis hash onward, checks control-history.json against the chain's control entries and the
+// control attestation (attestation.jws): its statements and its signature by its x5c certificate.
+// Prints "verified" (exit 0), or the first broken link (exit 1).
+import { createHash, webcrypto } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,7 +29,7 @@ for (const name of readdirSync(dir)) {
   const path = join(dir, name);
   if (statSync(path).isFile()) files[name] = new Uint8Array(readFileSync(path));
 }
-const result = await verifyEvidence(files, (bytes) => createHash("sha256").update(bytes).digest("hex"));
+const result = await verifyEvidence(files, (bytes) => createHash("sha256").update(bytes).digest("hex"), webcrypto.subtle);
 for (const line of result.checks) console.log("ok: " + line);
 if (result.verified) {
   console.log("verified");

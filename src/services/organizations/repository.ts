@@ -145,3 +145,13 @@ export function getUserEmailNormalized(db: D1Database, userId: string): Promise<
 export function selectUserContact(db: D1Database, userId: string): D1PreparedStatement {
   return db.prepare("SELECT email, name FROM users WHERE id = ?").bind(userId);
 }
+
+/** The names of the organizations among `orgIds` (one JSON array): the parties of a page of vault records. */
+export async function listOrganizationNames(db: D1Database, orgIds: string[]): Promise<Pick<OrganizationRow, "id" | "name">[]> {
+  if (orgIds.length === 0) return [];
+  const { results } = await db
+    .prepare("SELECT id, name FROM organizations WHERE id IN (SELECT value FROM json_each(?))")
+    .bind(JSON.stringify(orgIds))
+    .all<Pick<OrganizationRow, "id" | "name">>();
+  return results;
+}

@@ -1,7 +1,8 @@
 import type { RequestContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
 import { securedPartyOf, type EnvelopeRow } from "../envelopes/repository";
-import { runChecks, summarize, type ComplianceCheck, type ComplianceFacts } from "./compliance-checks";
+import { getOrganizationName } from "../organizations/repository";
+import { runChecks, summarize, type ComplianceCheck, type ComplianceFacts, type ControlFacts } from "./compliance-checks";
 import { identityVerification, type IdentityVerificationEntry } from "./identity-verification";
 import { vaultKeys } from "./keys";
 import { certificateInsert } from "./repository";
@@ -10,7 +11,23 @@ import { renderCertificatePdf } from "../../pdf";
 export const CERTIFICATE_TYPE = "ucc_9105_electronic_chattel_paper";
 export const CERTIFICATE_VERSION = "1.0";
 
-/** The compliance certificate exactly as served (spec part 2, "Compliance certificate"). */
+/** An organization a certificate names. */
+export type CertificateParty = { org_id: string; name: string };
+
+/**
+ * Who holds the authoritative copy as of the certificate (DESIGN.md 9): the originator (the vaulting
+ * organization), the controller (control under §9-105, the only one given the authoritative copy), the
+ * pledgor while pledged, the record's status, and how many transfers of control were accepted.
+ */
+export type CertificateControl = {
+  originator: CertificateParty;
+  controller: CertificateParty;
+  pledgor: CertificateParty | null;
+  status: "active" | "paid_off" | "paper_out";
+  transfer_count: number;
+};
+
+/** The compliance certificate exactly as served (spec part 2, "Compliance certificate"), with its control block (DESIGN.md 9). */
 export type Certificate = {
   certificate_type: typeof CERTIFICATE_TYPE;
   certificate_version: typeof CERTIFICATE_VERSION;
@@ -21,6 +38,7 @@ export type Certificate = {
   ucc_9105_compliance: { compliant: boolean; score: number; checks: ComplianceCheck[] };
   esign_act_compliance: { act: string; citation: string; compliant: boolean };
   identity_verification: { kba_required: boolean; signers: IdentityVerificationEntry[] };
+  control: CertificateControl;
 };
 
 /** The checks an electronic record must pass to meet E-SIGN's retention rule (15 U.S.C. §7001(d)). */
@@ -44,6 +62,48 @@ export function buildCertificate(envelope: EnvelopeRow, facts: ComplianceFacts, 
       compliant: checks.filter((c) => ESIGN_RETENTION_CHECKS.includes(c.requirement)).every((c) => c.satisfied),
     },
     identity_verification: { kba_required: envelope.kba_required === 1, signers: identity },
+    control: controlBlock(envelope, facts.control),
+  };
+}
+
+/**
+ * The certificate's control block from the facts. A certificate exists only for a vaulted envelope,
+ * whose facts name the originator and the controller; the envelope's organization stands in for them
+ * otherwise, and an organization's id for a name not resolved (issueCertificate resolves them first).
+ */
+function controlBlock(envelope: EnvelopeRow, control: ControlFacts): CertificateControl {
+  const party = (orgId: string, name: string | null): CertificateParty => ({ org_id: orgId, name: name ?? orgId });
+  const originatorOrgId = control.originatorOrgId ?? envelope.org_id;
+  const controllerOrgId = control.controllerOrgId ?? originatorOrgId;
+  return {
+    originator: party(originatorOrgId, control.originatorName),
+    controller: party(controllerOrgId, control.controllerName),
+    pledgor: control.pledgorOrgId ? party(control.pledgorOrgId, control.pledgorName) : null,
+    status: control.status ?? "active",
+    transfer_count: control.transferCount,
+  };
+}
+
+/**
+ * The facts with every party of the control block named: vault-in and the integrity checks know the
+ * parties' ids only, so the names are read here (one lookup per distinct organization not yet named).
+ */
+async function withPartyNames(db: D1Database, envelope: EnvelopeRow, facts: ComplianceFacts): Promise<ComplianceFacts> {
+  const c = facts.control;
+  const originatorOrgId = c.originatorOrgId ?? envelope.org_id;
+  const controllerOrgId = c.controllerOrgId ?? originatorOrgId;
+  const known = new Map<string, string>();
+  for (const [id, name] of [[originatorOrgId, c.originatorName], [controllerOrgId, c.controllerName], [c.pledgorOrgId, c.pledgorName]] as const) {
+    if (id && name) known.set(id, name);
+  }
+  const missing = [...new Set([originatorOrgId, controllerOrgId, c.pledgorOrgId].filter((id): id is string => id !== null && !known.has(id)))];
+  const found = await Promise.all(missing.map(async (id) => [id, (await getOrganizationName(db, id))?.name ?? null] as const));
+  for (const [id, name] of found) if (name) known.set(id, name);
+  const nameOf = (id: string | null) => (id ? (known.get(id) ?? null) : null);
+  return {
+    ...facts,
+    // names only: the ids (and so the checks' outcomes) stay as the caller decided them
+    control: { ...c, originatorName: nameOf(originatorOrgId), controllerName: nameOf(controllerOrgId), pledgorName: nameOf(c.pledgorOrgId) },
   };
 }
 
@@ -70,7 +130,8 @@ export async function issueCertificate(
   input: { envelope: EnvelopeRow; vaultId: string; facts: ComplianceFacts; issuedAt: string; reason: string },
 ): Promise<IssuedCertificate> {
   const { envelope, vaultId, issuedAt, reason } = input;
-  const certificate = buildCertificate(envelope, input.facts, await identityVerification(ctx.db, envelope), issuedAt);
+  const [facts, identity] = await Promise.all([withPartyNames(ctx.db, envelope, input.facts), identityVerification(ctx.db, envelope)]);
+  const certificate = buildCertificate(envelope, facts, identity, issuedAt);
   const id = newId("certificate");
   const pdfKey = vaultKeys(envelope.org_id, envelope.id, vaultId).certificate(id);
   await ctx.env.DOCS.put(pdfKey, await renderCertificatePdf(certificate), {

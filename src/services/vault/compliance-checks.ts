@@ -15,14 +15,40 @@ export type ComplianceFacts = {
   /** the copy is held in the vault under the envelope's organization */
   custodyOrgId: string | null;
   envelopeOrgId: string;
-  /** assignee changes made outside an authorized, audited operation */
+  /** changes of controller made outside an authorized, audited operation (an accepted transfer the controller of the time requested, or a pledge release), and whether the record disagrees with its chain */
   unauthorizedAmendments: number;
+  /** control of the authoritative copy (DESIGN.md 9) */
+  control: ControlFacts;
   /** non-authoritative copies, and how many of them carry the copy marking */
   copies: number;
   markedCopies: number;
   auditChainVerified: boolean;
   securedPartyName: string | null;
 };
+
+export type ControlFacts = {
+  /** the vaulting organization, forever (null: not vaulted) */
+  originatorOrgId: string | null;
+  originatorName: string | null;
+  controllerOrgId: string | null;
+  controllerName: string | null;
+  pledgorOrgId: string | null;
+  pledgorName: string | null;
+  status: "active" | "paid_off" | "paper_out" | null;
+  /** accepted transfers (assignments and pledges) */
+  transferCount: number;
+  /** changes of controller on the chain: accepted transfers and pledge releases */
+  changes: number;
+  pledgeReleases: number;
+};
+
+const partyName = (name: string | null, orgId: string | null) => (name ? `${name} (${orgId})` : (orgId ?? "no one"));
+
+/** Check 8 names the controller (DESIGN.md 9): who holds control of the vaulted copy, and under whose pledge. */
+const controlHeld = (f: ComplianceFacts) =>
+  f.authoritativeCopies > 0 && f.control.controllerOrgId !== null
+    ? `; control is held by ${partyName(f.control.controllerName, f.control.controllerOrgId)}${f.control.pledgorOrgId ? `, pledged by ${partyName(f.control.pledgorName, f.control.pledgorOrgId)}` : ""}`
+    : "";
 
 export type ComplianceCheck = {
   requirement: string;
@@ -66,16 +92,18 @@ export function runChecks(f: ComplianceFacts): ComplianceCheck[] {
     check(
       "custody_by_secured_party",
       "UCC §9-105(b)(3)",
-      vaulted && f.custodyOrgId === f.envelopeOrgId,
-      "The copy is held in the vault under the organization as custodian",
+      vaulted && f.custodyOrgId === f.envelopeOrgId && f.control.controllerOrgId !== null,
+      `The copy is held by the service as custodian for ${partyName(f.control.controllerName, f.control.controllerOrgId)}`,
       "The copy is not held in the vault under the organization",
     ),
     check(
       "controlled_amendments",
       "UCC §9-105(b)(4)",
       vaulted && f.unauthorizedAmendments === 0,
-      "No assignee change happened outside an authorized, audited operation",
-      vaulted ? "An assignee change happened outside an authorized, audited operation" : "No authoritative copy whose amendments could be controlled",
+      `${f.control.changes} change(s) of controller, each an authorized, audited operation: ${f.control.changes - f.control.pledgeReleases} accepted transfer(s) requested by the controller of the time, ${f.control.pledgeReleases} pledge release(s)`,
+      vaulted
+        ? `${f.unauthorizedAmendments} change(s) of controller happened outside an authorized, audited operation`
+        : "No authoritative copy whose amendments could be controlled",
     ),
     check(
       "copies_identifiable",
@@ -95,8 +123,8 @@ export function runChecks(f: ComplianceFacts): ComplianceCheck[] {
       "secured_party_identified",
       "UCC §9-105(b)(2)",
       f.securedPartyName !== null && f.securedPartyName.trim() !== "",
-      "The envelope names a secured party",
-      "The envelope names no secured party (secured_party.name)",
+      `The envelope names ${f.securedPartyName} as secured party${controlHeld(f)}`,
+      `The envelope names no secured party (secured_party.name)${controlHeld(f)}`,
     ),
   ];
 }
@@ -118,6 +146,10 @@ export type VaultFacts = {
   copyMarked: boolean;
   /** newest integrity check of the stored bytes (null: never checked) */
   lastIntegrityMatched: boolean | null;
+  /** the record's control columns, with the parties' names; absent at vault-in, where the originator controls */
+  control?: Omit<ControlFacts, "changes" | "pledgeReleases" | "originatorOrgId">;
+  /** the chain's replay of control (vault/control-history.ts): absent at vault-in, where nothing has moved */
+  audit?: { changes: number; pledgeReleases: number; unauthorized: number };
 };
 
 /**
@@ -126,6 +158,19 @@ export type VaultFacts = {
  * record, before the record can be read back.
  */
 export function factsFrom(envelope: EnvelopeRow, vault: VaultFacts | null, auditChainVerified: boolean): ComplianceFacts {
+  const control: ControlFacts = {
+    // the vault record's org_id: the envelope's organization, which vaulted it
+    originatorOrgId: vault ? envelope.org_id : null,
+    originatorName: vault?.control?.originatorName ?? null,
+    controllerOrgId: vault ? (vault.control?.controllerOrgId ?? envelope.org_id) : null,
+    controllerName: vault?.control?.controllerName ?? null,
+    pledgorOrgId: vault?.control?.pledgorOrgId ?? null,
+    pledgorName: vault?.control?.pledgorName ?? null,
+    status: vault ? (vault.control?.status ?? "active") : null,
+    transferCount: vault?.control?.transferCount ?? 0,
+    changes: vault?.audit?.changes ?? 0,
+    pledgeReleases: vault?.audit?.pledgeReleases ?? 0,
+  };
   return {
     // The unique index on vault_records.envelope_id makes a second authoritative copy unrepresentable.
     authoritativeCopies: vault ? 1 : 0,
@@ -134,9 +179,9 @@ export function factsFrom(envelope: EnvelopeRow, vault: VaultFacts | null, audit
     lastIntegrityMatched: vault?.lastIntegrityMatched ?? null,
     custodyOrgId: vault?.custodianOrgId ?? null,
     envelopeOrgId: envelope.org_id,
-    // No operation changes an envelope's assignee yet; when one exists it must be authorized and
-    // audited, and any change made outside it is counted here.
-    unauthorizedAmendments: 0,
+    // Every change of controller must be an authorized, audited operation (vault/control-history.ts).
+    unauthorizedAmendments: vault?.audit?.unauthorized ?? 0,
+    control,
     copies: vault ? 1 : 0,
     markedCopies: vault?.copyMarked ? 1 : 0,
     auditChainVerified,

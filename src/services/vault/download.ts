@@ -3,6 +3,7 @@ import type { RequestContext } from "../../lib/context";
 import { findEnvelopeName } from "../envelopes/repository";
 import { openEvidenceBundle } from "./evidence-bundle";
 import { observeAuthoritative, recordIntegrityCheck } from "./integrity";
+import { vaultKeys } from "./keys";
 import { findVaultRecordById, latestCertificatePdf } from "./repository";
 import { downloadFilename, verifyVaultUrl, type VaultFile } from "./signed-url";
 
@@ -35,6 +36,11 @@ export async function openVaultDownload(
     const pdf = row ? await ctx.env.DOCS.get(row.pdf_key) : null;
     if (!pdf) throw notFound("Certificate");
     return { body: pdf.body, size: pdf.size, filename, contentType: "application/pdf" };
+  }
+  if (input.file === "paper") {
+    const paper = await ctx.env.DOCS.get(vaultKeys(record.org_id, record.envelope_id, record.id).paper);
+    if (!paper) throw notFound("Document");
+    return { body: paper.body, size: paper.size, filename, contentType: "application/pdf" };
   }
   if (input.file === "evidence") return { ...(await openEvidenceBundle(ctx, record)), filename, contentType: "application/zip" };
 

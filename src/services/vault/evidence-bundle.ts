@@ -1,15 +1,17 @@
 import type { OrgContext, RequestContext } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { nowIso } from "../../lib/time";
 import { appendEnvelopeAudit } from "../envelopes/append-audit";
 import { chainRowsStatement, type ChainRow } from "../audit/verify-chain";
 import { getEnvelope } from "../envelopes/repository";
 import { buildEvidenceBundle, type ChainEntry } from "../evidence/build-bundle";
+import { controlAttestation } from "./control-attestation";
+import { controlHistory } from "./control-history";
 import { putParts, sha256OfStream } from "./hashing";
 import { vaultKeys } from "./keys";
 import { findVaultRecord, latestCertificateFiles, type VaultRecordRow } from "./repository";
 import { createVaultUrl } from "./signed-url";
+import type { EnvelopeRow } from "../envelopes/repository";
 import { sha256Hex, toHex } from "../../lib/crypto";
 
 const BUNDLE_ACTION = "vault.evidence_bundle";
@@ -41,14 +43,21 @@ function latestBundle(entries: ChainEntry[]): BundleFacts | null {
  */
 export async function createEvidenceUrl(ctx: OrgContext, input: { envelopeId: string; expiresIn: number }) {
   const url = await createVaultUrl(ctx, { envelopeId: input.envelopeId, file: "evidence", expiresIn: input.expiresIn });
-  await ensureEvidenceBundle(ctx, input.envelopeId);
+  const envelope = await getEnvelope(ctx.db, ctx.orgId, input.envelopeId);
+  const record = await findVaultRecord(ctx.db, envelope.id);
+  if (!record) throw new ApiError(404, "Vaulted document not found: the envelope is not vaulted");
+  await ensureEvidenceBundle(ctx, { record, envelope });
   return url;
 }
 
-async function ensureEvidenceBundle(ctx: OrgContext, envelopeId: string): Promise<BundleFacts> {
-  const envelope = await getEnvelope(ctx.db, ctx.orgId, envelopeId);
-  const record = await findVaultRecord(ctx.db, envelope.id);
-  if (!record) throw new ApiError(404, "Vaulted document not found: the envelope is not vaulted");
+/**
+ * The record's current evidence bundle, produced when there is none covering the chain as it stands
+ * (see createEvidenceUrl). The caller has checked that it may have it: the envelope's organization on
+ * the envelope path, any party of the record on /partner/vault/:vault_id/evidence/signed-url. The
+ * bundle's entry goes on the envelope's chain under the envelope's organization, by the caller's actor.
+ */
+export async function ensureEvidenceBundle(ctx: RequestContext, input: { record: VaultRecordRow; envelope: Pick<EnvelopeRow, "id" | "name" | "org_id"> }): Promise<BundleFacts> {
+  const { record, envelope } = input;
   const entries = await chainEntries(ctx.db, envelope.id);
   const latest = latestBundle(entries);
   if (latest && entries.every((e) => e.seq <= latest.covers_seq || e.action === BUNDLE_ACTION)) {
@@ -71,6 +80,15 @@ async function ensureEvidenceBundle(ctx: OrgContext, envelopeId: string): Promis
   const cert = await latestCertificateFiles(ctx.db, envelope.id);
   if (!cert) throw new ApiError(404, "Compliance certificate not found: it is generated when the envelope is vaulted");
   const certPdf = await ctx.env.DOCS.get(cert.pdf_key);
+  const producedAt = new Date();
+  // The control attestation over the entries packed (omitted only when the seal is not configured: 503).
+  const attestation = await controlAttestation(ctx.env, ctx.db, { envelopeId: envelope.id, entries, at: producedAt }).then(
+    (a) => a.jws,
+    (err: unknown) => {
+      if (err instanceof ApiError && err.status === 503) return null;
+      throw err;
+    },
+  );
 
   const built = await buildEvidenceBundle({
     envelope: { id: envelope.id, name: envelope.name },
@@ -79,7 +97,9 @@ async function ensureEvidenceBundle(ctx: OrgContext, envelopeId: string): Promis
     document: { bytes: document, sha256: record.document_hash },
     certificate: { json: JSON.parse(cert.body), pdf: certPdf ? new Uint8Array(await certPdf.arrayBuffer()) : null },
     entries,
-    producedAt: nowIso(),
+    controlHistory: controlHistory(entries),
+    attestation,
+    producedAt: producedAt.toISOString(),
   });
   const head = entries.at(-1)!;
   const facts: BundleFacts = { bundle_id: newId("evidence"), sha256: built.sha256, size_bytes: built.sizeBytes, covers_seq: head.seq, head_hash: head.hash };
@@ -91,7 +111,7 @@ async function ensureEvidenceBundle(ctx: OrgContext, envelopeId: string): Promis
   });
   try {
     await appendEnvelopeAudit(ctx, {
-      orgId: ctx.orgId,
+      orgId: envelope.org_id,
       envelopeId: envelope.id,
       actor: ctx.actor,
       build: async () => ({ action: BUNDLE_ACTION, data: facts, statements: [] }),

@@ -1,7 +1,8 @@
 import { newId } from "../../lib/ids";
 import { SYSTEM_ACTOR } from "../../lib/actor";
 import { appendEnvelopeAudit } from "../envelopes/append-audit";
-import { chainRowsStatement, verifyChain, verifyChainRows, type ChainRow } from "../audit/verify-chain";
+import { chainRowsStatement, readVerifiedChain, verifyChainRows, type ChainRow } from "../audit/verify-chain";
+import { controlFactsOf } from "./control-history";
 import type { RequestContext } from "../../lib/context";
 import { envelopeCertificateIssuedAtUpdate, selectEnvelopeRow, type EnvelopeRow } from "../envelopes/repository";
 import { envelopeEventData } from "../envelopes/serialize";
@@ -119,18 +120,34 @@ type Assessment = { facts: ComplianceFacts; current: CertificateRow | null; prev
 async function assess(db: D1Database, envelope: EnvelopeRow, record: VaultRecordRow, matched: boolean): Promise<Assessment> {
   const [previous, chain, current] = await Promise.all([
     lastIntegrityMatched(db, record.id),
-    verifyChain(db, envelope.id),
+    readVerifiedChain(db, envelope.id),
     latestCertificate(db, envelope.id),
   ]);
-  return judge({ envelope, record, matched, previous, current, chainVerified: chain.verified });
+  return judge({ envelope, record, matched, previous, current, chainVerified: chain.verification.verified, chainRows: chain.rows });
 }
 
 /** The one judgement of a check, on a state however it was read (one check's reads, or a sweep's batch). */
-function judge(input: { envelope: EnvelopeRow; record: VaultRecordRow; matched: boolean; previous: boolean | null; current: CertificateRow | null; chainVerified: boolean }): Assessment {
+function judge(input: {
+  envelope: EnvelopeRow;
+  record: VaultRecordRow;
+  matched: boolean;
+  previous: boolean | null;
+  current: CertificateRow | null;
+  chainVerified: boolean;
+  chainRows: ChainRow[];
+}): Assessment {
   const { envelope, record, matched, previous, current } = input;
   const facts = factsFrom(
     envelope,
-    { vaultId: record.id, documentHash: record.document_hash, custodianOrgId: record.custodian_org_id, copyMarked: record.copy_marked === 1, lastIntegrityMatched: matched },
+    {
+      vaultId: record.id,
+      documentHash: record.document_hash,
+      custodianOrgId: record.custodian_org_id,
+      copyMarked: record.copy_marked === 1,
+      lastIntegrityMatched: matched,
+      // control as the record and its chain say (the certificate names the parties: issueCertificate reads their names)
+      ...controlFactsOf(record, input.chainRows),
+    },
     input.chainVerified,
   );
   return {
@@ -203,8 +220,9 @@ export async function judgeIntegrityChecks(states: IntegrityStates, checks: Inte
       const last = read[4 * i + 1]!.results[0] as Pick<IntegrityCheckRow, "matched"> | undefined;
       const previous = last ? last.matched === 1 : null;
       const current = (read[4 * i + 2]!.results[0] as CertificateRow | undefined) ?? null;
-      const chain = await verifyChainRows(read[4 * i + 3]!.results as ChainRow[], envelope.audit_seq);
-      const { outcomeChanged, checksChanged } = judge({ envelope, record, matched, previous, current, chainVerified: chain.verified });
+      const rows = read[4 * i + 3]!.results as ChainRow[];
+      const chain = await verifyChainRows(rows, envelope.audit_seq);
+      const { outcomeChanged, checksChanged } = judge({ envelope, record, matched, previous, current, chainVerified: chain.verified, chainRows: rows });
       const quiet = !outcomeChanged && !checksChanged;
       return { record, observed, matched, quiet, guard: quiet ? { previous, certificateVersion: current?.version ?? null, auditSeq: envelope.audit_seq } : null };
     }),

@@ -31,27 +31,38 @@ export async function listVaultRecordsAfter(db: D1Database, afterId: string, lim
 }
 
 /** The vault record's INSERT, for vault-in's batch. */
-export function vaultRecordInsert(db: D1Database, row: VaultRecordRow): D1PreparedStatement {
+/** The columns of control (DESIGN.md 9): set at vaulting (the originator controls) and moved only by control steps. */
+export type ControlColumns = "controller_org_id" | "pledgor_org_id" | "control_status" | "transfer_count" | "closed_at" | "closed_note";
+
+/** The vault record's INSERT: the vaulting organization is its originator and first controller. */
+export function vaultRecordInsert(db: D1Database, row: Omit<VaultRecordRow, ControlColumns>): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO vault_records (id, envelope_id, org_id, custodian_org_id, authoritative_key, document_hash, size_bytes, page_count,
-         copy_key, copy_hash, copy_size_bytes, copy_marked, source, actor_type, actor_id, on_behalf_of, stored_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         copy_key, copy_hash, copy_size_bytes, copy_marked, source, actor_type, actor_id, on_behalf_of, stored_at, controller_org_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(
       row.id, row.envelope_id, row.org_id, row.custodian_org_id, row.authoritative_key, row.document_hash, row.size_bytes, row.page_count,
-      row.copy_key, row.copy_hash, row.copy_size_bytes, row.copy_marked, row.source, row.actor_type, row.actor_id, row.on_behalf_of, row.stored_at,
+      row.copy_key, row.copy_hash, row.copy_size_bytes, row.copy_marked, row.source, row.actor_type, row.actor_id, row.on_behalf_of, row.stored_at, row.org_id,
     );
 }
 
 /** What the compliance checks read of an envelope's vault record, with the outcome of its newest integrity check. */
-export type VaultFactsRow = Pick<VaultRecordRow, "id" | "document_hash" | "custodian_org_id" | "copy_marked"> & { last_matched: number | null };
+export type VaultFactsRow = Pick<
+  VaultRecordRow,
+  "id" | "org_id" | "document_hash" | "custodian_org_id" | "copy_marked" | "controller_org_id" | "pledgor_org_id" | "control_status" | "transfer_count"
+> & { last_matched: number | null; controller_name: string | null; pledgor_name: string | null };
 
 export function findVaultFacts(db: D1Database, envelopeId: string): Promise<VaultFactsRow | null> {
   return db
     .prepare(
-      `SELECT v.id, v.document_hash, v.custodian_org_id, v.copy_marked,
-         (SELECT c.matched FROM vault_integrity_checks c WHERE c.vault_id = v.id ORDER BY c.checked_at DESC, c.rowid DESC LIMIT 1) AS last_matched
+      // SQL exception: the controller's and pledgor's names ride along from organizations, so the
+      // certificate and the live checks name the parties without a second round trip.
+      `SELECT v.id, v.org_id, v.document_hash, v.custodian_org_id, v.copy_marked, v.controller_org_id, v.pledgor_org_id, v.control_status, v.transfer_count,
+         (SELECT c.matched FROM vault_integrity_checks c WHERE c.vault_id = v.id ORDER BY c.checked_at DESC, c.rowid DESC LIMIT 1) AS last_matched,
+         (SELECT o.name FROM organizations o WHERE o.id = v.controller_org_id) AS controller_name,
+         (SELECT o.name FROM organizations o WHERE o.id = v.pledgor_org_id) AS pledgor_name
        FROM vault_records v WHERE v.envelope_id = ?`,
     )
     .bind(envelopeId)
@@ -270,4 +281,54 @@ export function upsertSweepCursor(
     )
     .bind(input.job, input.at, input.completedAt, input.cursor, input.processed, input.at)
     .run();
+}
+
+// ---- control of the authoritative copy (DESIGN.md 9) ----
+
+export type ControlChange = Partial<Pick<VaultRecordRow, "controller_org_id" | "pledgor_org_id" | "control_status" | "closed_at" | "closed_note">> & {
+  /** an accepted transfer counts one */
+  transferAccepted?: boolean;
+};
+
+/**
+ * Moves control of a record, guarded on the controller, pledgor and status the step was planned on:
+ * a change the step did not see leaves the row alone (the envelope chain's advance in the same batch
+ * already refuses a stale plan; this keeps the row from ever disagreeing with its chain).
+ */
+export function controlUpdate(db: D1Database, record: Pick<VaultRecordRow, "id" | "controller_org_id" | "pledgor_org_id" | "control_status">, change: ControlChange): D1PreparedStatement {
+  const next = {
+    controller_org_id: change.controller_org_id ?? record.controller_org_id,
+    pledgor_org_id: change.pledgor_org_id === undefined ? record.pledgor_org_id : change.pledgor_org_id,
+    control_status: change.control_status ?? record.control_status,
+  };
+  return db
+    .prepare(
+      `UPDATE vault_records SET controller_org_id = ?, pledgor_org_id = ?, control_status = ?, transfer_count = transfer_count + ?,
+         closed_at = COALESCE(?, closed_at), closed_note = COALESCE(?, closed_note)
+       WHERE id = ? AND controller_org_id = ? AND pledgor_org_id IS ? AND control_status = ?`,
+    )
+    .bind(
+      next.controller_org_id,
+      next.pledgor_org_id,
+      next.control_status,
+      change.transferAccepted ? 1 : 0,
+      change.closed_at ?? null,
+      change.closed_note ?? null,
+      record.id,
+      record.controller_org_id,
+      record.pledgor_org_id,
+      record.control_status,
+    );
+}
+
+export type BookRole = "controller" | "originator" | "pledgor";
+
+/** The records an organization holds in one role, newest first (GET /partner/vault). */
+export async function listBook(db: D1Database, input: { orgId: string; role: BookRole; limit: number; offset: number }): Promise<{ rows: VaultRecordRow[]; total: number }> {
+  const column = input.role === "controller" ? "controller_org_id" : input.role === "pledgor" ? "pledgor_org_id" : "org_id";
+  const [rows, count] = await db.batch<unknown>([
+    db.prepare(`SELECT * FROM vault_records WHERE ${column} = ? ORDER BY stored_at DESC, id DESC LIMIT ? OFFSET ?`).bind(input.orgId, input.limit, input.offset),
+    db.prepare(`SELECT COUNT(*) AS total FROM vault_records WHERE ${column} = ?`).bind(input.orgId),
+  ]);
+  return { rows: rows!.results as VaultRecordRow[], total: (count!.results[0] as { total: number } | undefined)?.total ?? 0 };
 }

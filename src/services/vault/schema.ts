@@ -56,6 +56,28 @@ export const VaultUrlSchema = z
 
 const CheckSchema = z.object({ requirement: z.string(), ucc_reference: z.string(), satisfied: z.boolean(), detail: z.string() });
 
+const CertificatePartySchema = z.object({ org_id: z.string(), name: z.string() });
+
+const CertificateControlSchema = z
+  .object({
+    originator: CertificatePartySchema.openapi({ description: "The organization that vaulted the record" }),
+    controller: CertificatePartySchema.openapi({
+      description: "The organization with control under §9-105: the service holds the authoritative copy as custodian for it, and gives it to no one else",
+    }),
+    pledgor: CertificatePartySchema.nullable().openapi({ description: "While the record is pledged: the organization control returns to when the pledge is released" }),
+    status: z.enum(["active", "paid_off", "paper_out"]).openapi({ description: "`paid_off` and `paper_out` are terminal: control no longer moves" }),
+    transfer_count: z.int().openapi({ description: "Transfers of control accepted so far (assignments and pledges)" }),
+  })
+  .openapi("CertificateControl", {
+    example: {
+      originator: { org_id: "org_4d2k8m1q7c9v3b5n6p0r2t4w6y", name: "Sunrise Motors" },
+      controller: { org_id: "org_7h3j9k2m4n6p8q1r3s5t7v9w2x", name: "First Auto Finance LLC" },
+      pledgor: null,
+      status: "active",
+      transfer_count: 1,
+    },
+  });
+
 export const CertificateSchema = z
   .object({
     certificate_type: z.literal("ucc_9105_electronic_chattel_paper"),
@@ -81,6 +103,10 @@ export const CertificateSchema = z
         ),
       })
       .openapi({ description: "KBA outcome per signer; additive evidence only, it does not change the checks or the score" }),
+    control: CertificateControlSchema.optional().openapi({
+      description:
+        "Control of the authoritative copy as of `issued_at` (UCC §9-105): a new certificate version is issued with every change of control. Absent only on certificates issued before control could move.",
+    }),
   })
   .openapi("ComplianceCertificate");
 

@@ -4,10 +4,10 @@ import { hmacSha256, timingSafeEqual, toHex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
-import { findVaultRecord } from "./repository";
+import { findVaultRecord, type VaultRecordRow } from "./repository";
 
-/** authoritative PDF, marked copy, compliance certificate PDF, evidence bundle (ZIP) */
-export const VAULT_FILES = ["authoritative", "copy", "certificate", "evidence"] as const;
+/** authoritative PDF, marked copy, compliance certificate PDF, evidence bundle (ZIP), the paper-out copy */
+export const VAULT_FILES = ["authoritative", "copy", "certificate", "evidence", "paper"] as const;
 export type VaultFile = (typeof VAULT_FILES)[number];
 
 /**
@@ -27,16 +27,41 @@ export function downloadFilename(envelope: Pick<EnvelopeRow, "id" | "name">, fil
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
     .slice(0, 80);
-  const suffix = { authoritative: ".pdf", copy: "_non-authoritative-copy.pdf", certificate: "_certificate.pdf", evidence: "_evidence.zip" }[file];
+  const suffix = { authoritative: ".pdf", copy: "_non-authoritative-copy.pdf", certificate: "_certificate.pdf", evidence: "_evidence.zip", paper: "_converted-to-paper.pdf" }[file];
   return `${slug ? `${slug}_` : ""}${envelope.id}${suffix}`;
 }
 
-/** Spec 4.3: a signed URL for a vault file (the authoritative PDF, its copy, the certificate PDF, the evidence bundle); 404 unless the envelope is vaulted. */
+/**
+ * Downloads follow control (DESIGN.md 9): the authoritative copy goes to the controller of the moment
+ * only (403 `not_controller`, the code of control/state.ts, which this folder cannot import), and to
+ * nobody once the record was converted to paper (409 `control_closed`: the paper is the original now).
+ */
+export function assertAuthoritativeServable(record: Pick<VaultRecordRow, "controller_org_id" | "control_status">, orgId: string): void {
+  if (record.controller_org_id !== orgId) {
+    throw new ApiError(403, "Only the controller of the authoritative copy may download it; the other parties get the marked copy", { controller_org_id: record.controller_org_id }, "not_controller");
+  }
+  if (record.control_status === "paper_out") {
+    throw new ApiError(409, "The record was converted to paper: the electronic copy is no longer authoritative and is not served as such", { status: record.control_status }, "control_closed");
+  }
+}
+
+/**
+ * Spec 4.3: a signed URL for a vault file (the authoritative PDF, its copy, the certificate PDF, the
+ * evidence bundle) on the envelope path, to the envelope's organization; 404 unless the envelope is
+ * vaulted. The authoritative copy only while it controls the record (assertAuthoritativeServable).
+ */
 export async function createVaultUrl(ctx: OrgContext, input: { envelopeId: string; file: VaultFile; expiresIn: number }) {
   const env = ctx.env;
   const envelope = await getEnvelope(ctx.db, ctx.orgId, input.envelopeId);
   const record = envelope.status === "vaulted" ? await findVaultRecord(ctx.db, envelope.id) : null;
   if (!record) throw new ApiError(404, "Vaulted document not found: the envelope is not vaulted");
+  if (input.file === "authoritative") assertAuthoritativeServable(record, ctx.orgId);
+  return signVaultUrl(env, { record, envelope, file: input.file, expiresIn: input.expiresIn });
+}
+
+/** A signed download URL of one file of a vault record the caller may have (its access checked by the caller). */
+export async function signVaultUrl(env: Env, input: { record: Pick<VaultRecordRow, "id">; envelope: Pick<EnvelopeRow, "id" | "name">; file: VaultFile; expiresIn: number }) {
+  const { record, envelope } = input;
   const secret = requireSecret(env, "STORAGE_URL_SECRET");
   const exp = Math.floor(Date.now() / 1000) + input.expiresIn;
   const sig = await signature(secret, record.id, input.file, exp);

@@ -170,7 +170,7 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
   }
 
   await deleteStrayObjects(bucket, envelope, keys.dir);
-  return planned.updated;
+  return { ...planned.updated, vault_id: vaultId };
 }
 
 function lostRace(err: unknown): boolean {

@@ -1,6 +1,7 @@
+import { exportJWK, generateKeyPair } from "jose";
 import { ALL_SCOPES, call, createEnvelope, newKey, newTenant, OPERATOR_TOKEN } from "../../helpers/api";
 import { memberToken } from "../../helpers/templates";
-import { completedEnvelope } from "../../helpers/vault";
+import { completedEnvelope, vaultRecord } from "../../helpers/vault";
 import { createEndpoint, receiverUrl } from "../../helpers/webhooks";
 
 /**
@@ -18,7 +19,8 @@ export type Org = {
 };
 
 export async function org(name: string): Promise<Org> {
-  const t = await newTenant({ name });
+  // its key holds vault:control too, so another organization's control ids reach the lookup (404), not the scope check
+  const t = await newTenant({ name, scopes: [...ALL_SCOPES, "vault:control"] });
   const [admin, member] = await Promise.all([memberToken(t.orgId, "admin"), memberToken(t.orgId, "member")]);
   // a vaulted envelope: every read of it (the vault's URLs and certificate included) can be served
   const envelope = await completedEnvelope(t.key);
@@ -26,6 +28,15 @@ export async function org(name: string): Promise<Org> {
   const pending = await createEnvelope(t.key);
   const vaulted = await call("POST", `/partner/envelopes/${envelope.envelope_id}/vault-in-signed`, { key: t.key, body: {} });
   if (vaulted.status !== 200) throw new Error(`vault: ${vaulted.status} ${JSON.stringify(vaulted.body)}`);
+  // control of the authoritative copy (DESIGN.md 9): the vaulted envelope's record, and a transfer this
+  // organization offered to a counterparty and cancelled (so the record has none pending)
+  const vaultId = (await vaultRecord(envelope.envelope_id))!.id as string;
+  const control = await newKey(t.orgId, ["vault:control"]);
+  const counterparty = await newTenant({ name: `${name} counterparty` });
+  const offered = await call("POST", `/partner/vault/${vaultId}/transfers`, { key: control.key, body: { kind: "pledge", to_org_id: counterparty.orgId } });
+  if (offered.status !== 201) throw new Error(`transfer: ${offered.status} ${JSON.stringify(offered.body)}`);
+  const cancelled = await call("POST", `/partner/vault/transfers/${offered.body.data.transfer_id}/cancel`, { key: control.key });
+  if (cancelled.status !== 200) throw new Error(`transfer cancel: ${cancelled.status} ${JSON.stringify(cancelled.body)}`);
   const template = await call("POST", "/templates", { bearer: admin, body: { name: `${name} template` } });
   if (template.status !== 201) throw new Error(`template: ${template.status} ${JSON.stringify(template.body)}`);
   const templateId: string = template.body.data.template_id;
@@ -50,6 +61,8 @@ export async function org(name: string): Promise<Org> {
       endpoint_id: endpoint.endpoint_id,
       delivery_id: test.body.data.delivery_id,
       batch_id: batch.body.data.batch_id,
+      vault_id: vaultId,
+      transfer_id: offered.body.data.transfer_id,
     },
   };
 }
@@ -62,6 +75,9 @@ let world: Promise<World> | undefined;
 export function theWorld(): Promise<World> {
   world ??= (async () => {
     const [owner, intruder, self] = await Promise.all([org("Owner Bank"), org("Intruder Motors"), org("Self Credit Union")]);
+    // a control key of the owner's, the `{kid}` another organization asks for (only the owner has one:
+    // an organization with keys must sign its control actions, which the matrix's own calls do not)
+    owner.ids.kid = await ownerControlKey(owner.orgId);
     const cache = new Map<string, Promise<string>>();
     const key = (orgId: string, scopes: string[]) => {
       const id = `${orgId} ${scopes.join(",")}`;
@@ -80,3 +96,11 @@ export function theWorld(): Promise<World> {
 }
 
 export { OPERATOR_TOKEN };
+
+/** Registers an Ed25519 control key for `orgId` (its first: unsigned) and answers its kid. */
+async function ownerControlKey(orgId: string): Promise<string> {
+  const { publicKey } = await generateKeyPair("EdDSA", { crv: "Ed25519", extractable: true });
+  const res = await call("POST", "/partner/vault/control-keys", { key: (await newKey(orgId, ["vault:control"])).key, body: { jwk: await exportJWK(publicKey) } });
+  if (res.status !== 201) throw new Error(`control key: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data.kid as string;
+}

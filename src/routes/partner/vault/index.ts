@@ -5,6 +5,9 @@ import * as evidenceSignedUrl from "./evidence-signed-url";
 import * as signedUrl from "./signed-url";
 import * as vaultInSigned from "./vault-in-signed";
 import * as vaultInUpload from "./vault-in-upload";
+import { controlKeysRouter } from "./control-keys";
+import { recordsRouter } from "./records";
+import { transfersRouter } from "./transfers";
 
 export const vaultRouter = createOrgRouter()
   .openapi(vaultInSigned.route, vaultInSigned.handler)
@@ -14,3 +17,9 @@ export const vaultRouter = createOrgRouter()
   .openapi(certificate.route, certificate.handler)
   .openapi(certificateSignedUrl.route, certificateSignedUrl.handler)
   .openapi(evidenceSignedUrl.route, evidenceSignedUrl.handler);
+
+// Control of the authoritative copy (DESIGN.md 9): the static paths (/partner/vault/transfers,
+// /partner/vault/control-keys) before /partner/vault/{vault_id}, or the parameter would take them.
+vaultRouter.route("/", transfersRouter);
+vaultRouter.route("/", controlKeysRouter);
+vaultRouter.route("/", recordsRouter);

@@ -6,7 +6,7 @@ import { createVaultUrl, type VaultFile } from "../../../services/vault/signed-u
 import { partnerRoute } from "../common";
 import { EnvelopeParams } from "../envelopes/params";
 
-const vaultUrlRoute = (operationId: string, path: string, summary: string, description: string) =>
+const vaultUrlRoute = (operationId: string, path: string, summary: string, description: string, errors = [400, 404, 503]) =>
   createRoute(
     partnerRoute(
       "vault:read",
@@ -19,7 +19,7 @@ const vaultUrlRoute = (operationId: string, path: string, summary: string, descr
         request: { params: EnvelopeParams, query: VaultUrlQuery },
         responses: { 200: jsonContent(dataOf(VaultUrlSchema), "A signed download URL") },
       },
-      [400, 404, 503],
+      errors,
     ),
   );
 
@@ -38,7 +38,8 @@ export const authoritativeRoute = vaultUrlRoute(
   "getAuthoritativeCopyUrl",
   "/partner/envelopes/{envelope_id}/vault/signed-url",
   "Download URL of the authoritative copy",
-  "The download re-computes the SHA-256 and refuses (409) a document that no longer matches the hash recorded at vaulting, recording a tamper event.",
+  "Downloads follow control (DESIGN.md 9): issued to the envelope's organization only while it controls the vault record; once it sold or pledged the record, 403 `not_controller` (the controller downloads it at GET /partner/vault/{vault_id}/signed-url); after a paper-out, 409 `control_closed`. The download re-computes the SHA-256 and refuses (409) a document that no longer matches the hash recorded at vaulting, recording a tamper event.",
+  [400, 404, 409, 503],
 );
 export const authoritativeHandler = handlerFor("authoritative");
 

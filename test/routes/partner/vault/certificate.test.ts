@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { call, createEnvelope, newTenant } from "../../../helpers/api";
-import { completedEnvelope } from "../../../helpers/vault";
+import { pageTexts } from "../../../helpers/pdf";
+import { completedEnvelope, download } from "../../../helpers/vault";
 
 describe("GET /partner/envelopes/:id/vault/certificate", () => {
   it("answers 404 before the certificate is generated, then serves every field of the spec", async () => {
@@ -16,7 +17,7 @@ describe("GET /partner/envelopes/:id/vault/certificate", () => {
     expect(res.status).toBe(200);
     const cert = res.body.data;
     expect(Object.keys(cert).sort()).toEqual(
-      ["certificate_type", "certificate_version", "document_integrity", "esign_act_compliance", "identity_verification", "issued_at", "secured_party", "subject", "ucc_9105_compliance"].sort(),
+      ["certificate_type", "certificate_version", "control", "document_integrity", "esign_act_compliance", "identity_verification", "issued_at", "secured_party", "subject", "ucc_9105_compliance"].sort(),
     );
     expect(cert.ucc_9105_compliance.checks.map((c: { requirement: string; ucc_reference: string }) => [c.requirement, c.ucc_reference])).toEqual([
       ["single_authoritative_copy", "UCC §9-105(b)(1)"],
@@ -32,6 +33,24 @@ describe("GET /partner/envelopes/:id/vault/certificate", () => {
     expect(cert.document_integrity).toEqual({ hash_algorithm: "SHA-256", document_hash: e.hash });
     const detail = await call("GET", `/partner/envelopes/${e.envelope_id}`, { key: t.key });
     expect(detail.body.data).toMatchObject({ vaulted: true, compliant: true });
+  });
+
+  it("names the originator as controller, no pledgor and 0 transfers of control after vault-in, in the JSON and the PDF", async () => {
+    const t = await newTenant({ name: "Sunrise Motors" });
+    const e = await completedEnvelope(t.key);
+    expect((await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: t.key, body: {} })).status).toBe(200);
+    const cert = (await call("GET", `/partner/envelopes/${e.envelope_id}/vault/certificate`, { key: t.key })).body.data;
+    const sunrise = { org_id: t.orgId, name: "Sunrise Motors" };
+    expect(cert.control).toEqual({ originator: sunrise, controller: sunrise, pledgor: null, status: "active", transfer_count: 0 });
+    const custody = cert.ucc_9105_compliance.checks.find((c: { requirement: string }) => c.requirement === "custody_by_secured_party");
+    expect(custody.detail).toBe(`The copy is held by the service as custodian for Sunrise Motors (${t.orgId})`);
+
+    const url = await call("GET", `/partner/envelopes/${e.envelope_id}/vault/certificate/signed-url`, { key: t.key });
+    const text = (await pageTexts((await download(url.body.data.signed_url)).bytes)).join("\n");
+    expect(text).toContain(`Controller: Sunrise Motors (${t.orgId})`);
+    expect(text).toContain("Pledgor: none");
+    expect(text).toContain("Transfers of control: 0");
+    expect(text).toContain(`Originator: Sunrise Motors (${t.orgId})`);
   });
 
   it("answers 404 for an envelope of another organization or none", async () => {

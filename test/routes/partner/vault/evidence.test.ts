@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { verifyEvidence } from "../../../../src/services/evidence/verifier";
-import { call, newKey, newTenant } from "../../../helpers/api";
+import { ALL_SCOPES, call, newKey, newTenant } from "../../../helpers/api";
 import { sha256Hex } from "../../../helpers/pdf";
 import { sentTwoSignerEnvelope, signing, TINY_PNG } from "../../../helpers/signing-flow";
 import { completedEnvelope, download } from "../../../helpers/vault";
@@ -40,7 +40,18 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
     expect(url.filename).toMatch(new RegExp(`${envelopeId}_evidence\\.zip$`));
     expect(file.headers.get("content-type")).toBe("application/zip");
     expect(Object.keys(files).sort()).toEqual(
-      ["README.md", "audit-chain.json", "certificate.json", "certificate.pdf", "document.pdf", "manifest.json", "seal-certificate.pem", "verify.mjs"].sort(),
+      [
+        "README.md",
+        "attestation.jws",
+        "audit-chain.json",
+        "certificate.json",
+        "certificate.pdf",
+        "control-history.json",
+        "document.pdf",
+        "manifest.json",
+        "seal-certificate.pem",
+        "verify.mjs",
+      ].sort(),
     );
 
     const record = await env.DB.prepare("SELECT document_hash FROM vault_records WHERE envelope_id = ?").bind(envelopeId).first<{ document_hash: string }>();
@@ -143,5 +154,95 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
     const third = await fetchBundle(t.key, e.envelope_id);
     expect(await verifyEvidence(third.files, sha)).toMatchObject({ verified: true });
     expect(await bundleEntries(e.envelope_id)).toHaveLength(3);
+  });
+});
+
+describe("the evidence bundle's control history and attestation", () => {
+  const party = (name: string) => newTenant({ scopes: [...ALL_SCOPES, "vault:control"], name });
+  const text = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
+  const b64url = (value: unknown) => btoa(JSON.stringify(value)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const jsonPart = (part: string) => JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(part.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0))));
+
+  async function transferred() {
+    const [a, b, c] = await Promise.all([party("Dealer"), party("Bank"), party("Warehouse")]);
+    const e = await completedEnvelope(a.key);
+    const vaultIn = await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: a.key, body: {} });
+    const vaultId = vaultIn.body.data.vault_id as string;
+    for (const [from, to, kind] of [[a, b, "assignment"], [b, c, "pledge"]] as const) {
+      const offer = await call("POST", `/partner/vault/${vaultId}/transfers`, { key: from.key, body: { kind, to_org_id: to.orgId } });
+      expect(offer.status).toBe(201);
+      expect((await call("POST", `/partner/vault/transfers/${offer.body.data.transfer_id}/accept`, { key: to.key })).status).toBe(200);
+    }
+    return { a, b, c, e, vaultId };
+  }
+
+  it("packs the control history and the attestation over the chain it carries, and the verifier checks both", async () => {
+    const { a, b, c, e, vaultId } = await transferred();
+    // a party that is not the envelope's organization gets the bundle on the vault path
+    const res = await call("GET", `/partner/vault/${vaultId}/evidence/signed-url`, { key: b.key });
+    expect(res.status).toBe(200);
+    const files = unzipSync((await download(res.body.data.signed_url)).bytes);
+    const history = JSON.parse(text(files["control-history.json"]));
+    const live = await call("GET", `/partner/vault/${vaultId}/control-history`, { key: c.key });
+    expect(history).toEqual(live.body);
+    expect(history.data.map((h: { action: string }) => h.action)).toEqual([
+      "vault.transfer_requested",
+      "vault.control_transferred",
+      "vault.transfer_requested",
+      "vault.control_transferred",
+    ]);
+
+    const manifest = JSON.parse(text(files["manifest.json"]));
+    const chain = JSON.parse(text(files["audit-chain.json"]));
+    const [, payload] = text(files["attestation.jws"]).trim().split(".");
+    expect(jsonPart(payload!)).toMatchObject({
+      vault_id: vaultId,
+      document_hash: manifest.document.sha256,
+      chain_head: chain.head_hash,
+      history_length: 4,
+      controller: { org_id: c.orgId },
+      pledgor: { org_id: b.orgId },
+    });
+    const verdict = await verifyEvidence(files, sha);
+    expect(verdict).toMatchObject({ verified: true });
+    expect(verdict.checks.join("\n")).toContain("control history: 4 control entries match the audit chain");
+    expect(verdict.checks.join("\n")).toMatch(/attestation: (RS256|ES256|ES384) signature verifies against its x5c certificate/);
+    // the originator's envelope path serves the same bundle (nothing new on the chain since)
+    const viaEnvelope = await fetchBundle(a.key, e.envelope_id);
+    expect(text(viaEnvelope.files["control-history.json"])).toBe(text(files["control-history.json"]));
+  });
+
+  it("refuses a bundle whose control history or attestation was tampered with", async () => {
+    const { b, c, vaultId } = await transferred();
+    const res = await call("GET", `/partner/vault/${vaultId}/evidence/signed-url`, { key: c.key });
+    const files = unzipSync((await download(res.body.data.signed_url)).bytes);
+    expect(await verifyEvidence(files, sha)).toMatchObject({ verified: true });
+    const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+
+    // the history rewritten: the assignment said to come from someone else
+    const history = JSON.parse(text(files["control-history.json"]));
+    history.data[1].from_org_id = b.orgId;
+    const rewritten = await verifyEvidence({ ...files, "control-history.json": enc(history) }, sha);
+    expect(rewritten.verified).toBe(false);
+    expect(!rewritten.verified && rewritten.broken).toMatch(/^control history: entry 2 \(seq \d+, vault\.control_transferred\) does not match audit entry/);
+
+    // a control step dropped from the history
+    const dropped = JSON.parse(text(files["control-history.json"]));
+    dropped.data.pop();
+    const short = await verifyEvidence({ ...files, "control-history.json": enc(dropped) }, sha);
+    expect(!short.verified && short.broken).toMatch(/^control history: the audit chain's control entry seq \d+ \(vault\.control_transferred\) is missing/);
+
+    // the attestation's payload changed (the signature no longer covers it)
+    const [h, p, s] = text(files["attestation.jws"]).trim().split(".");
+    const claims = jsonPart(p!);
+    const swapped = await verifyEvidence({ ...files, "attestation.jws": new TextEncoder().encode(`${h}.${b64url({ ...claims, iat: claims.iat + 1 })}.${s}`) }, sha);
+    expect(!swapped.verified && swapped.broken).toBe("attestation: its signature does not verify against the key of its x5c certificate");
+    // a payload naming another controller is refused before its signature is even checked
+    const lying = await verifyEvidence({ ...files, "attestation.jws": new TextEncoder().encode(`${h}.${b64url({ ...claims, controller: { org_id: b.orgId, name: "Bank" } })}.${s}`) }, sha);
+    expect(!lying.verified && lying.broken).toBe(`attestation: it names controller ${b.orgId}, the audit chain leads to ${claims.controller.org_id}`);
+    // the attestation removed while the manifest lists it
+    const { ["attestation.jws"]: _gone, ...without } = files;
+    const missing = await verifyEvidence(without, sha);
+    expect(!missing.verified && missing.broken).toBe("attestation.jws is missing from the bundle");
   });
 });

@@ -1,0 +1,19 @@
+import { createOrgRouter } from "../../../../lib/hono";
+import * as attestation from "./attestation";
+import * as certificate from "./certificate";
+import * as controlHistory from "./control-history";
+import * as get from "./get";
+import * as list from "./list";
+import * as signedUrl from "./signed-url";
+
+/** The book and each record under /partner/vault/{vault_id} (DESIGN.md 9): reads, downloads, history, attestation. */
+export const recordsRouter = createOrgRouter()
+  .openapi(list.route, list.handler)
+  .openapi(get.route, get.handler)
+  .openapi(signedUrl.authoritativeRoute, signedUrl.authoritativeHandler)
+  .openapi(signedUrl.copyRoute, signedUrl.copyHandler)
+  .openapi(certificate.route, certificate.handler)
+  .openapi(signedUrl.certificateRoute, signedUrl.certificateHandler)
+  .openapi(signedUrl.evidenceRoute, signedUrl.evidenceHandler)
+  .openapi(controlHistory.route, controlHistory.handler)
+  .openapi(attestation.route, attestation.handler);

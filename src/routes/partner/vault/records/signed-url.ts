@@ -1,0 +1,71 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { OrgRouteHandler } from "../../../../lib/hono";
+import { dataOf, jsonContent } from "../../../../lib/openapi";
+import type { Scope } from "../../../../lib/scopes";
+import { VaultParams } from "../../../../services/control/record-schema";
+import { createRecordUrl, type RecordFile } from "../../../../services/control/vault-urls";
+import { VaultUrlQuery, VaultUrlSchema } from "../../../../services/vault/schema";
+import { partnerRoute } from "../../common";
+
+const LIFETIME = "The URL is on the storage host, signed (HMAC) and valid for `expires` seconds (60 to 86400, default 300).";
+
+const recordUrlRoute = (operationId: string, path: string, summary: string, description: string, errors: number[], scope: Scope | readonly Scope[] = "vault:read") =>
+  createRoute(
+    partnerRoute(
+      scope,
+      {
+        method: "get",
+        operationId,
+        path,
+        summary,
+        description: `${description} ${LIFETIME}`,
+        request: { params: VaultParams, query: VaultUrlQuery },
+        responses: { 200: jsonContent(dataOf(VaultUrlSchema), "A signed download URL") },
+      },
+      errors,
+    ),
+  );
+
+const handlerFor =
+  (file: RecordFile): OrgRouteHandler<ReturnType<typeof recordUrlRoute>> =>
+  async (c) => {
+    const url = await createRecordUrl(c.var.ctx, { vaultId: c.req.valid("param").vault_id, file, expiresIn: c.req.valid("query").expires });
+    return c.json({ data: url }, 200);
+  };
+
+export const authoritativeRoute = recordUrlRoute(
+  "getVaultRecordAuthoritativeUrl",
+  "/partner/vault/{vault_id}/signed-url",
+  "Download URL of the authoritative copy (controller only)",
+  "Downloads follow control: issued to the controller of the record only; the other parties get 403 `not_controller` (the originator too, once it sold), anyone else 404. After a paper-out: 409 `control_closed`. The download re-computes the SHA-256 and refuses (409) a document that no longer matches the hash recorded at vaulting.",
+  [400, 404, 409, 503],
+);
+export const authoritativeHandler = handlerFor("authoritative");
+
+export const copyRoute = recordUrlRoute(
+  "getVaultRecordCopyUrl",
+  "/partner/vault/{vault_id}/copy/signed-url",
+  "Download URL of the non-authoritative copy",
+  "The copy marked NON-AUTHORITATIVE COPY on every page and in its metadata, to every party of the record (404 to anyone else).",
+  [400, 404, 503],
+);
+export const copyHandler = handlerFor("copy");
+
+export const certificateRoute = recordUrlRoute(
+  "getVaultRecordCertificatePdfUrl",
+  "/partner/vault/{vault_id}/certificate/signed-url",
+  "Download URL of the compliance certificate PDF",
+  "The current compliance certificate as rendered to PDF, to every party of the record (404 to anyone else).",
+  [400, 404, 503],
+  ["vault:read", "compliance:read"],
+);
+export const certificateHandler = handlerFor("certificate");
+
+export const evidenceRoute = recordUrlRoute(
+  "getVaultRecordEvidenceUrl",
+  "/partner/vault/{vault_id}/evidence/signed-url",
+  "Download URL of the evidence bundle",
+  "The evidence bundle of GET /partner/envelopes/{envelope_id}/vault/evidence/signed-url (with `control-history.json` and the control attestation `attestation.jws`, both checked by its `verify.mjs`), to every party of the record (404 to anyone else). 409 (`integrity_check_failed`) when the vaulted PDF no longer matches its recorded hash.",
+  [400, 404, 409, 503],
+);
+export const evidenceHandler = handlerFor("evidence");

@@ -1,0 +1,30 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { OrgRouteHandler } from "../../../../lib/hono";
+import { dataOf, jsonContent } from "../../../../lib/openapi";
+import { ControlSignatureHeaders } from "../../../../services/control/key-schema";
+import { VaultRecordSchema } from "../../../../services/control/record-schema";
+import { releasePledge } from "../../../../services/control/release-pledge";
+import { VaultParams } from "../../../../services/control/schema";
+import { partnerRoute } from "../../common";
+
+export const route = createRoute(
+  partnerRoute(
+    "vault:control",
+    {
+      method: "post",
+      operationId: "releaseVaultPledge",
+      path: "/partner/vault/{vault_id}/release-pledge",
+      summary: "Release a pledge: control returns to the pledgor",
+      description:
+        "By the controller while a pledgor is set: the pledgor becomes the controller again (no acceptance: control returns whence it came); both receive `vault.pledge_released`, and a new certificate version names the controller. Control-Signature payload: `{ vault_id, action: \"release_pledge\", iat }`. Not a party: 404; not the controller: 403 `not_controller`; not pledged: 409 `no_pledge`; a transfer pending: 409 `transfer_pending` (answer or cancel it first); closed: 409 `control_closed`. Answers the record.",
+      request: { params: VaultParams, headers: ControlSignatureHeaders },
+      responses: { 200: jsonContent(dataOf(VaultRecordSchema), "The record as it is now") },
+    },
+    [404, 409, 415],
+  ),
+);
+
+export const handler: OrgRouteHandler<typeof route> = async (c) => {
+  const view = await releasePledge(c.var.ctx, { vaultId: c.req.valid("param").vault_id, signatureHeader: c.req.valid("header")["control-signature"] });
+  return c.json({ data: view }, 200);
+};

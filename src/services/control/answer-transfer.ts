@@ -1,0 +1,83 @@
+import type { OrgContext } from "../../lib/context";
+import { ApiError, notFound } from "../../lib/errors";
+import { nowIso } from "../../lib/time";
+import type { ControlChange } from "../vault/repository";
+import { commitControl, type ControlStep } from "./commit-control";
+import { expireTransfer, isLapsed, notPending } from "./expire-transfer";
+import { getTransfer, type TransferRow } from "./repository";
+import { verifyControlSignature } from "./signature";
+import { assertActive } from "./state";
+import { transferView, type TransferView } from "./view";
+
+/** 403 codes of an answer by the wrong party of the transfer. */
+export const NOT_RECEIVER = "not_receiver";
+export const NOT_SENDER = "not_sender";
+
+export type TransferAnswer = "accept" | "reject" | "cancel";
+
+const SETTLED = { accept: "accepted", reject: "rejected", cancel: "cancelled" } as const;
+const ACTION = { accept: "vault.control_transferred", reject: "vault.transfer_rejected", cancel: "vault.transfer_cancelled" } as const;
+
+/** Who may give an answer: the receiving organization accepts or rejects, the sending one cancels. */
+function assertMayAnswer(transfer: TransferRow, orgId: string, answer: TransferAnswer): void {
+  if (transfer.from_org_id !== orgId && transfer.to_org_id !== orgId) throw notFound("Transfer");
+  if (answer === "cancel" && transfer.from_org_id !== orgId) {
+    throw new ApiError(403, "Only the organization that offered the transfer may cancel it; the receiving organization rejects it", undefined, NOT_SENDER);
+  }
+  if (answer !== "cancel" && transfer.to_org_id !== orgId) {
+    throw new ApiError(403, `Only the organization the transfer is offered to may ${answer} it; the offering organization cancels it`, undefined, NOT_RECEIVER);
+  }
+}
+
+/** The record's control columns as an accepted transfer leaves them (DESIGN.md 9). */
+export function acceptedChange(transfer: Pick<TransferRow, "kind" | "from_org_id" | "to_org_id">): ControlChange {
+  return transfer.kind === "pledge"
+    ? { controller_org_id: transfer.to_org_id, pledgor_org_id: transfer.from_org_id, transferAccepted: true }
+    : { controller_org_id: transfer.to_org_id, pledgor_org_id: null, transferAccepted: true };
+}
+
+/**
+ * Accepts, rejects or cancels a pending transfer (DESIGN.md 9). Anyone but its two organizations: 404;
+ * no longer pending: 409 `transfer_not_pending` (to either of the two); the wrong one of the two: 403
+ * (`not_receiver` / `not_sender`). A pending transfer past its `expires_at` is settled as `expired` first (its
+ * own step, by the service) and then answered 409. The Control-Signature (payload `{ vault_id, action,
+ * transfer_id, iat }`) is checked before anything commits. Answers the transfer as it is now.
+ */
+export async function answerTransfer(
+  ctx: OrgContext,
+  input: { transferId: string; answer: TransferAnswer; signatureHeader: string | undefined },
+): Promise<TransferView> {
+  const transfer = await getTransfer(ctx.db, input.transferId);
+  if (!transfer) throw notFound("Transfer");
+  if (transfer.from_org_id !== ctx.orgId && transfer.to_org_id !== ctx.orgId) throw notFound("Transfer");
+  // Either party may learn that it is settled (both list it): that answer comes before whose turn it was.
+  if (transfer.status !== "pending") throw notPending(transfer);
+  if (isLapsed(transfer, nowIso())) {
+    await expireTransfer(ctx, transfer);
+    throw notPending((await getTransfer(ctx.db, transfer.id)) ?? transfer);
+  }
+  assertMayAnswer(transfer, ctx.orgId, input.answer);
+  const signature = await verifyControlSignature(ctx.db, {
+    orgId: ctx.orgId,
+    header: input.signatureHeader,
+    expected: { vault_id: transfer.vault_id, action: input.answer, transfer_id: transfer.id },
+  });
+  return commitControl(ctx, transfer.vault_id, async (state, at) => {
+    const pending = state.pending;
+    if (!pending || pending.id !== transfer.id) throw notPending((await getTransfer(ctx.db, transfer.id)) ?? transfer);
+    // Lapsed between the check and this attempt: the expiry (cron or the next answer) settles it.
+    if (isLapsed(pending, at)) throw notPending({ ...pending, status: "expired" });
+    if (input.answer === "accept") assertActive(state);
+    const step: ControlStep = {
+      action: ACTION[input.answer],
+      fromOrgId: pending.from_org_id,
+      toOrgId: pending.to_org_id,
+      transferId: pending.id,
+      transfer: { settle: { id: pending.id, status: SETTLED[input.answer] } },
+      detail: { kind: pending.kind },
+      signature,
+      ...(input.answer === "accept" ? { change: acceptedChange(pending) } : {}),
+    };
+    return { step, result: () => transferView({ ...pending, status: SETTLED[input.answer], settled_at: at }) };
+  });
+}

@@ -1,0 +1,56 @@
+import type { OrgContext } from "../../lib/context";
+import { commitControl } from "./commit-control";
+import { pendingConflict } from "./offer-transfer";
+import { verifyControlSignature } from "./signature";
+import { assertActive, assertController, readControl, type ControlState } from "./state";
+
+/** What a closing step needs of the state: the caller controls an active record with no transfer pending. */
+export function assertCanClose(state: ControlState, orgId: string): void {
+  assertController(state, orgId);
+  assertActive(state);
+  if (state.pending) throw pendingConflict(state.pending);
+}
+
+/**
+ * Closes control of a record for good (DESIGN.md 9): paid off or papered out, by the controller. One
+ * step through commitControl: `vault.paid_off` / `vault.paper_out` on the chain with the note,
+ * `control_status`, `closed_at` and `closed_note` on the record, the event to the controller (a closing step
+ * has no receiving organization). Afterwards every control operation is 409 `control_closed`. While a transfer is
+ * pending: 409 `transfer_pending` (docs/decisions/control-transfers.md). `prepare` runs once the
+ * checks and the signature pass and before the commit (paper-out stores its stamped copy there).
+ */
+export async function closeRecord(
+  ctx: OrgContext,
+  input: {
+    vaultId: string;
+    status: "paid_off" | "paper_out";
+    note: string | null;
+    detail: Record<string, unknown>;
+    signatureHeader: string | undefined;
+    prepare?: (state: ControlState) => Promise<void>;
+  },
+): Promise<ControlState> {
+  const state = await readControl(ctx.db, input.vaultId);
+  assertCanClose(state, ctx.orgId);
+  const signature = await verifyControlSignature(ctx.db, {
+    orgId: ctx.orgId,
+    header: input.signatureHeader,
+    expected: { vault_id: input.vaultId, action: input.status },
+  });
+  await input.prepare?.(state);
+  await commitControl(ctx, input.vaultId, async (fresh, at) => {
+    assertCanClose(fresh, ctx.orgId);
+    return {
+      step: {
+        action: input.status === "paid_off" ? "vault.paid_off" : "vault.paper_out",
+        fromOrgId: ctx.orgId,
+        toOrgId: null,
+        change: { control_status: input.status, closed_at: at, closed_note: input.note },
+        detail: input.detail,
+        signature,
+      },
+      result: () => undefined,
+    };
+  });
+  return readControl(ctx.db, input.vaultId);
+}

@@ -1,0 +1,109 @@
+import type { RequestContext } from "../../lib/context";
+import { gatherFacts } from "../compliance/evaluate";
+import { commitEnvelopeChange } from "../envelopes/commit";
+import { envelopeCertificateIssuedAtUpdate } from "../envelopes/repository";
+import type { EventType } from "../events/outbox";
+import type { AuditAction } from "../audit/actions";
+import { compliantSince, issueCertificate } from "../vault/certificate";
+import { controlUpdate, latestCertificate, type ControlChange, type VaultRecordRow } from "../vault/repository";
+import { transferInsert, transferSettle, type TransferRow } from "./repository";
+import type { ControlSignature } from "./signature";
+import { readControl, type ControlState } from "./state";
+
+/** The control actions: each is the chain entry's action and the event both parties receive. */
+export type ControlStepAction = Extract<AuditAction, `vault.${"transfer_requested" | "control_transferred" | "transfer_rejected" | "transfer_cancelled" | "transfer_expired" | "pledge_released" | "paid_off" | "paper_out"}`> &
+  EventType;
+
+/** One step of control, planned against the state read: what it records and what it changes. */
+export type ControlStep = {
+  action: ControlStepAction;
+  /** the organization control (or the offer) goes from, and to (null: a closing step) */
+  fromOrgId: string;
+  toOrgId: string | null;
+  transferId?: string | null;
+  /** the record's control columns as the step leaves them (none: an offer, a rejection, a cancellation, an expiry) */
+  change?: ControlChange;
+  transfer?: { insert: TransferRow } | { settle: { id: string; status: "accepted" | "rejected" | "cancelled" | "expired" } };
+  /** what else the entry records: the kind, a reference, a reason */
+  detail?: Record<string, unknown>;
+  /** the acting organization's Control-Signature, kept on the chain (null: it has no control keys) */
+  signature: ControlSignature | null;
+};
+
+/** The record as a step leaves it. */
+export function recordAfter(record: VaultRecordRow, change: ControlChange | undefined): VaultRecordRow {
+  if (!change) return record;
+  const { transferAccepted, ...columns } = change;
+  return { ...record, ...columns, transfer_count: record.transfer_count + (transferAccepted ? 1 : 0) } as VaultRecordRow;
+}
+
+/**
+ * Commits one control step through the envelope's one commit (envelopes/commit.ts): the chain entry
+ * (naming the acting organization, its API key and its Control-Signature), the record's new control
+ * columns (guarded on the ones read), the transfer row, a new certificate version naming the controller,
+ * and the event to both parties' endpoints, in one D1 batch. Nothing is half done: a crash before the
+ * batch leaves at most an unreferenced certificate PDF; a lost race (another step on the same record)
+ * reads again and `plan` decides again on the fresh state.
+ */
+export async function commitControl<T>(
+  ctx: RequestContext,
+  vaultId: string,
+  plan: (state: ControlState, at: string) => Promise<{ step: ControlStep; result: (after: VaultRecordRow, state: ControlState) => T }>,
+): Promise<T> {
+  const { result } = await commitEnvelopeChange(ctx, {
+    read: () => readControl(ctx.db, vaultId),
+    envelopeOf: (state) => state.envelope,
+    plan: async (state, at) => {
+      const { step, result } = await plan(state, at);
+      const { record, envelope } = state;
+      const after = recordAfter(record, step.change);
+      const data = {
+        vault_id: record.id,
+        envelope_id: envelope.id,
+        transfer_id: step.transferId ?? null,
+        from_org_id: step.fromOrgId,
+        to_org_id: step.toOrgId,
+        controller_org_id: after.controller_org_id,
+      };
+      const statements: D1PreparedStatement[] = [];
+      if (step.change) statements.push(controlUpdate(ctx.db, record, step.change));
+      if (step.transfer && "insert" in step.transfer) statements.push(transferInsert(ctx.db, step.transfer.insert));
+      if (step.transfer && "settle" in step.transfer) statements.push(transferSettle(ctx.db, step.transfer.settle.id, step.transfer.settle.status, at));
+      const entryData = {
+        ...data,
+        pledgor_org_id: after.pledgor_org_id,
+        control_status: after.control_status,
+        acting_org_id: step.action === "vault.transfer_expired" ? null : actingOrgOf(step),
+        actor_key_id: ctx.actor.type === "api_key" ? ctx.actor.id : null,
+        ...(step.detail ?? {}),
+        ...(step.signature ? { control_signature: step.signature } : {}),
+      };
+      // A new certificate version names the controller as the step leaves it.
+      const facts = await gatherFacts(ctx.db, envelope, { record: after, step: { action: step.action, data: entryData } });
+      const issued = await issueCertificate(ctx, { envelope, vaultId: record.id, facts, issuedAt: at, reason: step.action });
+      const current = await latestCertificate(ctx.db, envelope.id);
+      statements.push(issued.insert(ctx.db, (current?.version ?? 0) + 1), envelopeCertificateIssuedAtUpdate(ctx.db, envelope.id, compliantSince(issued)));
+      return {
+        change: {
+          entries: [
+            {
+              action: step.action,
+              data: entryData,
+              event: { type: step.action, data, orgIds: [step.fromOrgId, ...(step.toOrgId ? [step.toOrgId] : [])] },
+            },
+          ],
+          statements,
+          abandon: () => ctx.env.DOCS.delete(issued.pdfKey),
+        },
+        result: () => result(after, state),
+      };
+    },
+  });
+  return result();
+}
+
+/** Who acts in a step: the receiving organization accepts or rejects, the offering or controlling one does the rest. */
+function actingOrgOf(step: ControlStep): string {
+  const receiving = step.transfer && "settle" in step.transfer && (step.transfer.settle.status === "accepted" || step.transfer.settle.status === "rejected");
+  return receiving && step.toOrgId ? step.toOrgId : step.fromOrgId;
+}

@@ -1,0 +1,95 @@
+import type { OrgContext } from "../../lib/context";
+import { conflict, unprocessable } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import type { TransferKind } from "../../db/schema";
+import { findOrganization } from "../organizations/repository";
+import { commitControl } from "./commit-control";
+import { isPendingTransferConflict, type TransferRow } from "./repository";
+import { verifyControlSignature } from "./signature";
+import { assertActive, assertController, readControl, TRANSFER_PENDING, type ControlState } from "./state";
+import { transferView, type TransferView } from "./view";
+
+/** How long an offer stays open (DESIGN.md 9): a transfer still pending then is expired. */
+export const TRANSFER_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** 409 `already_pledged`: the controller holds the copy as pledgee; pledging it onward would erase the pledgor's right of return. */
+export const ALREADY_PLEDGED = "already_pledged";
+
+export const pendingConflict = (pending: Pick<TransferRow, "id" | "to_org_id">) =>
+  conflict("A transfer of this record is already pending: it must be accepted, rejected, cancelled or expire first", { transfer_id: pending.id }, TRANSFER_PENDING);
+
+/** What an offer needs of the state: the caller controls an active record with nothing pending. */
+function assertCanOffer(state: ControlState, orgId: string, kind: TransferKind): void {
+  assertController(state, orgId);
+  assertActive(state);
+  if (state.pending) throw pendingConflict(state.pending);
+  if (kind === "pledge" && state.record.pledgor_org_id) {
+    throw conflict(
+      "This record is held under a pledge: release the pledge (or assign it) before pledging it",
+      { pledgor_org_id: state.record.pledgor_org_id },
+      ALREADY_PLEDGED,
+    );
+  }
+}
+
+/**
+ * POST /partner/vault/:vault_id/transfers (DESIGN.md 9): the controller offers control (an assignment
+ * or a pledge) to another organization. One step through commitControl: the chain entry
+ * `vault.transfer_requested` (with the kind, the reference and the Control-Signature), the pending
+ * transfer row and the event to both organizations commit in one batch. At most one transfer is pending:
+ * a second offer is 409 `transfer_pending`, also when two race (the chain's unique (chain_id, seq) or
+ * the partial unique index on pending transfers refuses the loser's batch).
+ */
+export async function offerTransfer(
+  ctx: OrgContext,
+  input: { vaultId: string; kind: TransferKind; toOrgId: string; reference: string | null; signatureHeader: string | undefined },
+): Promise<TransferView> {
+  const state = await readControl(ctx.db, input.vaultId);
+  assertCanOffer(state, ctx.orgId, input.kind);
+  if (input.toOrgId === ctx.orgId) {
+    throw unprocessable("to_org_id is the caller: a transfer goes to another organization", [{ path: ["to_org_id"], message: "must name another organization" }]);
+  }
+  if (!(await findOrganization(ctx.db, input.toOrgId))) {
+    throw unprocessable("to_org_id names no organization", [{ path: ["to_org_id"], message: "unknown organization" }]);
+  }
+  const signature = await verifyControlSignature(ctx.db, {
+    orgId: ctx.orgId,
+    header: input.signatureHeader,
+    expected: { vault_id: input.vaultId, action: "transfer", to_org_id: input.toOrgId },
+  });
+  const id = newId("transfer");
+  try {
+    return await commitControl(ctx, input.vaultId, async (fresh, at) => {
+      assertCanOffer(fresh, ctx.orgId, input.kind);
+      const row: TransferRow = {
+        id,
+        vault_id: fresh.record.id,
+        envelope_id: fresh.record.envelope_id,
+        kind: input.kind,
+        from_org_id: ctx.orgId,
+        to_org_id: input.toOrgId,
+        status: "pending",
+        reference: input.reference,
+        created_at: at,
+        expires_at: new Date(Date.parse(at) + TRANSFER_TTL_MS).toISOString(),
+        settled_at: null,
+      };
+      return {
+        step: {
+          action: "vault.transfer_requested",
+          fromOrgId: ctx.orgId,
+          toOrgId: input.toOrgId,
+          transferId: id,
+          transfer: { insert: row },
+          // the chain replay (vault/control-history.ts) reads `kind` from this entry
+          detail: { kind: input.kind, reference: input.reference },
+          signature,
+        },
+        result: () => transferView(row),
+      };
+    });
+  } catch (err) {
+    if (isPendingTransferConflict(err)) throw conflict("A transfer of this record is already pending", undefined, TRANSFER_PENDING);
+    throw err;
+  }
+}

@@ -1,0 +1,117 @@
+import type { Row } from "../../db/row";
+import type { controlKeys, TransferStatus, vaultTransfers } from "../../db/schema";
+
+// Statements on vault_transfers and control_keys (DESIGN.md 9). The control columns of vault_records
+// are the vault's (../vault/repository.ts).
+
+export type TransferRow = Row<typeof vaultTransfers>;
+export type ControlKeyRow = Row<typeof controlKeys>;
+
+// ---- vault_transfers ----
+
+export function getTransfer(db: D1Database, transferId: string): Promise<TransferRow | null> {
+  return db.prepare("SELECT * FROM vault_transfers WHERE id = ?").bind(transferId).first<TransferRow>();
+}
+
+/** The record's pending transfer, if any (at most one: vault_transfers_pending_uq). */
+export function findPendingTransfer(db: D1Database, vaultId: string): Promise<TransferRow | null> {
+  return db.prepare("SELECT * FROM vault_transfers WHERE vault_id = ? AND status = 'pending'").bind(vaultId).first<TransferRow>();
+}
+
+/** A new pending transfer; a second pending one for the record fails the batch on vault_transfers_pending_uq. */
+export function transferInsert(db: D1Database, row: TransferRow): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO vault_transfers (id, vault_id, envelope_id, kind, from_org_id, to_org_id, status, reference, created_at, expires_at, settled_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(row.id, row.vault_id, row.envelope_id, row.kind, row.from_org_id, row.to_org_id, row.status, row.reference, row.created_at, row.expires_at, row.settled_at);
+}
+
+/** Settles a pending transfer (accepted, rejected, cancelled, expired); one that is no longer pending is left alone. */
+export function transferSettle(db: D1Database, transferId: string, status: Exclude<TransferStatus, "pending">, at: string): D1PreparedStatement {
+  return db.prepare("UPDATE vault_transfers SET status = ?, settled_at = ? WHERE id = ? AND status = 'pending'").bind(status, at, transferId);
+}
+
+export function isPendingTransferConflict(err: unknown): boolean {
+  return err instanceof Error && /UNIQUE constraint failed: vault_transfers\.vault_id/.test(err.message);
+}
+
+/** The caller's transfers, newest first: offered to it (`incoming`) or by it (`outgoing`), optionally of one status. */
+export async function listTransfers(
+  db: D1Database,
+  input: { orgId: string; direction: "incoming" | "outgoing"; status: TransferStatus | null; limit: number; offset: number },
+): Promise<{ rows: TransferRow[]; total: number }> {
+  const column = input.direction === "incoming" ? "to_org_id" : "from_org_id";
+  const where = `${column} = ?1 AND (?2 IS NULL OR status = ?2)`;
+  const [rows, count] = await db.batch<unknown>([
+    db.prepare(`SELECT * FROM vault_transfers WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4`).bind(input.orgId, input.status, input.limit, input.offset),
+    db.prepare(`SELECT COUNT(*) AS total FROM vault_transfers WHERE ${where}`).bind(input.orgId, input.status),
+  ]);
+  return { rows: rows!.results as TransferRow[], total: (count!.results[0] as { total: number } | undefined)?.total ?? 0 };
+}
+
+/** Pending transfers past their `expires_at`, oldest first (the expiry job's batch). */
+export async function listLapsedTransfers(db: D1Database, now: string, limit: number): Promise<TransferRow[]> {
+  const { results } = await db
+    .prepare("SELECT * FROM vault_transfers WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at LIMIT ?")
+    .bind(now, limit)
+    .all<TransferRow>();
+  return results;
+}
+
+// ---- control_keys ----
+
+export async function listControlKeys(db: D1Database, orgId: string): Promise<ControlKeyRow[]> {
+  const { results } = await db.prepare("SELECT * FROM control_keys WHERE org_id = ? ORDER BY created_at, kid").bind(orgId).all<ControlKeyRow>();
+  return results;
+}
+
+export function controlKeyInsert(db: D1Database, row: ControlKeyRow): D1PreparedStatement {
+  return db
+    .prepare("INSERT INTO control_keys (org_id, kid, alg, jwk, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (org_id, kid) DO NOTHING")
+    .bind(row.org_id, row.kid, row.alg, row.jwk, row.created_at);
+}
+
+export function controlKeyDelete(db: D1Database, orgId: string, kid: string): D1PreparedStatement {
+  return db.prepare("DELETE FROM control_keys WHERE org_id = ? AND kid = ?").bind(orgId, kid);
+}
+
+export function controlKeysDeleteAll(db: D1Database, orgId: string): D1PreparedStatement {
+  return db.prepare("DELETE FROM control_keys WHERE org_id = ?").bind(orgId);
+}
+
+/** The pending transfers of the records among `vaultIds` (one JSON array), for a page of the book. */
+export async function listPendingTransfersOf(db: D1Database, vaultIds: string[]): Promise<TransferRow[]> {
+  if (vaultIds.length === 0) return [];
+  const { results } = await db
+    .prepare("SELECT * FROM vault_transfers WHERE status = 'pending' AND vault_id IN (SELECT value FROM json_each(?))")
+    .bind(JSON.stringify(vaultIds))
+    .all<TransferRow>();
+  return results;
+}
+
+/**
+ * Adds a control key only if the organization's keys are still as the caller verified them (one
+ * statement, so it holds against a concurrent add or delete): `signedBy` null, the first key, added
+ * unsigned only while the organization has none; otherwise the key that signed the addition must still
+ * be registered. An existing kid is left alone. 0 changes: the guard or the kid refused it.
+ */
+export function controlKeyInsertGuarded(db: D1Database, row: ControlKeyRow, signedBy: string | null): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO control_keys (org_id, kid, alg, jwk, created_at)
+       SELECT ?1, ?2, ?3, ?4, ?5
+       WHERE CASE WHEN ?6 IS NULL THEN NOT EXISTS (SELECT 1 FROM control_keys WHERE org_id = ?1)
+                  ELSE EXISTS (SELECT 1 FROM control_keys WHERE org_id = ?1 AND kid = ?6) END
+       ON CONFLICT (org_id, kid) DO NOTHING`,
+    )
+    .bind(row.org_id, row.kid, row.alg, row.jwk, row.created_at, signedBy);
+}
+
+/** Deletes a control key only while the key that signed the deletion (possibly the same one) is registered. */
+export function controlKeyDeleteGuarded(db: D1Database, orgId: string, kid: string, signedBy: string): D1PreparedStatement {
+  return db
+    .prepare("DELETE FROM control_keys WHERE org_id = ?1 AND kid = ?2 AND EXISTS (SELECT 1 FROM control_keys WHERE org_id = ?1 AND kid = ?3)")
+    .bind(orgId, kid, signedBy);
+}

@@ -1,0 +1,48 @@
+import { ApiError, conflict, notFound } from "../../lib/errors";
+import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
+import { findVaultRecordById, type VaultRecordRow } from "../vault/repository";
+import { findPendingTransfer, type TransferRow } from "./repository";
+
+/** A vaulted envelope's control as one read sees it: the record, its envelope (with its chain head) and the pending transfer. */
+export type ControlState = { record: VaultRecordRow; envelope: LoadedEnvelope; pending: TransferRow | null };
+
+export const NOT_CONTROLLER = "not_controller";
+export const CONTROL_CLOSED = "control_closed";
+export const TRANSFER_PENDING = "transfer_pending";
+
+/** Reads the record of `vaultId` with its envelope and pending transfer; 404 when there is none. */
+export async function readControl(db: D1Database, vaultId: string): Promise<ControlState> {
+  const record = await findVaultRecordById(db, vaultId);
+  if (!record) throw notFound("Vault record");
+  const [envelope, pending] = await Promise.all([getEnvelope(db, record.org_id, record.envelope_id), findPendingTransfer(db, vaultId)]);
+  return { record, envelope, pending };
+}
+
+/** The organizations that may see a record (DESIGN.md 9): originator, controller, pledgor, and the one a pending transfer is offered to. */
+export function partiesOf(state: Pick<ControlState, "record" | "pending">): Set<string> {
+  const { record, pending } = state;
+  const parties = new Set([record.org_id, record.controller_org_id]);
+  if (record.pledgor_org_id) parties.add(record.pledgor_org_id);
+  if (pending) parties.add(pending.to_org_id);
+  return parties;
+}
+
+/** 404 to anyone who is not a party: a record another organization cannot see does not exist for it. */
+export function assertVisible(state: Pick<ControlState, "record" | "pending">, orgId: string): void {
+  if (!partiesOf(state).has(orgId)) throw notFound("Vault record");
+}
+
+/** Only the controller of the moment acts on control (403 `not_controller` to the other parties, 404 to the rest). */
+export function assertController(state: Pick<ControlState, "record" | "pending">, orgId: string): void {
+  assertVisible(state, orgId);
+  if (state.record.controller_org_id !== orgId) {
+    throw new ApiError(403, "Only the controller of the authoritative copy may do this", { controller_org_id: state.record.controller_org_id }, NOT_CONTROLLER);
+  }
+}
+
+/** A paid-off or papered-out record takes no control operation: 409 `control_closed`. */
+export function assertActive(state: Pick<ControlState, "record">): void {
+  if (state.record.control_status !== "active") {
+    throw conflict(`Control of this record is closed: it is ${state.record.control_status}`, { status: state.record.control_status }, CONTROL_CLOSED);
+  }
+}

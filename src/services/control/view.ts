@@ -1,0 +1,92 @@
+import { gatherFacts } from "../compliance/evaluate";
+import { getOrganizationName } from "../organizations/repository";
+import { runChecks, summarize } from "../vault/compliance-checks";
+import type { VaultRecordRow } from "../vault/repository";
+import type { TransferRow } from "./repository";
+import type { ControlState } from "./state";
+
+// The control record and a transfer as a partner reads them (DESIGN.md 9). One shape for the record
+// route, the book, the transfers routes and the attestation.
+
+export type PartyView = { org_id: string; name: string };
+
+export type TransferView = {
+  transfer_id: string;
+  vault_id: string;
+  kind: TransferRow["kind"];
+  from_org_id: string;
+  to_org_id: string;
+  status: TransferRow["status"];
+  reference: string | null;
+  created_at: string;
+  expires_at: string;
+};
+
+/** The parts of the record every reader gets (the book's items): everything but the live compliance. */
+export type ControlSummaryView = {
+  vault_id: string;
+  envelope_id: string;
+  document_hash: string;
+  vaulted_at: string;
+  status: VaultRecordRow["control_status"];
+  originator: PartyView;
+  controller: PartyView;
+  pledgor: PartyView | null;
+  pending_transfer: TransferView | null;
+};
+
+export type ControlView = ControlSummaryView & {
+  compliance: { compliant: boolean; score: number; missing_requirements: string[] };
+};
+
+/** A transfer as the API shows it (`settled_at` stays internal: the status says what happened). */
+export function transferView(row: TransferRow): TransferView {
+  return {
+    transfer_id: row.id,
+    vault_id: row.vault_id,
+    kind: row.kind,
+    from_org_id: row.from_org_id,
+    to_org_id: row.to_org_id,
+    status: row.status,
+    reference: row.reference,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+  };
+}
+
+/** The record without compliance, its parties named from `names` (an unknown organization is named by its id). */
+export function controlSummary(record: VaultRecordRow, pending: TransferRow | null, names: ReadonlyMap<string, string>): ControlSummaryView {
+  const party = (orgId: string): PartyView => ({ org_id: orgId, name: names.get(orgId) ?? orgId });
+  return {
+    vault_id: record.id,
+    envelope_id: record.envelope_id,
+    document_hash: record.document_hash,
+    vaulted_at: record.stored_at,
+    status: record.control_status,
+    originator: party(record.org_id),
+    controller: party(record.controller_org_id),
+    pledgor: record.pledgor_org_id ? party(record.pledgor_org_id) : null,
+    pending_transfer: pending ? transferView(pending) : null,
+  };
+}
+
+/** The organizations a record names (originator, controller, pledgor). */
+export function namedOrgIds(record: Pick<VaultRecordRow, "org_id" | "controller_org_id" | "pledgor_org_id">): string[] {
+  return [...new Set([record.org_id, record.controller_org_id, ...(record.pledgor_org_id ? [record.pledgor_org_id] : [])])];
+}
+
+/**
+ * GET /partner/vault/:vault_id: the control record as `state` read it, the parties named, with the live
+ * compliance summary (the same eight checks the certificate runs, on the record and its chain).
+ */
+export async function controlView(db: D1Database, state: Pick<ControlState, "record" | "envelope" | "pending">): Promise<ControlView> {
+  const { record, envelope, pending } = state;
+  const ids = namedOrgIds(record);
+  const [facts, ...names] = await Promise.all([gatherFacts(db, envelope), ...ids.map((id) => getOrganizationName(db, id))]);
+  const byId = new Map<string, string>();
+  ids.forEach((id, i) => {
+    const name = names[i]?.name;
+    if (name) byId.set(id, name);
+  });
+  return { ...controlSummary(record, pending, byId), compliance: summarize(runChecks(facts)) };
+}
