@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
 import { Timestamp } from "../envelopes/schema";
-import { CONTROL_SIGNATURE_HEADER } from "./signature";
 
 // Control keys (DESIGN.md 9): the public keys by whose signature an organization acts on control.
 

@@ -1,25 +1,11 @@
 import { env } from "cloudflare:test";
 import { compactVerify, decodeProtectedHeader, importX509 } from "jose";
 import { describe, expect, it } from "vitest";
-import { ALL_SCOPES, call, newKey, newTenant } from "../../../helpers/api";
-import { completedEnvelope } from "../../../helpers/vault";
+import { call, newKey } from "../../../helpers/api";
+import { party, transferred, vaulted } from "../../../helpers/control";
 
-const SCOPES = [...ALL_SCOPES, "vault:control"];
-const party = (name: string) => newTenant({ scopes: SCOPES, name });
-type Party = Awaited<ReturnType<typeof party>>;
 
-async function vaulted(owner: Party) {
-  const e = await completedEnvelope(owner.key);
-  const res = await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: owner.key, body: {} });
-  expect(res.status).toBe(200);
-  return { e, vaultId: res.body.data.vault_id as string };
-}
 
-async function transfer(from: Party, vaultId: string, to: Party, kind: "assignment" | "pledge") {
-  const offer = await call("POST", `/partner/vault/${vaultId}/transfers`, { key: from.key, body: { kind, to_org_id: to.orgId } });
-  expect(offer.status).toBe(201);
-  expect((await call("POST", `/partner/vault/transfers/${offer.body.data.transfer_id}/accept`, { key: to.key })).status).toBe(200);
-}
 
 const attestation = (key: string, vaultId: string) => call("GET", `/partner/vault/${vaultId}/attestation`, { key });
 
@@ -59,8 +45,8 @@ describe("GET /partner/vault/{vault_id}/attestation", () => {
     });
     expect(Math.abs(payload.iat - before)).toBeLessThan(60);
 
-    await transfer(a, vaultId, b, "assignment");
-    await transfer(b, vaultId, c, "pledge");
+    await transferred(a, vaultId, b, "assignment");
+    await transferred(b, vaultId, c, "pledge");
     for (const p of [a, b, c]) {
       const res = await attestation(p.key, vaultId);
       expect(res.status).toBe(200);

@@ -1,23 +1,14 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { paperOut } from "../../../../src/services/control/paper-out";
-import { ALL_SCOPES, call, newTenant } from "../../../helpers/api";
+import { call } from "../../../helpers/api";
 import { orgContext } from "../../../helpers/context";
 import { pageTexts, pdfInfo, sha256Hex } from "../../../helpers/pdf";
 import { racedDb } from "../../../helpers/raced-db";
-import { completedEnvelope, download, vaultRecord } from "../../../helpers/vault";
+import { party, vaulted, type Party } from "../../../helpers/control";
+import { download } from "../../../helpers/vault";
 
-const SCOPES = [...ALL_SCOPES, "vault:control"];
-const party = (name = "Lender") => newTenant({ scopes: SCOPES, name });
-type Party = Awaited<ReturnType<typeof party>>;
 
-async function vaulted(owner: Party) {
-  const e = await completedEnvelope(owner.key);
-  const res = await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: owner.key, body: {} });
-  expect(res.status).toBe(200);
-  const record = (await vaultRecord(e.envelope_id))!;
-  return { e, vaultId: record.id as string, record };
-}
 
 const post = (key: string, vaultId: string, what: string, body?: unknown, headers: Record<string, string> = {}) =>
   call("POST", `/partner/vault/${vaultId}/${what}`, { key, body, headers });

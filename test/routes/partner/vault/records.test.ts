@@ -1,33 +1,13 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ALL_SCOPES, call, newKey, newTenant } from "../../../helpers/api";
+import { call, newKey } from "../../../helpers/api";
 import { sha256Hex } from "../../../helpers/pdf";
+import { party, transferred, offered, vaulted, type Party } from "../../../helpers/control";
 import { completedEnvelope, download } from "../../../helpers/vault";
 
-const SCOPES = [...ALL_SCOPES, "vault:control"];
-const party = (name: string) => newTenant({ scopes: SCOPES, name });
-type Party = Awaited<ReturnType<typeof party>>;
 
-/** A vaulted envelope of `owner` (the originator and first controller). */
-async function vaulted(owner: Party) {
-  const e = await completedEnvelope(owner.key);
-  const res = await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: owner.key, body: {} });
-  expect(res.status).toBe(200);
-  return { e, vaultId: res.body.data.vault_id as string, vaultIn: res.body.data };
-}
 
-async function offer(from: Party, vaultId: string, to: Party, kind: "assignment" | "pledge" = "assignment") {
-  const res = await call("POST", `/partner/vault/${vaultId}/transfers`, { key: from.key, body: { kind, to_org_id: to.orgId } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data as { transfer_id: string };
-}
 
-async function transfer(from: Party, vaultId: string, to: Party, kind: "assignment" | "pledge" = "assignment") {
-  const t = await offer(from, vaultId, to, kind);
-  const res = await call("POST", `/partner/vault/transfers/${t.transfer_id}/accept`, { key: to.key });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return t;
-}
 
 const get = (key: string, path: string) => call("GET", path, { key });
 
@@ -78,7 +58,7 @@ describe("GET /partner/vault/{vault_id}", () => {
     const [a, b, c] = await Promise.all([party("Dealer"), party("Bank"), party("Stranger")]);
     const { vaultId } = await vaulted(a);
     expect((await get(b.key, `/partner/vault/${vaultId}`)).status).toBe(404);
-    const t = await offer(a, vaultId, b);
+    const t = await offered(a, vaultId, b);
     const seen = await get(b.key, `/partner/vault/${vaultId}`);
     expect(seen.status).toBe(200);
     expect(seen.body.data.pending_transfer).toMatchObject({ transfer_id: t.transfer_id, kind: "assignment", from_org_id: a.orgId, to_org_id: b.orgId, status: "pending" });
@@ -95,8 +75,8 @@ describe("GET /partner/vault/{vault_id}", () => {
   it("after an assignment and a pledge names the new controller and the pledgor; the originator still sees it", async () => {
     const [a, b, c] = await Promise.all([party("Dealer"), party("Bank"), party("Warehouse")]);
     const { vaultId } = await vaulted(a);
-    await transfer(a, vaultId, b);
-    await transfer(b, vaultId, c, "pledge");
+    await transferred(a, vaultId, b);
+    await transferred(b, vaultId, c, "pledge");
     for (const p of [a, b, c]) {
       const res = await get(p.key, `/partner/vault/${vaultId}`);
       expect(res.status).toBe(200);
@@ -116,9 +96,9 @@ describe("GET /partner/vault (the book)", () => {
     const [a, b, c] = await Promise.all([party("Dealer"), party("Bank"), party("Warehouse")]);
     const first = await vaulted(a);
     const second = await vaulted(a);
-    await transfer(a, first.vaultId, b);
-    await transfer(b, first.vaultId, c, "pledge");
-    const pending = await offer(a, second.vaultId, b);
+    await transferred(a, first.vaultId, b);
+    await transferred(b, first.vaultId, c, "pledge");
+    const pending = await offered(a, second.vaultId, b);
 
     const ids = async (p: Party, query: string) => {
       const res = await get(p.key, `/partner/vault${query}`);
@@ -154,7 +134,7 @@ describe("downloads follow control", () => {
     expect((await get(a.key, `/partner/envelopes/${e.envelope_id}/vault/signed-url`)).status).toBe(200);
     expect((await get(a.key, `/partner/vault/${vaultId}/signed-url`)).status).toBe(200);
 
-    await transfer(a, vaultId, b);
+    await transferred(a, vaultId, b);
 
     const mine = await get(b.key, `/partner/vault/${vaultId}/signed-url?expires=120`);
     expect(mine.status).toBe(200);
@@ -177,8 +157,8 @@ describe("downloads follow control", () => {
   it("gives the marked copy, the certificate (JSON and PDF) and the evidence bundle to every party, 404 to anyone else", async () => {
     const [a, b, c, d] = await Promise.all([party("Dealer"), party("Bank"), party("Warehouse"), party("Stranger")]);
     const { e, vaultId } = await vaulted(a);
-    await transfer(a, vaultId, b);
-    await transfer(b, vaultId, c, "pledge");
+    await transferred(a, vaultId, b);
+    await transferred(b, vaultId, c, "pledge");
     for (const p of [a, b, c]) {
       const copy = await get(p.key, `/partner/vault/${vaultId}/copy/signed-url`);
       expect(copy.status).toBe(200);
@@ -222,8 +202,8 @@ describe("GET /partner/vault/{vault_id}/control-history", () => {
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual({ data: [] });
 
-    const t1 = await transfer(a, vaultId, b);
-    const t2 = await offer(b, vaultId, c, "pledge");
+    const t1 = await transferred(a, vaultId, b);
+    const t2 = await offered(b, vaultId, c, "pledge");
     expect((await call("POST", `/partner/vault/transfers/${t2.transfer_id}/cancel`, { key: b.key })).status).toBe(200);
 
     const res = await get(b.key, `/partner/vault/${vaultId}/control-history`);

@@ -1,22 +1,11 @@
 import { env } from "cloudflare:test";
 import { calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
-import { ALL_SCOPES, call, newKey, newTenant } from "../../../helpers/api";
-import { completedEnvelope, vaultRecord } from "../../../helpers/vault";
+import { ALL_SCOPES, call, newKey } from "../../../helpers/api";
+import { offered, party, vaulted, type Party } from "../../../helpers/control";
 import { adminToken, createEndpoint, received, receiverUrl, waitForRequests } from "../../../helpers/webhooks";
 
-const SCOPES = [...ALL_SCOPES, "vault:control"];
-const party = (name = "Lender") => newTenant({ scopes: SCOPES, name });
-type Party = Awaited<ReturnType<typeof party>>;
 
-/** A vaulted envelope of `owner` (the originator and first controller). */
-async function vaulted(owner: Party) {
-  const e = await completedEnvelope(owner.key);
-  const res = await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: owner.key, body: {} });
-  expect(res.status).toBe(200);
-  const record = (await vaultRecord(e.envelope_id))!;
-  return { e, vaultId: record.id as string };
-}
 
 const offer = (key: string, vaultId: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
   call("POST", `/partner/vault/${vaultId}/transfers`, { key, body, headers });
@@ -31,12 +20,6 @@ const chain = async (envelopeId: string) =>
 const certificateVersions = async (envelopeId: string) =>
   (await env.DB.prepare("SELECT MAX(version) AS v FROM vault_certificates WHERE envelope_id = ?").bind(envelopeId).first<{ v: number }>())!.v;
 
-/** An offer that must succeed. */
-async function offered(from: Party, vaultId: string, to: Party, kind: "assignment" | "pledge" = "assignment") {
-  const res = await offer(from.key, vaultId, { kind, to_org_id: to.orgId });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data as Record<string, any>;
-}
 
 describe("POST /partner/vault/{vault_id}/transfers", () => {
   it("offers a transfer: 201 with the pending transfer (vtr_ id, 7-day expiry), recorded on the chain with its kind and reference", async () => {
