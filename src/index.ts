@@ -4,6 +4,7 @@ import { autoVaultSweep } from "./jobs/auto-vault-sweep";
 import { dispatchEvents } from "./jobs/dispatch-events";
 import { expireEnvelopes } from "./jobs/expire-envelopes";
 import { expireTransfers } from "./jobs/expire-transfers";
+import { sendReminders } from "./jobs/send-reminders";
 import { continueIntegritySweep, INTEGRITY_SWEEP_CRON, startIntegritySweep } from "./jobs/integrity-sweep";
 import { pruneWebhookAttempts } from "./jobs/prune-webhook-attempts";
 import { relayOutbox } from "./jobs/relay-outbox";
@@ -33,6 +34,7 @@ export default {
     const jobs: [string, () => Promise<unknown>][] = [
       ["expire-envelopes", () => expireEnvelopes(services, now)],
       ["expire-transfers", () => expireTransfers(services, now)],
+      ["send-reminders", () => sendReminders(services, now)],
       ["relay-outbox", () => relayOutbox(services, now)],
       ["sweep-deliveries", () => sweepDeliveries(services, now)],
       ["integrity-sweep", () => continueIntegritySweep(services, now)],

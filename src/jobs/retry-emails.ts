@@ -17,8 +17,9 @@ const CLAIM_MS = 2 * 60_000;
 /** The cron runs every minute; delivery stops starting new emails after this. */
 const BUDGET_MS = 40_000;
 
-/** An invitation is worth sending only while its envelope can still be signed. */
+/** An email carrying a signing link (an invitation, a reminder, an expiry warning) is worth sending only while its envelope can still be signed. */
 const OPEN_FOR_SIGNING = new Set(["sent", "viewed"]);
+const SIGNING_LINK_KINDS: ReadonlySet<string> = new Set(["invitation", "reminder", "expiry_warning"]);
 
 /**
  * Every minute: re-delivers the outbox emails that did not go out, oldest first, 50 per run. Due are
@@ -52,7 +53,7 @@ export async function retryEmails(ctx: RequestContext, now = new Date()): Promis
   });
   if (results.length === 0) return { retried: 0 };
 
-  const isClosed = (r: DueEmailRow) => r.kind === "invitation" && r.envelope_status !== null && !OPEN_FOR_SIGNING.has(r.envelope_status);
+  const isClosed = (r: DueEmailRow) => SIGNING_LINK_KINDS.has(r.kind) && r.envelope_status !== null && !OPEN_FOR_SIGNING.has(r.envelope_status);
   const due = await Promise.all(results.map(async (row) => ({ row, email: isClosed(row) ? null : await openOutboxEmail(env, row) })));
   const unsendable = due.filter((d) => d.email === null).map(({ row }) => ({
     row,

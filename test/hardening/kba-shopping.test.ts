@@ -41,8 +41,9 @@ describe("KBA question shopping: a link holder cannot collect fresh question set
     expect(doc.status).toBe(403);
     expect(doc.body).toMatchObject({ code: "kba_required", details: { kba_status: "failed" } });
     const results = (await call("GET", `/envelopes/${s.envelopeId}/kba`, { bearer: s.bearer })).body.data;
-    expect(results).toEqual([expect.objectContaining({ signer_email: s.buyerEmail, status: "failed" })]);
-    expect(await usageLinesOf(s.orgId)).toHaveLength(1);
+    expect(results).toEqual([expect.objectContaining({ signer_email: s.buyerEmail, status: "failed", price_cents: 0 })]);
+    // recorded, not billed: only a verified signer is (spec part 8)
+    expect(await usageLinesOf(s.orgId)).toHaveLength(0);
   });
 
   it("answering a set after it lapsed is 410 and uses its attempt; the next set is the last", async () => {

@@ -69,8 +69,9 @@ export async function sentKbaEnvelope(opts: { buyerEmail?: string; dealerIsMembe
   return { ...t, bearer, envelopeId: e.envelope_id, buyer: slugOf("buyer"), dealer: slugOf("dealer"), buyerEmail, dealerEmail, sent: sent.body.data };
 }
 
-export async function usageLinesOf(orgId: string) {
-  return (await env.DB.prepare("SELECT * FROM usage_lines WHERE org_id = ? ORDER BY rowid").bind(orgId).all<Record<string, any>>()).results;
+/** The organization's KBA usage lines (every envelope also has its `esign_envelope` line: pass `kind` for those). */
+export async function usageLinesOf(orgId: string, kind = "kba_verification") {
+  return (await env.DB.prepare("SELECT * FROM usage_lines WHERE org_id = ? AND kind = ? ORDER BY rowid").bind(orgId, kind).all<Record<string, any>>()).results;
 }
 
 export async function auditOf(envelopeId: string) {

@@ -49,7 +49,7 @@ beforeEach(async () => {
 });
 
 describe("weekly integrity sweep", () => {
-  it("re-hashes every vaulted document in bounded batches, resuming across invocations, and flips compliance on a tampered one", async () => {
+  it("re-hashes every vaulted document in bounded batches, resuming across invocations, and re-issues a non-compliant certificate for a tampered one", async () => {
     const { t, envelopes } = await vaultedEnvelopes(5);
     const tampered = envelopes[2]!;
     await env.DOCS.put(tampered.record.authoritative_key, await makePdf({ text: "swapped after vaulting" }));
@@ -62,8 +62,10 @@ describe("weekly integrity sweep", () => {
     for (const e of envelopes) expect(await sweepRows(e.envelope_id)).toEqual([e === tampered ? 0 : 1]);
     const live = await compliance(t.key, tampered.envelope_id);
     expect(live.missing_requirements).toEqual(["unalterable"]);
-    expect((await call("GET", `/partner/envelopes/${tampered.envelope_id}/status`, { key: t.key })).body.data.compliant).toBe(false);
+    // the envelope's `compliant` says a certificate exists (spec part 2); the certificate says the record no longer complies
+    expect((await call("GET", `/partner/envelopes/${tampered.envelope_id}/status`, { key: t.key })).body.data.compliant).toBe(true);
     const cert = await call("GET", `/partner/envelopes/${tampered.envelope_id}/vault/certificate`, { key: t.key });
+    expect(cert.body.data.ucc_9105_compliance.compliant).toBe(false);
     expect(cert.body.data.ucc_9105_compliance.checks[2]).toMatchObject({ requirement: "unalterable", satisfied: false });
     const event = await env.DB.prepare("SELECT data FROM events WHERE envelope_id = ? AND type = 'vault.tamper_detected'").bind(tampered.envelope_id).first<{ data: string }>();
     expect(JSON.parse(event!.data)).toMatchObject({ detected_by: "sweep", expected_hash: tampered.hash });

@@ -59,6 +59,13 @@ const READY: Record<string, () => Promise<Ready>> = {
     const e = await sendableEnvelope(t.key);
     return { path: `/api/v2/partner/envelopes/${e.envelope_id}/send`, headers: partner(t.key) };
   },
+  resendSignerInvitation: async () => {
+    const t = await newTenant();
+    const e = await sendableEnvelope(t.key);
+    const sent = await SELF.fetch(`http://localhost/api/v2/partner/envelopes/${e.envelope_id}/send`, { method: "POST", headers: partner(t.key) });
+    const { data } = (await sent.json()) as { data: { signers: { signer_id: string }[] } };
+    return { path: `/api/v2/partner/envelopes/${e.envelope_id}/signers/${data.signers[0]!.signer_id}/resend`, headers: partner(t.key) };
+  },
   consoleSendEnvelope: async () => {
     const t = await newTenant();
     const e = await sendableEnvelope(t.key);

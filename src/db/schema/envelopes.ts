@@ -55,6 +55,16 @@ export const envelopes = sqliteTable(
     createdByKeyId: text("created_by_key_id"),
     /** sequence number of the newest audit entry: the optimistic lock of every transition */
     auditSeq: integer("audit_seq").notNull().default(0),
+    /**
+     * Reminders (DESIGN.md 12): the first after `reminder_after_days` days unsigned, then every
+     * `reminder_every_days` (0: once); null: the organization's default. The cron records what it sent
+     * (`reminders_sent`, `last_reminder_at`) and the expiry warning (`expiry_warned_at`) so it sends each once.
+     */
+    reminderAfterDays: integer("reminder_after_days"),
+    reminderEveryDays: integer("reminder_every_days"),
+    remindersSent: integer("reminders_sent").notNull().default(0),
+    lastReminderAt: text("last_reminder_at"),
+    expiryWarnedAt: text("expiry_warned_at"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -63,6 +73,8 @@ export const envelopes = sqliteTable(
     index("envelopes_org_customer_idx").on(t.orgId, t.customerId),
     index("envelopes_org_status_idx").on(t.orgId, t.status),
     index("envelopes_expiry_idx").on(t.status, t.expiresAt),
+    // the reminder cron walks open envelopes by their next reminder's due time
+    index("envelopes_reminder_idx").on(t.status, t.lastReminderAt),
     // the auto-vault sweep walks completed envelopes only (src/jobs/auto-vault-sweep.ts)
     index("envelopes_completed_idx").on(t.id).where(sql`status = 'completed'`),
   ],
@@ -89,6 +101,9 @@ export const signers = sqliteTable(
     viewedAt: text("viewed_at"),
     signedAt: text("signed_at"),
     createdAt: text("created_at").notNull(),
+    /** corrections (DESIGN.md 12): the signer's phone, and when the last invitation was re-sent (one per 10 minutes) */
+    phone: text("phone"),
+    lastResentAt: text("last_resent_at"),
   },
   (t) => [index("signers_envelope_idx").on(t.envelopeId)],
 );

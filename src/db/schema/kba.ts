@@ -97,8 +97,9 @@ export const kbaResults = sqliteTable(
 );
 
 /**
- * Usage lines for billing, per organization and month (`YYYY-MM`, UTC): KBA verifications today, bulk
- * send's e-sign envelopes next. `unique_key` names what is billed (e.g. `kba_verification:<signer id>`)
+ * Usage lines for billing, per organization and month (`YYYY-MM`, UTC): verified signers (KBA passed)
+ * and e-sign envelopes (every envelope, once). `unique_key` names what is billed
+ * (`kba_verification:<signer>:<provider session>`, `esign_envelope:<envelope>`)
  * so a retried or replayed request can never bill the same thing twice.
  */
 export const usageLines = sqliteTable(

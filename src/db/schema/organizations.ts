@@ -13,6 +13,9 @@ export const organizations = sqliteTable("organizations", {
    */
   auditSeq: integer("audit_seq").notNull().default(0),
   auditHeadHash: text("audit_head_hash").notNull().default("0".repeat(64)),
+  /** the reminder defaults of the organization's envelopes (DESIGN.md 12); null: no reminders unless the envelope asks */
+  reminderAfterDays: integer("reminder_after_days"),
+  reminderEveryDays: integer("reminder_every_days"),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 });

@@ -26,6 +26,8 @@ export const AUDIT_ACTIONS = {
   "signer.started": "A signer started filling the document.",
   "signer.completed": "A signer finished signing.",
   "signer.declined": "A signer declined, with a reason.",
+  "signer.corrected": "The sender corrected a signer's name, email or phone (the changed fields, before and after): the old link died, a new one was sent, KBA started over.",
+  "signer.invitation_resent": "The sender re-sent a signer's invitation: a new link was emailed and the old one died.",
   "vault.tamper_detected": "An integrity check found the authoritative copy altered or missing.",
   "vault.integrity_restored": "An integrity check found a copy earlier reported altered intact again.",
   "vault.certificate_reissued": "The vault certificate was issued again because its compliance checks changed (integrity unchanged).",

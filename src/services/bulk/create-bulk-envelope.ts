@@ -7,7 +7,7 @@ import { bulkEnvelopeInsert } from "../envelopes/repository";
 import { envelopeCreatedEventInsert } from "../events/repository";
 import type { TemplateRow } from "../templates/repository";
 import type { ResolvedField } from "../templates/schema";
-import { usageLineInsert } from "../usage/record-usage";
+import { esignEnvelopeUsageInsert } from "../usage/record-usage";
 import { bulkVaultConsentInsert } from "../vault/repository";
 import { itemEnvelopeSet, type BatchRow, type ItemRow } from "./repository";
 
@@ -102,7 +102,7 @@ export async function bulkEnvelopeStatements(ctx: OrgContext, input: BulkEnvelop
     audit.statement,
     // the event's data is assembled in SQL from the envelope row written by the same batch
     envelopeCreatedEventInsert(db, { id: eventId, envelopeId, at }),
-    usageLineInsert(db, { orgId, kind: "esign_envelope", envelopeId, signerId: null, description: `Bulk send ${batch.id}: envelope for ${client.name}`, uniqueKey: `esign_envelope:${envelopeId}`, at }),
+    esignEnvelopeUsageInsert(db, { orgId, envelopeId, description: `Bulk send ${batch.id}: envelope for ${client.name}`, at }),
     itemEnvelopeSet(db, item.id, envelopeId, at),
   );
   return { statements, eventId };

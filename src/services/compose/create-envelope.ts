@@ -8,15 +8,17 @@ import { notFound } from "../../lib/errors";
 import { liveEndpointsOf } from "../webhooks/fan-out";
 import { customerInsertIfAbsent } from "../customers/repository";
 import { envelopeCreatedEventInsertReturning } from "../events/repository";
-import { createdEnvelopeInsert, loadedEnvelopeOf, selectLoadedEnvelope, type LoadedEnvelope, type LoadedEnvelopeRow } from "../envelopes/repository";
+import { createdEnvelopeInsert, envelopeReminderSettingsUpdate, loadedEnvelopeOf, selectLoadedEnvelope, type LoadedEnvelope, type LoadedEnvelopeRow } from "../envelopes/repository";
+import { esignEnvelopeUsageInsert } from "../usage/record-usage";
 import type { CreateEnvelopeInput } from "./schema";
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 /**
  * Creates a `pending` envelope for the customer with that email, provisioning the customer on the
- * fly. Customer, envelope, first audit entry and `envelope.created` commit in one batch; the customer
- * insert is idempotent on (org, email), so two concurrent creates for a new address share one customer.
+ * fly. Customer, envelope, first audit entry, `envelope.created` and the envelope's one e-sign usage
+ * line commit in one batch; the customer insert is idempotent on (org, email), so two concurrent
+ * creates for a new address share one customer.
  */
 export async function createEnvelope(
   ctx: OrgContext,
@@ -86,9 +88,14 @@ export async function createEnvelope(
   const results = await db.batch<LoadedEnvelopeRow | { dispatched_at: string | null }>([
     insertCustomer,
     insertEnvelope,
+    // reminders (DESIGN.md 12): the envelope's own schedule; null falls back to the organization's
+    ...(body.reminder_after_days !== undefined || body.reminder_every_days !== undefined
+      ? [envelopeReminderSettingsUpdate(db, envelopeId, { afterDays: body.reminder_after_days ?? null, everyDays: body.reminder_every_days ?? null })]
+      : []),
     ...(template?.statements(db, envelopeId, at) ?? []),
     ...(payment ? [payment.statement] : []),
     audit.statement,
+    esignEnvelopeUsageInsert(db, { orgId, envelopeId, description: `Envelope ${envelopeId} for ${body.customer_name}`, at }),
     insertEvent,
     selectLoadedEnvelope(db, orgId, envelopeId),
   ]);

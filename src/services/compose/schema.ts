@@ -24,6 +24,18 @@ export const CreateEnvelopeBody = z
       .optional()
       .openapi({ description: "`new` (default): a document to be signed here; `upload`: paper signed elsewhere, vaulted through vault-in-upload" }),
     expires_in_days: z.int().min(1).max(365).optional().openapi({ description: "Days a sent envelope stays open for signing (default 30)" }),
+    reminder_after_days: z
+      .int()
+      .min(1)
+      .max(30)
+      .optional()
+      .openapi({ description: "Days after sending before the first reminder email to the signers whose turn it is and who have not signed (1 to 30; default: the organization's, else no reminders)" }),
+    reminder_every_days: z
+      .int()
+      .min(0)
+      .max(30)
+      .optional()
+      .openapi({ description: "Days between later reminders (1 to 30; 0: remind once; default: the organization's, else once)" }),
     payment: PaymentRequestSchema.optional().openapi({
       description:
         "Sign + Pay: a one-time payment the designated signer (`payer_email`) makes on the signing page after signing, a destination charge to the organization's connected Stripe account. The envelope cannot be vaulted until it is paid. Needs the organization's `stripe_account_id` and `platform_fee_bps` (422 naming what is missing) and payments configured (503).",

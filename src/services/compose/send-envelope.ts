@@ -93,6 +93,8 @@ export function newSignerRows(envelope: { id: string; org_id: string }, planned:
     slug_hash: unissuedSlugHash(),
     viewed_at: null,
     signed_at: null,
+    phone: null,
+    last_resent_at: null,
     created_at: at,
   }));
 }

@@ -4,7 +4,7 @@ import type { EmailKind } from "../../db/schema";
 import { newId } from "../../lib/ids";
 import type { OutboxEmail } from "../../providers/email";
 import { restoreLink, withholdLink } from "./link-at-rest";
-import { emailOutboxInsert, listRecentOutbox, type OutboxRow } from "./repository";
+import { emailOutboxInsert, emailOutboxInsertIf, listRecentOutbox, type OutboxRow } from "./repository";
 
 export type { OutboxRow } from "./repository";
 
@@ -29,13 +29,18 @@ export type NewEmail = {
  * signer is skipped (unique index); `RETURNING id` then yields no row, which is how a caller learns
  * whether this statement queued anything.
  */
-export async function queueEmail(ctx: RequestContext, input: NewEmail): Promise<{ email: OutboxEmail; statement: D1PreparedStatement }> {
+export async function queueEmail(
+  ctx: RequestContext,
+  input: NewEmail,
+  /** queue it only while this holds (reminders: ../../jobs/send-reminders.ts; `emailOutboxInsertIf`) */
+  only?: Parameters<typeof emailOutboxInsertIf>[2],
+): Promise<{ email: OutboxEmail; statement: D1PreparedStatement }> {
   const { env } = ctx;
   const email: OutboxEmail = { id: newId("email"), kind: input.kind, to: input.to, subject: input.subject, text: input.text, html: input.html };
   const stored = input.linkUrl
     ? await withholdLink(env, { emailId: email.id, url: input.linkUrl, text: input.text, html: input.html })
     : { text: input.text, html: input.html, linkShown: null, linkSealed: null };
-  const statement = emailOutboxInsert(ctx.db, {
+  const row = {
     id: email.id,
     orgId: input.orgId,
     envelopeId: input.envelopeId,
@@ -48,7 +53,8 @@ export async function queueEmail(ctx: RequestContext, input: NewEmail): Promise<
     linkShown: stored.linkShown,
     linkSealed: stored.linkSealed,
     at: input.at,
-  });
+  };
+  const statement = only ? emailOutboxInsertIf(ctx.db, row, only) : emailOutboxInsert(ctx.db, row);
   return { email, statement };
 }
 

@@ -98,3 +98,26 @@ export function outboxClaim(db: D1Database, emailId: string, attempts: number, c
     )
     .bind(claimUntil, emailId, attempts, at);
 }
+
+/**
+ * The INSERT of a reminder or expiry warning (jobs/send-reminders.ts), only while `guard` (a condition
+ * on the envelope, from `reminderMarkCondition`) holds and the signer `forSignerId` has not finished.
+ * `signerId` is what the row records: null for a reminder, which a signer may get more than once (the
+ * unique (signer, kind) index ignores nulls); the signer for an expiry warning, once per signer.
+ * `RETURNING id`: no row when nothing was queued.
+ */
+export function emailOutboxInsertIf(
+  db: D1Database,
+  e: Parameters<typeof emailOutboxInsert>[1],
+  cond: { forSignerId: string; guard: { sql: string; binds: (string | number | null)[] } },
+): D1PreparedStatement {
+  // SQL exception: the email is queued in the batch that records it on the envelope, under that batch's guard.
+  return db
+    .prepare(
+      `INSERT INTO email_outbox (id, org_id, envelope_id, signer_id, kind, to_email, to_name, subject, text, html, link_url, link_sealed, status, created_at)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?
+       WHERE EXISTS (${cond.guard.sql}) AND EXISTS (SELECT 1 FROM signers WHERE id = ? AND status NOT IN ('completed', 'declined'))
+       ON CONFLICT (signer_id, kind) DO NOTHING RETURNING id`,
+    )
+    .bind(e.id, e.orgId, e.envelopeId, e.signerId, e.kind, e.to.email, e.to.name, e.subject, e.text, e.html, e.linkShown, e.linkSealed, e.at, ...cond.guard.binds, cond.forSignerId);
+}

@@ -245,3 +245,76 @@ export function createdEnvelopeInsert(
       e.prefilledData, e.securedParty, e.kbaRequired, e.providerInstance, e.expiresInDays, e.createdByKeyId, e.at, e.at,
     );
 }
+
+// ---- reminders and expiry warnings (DESIGN.md 12; jobs/send-reminders.ts) ----
+
+/** The reminder schedule a create asks for (compose/create-envelope.ts): null falls back to the organization's default. */
+export function envelopeReminderSettingsUpdate(db: D1Database, envelopeId: string, s: { afterDays: number | null; everyDays: number | null }): D1PreparedStatement {
+  return db.prepare("UPDATE envelopes SET reminder_after_days = ?, reminder_every_days = ? WHERE id = ?").bind(s.afterDays, s.everyDays, envelopeId);
+}
+
+/**
+ * An open envelope with a reminder or an expiry warning due at `now`: its reminder columns as read
+ * (the guard of everything the run writes for it), the schedule in force (the envelope's own, else the
+ * organization's; `every_days` 0: once) and the organization's name.
+ */
+export type ReminderDueRow = Pick<
+  EnvelopeRow,
+  "id" | "org_id" | "name" | "kba_required" | "metadata" | "expires_at" | "reminders_sent" | "last_reminder_at" | "expiry_warned_at"
+> & { org_name: string; after_days: number | null; every_days: number; reminder_due: 0 | 1; warning_due: 0 | 1 };
+
+/**
+ * Open (`sent`/`viewed`, not past `expires_at`) envelopes with something due at `now`, the most
+ * overdue first. The envelope was sent `expires_in_days` before its `expires_at` (send-envelope.ts
+ * sets it so): the first reminder is due `after_days` after that, the next `every_days` after the last
+ * one (never when 0); the expiry warning 2 days before `expires_at`, once, for an envelope open longer
+ * than 2 days. Reads the organization's defaults beside the envelope.
+ */
+export async function listEnvelopesDueForReminders(db: D1Database, now: string, limit: number): Promise<ReminderDueRow[]> {
+  // SQL exception: the organization's reminder defaults are read beside its envelopes, one statement for the run.
+  const { results } = await db
+    .prepare(
+      `SELECT * FROM (
+         SELECT id, org_id, name, kba_required, metadata, expires_at, reminders_sent, last_reminder_at, expiry_warned_at, org_name, after_days, every_days,
+                CASE WHEN after_days IS NOT NULL AND (
+                       (reminders_sent = 0 AND julianday(?1) >= julianday(expires_at) - expires_in_days + after_days)
+                    OR (reminders_sent > 0 AND every_days > 0 AND julianday(?1) >= julianday(last_reminder_at) + every_days)
+                     ) THEN 1 ELSE 0 END AS reminder_due,
+                CASE WHEN expiry_warned_at IS NULL AND expires_in_days > 2 AND julianday(?1) >= julianday(expires_at) - 2 THEN 1 ELSE 0 END AS warning_due
+         FROM (SELECT e.*, o.name AS org_name, COALESCE(e.reminder_after_days, o.reminder_after_days) AS after_days,
+                      COALESCE(e.reminder_every_days, o.reminder_every_days, 0) AS every_days
+               FROM envelopes e JOIN organizations o ON o.id = e.org_id
+               WHERE e.status IN ('sent', 'viewed') AND e.expires_at IS NOT NULL AND e.expires_at > ?1)
+       ) WHERE reminder_due = 1 OR warning_due = 1
+       ORDER BY expires_at LIMIT ?2`,
+    )
+    .bind(now, limit)
+    .all<ReminderDueRow>();
+  return results;
+}
+
+/** The reminder columns of an envelope as the cron read them: nothing is written for it unless they are still so. */
+export type ReminderMark = { envelopeId: string; now: string; remindersSent: number; lastReminderAt: string | null; expiryWarnedAt: string | null };
+
+/**
+ * A condition (for `WHERE EXISTS (…)`) that holds while the envelope is open and its reminder columns
+ * are as read, with its binds. Every statement of a reminder run carries it and the run's last statement
+ * (`envelopeReminderMarkUpdate`) changes the columns, so of two overlapping runs only the first batch writes.
+ */
+export function reminderMarkCondition(m: ReminderMark): { sql: string; binds: (string | number | null)[] } {
+  return {
+    sql: `SELECT 1 FROM envelopes WHERE id = ? AND status IN ('sent', 'viewed') AND expires_at > ? AND reminders_sent = ? AND last_reminder_at IS ? AND expiry_warned_at IS ?`,
+    binds: [m.envelopeId, m.now, m.remindersSent, m.lastReminderAt, m.expiryWarnedAt],
+  };
+}
+
+/** Records what a run sent (last in its batch): a reminder (`reminders_sent` + 1, `last_reminder_at`), the expiry warning, or both. */
+export function envelopeReminderMarkUpdate(db: D1Database, m: ReminderMark, sent: { reminder: boolean; warning: boolean }): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE envelopes SET reminders_sent = reminders_sent + ?, last_reminder_at = CASE WHEN ? THEN ? ELSE last_reminder_at END,
+         expiry_warned_at = CASE WHEN ? THEN ? ELSE expiry_warned_at END
+       WHERE id = ? AND status IN ('sent', 'viewed') AND expires_at > ? AND reminders_sent = ? AND last_reminder_at IS ? AND expiry_warned_at IS ? RETURNING id`,
+    )
+    .bind(sent.reminder ? 1 : 0, sent.reminder ? 1 : 0, m.now, sent.warning ? 1 : 0, m.now, m.envelopeId, m.now, m.remindersSent, m.lastReminderAt, m.expiryWarnedAt);
+}

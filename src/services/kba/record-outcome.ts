@@ -9,8 +9,12 @@ import { USAGE_KINDS } from "../usage/prices";
 import { usageLineInsert } from "../usage/record-usage";
 import { kbaResultInsert } from "./repository";
 
-/** Only a verification performed is billed: passed or failed. `unavailable` asked nothing and costs nothing. */
-export const billable = (outcome: KbaOutcome) => outcome !== "unavailable";
+/**
+ * Only a verified signer is billed (spec part 8: "400 cents per verified signer"; DESIGN.md 7: "per
+ * verified client signer"): `passed`. A `failed` check verified nobody and `unavailable` asked nothing;
+ * both are recorded at 0 cents.
+ */
+export const billable = (outcome: KbaOutcome) => outcome === "passed";
 
 /** A signer's final KBA outcome as the envelope change that records it, for `commitKba` (./commit.ts). */
 export type KbaOutcomeChange = { envelope: LoadedEnvelope; change: EnvelopeChange };
@@ -19,8 +23,8 @@ export type KbaOutcomeChange = { envelope: LoadedEnvelope; change: EnvelopeChang
  * The envelope change that records a signer's final KBA outcome: the audit entry
  * `envelope.kba_verified` on the envelope's chain with the timeline record `kba.verified` (already
  * dispatched, so it never reaches a webhook: spec 6.5 makes it a record, not an event), the KBA result
- * (unique per signer), and, for a verification performed, the usage line (unique per signer: billed
- * once). Only the outcome is recorded: never a question, never an answer.
+ * (unique per signer), and, for a verified signer, the usage line (unique per signer and provider
+ * session: billed once). Only the outcome is recorded: never a question, never an answer.
  */
 export function outcomeChange(
   ctx: RequestContext,
@@ -72,8 +76,10 @@ export function outcomeChange(
         kind: "kba_verification",
         envelopeId: envelope.id,
         signerId: signer.id,
-        description: `${USAGE_KINDS.kba_verification.label} (${outcome}): ${signer.email}, envelope ${envelope.id}`,
-        uniqueKey: `kba_verification:${signer.id}`,
+        description: `${USAGE_KINDS.kba_verification.label}: ${signer.email}, envelope ${envelope.id}`,
+        // one verification, billed once: a scored set never bills twice, and a signer whose KBA a
+        // correction started over (a new email, a new person) is billed for the new verification
+        uniqueKey: `kba_verification:${signer.id}:${input.providerSessionId}`,
         at,
       }),
     );

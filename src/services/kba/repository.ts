@@ -134,3 +134,22 @@ export function kbaResultInsert(db: D1Database, result: KbaResultRow): D1Prepare
       result.occurred_at,
     );
 }
+
+// ---- appended by helper C: a corrected signer's KBA starts over (services/corrections/correct-signer.ts) ----
+
+/**
+ * A corrected signer's identity check starts over: the check `required` with no attempt used, any open
+ * question set settled (`expired`, outcome `superseded`), the scored ones retired as `expired` with their
+ * outcome kept (the new sets number their attempts from 1 again, and a scored attempt is unique), and
+ * the final result the old identity reached removed (the audit chain keeps its `envelope.kba_verified`
+ * entry). The sets keep their start times: the rolling-day cap still counts them. Nothing for a
+ * signer without a check.
+ */
+export function kbaRestartStatements(db: D1Database, signerId: string, at: string): D1PreparedStatement[] {
+  return [
+    db.prepare("UPDATE kba_sessions SET status = 'expired', outcome = 'superseded', scored_at = ? WHERE signer_id = ? AND status = 'open'").bind(at, signerId),
+    db.prepare("UPDATE kba_sessions SET status = 'expired' WHERE signer_id = ? AND status = 'scored'").bind(signerId),
+    db.prepare("DELETE FROM kba_results WHERE signer_id = ?").bind(signerId),
+    db.prepare("UPDATE kba_checks SET status = 'required', attempts_used = 0, updated_at = ? WHERE signer_id = ?").bind(at, signerId),
+  ];
+}

@@ -29,6 +29,8 @@ export async function updateOrg(
     stripe_account_id?: string | null;
     platform_fee_bps?: number;
     embed_frame_ancestors?: string[] | null;
+    reminder_after_days?: number | null;
+    reminder_every_days?: number | null;
   },
 ) {
   const db = ctx.db;
@@ -39,6 +41,9 @@ export async function updateOrg(
   if (input.name !== undefined) changes.name = input.name;
   if (input.stripe_account_id !== undefined) changes.stripe_account_id = input.stripe_account_id;
   if (input.platform_fee_bps !== undefined) changes.platform_fee_bps = input.platform_fee_bps;
+  // reminder defaults (DESIGN.md 12) for the organization's envelopes that set none
+  if (input.reminder_after_days !== undefined) changes.reminder_after_days = input.reminder_after_days;
+  if (input.reminder_every_days !== undefined) changes.reminder_every_days = input.reminder_every_days;
   if (input.embed_frame_ancestors !== undefined) {
     const origins = normalizeOrigins(input.embed_frame_ancestors ?? []);
     changes.embed_frame_ancestors = storedOrigins(origins);

@@ -20,6 +20,20 @@ export const PatchOrgBody = z
     stripe_account_id: z.string().regex(/^acct_[A-Za-z0-9]{1,64}$/).nullable().optional(),
     platform_fee_bps: z.int().min(0).max(10_000).optional(),
     embed_frame_ancestors: FrameAncestorsInput.nullable().optional(),
+    reminder_after_days: z
+      .int()
+      .min(1)
+      .max(30)
+      .nullable()
+      .optional()
+      .openapi({ description: "Default days after sending before the first reminder, for envelopes that set none (1 to 30; null: no reminders by default)" }),
+    reminder_every_days: z
+      .int()
+      .min(0)
+      .max(30)
+      .nullable()
+      .optional()
+      .openapi({ description: "Default days between later reminders (1 to 30; 0 or null: remind once)" }),
   })
   .openapi("PatchOrg", { example: { stripe_account_id: "acct_1Nv0FGQ9RKHgCVdK", platform_fee_bps: 150, embed_frame_ancestors: ["https://dealer.example.com"] } });
 

@@ -30,13 +30,13 @@ export function getOrganizationName(db: D1Database, orgId: string): Promise<Pick
 
 export type OrganizationSettingsRow = Pick<
   OrganizationRow,
-  "id" | "name" | "stripe_account_id" | "platform_fee_bps" | "embed_frame_ancestors" | "created_at" | "updated_at"
+  "id" | "name" | "stripe_account_id" | "platform_fee_bps" | "embed_frame_ancestors" | "reminder_after_days" | "reminder_every_days" | "created_at" | "updated_at"
 >;
 
 /** What the operator sees of an organization. */
 export function getOrganizationSettings(db: D1Database, orgId: string): Promise<OrganizationSettingsRow | null> {
   return db
-    .prepare("SELECT id, name, stripe_account_id, platform_fee_bps, embed_frame_ancestors, created_at, updated_at FROM organizations WHERE id = ?")
+    .prepare("SELECT id, name, stripe_account_id, platform_fee_bps, embed_frame_ancestors, reminder_after_days, reminder_every_days, created_at, updated_at FROM organizations WHERE id = ?")
     .bind(orgId)
     .first<OrganizationSettingsRow>();
 }
@@ -77,7 +77,9 @@ export function organizationInsert(db: D1Database, org: { id: string; name: stri
 }
 
 /** Columns the operator may change on an organization (the keys are trusted names, never request input). */
-export type OrganizationChanges = Partial<Pick<OrganizationRow, "name" | "stripe_account_id" | "platform_fee_bps" | "embed_frame_ancestors">>;
+export type OrganizationChanges = Partial<
+  Pick<OrganizationRow, "name" | "stripe_account_id" | "platform_fee_bps" | "embed_frame_ancestors" | "reminder_after_days" | "reminder_every_days">
+>;
 
 /** The UPDATE of the given columns (and `updated_at`). */
 export function organizationUpdate(db: D1Database, orgId: string, changes: OrganizationChanges, at: string): D1PreparedStatement {

@@ -98,3 +98,64 @@ export function findSignerBySlug(db: D1Database, hash: string, raw: string, hash
 export async function rehashSignerSlug(db: D1Database, signerId: string, raw: string, hash: string): Promise<void> {
   await db.prepare("UPDATE signers SET slug_hash = ? WHERE id = ? AND slug_hash = ?").bind(hash, signerId, raw).run();
 }
+
+// ---- appended by helper C: corrections (DESIGN.md 12; services/corrections/) ----
+
+/** When the signer's link was last re-issued (a correction or a re-sent invitation): sessions issued before it are dead. */
+export function getSignerLinkReissuedAt(db: D1Database, signerId: string): Promise<Pick<SignerRow, "last_resent_at"> | null> {
+  return db.prepare("SELECT last_resent_at FROM signers WHERE id = ?").bind(signerId).first<Pick<SignerRow, "last_resent_at">>();
+}
+
+/** One signer of one envelope (a signer of another envelope, or organization, is as unknown as a made-up id). */
+export function getEnvelopeSigner(db: D1Database, envelopeId: string, signerId: string): Promise<SignerRow | null> {
+  return db.prepare("SELECT * FROM signers WHERE id = ? AND envelope_id = ?").bind(signerId, envelopeId).first<SignerRow>();
+}
+
+/**
+ * A re-sent invitation: the signer's link re-issued (`slugHash`, the old slug dies) and `last_resent_at`,
+ * guarded on the signer still open and the last re-send not after `notAfter` (one per 10 minutes).
+ */
+export function signerResendUpdate(db: D1Database, signerId: string, input: { slugHash: string; at: string; notAfter: string }): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE signers SET slug_hash = ?1, last_resent_at = ?2
+       WHERE id = ?3 AND status NOT IN ('completed', 'declined') AND (last_resent_at IS NULL OR last_resent_at <= ?4)`,
+    )
+    .bind(input.slugHash, input.at, signerId, input.notAfter);
+}
+
+/**
+ * A correction: the signer's name, email and phone, a new link (`slugHash`) and `last_resent_at`,
+ * guarded on the signer still open. The status stays (`viewed` records that the link was opened).
+ */
+export function signerCorrectionUpdate(
+  db: D1Database,
+  signerId: string,
+  input: Pick<SignerRow, "name" | "email" | "phone"> & { slugHash: string; at: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE signers SET name = ?1, email = ?2, phone = ?3, slug_hash = ?4, last_resent_at = ?5
+       WHERE id = ?6 AND status NOT IN ('completed', 'declined')`,
+    )
+    .bind(input.name, input.email, input.phone, input.slugHash, input.at, signerId);
+}
+
+/**
+ * A reminder or expiry warning re-issues the signer's link (jobs/send-reminders.ts): `slugHash` replaces
+ * the stored one, so the newest email's link is the one that works. Only for a signer still to finish,
+ * and only while `guard` (a condition on the envelope, from `reminderMarkCondition`) holds; for a
+ * once-per-signer kind (`onceKind`), not when that email was already queued for them.
+ */
+export function signerReminderLinkUpdate(
+  db: D1Database,
+  input: { signerId: string; slugHash: string; guard: { sql: string; binds: (string | number | null)[] }; onceKind: string | null },
+): D1PreparedStatement {
+  // SQL exception: the link changes only in the batch that queues the email carrying it, under that batch's guard on the envelope.
+  return db
+    .prepare(
+      `UPDATE signers SET slug_hash = ? WHERE id = ? AND status NOT IN ('completed', 'declined') AND EXISTS (${input.guard.sql})
+         AND NOT EXISTS (SELECT 1 FROM email_outbox WHERE signer_id = ? AND kind = ?)`,
+    )
+    .bind(input.slugHash, input.signerId, ...input.guard.binds, input.signerId, input.onceKind ?? "");
+}

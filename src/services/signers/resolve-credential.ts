@@ -2,7 +2,7 @@ import type { RequestContext } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { isSigningSession, openSigningSession } from "./signing-session";
 import { hashSlug, SLUG_HASH_PREFIX } from "./slug";
-import { findSignerBySlug, rehashSignerSlug } from "./repository";
+import { findSignerBySlug, getSignerLinkReissuedAt, rehashSignerSlug } from "./repository";
 
 /** Who a signer credential names, and when it stops working (null: a permanent slug). */
 export type SignerCredential = { signerId: string; sessionExpiresAt: number | null };
@@ -14,10 +14,15 @@ export type SignerCredential = { signerId: string; sessionExpiresAt: number | nu
  * A row written before slugs were hashed holds the raw slug: it is matched by the raw value (never
  * by one already in the hashed form, so a value read from the column is never a credential) and
  * rewritten as its hash at once, guarded on the raw value so two first uses race harmlessly.
+ *
+ * A session issued before the signer's link was last re-issued (a correction or a re-sent invitation,
+ * `signers.last_resent_at`) is dead at once, like the slug it stood beside: 404, as an unknown one.
  */
 export async function signerByCredential(ctx: RequestContext, credential: string): Promise<SignerCredential> {
   if (isSigningSession(credential)) {
-    const { signerId, expiresAt } = await openSigningSession(ctx.env, credential);
+    const { signerId, expiresAt, issuedAt } = await openSigningSession(ctx.env, credential);
+    const reissued = await getSignerLinkReissuedAt(ctx.db, signerId);
+    if (reissued?.last_resent_at && issuedAt < Date.parse(reissued.last_resent_at)) throw notFound("Signing link");
     return { signerId, sessionExpiresAt: expiresAt };
   }
   const hash = await hashSlug(credential);

@@ -42,6 +42,7 @@ export const SendEnvelopeBody = z
 export type SendEnvelopeInput = z.infer<typeof SendEnvelopeBody>;
 
 const linkFields = {
+  signer_id: z.string().openapi({ description: "The signer (`sgn_…`): names them in `…/signers/{signer_id}/resend` and `PATCH …/signers/{signer_id}`" }),
   email: z.string(),
   name: z.string(),
   role: z.string(),
@@ -54,7 +55,7 @@ const linkFields = {
   expires_at: z.string().openapi({ description: "When this link stops working (15 minutes after the response); ask again for a fresh one" }),
 };
 const SESSION_EXAMPLE = "es_Q2xvdWRmbGFyZSBzaWduaW5nIHNlc3Npb24gZXhhbXBsZSwgbm90IGEgcmVhbCBjcmVkZW50aWFs";
-const linkExample = { email: "jane.doe@example.com", name: "Jane Doe", role: "buyer", routing_order: 1, slug: SESSION_EXAMPLE, status: "pending", expires_at: "2026-11-23T09:45:00.000Z" };
+const linkExample = { signer_id: "sgn_4k7q1c8v5b3n6p0r2t4w6y9x2m", email: "jane.doe@example.com", name: "Jane Doe", role: "buyer", routing_order: 1, slug: SESSION_EXAMPLE, status: "pending", expires_at: "2026-11-23T09:45:00.000Z" };
 const linkUrlExample = `https://embed.example.com/s/${SESSION_EXAMPLE}`;
 
 /** A signing link as partners see it (spec part 2): the URL on the embed host (signing host for KBA). */

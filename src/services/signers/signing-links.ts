@@ -37,6 +37,7 @@ export async function signingLinks<F extends LinkField>(env: Env, envelope: Pick
     signers.map(async (s) => {
       const session = await mintSigningSession(env, { signerId: s.id, expiresAt });
       return {
+        signer_id: s.id,
         email: s.email,
         name: s.name,
         role: s.role,

@@ -10,8 +10,13 @@ import { requireSecret } from "../../lib/secrets";
  * partner's and console's signing links (15 minutes). It is the signer's id and an expiry, sealed with
  * AES-GCM under a key derived from EMBED_TOKEN_SECRET: it cannot be read, forged or extended, and the
  * server finds the signer from it without knowing the slug (stored only as a hash).
- * Format: `es_` + base64url(iv ‖ ciphertext ‖ tag), about 95 characters for a signer id, within the
+ * Format: `es_` + base64url(iv ‖ ciphertext ‖ tag), about 115 characters for a signer id, within the
  * signer routes' slug rule (16 to 128 of `[A-Za-z0-9_-]`); a slug never contains `_`.
+ *
+ * The sealed text is `expiresAt.issuedAtMs.signerId`: the issue time lets a correction or a re-sent
+ * invitation end every session handed out before it (signers/resolve-credential.ts compares it with
+ * the signer's `last_resent_at`; docs/decisions/signer-corrections.md). A session sealed before the
+ * issue time was added (`expiresAt.signerId`) counts as issued at the epoch: any re-issue ends it.
  */
 export const SIGNING_SESSION_PREFIX = "es_";
 /** The sealing purpose; v2 seals a signer id (v1 sealed the slug): a v1 session no longer opens, as if forged. */
@@ -20,8 +25,9 @@ const SEAL = { label: "signing-session", context: "v2" } as const;
 export const isSigningSession = (value: string) => value.startsWith(SIGNING_SESSION_PREFIX);
 
 /** A signing session for the signer `signerId` that stops working at `expiresAt` (epoch seconds). */
-export async function mintSigningSession(env: Env, input: { signerId: string; expiresAt: number }): Promise<string> {
-  const sealed = await sealText({ secret: requireSecret(env, "EMBED_TOKEN_SECRET"), ...SEAL, plain: `${input.expiresAt}.${input.signerId}` });
+export async function mintSigningSession(env: Env, input: { signerId: string; expiresAt: number; issuedAt?: number }): Promise<string> {
+  const issuedAt = input.issuedAt ?? Date.now();
+  const sealed = await sealText({ secret: requireSecret(env, "EMBED_TOKEN_SECRET"), ...SEAL, plain: `${input.expiresAt}.${issuedAt}.${input.signerId}` });
   return SIGNING_SESSION_PREFIX + sealed;
 }
 
@@ -31,14 +37,16 @@ export async function mintSigningSession(env: Env, input: { signerId: string; ex
  * `code: signing_session_expired` (the page asks the partner's site for a new embed token, a partner
  * for new signing links).
  */
-export async function openSigningSession(env: Env, credential: string, now = Date.now()): Promise<{ signerId: string; expiresAt: number }> {
+export async function openSigningSession(env: Env, credential: string, now = Date.now()): Promise<{ signerId: string; expiresAt: number; issuedAt: number }> {
   if (!isSigningSession(credential)) throw notFound("Signing link");
   const plain = await openText({ secret: requireSecret(env, "EMBED_TOKEN_SECRET"), ...SEAL, sealed: credential.slice(SIGNING_SESSION_PREFIX.length) });
   if (plain === null) throw notFound("Signing link");
-  const dot = plain.indexOf(".");
-  const expiresAt = Number(plain.slice(0, dot));
-  const signerId = plain.slice(dot + 1);
-  if (dot < 1 || !Number.isSafeInteger(expiresAt) || !signerId) throw notFound("Signing link");
+  const parts = plain.split(".");
+  // `expiresAt.issuedAtMs.signerId`, or `expiresAt.signerId` from before the issue time was sealed (issued at the epoch)
+  const [exp, iat, signerId] = parts.length === 3 ? parts : parts.length === 2 ? [parts[0], "0", parts[1]] : [];
+  const expiresAt = Number(exp);
+  const issuedAt = Number(iat);
+  if (!exp || !iat || !Number.isSafeInteger(expiresAt) || !Number.isSafeInteger(issuedAt) || !signerId) throw notFound("Signing link");
   if (expiresAt * 1000 <= now) {
     throw new ApiError(
       410,
@@ -47,5 +55,5 @@ export async function openSigningSession(env: Env, credential: string, now = Dat
       "signing_session_expired",
     );
   }
-  return { signerId, expiresAt };
+  return { signerId, expiresAt, issuedAt };
 }

@@ -42,6 +42,21 @@ export async function listTemplatesByIds(db: D1Database, orgId: string, ids: str
   return results;
 }
 
+/**
+ * A page of the organization's templates that are not deleted, newest first, and how many there are
+ * in all. (Deleted templates cannot start envelopes; their reads are 404 as well.)
+ */
+export async function listTemplatesPage(db: D1Database, input: { orgId: string; limit: number; offset: number }): Promise<{ rows: TemplateRow[]; total: number }> {
+  const [rows, count] = await db.batch<TemplateRow | { total: number }>([
+    db.prepare("SELECT * FROM templates WHERE org_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?").bind(input.orgId, input.limit, input.offset),
+    db.prepare("SELECT COUNT(*) AS total FROM templates WHERE org_id = ? AND deleted_at IS NULL").bind(input.orgId),
+  ]);
+  return {
+    rows: (rows?.results ?? []) as TemplateRow[],
+    total: (count?.results[0] as { total: number } | undefined)?.total ?? 0,
+  };
+}
+
 export function templateInsert(db: D1Database, row: TemplateRow): D1PreparedStatement {
   return db
     .prepare(
@@ -105,6 +120,30 @@ export async function listTemplateFields(db: D1Database, templateId: string): Pr
 export async function listTemplateRoles(db: D1Database, templateId: string): Promise<string[]> {
   const { results } = await db.prepare("SELECT role FROM template_fields WHERE template_id = ? GROUP BY role ORDER BY MIN(seq)").bind(templateId).all<Pick<FieldRow, "role">>();
   return results.map((r) => r.role);
+}
+
+/**
+ * For a page of templates (ids travel as one JSON list): each template's roles in the order of each
+ * role's first field, and its number of fields. Templates without fields are absent from the map.
+ */
+export async function listRolesAndFieldCounts(db: D1Database, templateIds: string[]): Promise<Map<string, { roles: string[]; fieldCount: number }>> {
+  const out = new Map<string, { roles: string[]; fieldCount: number }>();
+  if (templateIds.length === 0) return out;
+  const { results } = await db
+    .prepare(
+      `SELECT template_id, role, COUNT(*) AS fields FROM template_fields
+       WHERE template_id IN (SELECT value FROM json_each(?))
+       GROUP BY template_id, role ORDER BY template_id, MIN(seq)`,
+    )
+    .bind(JSON.stringify(templateIds))
+    .all<Pick<FieldRow, "template_id" | "role"> & { fields: number }>();
+  for (const r of results) {
+    const entry = out.get(r.template_id) ?? { roles: [], fieldCount: 0 };
+    entry.roles.push(r.role);
+    entry.fieldCount += r.fields;
+    out.set(r.template_id, entry);
+  }
+  return out;
 }
 
 export function fieldFromRow(row: FieldRow): ResolvedField {

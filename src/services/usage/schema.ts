@@ -43,7 +43,7 @@ export const UsageSchema = z
           amount_cents: 400,
           envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y",
           signer_id: "sgn_1c8v5b3n6p0r2t4w6y9x2k4m7q",
-          description: "KBA identity verification (passed): jane.doe@example.com, envelope env_9x2k4m7q1c8v5b3n6p0r2t4w6y",
+          description: "KBA identity verification: jane.doe@example.com, envelope env_9x2k4m7q1c8v5b3n6p0r2t4w6y",
           created_at: "2026-11-23T14:02:11.000Z",
         },
       ],

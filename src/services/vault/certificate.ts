@@ -161,9 +161,9 @@ export async function issueCertificate(
 }
 
 /**
- * The envelope's `compliant` flag is `certificate_issued_at IS NOT NULL`: it holds the issue time of
- * the current certificate while that certificate attests compliance, and is cleared when a newer one
- * does not (a tamper detection), so `compliant` never says true next to a certificate saying false.
+ * The envelope's `compliant` flag is `certificate_issued_at IS NOT NULL`: true once a certificate has
+ * been generated (spec 2 and 4.2, DESIGN.md 4), whatever that certificate attests. The column holds
+ * the issue time of the current certificate; whether the record meets UCC §9-105 is the certificate's
+ * own `ucc_9105_compliance.compliant` and the live evaluation (`GET .../vault/compliance`).
  */
-export const compliantSince = (issued: IssuedCertificate): string | null =>
-  issued.certificate.ucc_9105_compliance.compliant ? issued.certificate.issued_at : null;
+export const compliantSince = (issued: IssuedCertificate): string => issued.certificate.issued_at;

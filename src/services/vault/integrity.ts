@@ -41,7 +41,7 @@ export async function observeAuthoritative(bucket: R2Bucket, record: VaultRecord
  * bytes) is `vault.tamper_detected`, with the `vault.tamper_detected` webhook event; a later match
  * (the object restored) is `vault.integrity_restored`. Whenever the 8 checks as they now stand differ
  * from those of the current certificate, a new certificate version is issued in the same batch and
- * the envelope's `compliant` follows it. Repeated identical outcomes add a row and nothing else, so a
+ * the envelope's `certificate_issued_at` moves to it. Repeated identical outcomes add a row and nothing else, so a
  * tampered document downloaded a hundred times raises one tamper event, not a hundred.
  */
 export async function recordIntegrityCheck(

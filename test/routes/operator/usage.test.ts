@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { call, newTenant, operator } from "../../helpers/api";
+import { call, createEnvelope, envelopeBody, newTenant, operator } from "../../helpers/api";
 import { sentKbaEnvelope, takeKba } from "../../helpers/kba";
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
@@ -14,7 +14,7 @@ async function awayFromMonthEnd() {
 }
 
 describe("operator usage: GET /operator/orgs/:org_id/usage", () => {
-  it("lists the month's KBA verifications (passed and failed, 400 cents each) with the total; unavailable and the sender are not billed", async () => {
+  it("lists the month's verified KBA signers (400 cents each) and e-sign envelopes with the total; failed, unavailable and the sender are not billed", async () => {
     await awayFromMonthEnd();
     const s = await sentKbaEnvelope({ dealerIsSender: true });
     await takeKba(s.buyer, s.buyerEmail);
@@ -24,19 +24,52 @@ describe("operator usage: GET /operator/orgs/:org_id/usage", () => {
 
     const res = await operator("GET", `/orgs/${s.orgId}/usage?month=${thisMonth()}`);
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ org_id: s.orgId, month: thisMonth(), currency: "usd", total_cents: 400, by_kind: { kba_verification: { quantity: 1, amount_cents: 400 } } });
+    expect(res.body.data).toMatchObject({
+      org_id: s.orgId,
+      month: thisMonth(),
+      currency: "usd",
+      total_cents: 400,
+      by_kind: { kba_verification: { quantity: 1, amount_cents: 400 }, esign_envelope: { quantity: 1, amount_cents: 0 } },
+    });
     expect(res.body.data.lines).toEqual([
+      expect.objectContaining({ kind: "esign_envelope", quantity: 1, envelope_id: s.envelopeId, signer_id: null }),
       expect.objectContaining({ kind: "kba_verification", quantity: 1, unit_cents: 400, amount_cents: 400, envelope_id: s.envelopeId, description: expect.stringContaining(s.buyerEmail) }),
     ]);
-    // the month defaults to the current one; each organization sees only its own lines
+    // the month defaults to the current one; each organization sees only its own lines; a failed check verified nobody
     const other = await operator("GET", `/orgs/${failed.orgId}/usage`);
-    expect(other.body.data).toMatchObject({ month: thisMonth(), total_cents: 400 });
-    expect(other.body.data.lines[0].description).toContain("(failed)");
+    expect(other.body.data).toMatchObject({ month: thisMonth(), total_cents: 0 });
+    expect(other.body.data.lines.map((l: { kind: string; envelope_id: string }) => [l.kind, l.envelope_id])).toEqual([["esign_envelope", failed.envelopeId]]);
 
     const unavailable = await sentKbaEnvelope({ buyerEmail: `u.${crypto.randomUUID().slice(0, 6)}+kba-unavailable@example.com` });
     await call("GET", `/signing/${unavailable.buyer}/kba`);
-    expect((await operator("GET", `/orgs/${unavailable.orgId}/usage`)).body.data).toMatchObject({ lines: [], total_cents: 0 });
+    expect((await operator("GET", `/orgs/${unavailable.orgId}/usage`)).body.data).toMatchObject({ total_cents: 0, by_kind: { esign_envelope: { quantity: 1 } } });
+    expect((await operator("GET", `/orgs/${unavailable.orgId}/usage`)).body.data.by_kind.kba_verification).toBeUndefined();
   }, 90_000); // up to 45 s waiting for a month to begin, once a month
+
+  it("counts every envelope created through the API once toward e-sign usage: not again on a replayed create or a void, never for a rejected create", async () => {
+    await awayFromMonthEnd();
+    const t = await newTenant();
+    const a = await createEnvelope(t.key);
+    const b = await createEnvelope(t.key);
+    const body = envelopeBody();
+    const headers = { "Idempotency-Key": `usage-${crypto.randomUUID()}` };
+    const first = await call("POST", "/partner/envelopes", { key: t.key, body, headers });
+    const replay = await call("POST", "/partner/envelopes", { key: t.key, body, headers });
+    expect(first.status).toBe(201);
+    expect(replay.body.data.envelope_id).toBe(first.body.data.envelope_id);
+    expect((await call("POST", `/partner/envelopes/${a.envelope_id}/void`, { key: t.key, body: { reason: "duplicate deal" } })).status).toBe(200);
+    const failed = await call("POST", "/partner/envelopes", { key: t.key, body: { customer_email: "not an email" } });
+    expect(failed.status).toBe(422);
+
+    const usage = (await operator("GET", `/orgs/${t.orgId}/usage`)).body.data;
+    expect(usage.by_kind).toEqual({ esign_envelope: { quantity: 3, amount_cents: 0 } });
+    expect(usage.lines.map((l: { envelope_id: string }) => l.envelope_id).sort()).toEqual([a.envelope_id, b.envelope_id, first.body.data.envelope_id].sort());
+    expect(usage.lines[0]).toMatchObject({ kind: "esign_envelope", quantity: 1, signer_id: null, description: expect.stringContaining(a.envelope_id) });
+    // another organization's envelopes are not counted here
+    const other = await newTenant();
+    await createEnvelope(other.key);
+    expect((await operator("GET", `/orgs/${t.orgId}/usage`)).body.data.by_kind.esign_envelope.quantity).toBe(3);
+  }, 90_000);
 
   it("reads another month's lines only for that month", async () => {
     const t = await newTenant();

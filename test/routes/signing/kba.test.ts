@@ -116,7 +116,7 @@ describe("KBA on the signing host: the journey", () => {
 });
 
 describe("KBA attempts and outcomes", () => {
-  it("a wrong set uses one of two attempts; the second wrong set fails, locks the link and bills one verification", async () => {
+  it("a wrong set uses one of two attempts; the second wrong set fails, locks the link and bills nothing (only a verified signer is billed)", async () => {
     const s = await sentKbaEnvelope();
     const first = await takeKba(s.buyer, s.buyerEmail, { wrong: true });
     expect(first.res.status).toBe(200);
@@ -141,10 +141,8 @@ describe("KBA attempts and outcomes", () => {
     expect((await call("POST", `/partner/envelopes/${s.envelopeId}/void`, { key: s.key, body: { reason: "KBA failed" } })).status).toBe(200);
 
     const results = (await call("GET", `/envelopes/${s.envelopeId}/kba`, { bearer: s.bearer })).body.data;
-    expect(results).toEqual([expect.objectContaining({ signer_email: s.buyerEmail, status: "failed", price_cents: 400 })]);
-    const lines = await usageLinesOf(s.orgId);
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ kind: "kba_verification", unit_cents: 400 });
+    expect(results).toEqual([expect.objectContaining({ signer_email: s.buyerEmail, status: "failed", price_cents: 0 })]);
+    expect(await usageLinesOf(s.orgId)).toHaveLength(0);
     expect((await auditOf(s.envelopeId)).filter((e) => e.action === "envelope.kba_verified").map((e) => e.data.outcome)).toEqual(["failed"]);
   });
 
@@ -218,7 +216,7 @@ describe("KBA bad input: clear 4xx, never a second verification", () => {
     expect((await answer(a.buyer, { session_id: sessionA.session_id, answers: right })).body.data.status).toBe("passed");
   });
 
-  it("a replayed answer is 409, and a set that lapsed is 410 and uses its attempt, billing the failed verification once", async () => {
+  it("a replayed answer is 409, and a set that lapsed is 410 and uses its attempt; the failed verification is recorded once and not billed", async () => {
     const s = await sentKbaEnvelope();
     const first = await takeKba(s.buyer, s.buyerEmail, { wrong: true });
     const replay = await answer(s.buyer, { session_id: first.session.session_id, answers: await answersFor(s.buyerEmail, first.session) });
@@ -236,7 +234,8 @@ describe("KBA bad input: clear 4xx, never a second verification", () => {
     const after = await answer(s.buyer, { session_id: next.session.session_id, answers: await answersFor(s.buyerEmail, next.session) });
     expect(after.status).toBe(409);
     expect(after.body.details).toEqual({ kba_status: "failed" });
-    expect(await usageLinesOf(s.orgId)).toHaveLength(1);
+    expect(await usageLinesOf(s.orgId)).toHaveLength(0);
+    expect((await call("GET", `/envelopes/${s.envelopeId}/kba`, { bearer: s.bearer })).body.data).toEqual([expect.objectContaining({ status: "failed", price_cents: 0 })]);
   });
 
   it("two simultaneous answers to one question set: one is scored, the other is 409, and one verification is billed", async () => {

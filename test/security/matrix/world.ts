@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { exportJWK, generateKeyPair } from "jose";
 import { ALL_SCOPES, call, createEnvelope, newKey, newTenant, OPERATOR_TOKEN } from "../../helpers/api";
 import { memberToken } from "../../helpers/templates";
@@ -44,6 +45,14 @@ export async function org(name: string): Promise<Org> {
   if (pkg.status !== 201) throw new Error(`package: ${pkg.status} ${JSON.stringify(pkg.body)}`);
   const batch = await call("POST", "/bulk-send", { bearer: admin, body: { name: `${name} batch`, document_source: "new" } });
   if (batch.status !== 201) throw new Error(`bulk batch: ${batch.status} ${JSON.stringify(batch.body)}`);
+  // a signer of the vaulted envelope (corrections name one: `…/signers/{signer_id}`; the helper's envelope was completed without any)
+  const signer = { id: `sgn_${crypto.randomUUID().replaceAll("-", "")}` };
+  await env.DB.prepare(
+    `INSERT INTO signers (id, envelope_id, org_id, role, email, name, routing_order, status, slug_hash, signed_at, created_at)
+     VALUES (?, ?, ?, 'buyer', 'buyer@example.com', 'Buyer', 1, 'completed', ?, ?, ?)`,
+  )
+    .bind(signer.id, envelope.envelope_id, t.orgId, `sha256:${crypto.randomUUID().replaceAll("-", "")}`, new Date().toISOString(), new Date().toISOString())
+    .run();
   const endpoint = await createEndpoint(admin, { url: receiverUrl("ok").url });
   const test = await call("POST", `/webhooks/endpoints/${endpoint.endpoint_id}/test`, { bearer: admin });
   if (test.status !== 200) throw new Error(`webhook test: ${test.status} ${JSON.stringify(test.body)}`);
@@ -63,6 +72,7 @@ export async function org(name: string): Promise<Org> {
       batch_id: batch.body.data.batch_id,
       vault_id: vaultId,
       transfer_id: offered.body.data.transfer_id,
+      signer_id: signer.id,
     },
   };
 }

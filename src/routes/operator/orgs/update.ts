@@ -12,6 +12,8 @@ const Org = z
     stripe_account_id: z.string().nullable(),
     platform_fee_bps: z.int(),
     embed_frame_ancestors: z.array(z.string()).openapi({ description: "Origins allowed to frame the signing page and widgets (CSP frame-ancestors); [] for none" }),
+    reminder_after_days: z.int().nullable().openapi({ description: "Default days after sending before the first reminder (null: none by default)" }),
+    reminder_every_days: z.int().nullable().openapi({ description: "Default days between later reminders (0 or null: once)" }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -23,9 +25,9 @@ export const route = createRoute(
       method: "patch",
       operationId: "updateOrganization",
       path: "/operator/orgs/{org_id}",
-      summary: "Update an organization (name, connected Stripe account, platform fee, embed frame ancestors)",
+      summary: "Update an organization (name, connected Stripe account, platform fee, embed frame ancestors, reminder defaults)",
       description:
-        "`embed_frame_ancestors` replaces the origins allowed to frame the signing page and widgets (`null` or `[]`: none; at most 20, each `https://host[:port]` or `https://*.domain`, `http:` only for localhost and 127.0.0.1; normalized and de-duplicated; a bad entry is 422 at its index). The organization's admins can also set it: `PUT /api/v2/org/embed-settings`.",
+        "`embed_frame_ancestors` replaces the origins allowed to frame the signing page and widgets (`null` or `[]`: none; at most 20, each `https://host[:port]` or `https://*.domain`, `http:` only for localhost and 127.0.0.1; normalized and de-duplicated; a bad entry is 422 at its index). The organization's admins can also set it: `PUT /api/v2/org/embed-settings`. `reminder_after_days` (1 to 30) and `reminder_every_days` (0 to 30, 0: once) are the reminder schedule of the organization's envelopes that set none (`null`: no default).",
       request: { params: OrgIdParams, body: jsonBody(PatchOrgBody) },
       responses: { 200: jsonContent(dataOf(Org), "The organization") },
     },

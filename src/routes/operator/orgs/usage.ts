@@ -14,7 +14,7 @@ export const route = createRoute(
       path: "/operator/orgs/{org_id}/usage",
       summary: "An organization's billable usage of a month",
       description:
-        "The usage lines of the month (UTC, `YYYY-MM`; default the current month), each with its amount, and the totals per kind and overall. KBA: one `kba_verification` line (400 cents) per challenged client signer whose verification was performed (passed or failed); none for `unavailable`, none for the sender.",
+        "The usage lines of the month (UTC, `YYYY-MM`; default the current month), each with its amount, and the totals per kind and overall. KBA: one `kba_verification` line (400 cents) per verified (`passed`) client signer; none for `failed` or `unavailable`, none for the sender. E-sign: one `esign_envelope` line per envelope created (by the API or bulk send).",
       request: { params: OrgIdParams, query: UsageQuery },
       responses: { 200: jsonContent(dataOf(UsageSchema), "The month's usage") },
     },

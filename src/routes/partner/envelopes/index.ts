@@ -4,6 +4,8 @@ import * as create from "./create";
 import * as get from "./get";
 import * as list from "./list";
 import * as send from "./send";
+import * as correctSigner from "./signers/correct";
+import * as resendInvitation from "./signers/resend";
 import * as signingLinks from "./signing-links";
 import * as status from "./status";
 import * as voidEnvelope from "./void";
@@ -16,4 +18,6 @@ export const envelopesRouter = createOrgRouter()
   .openapi(voidEnvelope.route, voidEnvelope.handler)
   .openapi(compliance.route, compliance.handler)
   .openapi(send.route, send.handler)
-  .openapi(signingLinks.route, signingLinks.handler);
+  .openapi(signingLinks.route, signingLinks.handler)
+  .openapi(resendInvitation.route, resendInvitation.handler)
+  .openapi(correctSigner.route, correctSigner.handler);

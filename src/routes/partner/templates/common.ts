@@ -1,8 +1,16 @@
 import type { RouteConfig } from "@hono/zod-openapi";
 import { ErrorSchema, jsonContent } from "../../../lib/openapi";
+import type { Scope } from "../../../lib/scopes";
 
 type RequestBody = NonNullable<NonNullable<RouteConfig["request"]>["body"]>;
-type TextField = { type: "string"; maxLength?: number; description?: string };
+type TextField = { type: "string"; maxLength?: number; description?: string; enum?: string[]; default?: string };
+
+/**
+ * Template reads: `envelopes:read` (reading what envelopes are made from), or `envelopes:write`, the
+ * scope that creates templates (spec 4.7), so a key that uploads a template can read it back
+ * (docs/decisions/partner-templates.md).
+ */
+export const TEMPLATE_READ_SCOPES: readonly Scope[] = ["envelopes:read", "envelopes:write"];
 
 /**
  * The multipart body of a route taking a PDF, for the OpenAPI document only: a plain schema (not zod),

@@ -16,13 +16,19 @@ export const route = createRoute(
       path: "/partner/templates",
       summary: "Upload a template PDF (multipart)",
       description:
-        "Stores the PDF (at most 50 MB, checked by its bytes) and places fields: embedded `{{name;attr=value}}` tags become fields and are stripped from the stored PDF; `fields_json` adds absolute and anchor fields, anchors resolved against the PDF's text layer. Beta (spec 9.2).",
+        "Stores the PDF (at most 50 MB, checked by its bytes) and places fields: embedded `{{name;attr=value}}` tags become fields and are stripped from the stored PDF; `fields_json` adds absolute and anchor fields, anchors resolved against the PDF's text layer; `kba_required: true` makes a KBA template. Beta (spec 9.2).",
       request: {
         body: pdfUploadBody(
           {
             name: { type: "string", maxLength: 200 },
             external_id: { type: "string", maxLength: 200 },
             fields_json: { type: "string", description: "JSON-encoded array of TemplateField; omit for an empty template or one placed by embedded tags" },
+            kba_required: {
+              type: "string",
+              enum: ["true", "false"],
+              default: "false",
+              description: "`true` makes every envelope created from this template require KBA (the template lives in the `cloud` provider instance). Fixed at creation; anything but `true` or `false` is 422.",
+            },
           },
           ["name"],
         ),

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "../../../../src/app";
-import { BASE, call, newKey, newTenant } from "../../../helpers/api";
+import { BASE, call, createEnvelope, newKey, newTenant } from "../../../helpers/api";
+import { kbaStep } from "../../../helpers/kba";
 import { absolute, anchor, buildPdf, failingDb, send, uploadTemplate } from "../../../helpers/templates";
 
 const storedTemplate = (id: string) =>
@@ -224,5 +225,65 @@ describe("POST /partner/templates with an Idempotency-Key", () => {
     big.set(new TextEncoder().encode("%PDF-1.7\n"));
     const res = await uploadTemplate(t.key, { file: big, headers: { "Idempotency-Key": `big-${crypto.randomUUID()}` } });
     expect(res.status).toBe(413);
+  });
+});
+
+/** POST /partner/templates with `kba_required` as a partner sends it (a multipart text field), the PDF tagged for a buyer. */
+async function uploadWithKba(key: string, kba: string | undefined) {
+  const { bytes } = await buildPdf([{ lines: [{ text: "Sign here {{buyer_signature;type=signature;role=buyer;required=true}}", x: 72, y: 700 }] }]);
+  const form = new FormData();
+  form.append("file", new File([bytes], "contract.pdf", { type: "application/pdf" }));
+  form.append("name", "Retail installment contract");
+  if (kba !== undefined) form.append("kba_required", kba);
+  return send("POST", "/partner/templates", key, form);
+}
+
+describe("POST /partner/templates kba_required", () => {
+  it("defaults to false; `true` makes a cloud template, answered and stored", async () => {
+    const t = await newTenant();
+    const plain = await uploadWithKba(t.key, undefined);
+    expect(plain.body.data).toMatchObject({ kba_required: false, provider_instance: "default" });
+    const explicitFalse = await uploadWithKba(t.key, "false");
+    expect(explicitFalse.body.data).toMatchObject({ kba_required: false, provider_instance: "default" });
+    const kba = await uploadWithKba(t.key, "true");
+    expect(kba.status).toBe(200);
+    expect(kba.body.data).toMatchObject({ kba_required: true, provider_instance: "cloud", fields_added: 1 });
+    const row = await env.DB.prepare("SELECT kba_required, provider_instance FROM templates WHERE id = ?").bind(kba.body.data.template_id).first();
+    expect(row).toEqual({ kba_required: 1, provider_instance: "cloud" });
+    const audit = await env.DB.prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = 'template.created' ORDER BY rowid DESC").bind(t.orgId).first<{ data: string }>();
+    expect(JSON.parse(audit!.data)).toMatchObject({ template_id: kba.body.data.template_id, kba_required: true });
+  });
+
+  it("answers 422 naming kba_required for anything but true or false, and creates nothing", async () => {
+    const t = await newTenant();
+    for (const value of ["yes", "1", "maybe"]) {
+      const res = await uploadWithKba(t.key, value);
+      expect(res.status, value).toBe(422);
+      expect(res.body.details, value).toEqual([expect.objectContaining({ path: ["kba_required"] })]);
+    }
+    expect((await call("GET", "/partner/templates", { key: t.key })).body.meta.total).toBe(0);
+  });
+
+  it("lets an API-key-only integration send a KBA envelope: envelopes from the template require KBA", async () => {
+    const t = await newTenant();
+    const template = await uploadWithKba(t.key, "true");
+    const envelope = await createEnvelope(t.key, { template_id: template.body.data.template_id });
+    const read = await call("GET", `/partner/envelopes/${envelope.envelope_id}`, { key: t.key });
+    expect(read.body.data).toMatchObject({ kba_required: true, provider_instance: "cloud" });
+
+    expect((await call("POST", `/partner/envelopes/${envelope.envelope_id}/send`, { key: t.key, body: { send_email: false } })).status).toBe(422);
+    const sent = await call("POST", `/partner/envelopes/${envelope.envelope_id}/send`, { key: t.key, body: {} });
+    expect(sent.status).toBe(200);
+    expect(sent.body.data).toMatchObject({ status: "sent", kba_required: true, provider_instance: "cloud" });
+    const checks = await env.DB.prepare("SELECT status FROM kba_checks WHERE envelope_id = ?").bind(envelope.envelope_id).all();
+    expect(checks.results).toEqual([{ status: "required" }]);
+    const slug = sent.body.data.signers[0].slug as string;
+    expect((await call("GET", `/signing/${slug}`)).body.data.kba).toEqual({ required: true, status: "required" });
+    expect((await kbaStep(slug)).status).toBe(200);
+
+    // the same integration's plain template still sends without KBA
+    const plain = await uploadWithKba(t.key, "false");
+    const plainEnvelope = await createEnvelope(t.key, { template_id: plain.body.data.template_id });
+    expect((await call("GET", `/partner/envelopes/${plainEnvelope.envelope_id}`, { key: t.key })).body.data).toMatchObject({ kba_required: false, provider_instance: "default" });
   });
 });
