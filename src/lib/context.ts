@@ -25,6 +25,12 @@ export type RequestContext = {
    * (operator, jobs).
    */
   orgId: string | null;
+  /**
+   * The signing session a signer request came with (signers/resolve-credential.ts): when it was issued,
+   * so the first read of that signer's row refuses it if the signer's link was re-issued since
+   * (a correction, a re-sent invitation), with no read of its own.
+   */
+  signerSession?: { signerId: string; issuedAt: number };
 };
 
 /**

@@ -15,7 +15,7 @@ export const attemptsLeft = (check: KbaCheckRow) => (check.status === "required"
 
 /** The signer, their envelope (open: 410 otherwise) and their KBA check; 404 when this link has no KBA step. */
 export async function loadKbaSigner(ctx: RequestContext, signerId: string): Promise<{ sc: SigningContext; check: KbaCheckRow; provider: KbaProvider }> {
-  const sc = await loadSigningContext(ctx.db, signerId);
+  const sc = await loadSigningContext(ctx, signerId);
   const check = await getKbaCheck(ctx.db, sc.signer.id);
   if (!check) throw new ApiError(404, "This signing link has no identity verification step: open the document directly");
   return { sc, check, provider: kbaProvider(ctx.env, check.provider) };

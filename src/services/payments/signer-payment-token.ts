@@ -6,6 +6,7 @@ import { mintSigningSession } from "../signers/signing-session";
 import { getEnvelope } from "../envelopes/repository";
 import { PAYABLE_STATUSES } from "./payment-gate";
 import { findSignerForPayment } from "../signers/repository";
+import { assertCurrentSession } from "../signers/resolve-credential";
 import { SIGNING_LINK_TTL_SECONDS, signingUrl } from "../signers/signing-links";
 import { findPaymentForEnvelope } from "./repository";
 
@@ -28,6 +29,7 @@ export type SignerPaymentToken = { payment_required: false } | { payment_require
 export async function signerPaymentToken(ctx: RequestContext, input: { signerId: string; now?: Date; notAfter?: number }): Promise<SignerPaymentToken> {
   const signer = await findSignerForPayment(ctx.db, input.signerId);
   if (!signer) throw notFound("Signing link");
+  assertCurrentSession(ctx, signer);
   const envelope = await getEnvelope(ctx.db, signer.org_id, signer.envelope_id);
   const payment = await findPaymentForEnvelope(ctx.db, envelope.id);
   const due =

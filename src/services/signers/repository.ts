@@ -39,11 +39,11 @@ export function signersWhoseTurnItIs<S extends Pick<SignerRow, "routing_order" |
 }
 
 /** What a payment token needs of a signer, by id in any organization (payments/signer-payment-token.ts). */
-export function findSignerForPayment(db: D1Database, signerId: string): Promise<Pick<SignerRow, "id" | "envelope_id" | "org_id" | "email" | "status"> | null> {
+export function findSignerForPayment(db: D1Database, signerId: string): Promise<Pick<SignerRow, "id" | "envelope_id" | "org_id" | "email" | "status" | "last_resent_at"> | null> {
   return db
-    .prepare("SELECT id, envelope_id, org_id, email, status FROM signers WHERE id = ?")
+    .prepare("SELECT id, envelope_id, org_id, email, status, last_resent_at FROM signers WHERE id = ?")
     .bind(signerId)
-    .first<Pick<SignerRow, "id" | "envelope_id" | "org_id" | "email" | "status">>();
+    .first<Pick<SignerRow, "id" | "envelope_id" | "org_id" | "email" | "status" | "last_resent_at">>();
 }
 
 /**
@@ -101,10 +101,6 @@ export async function rehashSignerSlug(db: D1Database, signerId: string, raw: st
 
 // ---- appended by helper C: corrections (DESIGN.md 12; services/corrections/) ----
 
-/** When the signer's link was last re-issued (a correction or a re-sent invitation): sessions issued before it are dead. */
-export function getSignerLinkReissuedAt(db: D1Database, signerId: string): Promise<Pick<SignerRow, "last_resent_at"> | null> {
-  return db.prepare("SELECT last_resent_at FROM signers WHERE id = ?").bind(signerId).first<Pick<SignerRow, "last_resent_at">>();
-}
 
 /** One signer of one envelope (a signer of another envelope, or organization, is as unknown as a made-up id). */
 export function getEnvelopeSigner(db: D1Database, envelopeId: string, signerId: string): Promise<SignerRow | null> {

@@ -2,7 +2,7 @@ import type { RequestContext } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { isSigningSession, openSigningSession } from "./signing-session";
 import { hashSlug, SLUG_HASH_PREFIX } from "./slug";
-import { findSignerBySlug, getSignerLinkReissuedAt, rehashSignerSlug } from "./repository";
+import { findSignerBySlug, rehashSignerSlug, type SignerRow } from "./repository";
 
 /** Who a signer credential names, and when it stops working (null: a permanent slug). */
 export type SignerCredential = { signerId: string; sessionExpiresAt: number | null };
@@ -16,13 +16,15 @@ export type SignerCredential = { signerId: string; sessionExpiresAt: number | nu
  * rewritten as its hash at once, guarded on the raw value so two first uses race harmlessly.
  *
  * A session issued before the signer's link was last re-issued (a correction or a re-sent invitation,
- * `signers.last_resent_at`) is dead at once, like the slug it stood beside: 404, as an unknown one.
+ * `signers.last_resent_at`) is dead at once, like the slug it stood beside: 404, as an unknown one. The
+ * session's issue time rides on `ctx`, and `assertCurrentSession` checks it against the signer's row
+ * where a verb reads that row anyway, so a session costs no extra D1 round trip.
  */
 export async function signerByCredential(ctx: RequestContext, credential: string): Promise<SignerCredential> {
   if (isSigningSession(credential)) {
     const { signerId, expiresAt, issuedAt } = await openSigningSession(ctx.env, credential);
-    const reissued = await getSignerLinkReissuedAt(ctx.db, signerId);
-    if (reissued?.last_resent_at && issuedAt < Date.parse(reissued.last_resent_at)) throw notFound("Signing link");
+    // checked where the signer's row is read anyway (assertCurrentSession), not by a read of its own
+    ctx.signerSession = { signerId, issuedAt };
     return { signerId, sessionExpiresAt: expiresAt };
   }
   const hash = await hashSlug(credential);
@@ -41,5 +43,13 @@ export async function findSignerByCredential(ctx: RequestContext, credential: st
   } catch (err) {
     if (err instanceof ApiError && (err.status === 404 || err.status === 410)) return null;
     throw err;
+  }
+}
+
+/** 404 when the request came with a signing session issued before this signer's link was last re-issued. */
+export function assertCurrentSession(ctx: Pick<RequestContext, "signerSession">, signer: Pick<SignerRow, "id" | "last_resent_at">): void {
+  const session = ctx.signerSession;
+  if (session && session.signerId === signer.id && signer.last_resent_at && session.issuedAt < Date.parse(signer.last_resent_at)) {
+    throw notFound("Signing link");
   }
 }

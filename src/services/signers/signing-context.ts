@@ -1,7 +1,9 @@
 import { ApiError, notFound } from "../../lib/errors";
 import { listSigningFields, type SigningFieldRow } from "../documents/repository";
 import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
+import type { RequestContext } from "../../lib/context";
 import { getSigner, listSigners, type SignerRow } from "./repository";
+import { assertCurrentSession } from "./resolve-credential";
 
 export type SigningContext = { signer: SignerRow; envelope: LoadedEnvelope; signers: SignerRow[]; fields: SigningFieldRow[] };
 
@@ -13,9 +15,11 @@ export const OPEN_STATUSES = ["sent", "viewed"] as const;
  * unknown signer is 404; the link of a closed envelope (completed, declined, voided, expired, vaulted)
  * is 410 naming the status, as DocuSign's expired email links tell the signer why they stopped working.
  */
-export async function loadSigningContext(db: D1Database, signerId: string, opts: { allowClosed?: boolean } = {}): Promise<SigningContext> {
+export async function loadSigningContext(ctx: Pick<RequestContext, "db" | "signerSession">, signerId: string, opts: { allowClosed?: boolean } = {}): Promise<SigningContext> {
+  const db = ctx.db;
   const signer = await getSigner(db, signerId);
   if (!signer) throw notFound("Signing link");
+  assertCurrentSession(ctx, signer);
   const envelope = await getEnvelope(db, signer.org_id, signer.envelope_id);
   if (!opts.allowClosed && !(OPEN_STATUSES as readonly string[]).includes(envelope.status)) {
     throw new ApiError(410, `This signing link no longer works: the envelope is ${envelope.status}`, { status: envelope.status });

@@ -31,7 +31,7 @@ export async function commitSignerChange<T>(
   first?: SigningContext,
 ): Promise<T> {
   const { result } = await commitEnvelopeChange(ctx, {
-    read: (attempt) => (attempt === 0 && first ? Promise.resolve(first) : loadSigningContext(ctx.db, signerId)),
+    read: (attempt) => (attempt === 0 && first ? Promise.resolve(first) : loadSigningContext(ctx, signerId)),
     envelopeOf: (sc) => sc.envelope,
     plan: async (sc, at) => {
       const { change, result } = await build(sc, at);

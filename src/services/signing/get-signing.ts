@@ -12,7 +12,7 @@ import { areasOf, loadSigningContext, optionsOf } from "./repository";
  * status), never their fields or values, and not at all until this signer has passed KBA.
  */
 export async function getSigning(ctx: RequestContext, input: { signerId: string }) {
-  const sc = await loadSigningContext(ctx.db, input.signerId);
+  const sc = await loadSigningContext(ctx, input.signerId);
   const { signer, envelope } = sc;
   const turn = signersWhoseTurnItIs(sc.signers);
   // KBA (spec rule 5): until this signer passes, the envelope and the signer only, no fields
@@ -44,7 +44,7 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
 
 /** GET /signing/:slug/document: the original PDF, streamed from R2. */
 export async function openSigningDocument(ctx: RequestContext, input: { signerId: string }) {
-  const sc = await loadSigningContext(ctx.db, input.signerId);
+  const sc = await loadSigningContext(ctx, input.signerId);
   await assertKbaCleared(ctx.db, sc.signer.id);
   const row = await findOriginalDocumentKey(ctx.db, sc.envelope.id);
   const object = row ? await ctx.env.DOCS.get(row.r2_key) : null;

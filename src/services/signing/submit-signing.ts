@@ -49,7 +49,7 @@ export async function submitSigning(
   ctx: RequestContext,
   input: { signerId: string; values: Record<string, SubmittedValue> },
 ): Promise<SubmitResult> {
-  const first = await loadSigningContext(ctx.db, input.signerId);
+  const first = await loadSigningContext(ctx, input.signerId);
   await assertMaySubmit(ctx, first);
   // The completing submit seals the document: an unconfigured or unusable seal refuses it (503) before anything is written.
   if (completesEnvelope(first)) await loadSealKey(ctx.env);
