@@ -6,8 +6,7 @@ import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
 import { getKbaCheck, type KbaCheckRow } from "../kba/repository";
 import { getOrganizationName } from "../organizations/repository";
 import { getEnvelopeSigner, listSigners, signersWhoseTurnItIs, type SignerRow } from "../signers/repository";
-import { signingUrl } from "../signers/signing-links";
-import { hashSlug, newSlug } from "../signers/slug";
+import { freshSigningLink } from "../signers/signing-links";
 import type { OutboxEmail } from "../../providers/email";
 
 /** One re-sent invitation per signer per this long (DESIGN.md 12). */
@@ -76,11 +75,9 @@ export async function reinvitation(
   ctx: RequestContext,
   input: { envelope: LoadedEnvelope; orgName: string; signer: Pick<SignerRow, "id" | "name" | "email" | "role">; kba: boolean; send: boolean; at: string },
 ): Promise<{ slugHash: string; email: OutboxEmail | null; statement: D1PreparedStatement | null }> {
-  const slug = newSlug();
-  const slugHash = await hashSlug(slug);
-  if (!input.send) return { slugHash, email: null, statement: null };
   const { envelope, signer } = input;
-  const url = signingUrl(ctx.env, envelope, slug);
+  const { slugHash, url } = await freshSigningLink(ctx.env, envelope);
+  if (!input.send) return { slugHash, email: null, statement: null };
   const content = renderInvitation({
     orgName: input.orgName,
     envelopeName: envelope.name,

@@ -3,8 +3,7 @@ import type { Row } from "../../db/row";
 import type { envelopes } from "../../db/schema/envelopes";
 import { escapeHtml } from "../../lib/html";
 import { signerInvitationLinkUpdate, type SignerRow } from "../signers/repository";
-import { signingUrl } from "../signers/signing-links";
-import { hashSlug, newSlug } from "../signers/slug";
+import { freshSigningLink } from "../signers/signing-links";
 import type { OutboxEmail } from "../../providers/email";
 import { queueEmail } from "./outbox";
 
@@ -65,9 +64,7 @@ export async function invitationEmails(
   const { envelope } = input;
   return Promise.all(
     input.signers.map(async (signer) => {
-      const slug = newSlug();
-      const slugHash = await hashSlug(slug);
-      const url = signingUrl(ctx.env, envelope, slug);
+      const { slugHash, url } = await freshSigningLink(ctx.env, envelope);
       const content = renderInvitation({
         orgName: input.orgName,
         envelopeName: envelope.name,

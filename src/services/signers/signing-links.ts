@@ -5,6 +5,7 @@ import { mintSigningSession } from "./signing-session";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
 import { envelopeDetail } from "../envelopes/serialize";
 import { listSigners, type SignerRow } from "./repository";
+import { hashSlug, newSlug } from "./slug";
 
 /**
  * A signer's URL. Opaque to partners (spec part 2): they read it from responses. KBA envelopes are
@@ -16,6 +17,15 @@ import { listSigners, type SignerRow } from "./repository";
 export function signingUrl(env: Env, envelope: Pick<EnvelopeRow, "kba_required">, credential: string): string {
   const host = envelope.kba_required === 1 ? env.SIGNING_HOST : env.EMBED_HOST;
   return `${host}/s/${credential}`;
+}
+
+/**
+ * A new permanent link for a signer (an invitation, a reminder, a re-sent invitation): a fresh slug, the
+ * hash the signer row stores (the old link dies when it is replaced) and the URL the email carries.
+ */
+export async function freshSigningLink(env: Env, envelope: Pick<EnvelopeRow, "kba_required">): Promise<{ slugHash: string; url: string }> {
+  const slug = newSlug();
+  return { slugHash: await hashSlug(slug), url: signingUrl(env, envelope, slug) };
 }
 
 /** How long a signing link handed to a partner or the console works: as long as an embed token. */
