@@ -1,3 +1,5 @@
+import { expect } from "vitest";
+import { ApiError } from "../../src/lib/errors";
 import { SELF } from "cloudflare:test";
 
 export const BASE = "http://localhost/api/v2";
@@ -79,4 +81,14 @@ export async function eventually<T>(read: () => Promise<T>, check: (value: T) =>
     if (check(value) || Date.now() > deadline) return value;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The ApiError a verb called directly throws (the test fails if it resolves or throws anything else). */
+export async function refusal(run: Promise<unknown>): Promise<ApiError> {
+  const err = await run.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApiError);
+  return err as ApiError;
 }

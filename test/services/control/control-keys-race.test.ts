@@ -1,30 +1,21 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../../src/lib/errors";
 import { addControlKey } from "../../../src/services/control/add-control-key";
 import { deleteControlKey } from "../../../src/services/control/delete-control-key";
-import { ALL_SCOPES, call, newTenant } from "../../helpers/api";
+import { call, refusal } from "../../helpers/api";
+import { party } from "../../helpers/control";
 import { orgContext } from "../../helpers/context";
 import { controlSignature, makeControlKey, registerControlKey } from "../../helpers/control-keys";
 import { racedDb } from "../../helpers/raced-db";
 
-const controlTenant = () => newTenant({ scopes: [...ALL_SCOPES, "vault:control"] });
 const kids = async (apiKey: string) => ((await call("GET", "/partner/vault/control-keys", { key: apiKey })).body.data as { kid: string }[]).map((k) => k.kid);
 const entries = async (orgId: string, action: string) =>
   (await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE chain_id = ? AND action = ?").bind(orgId, action).first<{ n: number }>())!.n;
 
-async function refusal(run: Promise<unknown>): Promise<ApiError> {
-  const err = await run.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
-}
 
 describe("control keys under a race between the verb's read and its write", () => {
   it("an unsigned first key loses to a first key registered meanwhile: 409, nothing of it written", async () => {
-    const t = await controlTenant();
+    const t = await party();
     const winner = await makeControlKey("ES256");
     const loser = await makeControlKey("EdDSA");
     const ctx = { ...orgContext(t.orgId), db: racedDb(env.DB, () => registerControlKey(t.key, winner)) };
@@ -35,7 +26,7 @@ describe("control keys under a race between the verb's read and its write", () =
   });
 
   it("a signed addition or deletion whose signing key is deleted meanwhile is refused (409), nothing written", async () => {
-    const t = await controlTenant();
+    const t = await party();
     const a = await makeControlKey("ES256");
     const b = await makeControlKey("EdDSA");
     expect((await registerControlKey(t.key, a)).status).toBe(201);

@@ -1,24 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../../src/lib/errors";
 import { verifyControlSignature } from "../../../src/services/control/signature";
-import { ALL_SCOPES, newTenant } from "../../helpers/api";
+import { newTenant, refusal } from "../../helpers/api";
+import { party } from "../../helpers/control";
 import { jobContext } from "../../helpers/context";
 import { controlSignature, makeControlKey, registerControlKey } from "../../helpers/control-keys";
 
-/** The ApiError `run` throws (or fails). */
-async function refusal(run: Promise<unknown>): Promise<ApiError> {
-  const err = await run.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
-}
 
 describe("verifyControlSignature on a control action's payload", () => {
   it("accepts the signature made for this transfer and refuses it replayed for another transfer, record or organization", async () => {
-    const t = await newTenant({ scopes: [...ALL_SCOPES, "vault:control"] });
-    const other = await newTenant({ scopes: [...ALL_SCOPES, "vault:control"] });
+    const t = await party();
+    const other = await party();
     const key = await makeControlKey("EdDSA");
     expect((await registerControlKey(t.key, key)).status).toBe(201);
     const db = jobContext().db;
@@ -47,7 +38,7 @@ describe("verifyControlSignature on a control action's payload", () => {
   });
 
   it("holds iat to 5 minutes either way, for ES256 keys as for Ed25519", async () => {
-    const t = await newTenant({ scopes: [...ALL_SCOPES, "vault:control"] });
+    const t = await party();
     const key = await makeControlKey("ES256");
     expect((await registerControlKey(t.key, key)).status).toBe(201);
     const db = jobContext().db;
