@@ -17,6 +17,11 @@ export const envelopeDocuments = sqliteTable(
     sha256: text("sha256").notNull(),
     sizeBytes: integer("size_bytes").notNull(),
     pageCount: integer("page_count"),
+    /**
+     * The PAdES baseline level a `signed` document's seal reached (DESIGN.md 11): `B-B`, `B-T`, `B-LT`,
+     * `B-LTA`; raised by incremental updates before vaulting (a new object and hash each time); null for an original.
+     */
+    evidenceLevel: text("evidence_level"),
     createdAt: text("created_at").notNull(),
   },
   (t) => [uniqueIndex("envelope_documents_kind_uq").on(t.envelopeId, t.kind), index("envelope_documents_org_idx").on(t.orgId)],

@@ -3,7 +3,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
 export const EMAIL_STATUSES = ["queued", "sent", "failed"] as const;
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 
-export const EMAIL_KINDS = ["invitation", "reminder", "expiry_warning"] as const;
+export const EMAIL_KINDS = ["invitation", "reminder", "expiry_warning", "completed_copy"] as const;
 export type EmailKind = (typeof EMAIL_KINDS)[number];
 
 /**

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { customers } from "./customers";
 import { organizations } from "./organizations";
 
@@ -65,6 +65,12 @@ export const envelopes = sqliteTable(
     remindersSent: integer("reminders_sent").notNull().default(0),
     lastReminderAt: text("last_reminder_at"),
     expiryWarnedAt: text("expiry_warned_at"),
+    /**
+     * E-SIGN consent (DESIGN.md 12): whether its signers must consent to electronic records before the
+     * document is shown, and the disclosure version they are shown (fixed at create)
+     */
+    consumerConsent: integer("consumer_consent", { mode: "boolean" }).notNull().default(false),
+    disclosureId: text("disclosure_id"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -104,6 +110,45 @@ export const signers = sqliteTable(
     /** corrections (DESIGN.md 12): the signer's phone, and when the last invitation was re-sent (one per 10 minutes) */
     phone: text("phone"),
     lastResentAt: text("last_resent_at"),
+    /** when the signer consented to electronic records (DESIGN.md 12); cleared by a correction */
+    consentGivenAt: text("consent_given_at"),
   },
   (t) => [index("signers_envelope_idx").on(t.envelopeId)],
+);
+
+/**
+ * An organization's E-SIGN disclosure (DESIGN.md 12), one row per saved version: never edited, a PUT
+ * adds the next version. `sha256` is the hash of the version's canonical JSON, named on each consent's
+ * audit entry. No row: the shipped default applies.
+ */
+export const esignDisclosures = sqliteTable(
+  "esign_disclosures",
+  {
+    id: text("id").primaryKey(),
+    orgId: text("org_id").notNull().references(() => organizations.id),
+    version: integer("version").notNull(),
+    required: integer("required", { mode: "boolean" }).notNull(),
+    text: text("text").notNull(),
+    paperCopyContact: text("paper_copy_contact").notNull(),
+    withdrawalInstructions: text("withdrawal_instructions").notNull(),
+    sha256: text("sha256").notNull(),
+    createdBy: text("created_by"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("esign_disclosures_org_version_uq").on(t.orgId, t.version)],
+);
+
+/** An envelope's cc recipients (DESIGN.md 12): at most 10; they get the completed copy, never a signing link. */
+export const envelopeCcRecipients = sqliteTable(
+  "envelope_cc_recipients",
+  {
+    id: text("id").primaryKey(),
+    envelopeId: text("envelope_id").notNull().references(() => envelopes.id),
+    orgId: text("org_id").notNull(),
+    name: text("name").notNull(),
+    email: text("email").notNull(),
+    position: integer("position").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("envelope_cc_recipients_envelope_idx").on(t.envelopeId)],
 );

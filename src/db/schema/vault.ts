@@ -59,6 +59,8 @@ export const vaultRecords = sqliteTable(
     /** when the record closed (paid off, papered out), and the reference or reason given */
     closedAt: text("closed_at"),
     closedNote: text("closed_note"),
+    /** the PAdES baseline level of the authoritative copy's seal at vaulting (DESIGN.md 11); never changes after */
+    evidenceLevel: text("evidence_level").notNull().default("B-B"),
   },
   (t) => [
     uniqueIndex("vault_records_envelope_uq").on(t.envelopeId),
@@ -194,3 +196,26 @@ export const jobCursors = sqliteTable("job_cursors", {
   leaseUntil: text("lease_until"),
   updatedAt: text("updated_at").notNull(),
 });
+
+/**
+ * RFC 4998 evidence records over an authoritative copy's hash (DESIGN.md 11): each renewal adds an
+ * archive timestamp before the previous timestamp's TSA certificate expires, stored in R2 beside the
+ * copy (`record_key`), never by rewriting the copy. The newest row of a vault record is its current record.
+ */
+export const vaultEvidenceRecords = sqliteTable(
+  "vault_evidence_records",
+  {
+    id: text("id").primaryKey(),
+    vaultId: text("vault_id").notNull(),
+    orgId: text("org_id").notNull(),
+    /** R2 key of the DER EvidenceRecord */
+    recordKey: text("record_key").notNull(),
+    recordSha256: text("record_sha256").notNull(),
+    /** archive timestamps in the record */
+    timestampCount: integer("timestamp_count").notNull(),
+    /** when the newest timestamp's TSA certificate expires: the renewal job renews before it */
+    renewBy: text("renew_by").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("vault_evidence_records_vault_idx").on(t.vaultId, t.createdAt), index("vault_evidence_records_renew_idx").on(t.renewBy)],
+);
