@@ -90,6 +90,7 @@ export function newSignerRows(envelope: { id: string; org_id: string }, planned:
     org_id: envelope.org_id,
     ...s,
     status: "pending",
+    consent_given_at: null,
     slug_hash: unissuedSlugHash(),
     viewed_at: null,
     signed_at: null,

@@ -35,7 +35,7 @@ export async function listVaultRecordsAfter(db: D1Database, afterId: string, lim
 export type ControlColumns = "controller_org_id" | "pledgor_org_id" | "control_status" | "transfer_count" | "closed_at" | "closed_note";
 
 /** The vault record's INSERT: the vaulting organization is its originator and first controller. */
-export function vaultRecordInsert(db: D1Database, row: Omit<VaultRecordRow, ControlColumns>): D1PreparedStatement {
+export function vaultRecordInsert(db: D1Database, row: Omit<VaultRecordRow, ControlColumns | "evidence_level">): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO vault_records (id, envelope_id, org_id, custodian_org_id, authoritative_key, document_hash, size_bytes, page_count,
