@@ -1,12 +1,18 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 import { generateSealCertificate } from "./scripts/lib/seal-cert.mjs";
+import { makeTestPki, readTestPki } from "./scripts/lib/test-pki.mjs";
+import { rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { STRIPE_TEST_PUBLISHABLE_KEY, STRIPE_TEST_SECRET_KEY, STRIPE_TEST_WEBHOOK_SECRET } from "./test/global/stripe-stand-in.mjs";
 
 /** A free loopback port, chosen once per vitest process (the config may be evaluated more than once). */
 async function stripeStandInPort(): Promise<number> {
-  if (!process.env.STRIPE_STAND_IN_PORT) {
+  return standInPort("STRIPE_STAND_IN_PORT");
+}
+
+async function standInPort(variable: string): Promise<number> {
+  if (!process.env[variable]) {
     const port = await new Promise<number>((resolve, reject) => {
       const srv = createServer().once("error", reject);
       srv.listen(0, "127.0.0.1", () => {
@@ -14,9 +20,24 @@ async function stripeStandInPort(): Promise<number> {
         srv.close(() => resolve(port));
       });
     });
-    process.env.STRIPE_STAND_IN_PORT = String(port);
+    process.env[variable] = String(port);
   }
-  return Number(process.env.STRIPE_STAND_IN_PORT);
+  return Number(process.env[variable]);
+}
+
+/**
+ * The throwaway OpenSSL PKI of the evidence-level tests (scripts/lib/test-pki.mjs), made once per vitest
+ * process: its seals name the OCSP stand-in's port, so the ports are chosen first. Removed at exit.
+ */
+async function testPki() {
+  const tsaPort = await standInPort("TSA_STAND_IN_PORT");
+  const ocspPort = await standInPort("OCSP_STAND_IN_PORT");
+  if (!process.env.TEST_PKI_DIR) {
+    const pki = makeTestPki({ ocspBase: `http://127.0.0.1:${ocspPort}` });
+    process.env.TEST_PKI_DIR = pki.dir;
+    process.once("exit", () => rmSync(pki.dir, { recursive: true, force: true }));
+  }
+  return { tsaPort, ocspPort, pki: readTestPki(process.env.TEST_PKI_DIR) };
 }
 
 export default defineConfig(async () => {
@@ -25,6 +46,10 @@ export default defineConfig(async () => {
   const stripePort = await stripeStandInPort();
   // A fresh self-signed seal for every run (never a committed key): completing a signing seals the PDF.
   const seal = await generateSealCertificate({ commonName: "esign-vault test seal" });
+  // PAdES B-T / B-LT / B-LTA against OpenSSL: the TSA and OCSP stand-ins (test/global/tsa-stand-in.mjs,
+  // ocsp-stand-in.mjs) and seals issued by the throwaway CA. Only the level tests use them (per test):
+  // the default SEAL_* stay self-signed with no SEAL_TSA_URL, so every other test seals at B-B.
+  const { tsaPort, ocspPort, pki } = await testPki();
   return {
     plugins: [
       cloudflareTest({
@@ -55,6 +80,19 @@ export default defineConfig(async () => {
             STRIPE_PUBLISHABLE_KEY: STRIPE_TEST_PUBLISHABLE_KEY,
             STRIPE_WEBHOOK_SECRET: STRIPE_TEST_WEBHOOK_SECRET,
             STRIPE_API_BASE: `http://127.0.0.1:${stripePort}`,
+            // evidence levels: `${TEST_TSA_URL}/<name>` is a TSA path a test may take down (POST <origin>/_admin/down?path=…)
+            TEST_TSA_URL: `http://127.0.0.1:${tsaPort}/tsa`,
+            TEST_OCSP_URL: `http://127.0.0.1:${ocspPort}`,
+            TEST_PKI_CA_CERTIFICATE: pki.caPem,
+            // seal named OCSP <TEST_OCSP_URL>/ocsp and CRL <TEST_OCSP_URL>/ca.crl (chain: seal, root)
+            TEST_LT_SEAL_PRIVATE_KEY: pki.seal.privateKeyPem,
+            TEST_LT_SEAL_CERTIFICATE: pki.seal.certificatePem,
+            // seal naming only OCSP <TEST_OCSP_URL>/ocsp-outage: the path OCSP outage tests take down
+            TEST_LT_OUTAGE_SEAL_PRIVATE_KEY: pki.sealOutage.privateKeyPem,
+            TEST_LT_OUTAGE_SEAL_CERTIFICATE: pki.sealOutage.certificatePem,
+            // seal naming only a CRL distribution point
+            TEST_LT_CRL_SEAL_PRIVATE_KEY: pki.sealCrl.privateKeyPem,
+            TEST_LT_CRL_SEAL_CERTIFICATE: pki.sealCrl.certificatePem,
           },
         },
       }),
@@ -63,7 +101,7 @@ export default defineConfig(async () => {
       include: ["test/**/*.test.ts"],
       exclude: ["test/browser/**"],
       setupFiles: ["./test/setup.ts"],
-      globalSetup: ["./test/global/webhook-receiver.mjs", "./test/global/postmark-stand-in.mjs", "./test/global/stripe-stand-in.mjs"],
+      globalSetup: ["./test/global/webhook-receiver.mjs", "./test/global/postmark-stand-in.mjs", "./test/global/stripe-stand-in.mjs", "./test/global/tsa-stand-in.mjs", "./test/global/ocsp-stand-in.mjs"],
       testTimeout: 30_000,
       // CommonJS packages that require() an ES-module dependency (pdf-lib): pre-bundled for the Workers runtime;
       // stripe too, whose hundreds of ES modules name source maps it does not ship (one warning per file otherwise)

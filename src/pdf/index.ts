@@ -19,8 +19,14 @@ export { stripTags, type TagToStrip } from "./text/strip-tags";
 export { stampAndCertify } from "./stamp/stamp-and-certify";
 export { radioStamp } from "./stamp/stamp-document";
 export type { CertificateInput, CertificateSigner, Stamp, StampValue } from "./stamp/types";
-export { seal } from "./seal/seal";
+export { raiseSealEvidence, seal, sealWithEvidence, type SealOutcome } from "./seal/seal";
+// PAdES levels (DESIGN.md 11): what a configuration targets, what a file holds, raising it by updates.
+export { atLeast, EVIDENCE_LEVELS, evidenceLevelOf, evidenceOf, raiseEvidence, targetLevel, type EvidenceLevel, type EvidenceReport, type RaiseResult } from "./seal/levels";
+export { namesRevocationSource, revocationSourcesOf } from "./seal/ocsp";
+export { tryTimestampForDigest, type TimestampResult } from "./seal/timestamp";
 export { loadSealKey, type SealKey } from "./seal/seal-key";
+// The evidence bundle's manifest timestamp (services/evidence/build-bundle.ts).
+export { requestTimestamp, type TimestampAuthority } from "./seal/timestamp";
 
 // The vault: the marked non-authoritative copy and the compliance certificate as a PDF.
 export { COPY_MARKING, markNonAuthoritativeCopy, type CopyStamp } from "./vault/mark-copy";

@@ -9,5 +9,9 @@ declare module "vitest" {
     postmarkPort: number;
     /** port of the Stripe API stand-in on 127.0.0.1 (test/global/stripe-stand-in.mjs) */
     stripePort: number;
+    /** port of the OpenSSL TSA stand-in on 127.0.0.1 (test/global/tsa-stand-in.mjs) */
+    tsaPort: number;
+    /** port of the OpenSSL OCSP / CRL stand-in on 127.0.0.1 (test/global/ocsp-stand-in.mjs) */
+    ocspPort: number;
   }
 }

@@ -1,7 +1,13 @@
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import type { SealKey } from "./seal-key";
-import { requestTimestamp, type TimestampAuthority } from "./timestamp";
+import { requestTimestamp, tryTimestampForDigest, type TimestampAuthority } from "./timestamp";
+
+/**
+ * With a TSA: without `onTimestampFailure` a TSA failure throws (502, as `requestTimestamp`); with it,
+ * the failure is reported there and the CMS is returned without the timestamp (B-B, raised later).
+ */
+type SignOptions = { tsa?: TimestampAuthority; onTimestampFailure?: (reason: string) => void };
 
 const OID = {
   data: "1.2.840.113549.1.7.1",
@@ -18,12 +24,12 @@ const OID = {
  * signing-certificate-v2 that binds the seal certificate to the signature. The claimed signing time
  * is the signature dictionary's /M, not a CMS attribute (ETSI EN 319 142-1). The whole chain is embedded.
  */
-export async function signDetached(seal: SealKey, data: Uint8Array, options: { tsa?: TimestampAuthority } = {}): Promise<Uint8Array> {
+export async function signDetached(seal: SealKey, data: Uint8Array, options: SignOptions = {}): Promise<Uint8Array> {
   return signDetachedDigest(seal, new Uint8Array(await crypto.subtle.digest("SHA-256", data)), options);
 }
 
 /** `signDetached` given the SHA-256 of the data (a large file is hashed in parts, never joined). */
-export async function signDetachedDigest(seal: SealKey, digest: Uint8Array, options: { tsa?: TimestampAuthority } = {}): Promise<Uint8Array> {
+export async function signDetachedDigest(seal: SealKey, digest: Uint8Array, options: SignOptions = {}): Promise<Uint8Array> {
   const signer = seal.chain[0]!;
   const certHash = new Uint8Array(await crypto.subtle.digest("SHA-256", seal.chainDer[0]!));
   // SigningCertificateV2 ::= SEQUENCE { certs SEQUENCE OF ESSCertIDv2 }; ESSCertIDv2 with the default
@@ -59,11 +65,21 @@ export async function signDetachedDigest(seal: SealKey, digest: Uint8Array, opti
   if (options.tsa) {
     // A signature timestamp (PAdES B-T): the TSA's token over the signature value, as an unsigned attribute.
     const signerInfo = signedData.signerInfos[0]!;
-    const token = await requestTimestamp(options.tsa, signerInfo.signature.valueBlock.valueHexView);
-    signerInfo.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({
-      type: 1,
-      attributes: [new pkijs.Attribute({ type: OID.signatureTimeStampToken, values: [token.toSchema()] })],
-    });
+    let token: pkijs.ContentInfo | null;
+    if (options.onTimestampFailure) {
+      const imprint = new Uint8Array(await crypto.subtle.digest("SHA-256", signerInfo.signature.valueBlock.valueHexView));
+      const result = await tryTimestampForDigest(options.tsa, imprint);
+      token = result.ok ? result.token : null;
+      if (!result.ok) options.onTimestampFailure(result.reason);
+    } else {
+      token = await requestTimestamp(options.tsa, signerInfo.signature.valueBlock.valueHexView);
+    }
+    if (token) {
+      signerInfo.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({
+        type: 1,
+        attributes: [new pkijs.Attribute({ type: OID.signatureTimeStampToken, values: [token.toSchema()] })],
+      });
+    }
   }
   const content = new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) });
   return new Uint8Array(content.toSchema().toBER(false));

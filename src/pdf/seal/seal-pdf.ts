@@ -1,11 +1,11 @@
 import { pdflibAddPlaceholder } from "@signpdf/placeholder-pdf-lib";
-import { DEFAULT_BYTE_RANGE_PLACEHOLDER, findByteRange, SignPdfError, SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
-import { sha256HexOfParts } from "../incremental/hash";
+import { DEFAULT_BYTE_RANGE_PLACEHOLDER, SUBFILTER_ETSI_CADES_DETACHED } from "@signpdf/utils";
 import { IncrementalPdf } from "../incremental/incremental-pdf";
 import { pageAt, pageCount } from "../incremental/pages";
 import { joinParts } from "../incremental/parts";
 import { signDetachedDigest } from "./cms";
 import type { SealKey } from "./seal-key";
+import { commitSignature } from "./signature-slot";
 import type { TimestampAuthority } from "./timestamp";
 
 /** The service named in every seal's reason. */
@@ -40,6 +40,25 @@ export async function sealPdf(bytes: Uint8Array, seal: SealKey, input: SealInput
  * on a whole buffer.
  */
 export async function sealPdfParts(parts: Uint8Array[], seal: SealKey, input: SealInput): Promise<Uint8Array[]> {
+  return sealWith(parts, seal, input, {});
+}
+
+/**
+ * `sealPdfParts` that never fails for its TSA: with a TSA that cannot be reached or refuses, the seal
+ * is made without the signature timestamp (B-B) and `shortfall` says why (a document timestamp added
+ * later by `raiseEvidence` gives it B-T). Other failures (an unreadable PDF) still throw.
+ */
+export async function sealPdfPartsReporting(
+  parts: Uint8Array[],
+  seal: SealKey,
+  input: SealInput,
+): Promise<{ parts: Uint8Array[]; level: "B-B" | "B-T"; shortfall?: string }> {
+  let shortfall: string | undefined;
+  const sealed = await sealWith(parts, seal, input, { onTimestampFailure: (reason) => (shortfall = `signature timestamp not obtained: ${reason}`) });
+  return { parts: sealed, level: input.tsa && !shortfall ? "B-T" : "B-B", ...(shortfall ? { shortfall } : {}) };
+}
+
+async function sealWith(parts: Uint8Array[], seal: SealKey, input: SealInput, options: { onTimestampFailure?: (reason: string) => void }): Promise<Uint8Array[]> {
   const pdf = await IncrementalPdf.open(parts);
   const doc = pdf.doc;
   pdflibAddPlaceholder({
@@ -55,28 +74,5 @@ export async function sealPdfParts(parts: Uint8Array[], seal: SealKey, input: Se
     subFilter: SUBFILTER_ETSI_CADES_DETACHED,
     appName: SEAL_SERVICE,
   });
-  const before = pdf.length;
-  const update = await pdf.commit();
-  const view = Buffer.from(update.buffer, update.byteOffset, update.byteLength);
-
-  const { byteRangePlaceholder, byteRangePlaceholderPosition } = findByteRange(view, DEFAULT_BYTE_RANGE_PLACEHOLDER);
-  if (!byteRangePlaceholder || byteRangePlaceholderPosition === undefined) throw new SignPdfError("No ByteRange placeholder in the seal's update", SignPdfError.TYPE_PARSE);
-  const rangeEnd = byteRangePlaceholderPosition + byteRangePlaceholder.length;
-  const open = view.indexOf("<", view.indexOf("/Contents ", rangeEnd));
-  const close = view.indexOf(">", open);
-  const total = pdf.length;
-  const byteRange = [0, before + open, before + close + 1, total - (before + close + 1)];
-  const actual = `/ByteRange [${byteRange.join(" ")}]`;
-  if (actual.length > byteRangePlaceholder.length) throw new SignPdfError("The byte range does not fit its placeholder", SignPdfError.TYPE_INPUT);
-  view.write(actual + " ".repeat(byteRangePlaceholder.length - actual.length), byteRangePlaceholderPosition, "latin1");
-
-  // Everything but the /Contents hex string: the earlier parts whole, the update around it.
-  const digestHex = await sha256HexOfParts([...parts, update.subarray(0, open), update.subarray(close + 1)]);
-  const digest = Uint8Array.from(digestHex.match(/../g)!, (h) => parseInt(h, 16));
-  const cms = await signDetachedDigest(seal, digest, { tsa: input.tsa });
-  const room = close - open - 1;
-  if (cms.byteLength * 2 > room) throw new SignPdfError(`Signature exceeds placeholder length: ${cms.byteLength * 2} > ${room}`, SignPdfError.TYPE_INPUT);
-  // The placeholder holds NUL bytes: the whole string is written, padded with hex zeros as SignPdf does.
-  view.write(Buffer.from(cms).toString("hex").padEnd(room, "0"), open + 1, "latin1");
-  return pdf.parts;
+  return commitSignature(pdf, (digest) => signDetachedDigest(seal, digest, { tsa: input.tsa, ...options }), DEFAULT_BYTE_RANGE_PLACEHOLDER);
 }

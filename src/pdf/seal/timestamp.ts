@@ -16,7 +16,27 @@ export type TimestampAuthority = { url: string; fetch?: typeof fetch };
  * than sealed without the timestamp its configuration asks for.
  */
 export async function requestTimestamp(tsa: TimestampAuthority, signatureValue: Uint8Array): Promise<pkijs.ContentInfo> {
-  const imprint = new Uint8Array(await crypto.subtle.digest("SHA-256", signatureValue));
+  return requestTimestampForDigest(tsa, new Uint8Array(await crypto.subtle.digest("SHA-256", signatureValue)));
+}
+
+/** The outcome of asking a TSA, never thrown: the token, or why there is none (an outage, a refusal). */
+export type TimestampResult = { ok: true; token: pkijs.ContentInfo; der: Uint8Array } | { ok: false; reason: string };
+
+/**
+ * `requestTimestampForDigest` that reports instead of throwing: what the evidence-level code (signature
+ * and document timestamps) calls, so that a TSA outage lowers what is reached, never fails a submit.
+ */
+export async function tryTimestampForDigest(tsa: TimestampAuthority, imprint: Uint8Array): Promise<TimestampResult> {
+  try {
+    const token = await requestTimestampForDigest(tsa, imprint);
+    return { ok: true, token, der: new Uint8Array(token.toSchema().toBER(false)) };
+  } catch (err) {
+    return { ok: false, reason: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** `requestTimestamp` given the SHA-256 imprint itself (a document timestamp's: the byte ranges', hashed in parts). */
+export async function requestTimestampForDigest(tsa: TimestampAuthority, imprint: Uint8Array): Promise<pkijs.ContentInfo> {
   const nonce = crypto.getRandomValues(new Uint8Array(8));
   nonce[0] = nonce[0]! & 0x7f;
   const request = new pkijs.TimeStampReq({
