@@ -32,6 +32,9 @@ export const PREFIXES = {
   kbaResult: "kbar",
   usageLine: "use",
   transfer: "vtr",
+  ccRecipient: "ccr",
+  disclosure: "esd",
+  evidenceRecord: "ers",
 } as const;
 
 export function newId(kind: keyof typeof PREFIXES): string {

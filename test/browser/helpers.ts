@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { SignJWT } from "jose";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -185,4 +187,87 @@ export function browserSuite(orgName: string): BrowserSuite {
 export async function shot(page: Page, name: string) {
   const dir = process.env.BROWSER_SCREENSHOTS;
   if (dir) await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
+}
+
+/** A phone: 390x844 CSS pixels, touch, the mobile viewport meta honoured; downloads kept for the test. */
+export const phonePage = (browser: Browser) =>
+  browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: "en-US", acceptDownloads: true });
+
+/**
+ * A one-signer consumer contract (the borrower alone: their name and signature), sent; with
+ * `consumerConsent` the E-SIGN disclosure comes first (DESIGN.md 12). Returns the envelope and the link.
+ */
+export async function sentConsumerContract(key: string, opts: { consumerConsent?: boolean; email?: string } = {}) {
+  const email = opts.email ?? "casey@example.com";
+  const form = new FormData();
+  form.append("file", new File([Buffer.from(await contractPdf(1, "Vehicle retail installment sale contract"))], "contract.pdf", { type: "application/pdf" }));
+  form.append("name", "Vehicle retail installment sale contract");
+  form.append(
+    "fields_json",
+    JSON.stringify([
+      field("borrower_name", "text", "borrower", [{ page: 1, x: 0.12, y: 0.2, w: 0.45, h: 0.035 }], { required: true }),
+      field("borrower_signature", "signature", "borrower", [{ page: 1, x: 0.12, y: 0.6, w: 0.4, h: 0.07 }], { required: true }),
+    ]),
+  );
+  const template = await ok(api("POST", "/partner/templates", { key, form }));
+  const envelope = await ok(
+    api("POST", "/partner/envelopes", {
+      key,
+      body: {
+        envelope_name: "Vehicle retail installment sale contract",
+        customer_email: email,
+        customer_name: "Casey Consumer",
+        template_id: template.template_id,
+        ...(opts.consumerConsent === undefined ? {} : { consumer_consent: opts.consumerConsent }),
+      },
+    }),
+  );
+  const sent = await ok(
+    api("POST", `/partner/envelopes/${envelope.envelope_id}/send`, {
+      key,
+      body: { send_email: false, signers: [{ role: "borrower", email, name: "Casey Consumer", routing_order: 1 }] },
+    }),
+  );
+  const url = sent.signers[0].embed_url as string;
+  return { envelopeId: envelope.envelope_id as string, url, slug: new URL(url).pathname.split("/").pop()! };
+}
+
+/** Fills every required field of sentContract's buyer (typed initials and signature), by touch. */
+export async function fillBuyerRequired(page: Page) {
+  await page.getByRole("textbox", { name: "Buyer name, required" }).fill("Ann Buyer");
+  await page.getByRole("spinbutton", { name: "Monthly income, required" }).fill("5200");
+  await page.getByLabel("First payment, required").fill("2026-12-15");
+  await page.getByRole("combobox", { name: "Term, required" }).selectOption("48 months");
+  await page.getByRole("radio", { name: "Payment method: Card, required" }).check();
+  await page.getByRole("checkbox", { name: "Agree terms, required" }).check();
+  for (const name of [/Initial: Buyer initials/, /Sign: Buyer signature/]) {
+    await page.getByRole("button", { name }).tap();
+    await page.getByRole("dialog").getByRole("button", { name: "Adopt and sign" }).tap();
+    await page.getByRole("dialog").waitFor({ state: "hidden" });
+  }
+}
+
+/**
+ * The partner's webhook receiver (a local server; the dev server admits loopback webhook URLs) and a
+ * key with `webhooks:write` that points the organization's legacy webhook at it.
+ */
+export async function webhookReceiver(orgId: string) {
+  const bodies: string[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      bodies.push(body);
+      res.writeHead(200).end("ok");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  const key = await ok(api("POST", `/operator/orgs/${orgId}/api-keys`, { token: inject("operatorToken"), body: { scopes: ["webhooks:write"], rate_limit_rpm: 1000 } }));
+  await ok(api("PATCH", "/partner/webhook", { key: key.api_key, body: { url } }));
+  return {
+    /** every event delivered so far, parsed */
+    events: () => bodies.map((b) => JSON.parse(b) as { event_type: string; envelope_id: string | null; data: Record<string, unknown> }),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

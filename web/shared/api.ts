@@ -1,9 +1,11 @@
-/** An error answer of the API: its status and `{ error, details? }` body. */
+/** An error answer of the API: its status and `{ error, details?, code? }` body. */
 export class ApiFailure extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly details?: unknown,
+    /** the body's machine-readable `code` (e.g. `consent_required`), when it has one */
+    readonly code?: string,
   ) {
     super(message);
   }
@@ -25,13 +27,13 @@ export async function callApi<T>(path: string, init: RequestInit & { json?: unkn
     throw new ApiFailure(0, "The service could not be reached. Check your connection and try again.");
   }
   const text = await res.text();
-  let parsed: { data?: T; error?: string; details?: unknown } = {};
+  let parsed: { data?: T; error?: string; details?: unknown; code?: string } = {};
   try {
     parsed = text ? JSON.parse(text) : {};
   } catch {
     /* not JSON: fall through with the status */
   }
-  if (!res.ok) throw new ApiFailure(res.status, parsed.error ?? `The service answered ${res.status}`, parsed.details);
+  if (!res.ok) throw new ApiFailure(res.status, parsed.error ?? `The service answered ${res.status}`, parsed.details, parsed.code);
   return parsed.data as T;
 }
 
@@ -40,12 +42,15 @@ export async function fetchBytes(url: string): Promise<Uint8Array> {
   const res = await fetch(url, { credentials: "omit", cache: "no-store" });
   if (!res.ok) {
     let message = `The document could not be loaded (${res.status})`;
+    let code: string | undefined;
     try {
-      message = ((await res.json()) as { error?: string }).error ?? message;
+      const body = (await res.json()) as { error?: string; code?: string };
+      message = body.error ?? message;
+      code = body.code;
     } catch {
       /* keep the status message */
     }
-    throw new ApiFailure(res.status, message);
+    throw new ApiFailure(res.status, message, undefined, code);
   }
   return new Uint8Array(await res.arrayBuffer());
 }

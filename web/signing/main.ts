@@ -6,7 +6,9 @@ import { buildFieldControl, documentOrder, type FieldControl } from "./fields";
 import { SignatureDialog } from "./signature-dialog";
 import { payAfterSigning } from "./payment";
 import { verifyIdentity } from "./kba";
-import type { SigningState, SubmittedValue } from "./types";
+import { askConsent, consentPending, withdrawConsent } from "./consent";
+import { awaitCopy, completionScreen } from "./completion";
+import type { PageState, SubmittedValue } from "./types";
 
 const ENDED: Record<number, string> = {
   410: "This signing link is no longer active.",
@@ -38,9 +40,15 @@ async function start() {
 }
 
 class SigningPage {
-  private state!: SigningState;
+  private state!: PageState;
   private controls: FieldControl[] = [];
   private busy = false;
+  /** Finish was refused for empty required fields: the notice lists those still empty until none is */
+  private refused = false;
+  /** the empty required fields the notice last named (so it is rewritten, and read out, only on change) */
+  private missingShown = "";
+  /** times the page reopened because the API asked for consent again (never loops) */
+  private reopened = 0;
 
   constructor(private readonly slug: string) {}
 
@@ -48,24 +56,49 @@ class SigningPage {
     return `/api/v2/signing/${encodeURIComponent(this.slug)}`;
   }
 
-  async open() {
-    this.state = await callApi<SigningState>(this.api);
+  async open(): Promise<void> {
+    this.state = await callApi<PageState>(this.api);
     const { envelope, signer } = this.state;
     byId("title").textContent = envelope.name;
     document.title = `${envelope.name} · Review and sign`;
     // Sign + Pay: a payer who signed but left before paying gets the payment step again (./payment.ts)
-    if (signer.status === "completed") await payAfterSigning(this.slug);
-    if (signer.status === "completed") return finalScreen("Already signed", `You signed this document${signer.signed_at ? ` on ${new Date(signer.signed_at).toLocaleString()}` : ""}. There is nothing left for you to do.`, "success");
+    if (signer.status === "completed") {
+      const paid = await payAfterSigning(this.slug);
+      // after completion the link shows the signer's copy for 30 days (./completion.ts)
+      const done = envelope.status === "completed" || envelope.status === "vaulted";
+      return completionScreen(
+        paid ? "Thank you" : done ? "Everyone has signed" : "Already signed",
+        paid
+          ? "Your signature and your payment are recorded. There is nothing left for you to do."
+          : `You signed this document${signer.signed_at ? ` on ${new Date(signer.signed_at).toLocaleString()}` : ""}. There is nothing left for you to do.`,
+        this.state.copy,
+        envelope.name,
+        done ? "Your copy was emailed to you." : "Once everyone has signed, you will get an email with a link to download your copy.",
+      );
+    }
     if (signer.status === "declined") return finalScreen("Declined", "You declined to sign this document.", "info");
     // KBA envelopes: the identity questions come first (./kba.ts); once passed, the state carries the fields
     if (this.state.kba.required && this.state.kba.status !== "passed") {
       if (!(await verifyIdentity(this.slug))) return;
-      this.state = await callApi<SigningState>(this.api);
+      this.state = await callApi<PageState>(this.api);
+    }
+    // consumer envelopes: the E-SIGN disclosure and consent, after KBA, before the document (./consent.ts)
+    if (consentPending(this.state)) {
+      if (!(await askConsent(this.slug, this.state.consent, envelope.id))) return;
+      this.state = await callApi<PageState>(this.api);
     }
     const main = byId("main");
     const doc = h("div", { class: "document" });
     main.replaceChildren(doc);
-    const pages = await renderPdf(doc, await fetchBytes(`${this.api}/document`), `Page`);
+    let bytes: Uint8Array;
+    try {
+      bytes = await fetchBytes(`${this.api}/document`);
+    } catch (err) {
+      // consent asked for again (a stale tab, or it started over): show the consent step again
+      if (err instanceof ApiFailure && err.code === "consent_required" && this.reopened++ < 2) return this.open();
+      throw err;
+    }
+    const pages = await renderPdf(doc, bytes, `Page`);
     const byPage = new Map(pages.map((p) => [p.number, p]));
     const dialog = new SignatureDialog(signer.name);
     this.controls = [...this.state.fields]
@@ -86,7 +119,12 @@ class SigningPage {
       notice(`It is not your turn yet: waiting for ${waiting.map((s) => s.name).join(", ") || "earlier signers"} to sign first. You will get an email when it is your turn.`);
       return;
     }
-    await callApi(`${this.api}/view`, { method: "POST" });
+    try {
+      await callApi(`${this.api}/view`, { method: "POST" });
+    } catch (err) {
+      if (err instanceof ApiFailure && err.code === "consent_required" && this.reopened++ < 2) return this.restart();
+      throw err;
+    }
     tellParent({ type: "signing:viewed", envelope_id: envelope.id });
     const required = this.controls.filter((c) => c.field.required && !c.field.readonly).length;
     notice(`Signing as ${signer.name}. ${required ? `${required} required field${required === 1 ? "" : "s"} to fill, then choose Finish.` : "Review the document, then choose Finish."}`);
@@ -97,8 +135,17 @@ class SigningPage {
     const { signer } = this.state;
     const bar = byId("bar");
     const mine = this.state.is_your_turn;
+    const consent = this.state.consent;
     bar.append(
-      h("p", { class: "who" }, `${signer.name} · ${signer.role}`),
+      h(
+        "p",
+        { class: "who" },
+        `${signer.name} · ${signer.role}`,
+        // consumer envelopes: consent can be withdrawn until the signer finishes, as the disclosure says
+        mine && consent?.given_at
+          ? h("button", { type: "button", class: "link withdraw", id: "withdraw-consent", onclick: () => !this.busy && withdrawConsent(this.slug, consent, this.state.envelope.id, (err) => notice(err instanceof ApiFailure ? err.message : "Something went wrong. Try again.", "error")) }, "Withdraw consent")
+          : null,
+      ),
       h(
         "div",
         { class: "actions" },
@@ -116,9 +163,24 @@ class SigningPage {
 
   private updateProgress() {
     const required = this.editable().filter((c) => c.field.required);
-    const done = required.filter((c) => c.filled()).length;
+    const missing = required.filter((c) => !c.filled());
     const el = document.getElementById("progress");
-    if (el) el.textContent = required.length ? `${done} of ${required.length} required fields done` : "";
+    if (el) el.textContent = required.length ? `${required.length - missing.length} of ${required.length} required fields done` : "";
+    if (!this.state.is_your_turn) return;
+    // the notice follows the fields: the "fill in" list shrinks as they are filled, and goes once none is left
+    const key = missing.map((c) => c.field.name).join(",");
+    if (key === this.missingShown) return;
+    const before = this.missingShown;
+    this.missingShown = key;
+    if (missing.length === 0 && required.length > 0) {
+      this.refused = false;
+      notice("Every required field is filled. Review the document, then choose Finish.", "success");
+    } else if (this.refused) {
+      notice(`Fill in the required field${missing.length === 1 ? "" : "s"} first: ${missing.map((c) => c.label).join(", ")}.`, "error");
+    } else if (before === "" && missing.length > 0 && required.length > 0 && document.getElementById("notice")?.classList.contains("notice-success")) {
+      // a field emptied again after "every required field is filled"
+      notice(`${missing.length} required field${missing.length === 1 ? "" : "s"} to fill, then choose Finish.`);
+    }
   }
 
   /** Moves focus to the next required field that is still empty (then any empty field). */
@@ -139,6 +201,8 @@ class SigningPage {
     this.controls.forEach((c) => c.setInvalid(null));
     if (missing.length) {
       missing.forEach((c) => c.setInvalid("required"));
+      this.refused = true;
+      this.missingShown = missing.map((c) => c.field.name).join(",");
       notice(`Fill in the required field${missing.length === 1 ? "" : "s"} first: ${missing.map((c) => c.label).join(", ")}.`, "error");
       missing[0]!.focusTarget.scrollIntoView({ block: "center" });
       missing[0]!.focusTarget.focus({ preventScroll: true });
@@ -154,10 +218,14 @@ class SigningPage {
       tellParent({ type: "signing:completed", envelope_id: this.state.envelope.id, envelope_completed: result.completed });
       // Sign + Pay: the payer's payment step, between the submit and the finish screen (./payment.ts)
       await payAfterSigning(this.slug);
-      finalScreen(
+      // this submit completed the envelope: the state now carries the signer's copy (./completion.ts)
+      const copy = result.completed ? await awaitCopy(this.api) : null;
+      completionScreen(
         "Thank you, you have signed",
         result.completed ? "Everyone has signed. The completed document is on its way to the sender." : "Your signature is recorded. The next signer has been invited.",
-        "success",
+        copy,
+        this.state.envelope.name,
+        result.completed ? "Your copy is on its way to you by email." : "Once everyone has signed, you will get an email with a link to download your copy.",
       );
     });
   }
@@ -205,6 +273,20 @@ class SigningPage {
     reason.focus();
   }
 
+  /** Opens the page again from its state (the consent step first when the API asks for it again). */
+  private async restart() {
+    byId("bar").querySelectorAll(".actions, .who").forEach((el) => el.remove());
+    this.controls = [];
+    this.refused = false;
+    this.missingShown = "";
+    try {
+      await this.open();
+    } catch (err) {
+      const failure = err instanceof ApiFailure ? err : new ApiFailure(0, "Something went wrong while opening the document.");
+      finalScreen(ENDED[failure.status] ? "Signing link" : "Cannot open this document", ENDED[failure.status] ? `${ENDED[failure.status]} ${failure.message}` : failure.message, "error");
+    }
+  }
+
   /** One request at a time; the API's 422 issues are shown on the fields they name. */
   private async send(action: () => Promise<void>) {
     this.busy = true;
@@ -215,6 +297,8 @@ class SigningPage {
       await action();
     } catch (err) {
       const failure = err instanceof ApiFailure ? err : new ApiFailure(0, "Something went wrong. Try again.");
+      // consent asked for again (a stale tab): the consent step, then the document afresh
+      if (failure.code === "consent_required" && this.reopened++ < 2) return void (await this.restart());
       if (failure.status === 410) return finalScreen("Signing link", `${ENDED[410]} ${failure.message}`, "error");
       const issues = Array.isArray(failure.details) ? (failure.details as { path?: unknown[]; message?: string }[]) : [];
       for (const issue of issues) {

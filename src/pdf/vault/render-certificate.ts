@@ -10,9 +10,21 @@ export type PrintableCertificate = {
   issued_at: string;
   subject: { envelope_id: string; envelope_name: string; customer_id: string; status: string };
   secured_party: { name: string | null; role: string | null };
-  document_integrity: { hash_algorithm: string; document_hash: string };
+  /** `evidence_level` (and, when below it, the target and why): the seal's PAdES level, absent on paper uploads */
+  document_integrity: { hash_algorithm: string; document_hash: string; evidence_level?: string; evidence_level_target?: string; evidence_level_reason?: string };
   ucc_9105_compliance: { compliant: boolean; score: number; checks: { requirement: string; ucc_reference: string; satisfied: boolean; detail: string }[] };
-  esign_act_compliance: { act: string; citation: string; compliant: boolean };
+  esign_act_compliance: {
+    act: string;
+    citation: string;
+    compliant: boolean;
+    consumer_consent?: {
+      required: boolean;
+      citation: string;
+      disclosure_version: number | null;
+      disclosure_sha256: string | null;
+      signers: { role: string; name: string; consented_at: string | null }[];
+    };
+  };
   identity_verification: {
     signers: { signer: string; status: string; timestamp: string; ip_address: string | null; provider: string; session_id: string | null }[];
   };
@@ -119,6 +131,13 @@ export async function renderCertificatePdf(cert: PrintableCertificate): Promise<
   }
   write("Document integrity", { font: bold, size: 12 });
   write(`${cert.document_integrity.hash_algorithm}: ${cert.document_integrity.document_hash}`, { size: 9 });
+  const integrity = cert.document_integrity;
+  if (integrity.evidence_level) {
+    write(`Seal evidence level (PAdES, ETSI EN 319 142-1): ${integrity.evidence_level}`, { size: 9 });
+    if (integrity.evidence_level_target) {
+      write(`Below the configured level ${integrity.evidence_level_target}: ${integrity.evidence_level_reason ?? "not reached before vaulting"}`, { size: 9, color: [0.7, 0.35, 0] });
+    }
+  }
   gap();
   const ucc = cert.ucc_9105_compliance;
   write(`UCC §9-105: ${ucc.compliant ? "COMPLIANT" : "NOT COMPLIANT"} (score ${ucc.score})`, {
@@ -134,6 +153,13 @@ export async function renderCertificatePdf(cert: PrintableCertificate): Promise<
   const esign = cert.esign_act_compliance;
   write("E-SIGN Act", { font: bold, size: 12 });
   write(`${esign.act}, ${esign.citation}: ${esign.compliant ? "compliant" : "not compliant"}`);
+  const consent = esign.consumer_consent;
+  if (consent?.required) {
+    write(`Consumer consent (${consent.citation}): disclosure version ${consent.disclosure_version ?? "-"}, SHA-256 ${consent.disclosure_sha256 ?? "-"}`, { size: 9 });
+    for (const s of consent.signers) write(`${s.name} (${s.role}): ${s.consented_at ? `consented at ${s.consented_at}` : "NO consent recorded"}`, { size: 9, indent: 8 });
+  } else if (consent) {
+    write(`Consumer consent (${consent.citation}): not asked on this envelope`, { size: 9 });
+  }
   gap();
   write("Identity verification (additive evidence; does not change the checks or the score)", { font: bold, size: 12 });
   if (cert.identity_verification.signers.length === 0) write("No knowledge-based authentication results recorded.");

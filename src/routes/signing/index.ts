@@ -1,4 +1,5 @@
 import { createRouter } from "../../lib/hono";
+import * as consent from "./consent";
 import * as decline from "./decline";
 import * as document from "./document";
 import * as get from "./get";
@@ -15,6 +16,7 @@ export const signingRouter = createRouter()
   .openapi(view.route, view.handler)
   .openapi(submit.route, submit.handler)
   .openapi(decline.route, decline.handler)
+  .openapi(consent.route, consent.handler)
   .openapi(kbaGet.route, kbaGet.handler)
   .openapi(kbaAnswer.route, kbaAnswer.handler)
   .openapi(paymentToken.route, paymentToken.handler);

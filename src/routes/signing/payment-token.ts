@@ -28,7 +28,7 @@ export const route = createRoute(signerRoute({
     "No API key or session: the slug is the credential. Unlike the other signer routes it still works once the envelope is completed, while the payment is unpaid.",
   tags: SIGNING_TAGS,
   request: { params: SlugParams },
-  responses: { 200: jsonContent(dataOf(PaymentToken), "The payment credential, or `payment_required: false` (`Cache-Control: no-store`)"), ...errorResponses(400, 404, 410, 415, 429, 503) },
+  responses: { 200: jsonContent(dataOf(PaymentToken), "The payment credential, or `payment_required: false` (`Cache-Control: no-store`)"), ...errorResponses(400, 403, 404, 410, 415, 429, 503) },
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {

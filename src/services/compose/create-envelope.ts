@@ -8,8 +8,11 @@ import { notFound } from "../../lib/errors";
 import { liveEndpointsOf } from "../webhooks/fan-out";
 import { customerInsertIfAbsent } from "../customers/repository";
 import { envelopeCreatedEventInsertReturning } from "../events/repository";
-import { createdEnvelopeInsert, envelopeReminderSettingsUpdate, loadedEnvelopeOf, selectLoadedEnvelope, type LoadedEnvelope, type LoadedEnvelopeRow } from "../envelopes/repository";
+import { ccRecipientsInsert, createdEnvelopeInsert, envelopeReminderSettingsUpdate, loadedEnvelopeOf, selectLoadedEnvelope, type LoadedEnvelope, type LoadedEnvelopeRow } from "../envelopes/repository";
 import { esignEnvelopeUsageInsert } from "../usage/record-usage";
+import { defaultDisclosureRow } from "../consent/disclosure";
+import { defaultDisclosureInsertIfNone } from "../consent/repository";
+import { envelopeConsentUpdate } from "../envelopes/repository";
 import type { CreateEnvelopeInput } from "./schema";
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
@@ -34,6 +37,8 @@ export async function createEnvelope(
   const documentSource = template ? "template" : (body.document_source ?? "new");
   const metadata = template?.metadata ?? { document_source: documentSource };
   // Sign + Pay (DESIGN.md 7): checked (payments on, the organization able to take money) before anything is written.
+  // cc recipients (DESIGN.md 12): they get the completed copy, never a signing link
+  const cc = (body.cc ?? []).map((r) => ({ id: newId("ccRecipient"), name: r.name, email: r.email.trim() }));
   const payment = body.payment ? await planPaymentRequest(ctx, { orgId, envelopeId, documentSource, request: body.payment, at }) : null;
 
   const insertCustomer = customerInsertIfAbsent(db, {
@@ -61,6 +66,9 @@ export async function createEnvelope(
     createdByKeyId: actor.type === "api_key" ? actor.id : null,
     at,
   });
+  // E-SIGN consent (DESIGN.md 12): asked for explicitly with no disclosure saved, the shipped default is stored as version 0 and pinned
+  const pinDefault =
+    body.consumer_consent === true ? [defaultDisclosureInsertIfNone(db, await defaultDisclosureRow({ id: newId("disclosure"), orgId, at }))] : [];
   const audit = await auditInsert(db, {
     orgId,
     chainId: envelopeId,
@@ -75,6 +83,7 @@ export async function createEnvelope(
       secured_party: body.secured_party ?? null,
       ...(payment ? { payment: payment.audit } : {}),
       ...(template ? { template_id: template.templateId } : {}),
+      ...(cc.length ? { cc: cc.map(({ name, email }) => ({ name, email })) } : {}),
     },
     at,
   });
@@ -92,7 +101,10 @@ export async function createEnvelope(
     ...(body.reminder_after_days !== undefined || body.reminder_every_days !== undefined
       ? [envelopeReminderSettingsUpdate(db, envelopeId, { afterDays: body.reminder_after_days ?? null, everyDays: body.reminder_every_days ?? null })]
       : []),
+    ...pinDefault,
+    envelopeConsentUpdate(db, { envelopeId, orgId, requested: body.consumer_consent ?? null }),
     ...(template?.statements(db, envelopeId, at) ?? []),
+    ...(cc.length ? [ccRecipientsInsert(db, { envelopeId, orgId, at, cc })] : []),
     ...(payment ? [payment.statement] : []),
     audit.statement,
     esignEnvelopeUsageInsert(db, { orgId, envelopeId, description: `Envelope ${envelopeId} for ${body.customer_name}`, at }),

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PaymentRequestSchema } from "../payments/schema";
-import { SecuredPartySchema } from "../envelopes/schema";
+import { CcRecipientSchema, SecuredPartySchema } from "../envelopes/schema";
 
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 const noPrototypeKeys = (value: Record<string, unknown>) => Object.keys(value).every((k) => !FORBIDDEN_KEYS.has(k));
@@ -36,6 +36,30 @@ export const CreateEnvelopeBody = z
       .max(30)
       .optional()
       .openapi({ description: "Days between later reminders (1 to 30; 0: remind once; default: the organization's, else once)" }),
+    consumer_consent: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          "E-SIGN consumer consent (15 U.S.C. §7001(c)): each signer is shown the organization's disclosure and must consent (POST /signing/{slug}/consent) before the document opens. Default: the organization's `required` (GET /org/esign-disclosure). The envelope keeps the disclosure version current at create.",
+      }),
+    cc: z
+      .array(CcRecipientSchema)
+      .max(10)
+      .superRefine((list, ctx) => {
+        // one entry per address (compared trimmed, case-insensitively): a second is a mistake, not a second copy
+        const seen = new Map<string, number>();
+        list.forEach((r, i) => {
+          const key = r.email.trim().toLowerCase();
+          if (seen.has(key)) ctx.addIssue({ code: "custom", path: [i, "email"], message: `cc lists ${key} twice (also at cc[${seen.get(key)}])` });
+          else seen.set(key, i);
+        });
+      })
+      .optional()
+      .openapi({
+        description:
+          "Up to 10 recipients who get the completed copy by email (a link to the sealed PDF, valid 30 days after completion) and never a signing link. Each address once; an address that is also a signer's gets one email, the signer's.",
+      }),
     payment: PaymentRequestSchema.optional().openapi({
       description:
         "Sign + Pay: a one-time payment the designated signer (`payer_email`) makes on the signing page after signing, a destination charge to the organization's connected Stripe account. The envelope cannot be vaulted until it is paid. Needs the organization's `stripe_account_id` and `platform_fee_bps` (422 naming what is missing) and payments configured (503).",

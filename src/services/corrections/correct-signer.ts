@@ -48,7 +48,7 @@ export async function correctSigner(ctx: OrgContext, input: { envelopeId: string
       if (send) assertEmailCanLeave(ctx.env);
       const challenged = envelope.kba_required === 1 && kbaCheck !== null;
       const invite = await reinvitation(ctx, { envelope, orgName: state.orgName, signer: { ...signer, ...next }, kba: challenged, send, at });
-      const data = { envelope_id: envelope.id, ...signerData({ ...signer, ...next }), changes, invitation_sent: send, kba_restarted: challenged };
+      const data = { envelope_id: envelope.id, ...signerData({ ...signer, ...next }), changes, invitation_sent: send, kba_restarted: challenged, consent_restarted: envelope.consumer_consent === 1 };
       return {
         change: {
           entries: [{ action: "signer.corrected" as const, data }],

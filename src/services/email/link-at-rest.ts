@@ -16,11 +16,15 @@ const LABEL = "email-outbox-link/v1";
 
 export type StoredLink = { text: string; html: string; linkShown: string; linkSealed: string };
 
-/** The link as the row shows it: the signing credential in its path replaced by `[slug]`. */
+/**
+ * The link as the row shows it: the signing credential in its path replaced by `[slug]`, and a signed
+ * link's signature (`sig=`, the completed copy's: copies/copy-url.ts) by `[sig]`.
+ */
 export function withheldUrl(url: string): string {
   const at = url.indexOf("://");
   const pathStart = at < 0 ? 0 : url.indexOf("/", at + 3);
-  return pathStart < 0 ? url : url.slice(0, pathStart) + redactPath(url.slice(pathStart));
+  const shown = pathStart < 0 ? url : url.slice(0, pathStart) + redactPath(url.slice(pathStart));
+  return shown.replace(/([?&]sig=)[^&#]*/g, "$1[sig]");
 }
 
 /** Every occurrence of `from` in an HTML body, as an escaped attribute or text and as written. */

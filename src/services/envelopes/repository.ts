@@ -1,13 +1,17 @@
 import type { Row } from "../../db/row";
-import type { envelopes, SecuredParty } from "../../db/schema";
+import type { envelopeCcRecipients, envelopes, SecuredParty } from "../../db/schema";
 import { notFound } from "../../lib/errors";
 import { GENESIS_HASH, type ChainHead } from "../audit/chain";
 
 /** An envelope row as D1 returns it, plus the head of its audit chain read in the same statement. */
 export type EnvelopeRow = Row<typeof envelopes>;
 
-/** `vault_id`: the envelope's vault record (`vlt_…`), null until vaulted (read in the same statement; absent on a row not read that way). */
-export type LoadedEnvelope = EnvelopeRow & { head: ChainHead; vault_id?: string | null };
+/**
+ * `vault_id`: the envelope's vault record (`vlt_…`), null until vaulted; `cc_json`: its cc recipients
+ * (a JSON array of `{ name, email, position }`, `ccOf`). Both read in the same statement; absent on a
+ * row not read that way.
+ */
+export type LoadedEnvelope = EnvelopeRow & { head: ChainHead; vault_id?: string | null; cc_json?: string | null };
 
 /**
  * One statement reads the envelope and its chain head together, so a transition built from them
@@ -18,13 +22,15 @@ export async function findEnvelope(db: D1Database, orgId: string, envelopeId: st
 }
 
 /** A row of selectLoadedEnvelope, as D1 returns it (in a batch too). */
-export type LoadedEnvelopeRow = EnvelopeRow & { head_hash: string | null; vault_id?: string | null };
+export type LoadedEnvelopeRow = EnvelopeRow & { head_hash: string | null; vault_id?: string | null; cc_json?: string | null };
 
 /** findEnvelope's statement, for a caller that reads the envelope back in the batch that wrote it. */
 /** An envelope row with its audit chain head's hash (`head_hash`) and its vault record's id (`vault_id`), from `envelopes e`: loadedEnvelopeOf reads them. */
 export const LOADED_ENVELOPE_COLUMNS =
   // SQL exception: the vault record's id rides along (vault_records_envelope_uq), so GET /partner/envelopes/:id names it in the same one statement.
-  "e.*, (SELECT hash FROM audit_log a WHERE a.chain_id = e.id AND a.seq = e.audit_seq) AS head_hash, (SELECT v.id FROM vault_records v WHERE v.envelope_id = e.id) AS vault_id";
+  // So do its cc recipients (envelope_cc_recipients_envelope_idx), so every envelope read names them.
+  "e.*, (SELECT hash FROM audit_log a WHERE a.chain_id = e.id AND a.seq = e.audit_seq) AS head_hash, (SELECT v.id FROM vault_records v WHERE v.envelope_id = e.id) AS vault_id, " +
+  "(SELECT json_group_array(json_object('name', c.name, 'email', c.email, 'position', c.position)) FROM envelope_cc_recipients c WHERE c.envelope_id = e.id) AS cc_json";
 
 export function selectLoadedEnvelope(db: D1Database, orgId: string, envelopeId: string): D1PreparedStatement {
   return db.prepare(`SELECT ${LOADED_ENVELOPE_COLUMNS} FROM envelopes e WHERE e.id = ? AND e.org_id = ?`).bind(envelopeId, orgId);
@@ -119,8 +125,14 @@ export function bulkEnvelopeInsert(
 ): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO envelopes (id, org_id, customer_id, name, status, document_source, template_id, metadata, prefilled_data, kba_required, provider_instance, audit_seq, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'preparing', ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+      // SQL exception: E-SIGN consent (DESIGN.md 12) follows the organization's current disclosure (its
+      // `required`, and that version pinned), read in the same statement: no statement more per envelope.
+      `INSERT INTO envelopes (id, org_id, customer_id, name, status, document_source, template_id, metadata, prefilled_data, kba_required, provider_instance,
+         consumer_consent, disclosure_id, audit_seq, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'preparing', ?, ?, ?, ?, ?, ?,
+           COALESCE((SELECT required FROM esign_disclosures WHERE org_id = ?2 ORDER BY version DESC LIMIT 1), 0),
+           (SELECT CASE WHEN required = 1 THEN id END FROM esign_disclosures WHERE org_id = ?2 ORDER BY version DESC LIMIT 1),
+           1, ?, ?)`,
     )
     .bind(e.id, e.orgId, e.customerId, e.name, e.documentSource, e.templateId, e.metadata, null, e.kbaRequired, e.providerInstance, e.at, e.at);
 }
@@ -246,6 +258,21 @@ export function createdEnvelopeInsert(
     );
 }
 
+/**
+ * E-SIGN consent at create (DESIGN.md 12): `requested` (the create field) or else the organization's
+ * current `required`; when consent applies the envelope pins the organization's newest disclosure
+ * version (`disclosure_id`), so a later save never changes what its signers are shown.
+ */
+// SQL exception: the organization's current disclosure is read in the create's batch (after the
+// shipped default may have been stored as version 0 by consent/repository.ts), one round trip.
+export function envelopeConsentUpdate(db: D1Database, input: { envelopeId: string; orgId: string; requested: boolean | null }): D1PreparedStatement {
+  const current = "(SELECT %s FROM esign_disclosures WHERE org_id = ?2 ORDER BY version DESC LIMIT 1)";
+  const applies = `COALESCE(?1, ${current.replace("%s", "required")}, 0)`;
+  return db
+    .prepare(`UPDATE envelopes SET consumer_consent = ${applies}, disclosure_id = CASE WHEN ${applies} = 1 THEN ${current.replace("%s", "id")} END WHERE id = ?3`)
+    .bind(input.requested === null ? null : input.requested ? 1 : 0, input.orgId, input.envelopeId);
+}
+
 // ---- reminders and expiry warnings (DESIGN.md 12; jobs/send-reminders.ts) ----
 
 /** The reminder schedule a create asks for (compose/create-envelope.ts): null falls back to the organization's default. */
@@ -317,4 +344,40 @@ export function envelopeReminderMarkUpdate(db: D1Database, m: ReminderMark, sent
        WHERE id = ? AND status IN ('sent', 'viewed') AND expires_at > ? AND reminders_sent = ? AND last_reminder_at IS ? AND expiry_warned_at IS ? RETURNING id`,
     )
     .bind(sent.reminder ? 1 : 0, sent.reminder ? 1 : 0, m.now, sent.warning ? 1 : 0, m.now, m.envelopeId, m.now, m.remindersSent, m.lastReminderAt, m.expiryWarnedAt);
+}
+
+// ---- cc recipients (DESIGN.md 12 "Recipients"; compose/create-envelope.ts, copies/) ----
+
+export type CcRecipientRow = Row<typeof envelopeCcRecipients>;
+
+/** The cc recipients of a create, one statement for the list (`json_each`), in the create's batch. */
+export function ccRecipientsInsert(db: D1Database, input: { envelopeId: string; orgId: string; at: string; cc: { id: string; name: string; email: string }[] }): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO envelope_cc_recipients (id, envelope_id, org_id, name, email, position, created_at)
+       SELECT json_extract(j.value, '$.id'), ?1, ?2, json_extract(j.value, '$.name'), json_extract(j.value, '$.email'), j.key, ?3 FROM json_each(?4) j`,
+    )
+    .bind(input.envelopeId, input.orgId, input.at, JSON.stringify(input.cc));
+}
+
+/** An envelope's cc recipients, in the order the create listed them. */
+export async function listCcRecipients(db: D1Database, envelopeId: string): Promise<CcRecipientRow[]> {
+  return (await db.prepare("SELECT * FROM envelope_cc_recipients WHERE envelope_id = ? ORDER BY position").bind(envelopeId).all<CcRecipientRow>()).results;
+}
+
+/** One cc recipient of an envelope, or null. */
+export function findCcRecipient(db: D1Database, envelopeId: string, id: string): Promise<CcRecipientRow | null> {
+  return db.prepare("SELECT * FROM envelope_cc_recipients WHERE envelope_id = ? AND id = ?").bind(envelopeId, id).first<CcRecipientRow>();
+}
+
+/** The cc recipients a loaded envelope carries (`cc_json`), in order; [] on a row not read with them. */
+export function ccOf(row: { cc_json?: string | null }): { name: string; email: string }[] {
+  if (!row.cc_json) return [];
+  const list = JSON.parse(row.cc_json) as { name: string; email: string; position: number }[];
+  return list.sort((a, b) => a.position - b.position).map(({ name, email }) => ({ name, email }));
+}
+
+/** What the signer's copy needs of an envelope found by id alone (the copy link names no organization: copies/). */
+export function findEnvelopeForCopy(db: D1Database, envelopeId: string): Promise<Pick<EnvelopeRow, "id" | "org_id" | "name" | "status" | "signed_at"> | null> {
+  return db.prepare("SELECT id, org_id, name, status, signed_at FROM envelopes WHERE id = ?").bind(envelopeId).first();
 }

@@ -15,6 +15,10 @@ export const SecuredPartySchema = z
   })
   .openapi("SecuredParty", { example: { name: "First Auto Finance LLC", role: "lender" } });
 
+/** A cc recipient (DESIGN.md 12 "Recipients"): gets the completed copy, never a signing link. */
+export const CcRecipientSchema = z
+  .object({ name: z.string().trim().min(1).max(200), email: z.email().max(254) })
+  .openapi("CcRecipient", { example: { name: "Dealer Desk", email: "contracts@dealer.example" } });
 
 export const VoidEnvelopeBody = z
   .object({ reason: z.string().trim().min(1).max(500) })
@@ -52,9 +56,11 @@ export const ENVELOPE_EXAMPLE = {
   signed_at: null,
   expires_at: null,
   kba_required: false,
+  consumer_consent: false,
   provider_instance: "default",
   secured_party: { name: "First Auto Finance LLC", role: "lender" },
   metadata: { document_source: "new" },
+  cc: [],
 };
 
 export const EnvelopeSchema = EnvelopeListItemSchema.extend({
@@ -68,6 +74,7 @@ export const EnvelopeSchema = EnvelopeListItemSchema.extend({
   signed_at: Timestamp.nullable(),
   expires_at: Timestamp.nullable(),
   kba_required: z.boolean(),
+  consumer_consent: z.boolean().openapi({ description: "Whether its signers must consent to electronic records (E-SIGN, 15 U.S.C. §7001(c)) before the document opens" }),
   provider_instance: z.string(),
   secured_party: SecuredPartySchema.nullable(),
   metadata: z
@@ -77,6 +84,9 @@ export const EnvelopeSchema = EnvelopeListItemSchema.extend({
       bulk_send: z.object({ batch_id: z.string(), item_id: z.string() }).optional(),
     })
     .openapi({ description: "Partner-safe subset of the envelope's metadata" }),
+  cc: z
+    .array(CcRecipientSchema)
+    .openapi({ description: "Recipients who get the completed copy (a link to the sealed PDF, 30 days) once every signer has signed; never a signing link" }),
 }).openapi("Envelope", { example: ENVELOPE_EXAMPLE });
 
 export const EnvelopeStatusSchema = z

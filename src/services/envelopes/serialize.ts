@@ -1,4 +1,4 @@
-import { metadataOf, securedPartyOf, type EnvelopeRow } from "./repository";
+import { ccOf, metadataOf, securedPartyOf, type EnvelopeRow } from "./repository";
 
 /** Metadata keys a partner may see (spec part 2); anything else stored in metadata stays internal. */
 const PARTNER_SAFE_METADATA = ["document_source", "source_template_id", "bulk_send"] as const;
@@ -23,7 +23,7 @@ export function envelopeListItem(row: EnvelopeRow) {
 }
 
 /** `vault_id` comes with a LoadedEnvelope (read with the envelope); a row read otherwise is one not vaulted. */
-export function envelopeDetail(row: EnvelopeRow & { vault_id?: string | null }) {
+export function envelopeDetail(row: EnvelopeRow & { vault_id?: string | null; cc_json?: string | null }) {
   return {
     ...envelopeListItem(row),
     vault_id: row.vault_id ?? null,
@@ -33,9 +33,11 @@ export function envelopeDetail(row: EnvelopeRow & { vault_id?: string | null }) 
     signed_at: row.signed_at,
     expires_at: row.expires_at,
     kba_required: row.kba_required === 1,
+    consumer_consent: row.consumer_consent === 1,
     provider_instance: row.provider_instance,
     secured_party: securedPartyOf(row),
     metadata: partnerMetadata(row),
+    cc: ccOf(row),
   };
 }
 

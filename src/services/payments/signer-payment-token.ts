@@ -6,6 +6,7 @@ import { mintSigningSession } from "../signers/signing-session";
 import { getEnvelope } from "../envelopes/repository";
 import { PAYABLE_STATUSES } from "./payment-gate";
 import { findSignerForPayment } from "../signers/repository";
+import { assertConsentGiven } from "../signers/consent-gate";
 import { assertCurrentSession } from "../signers/resolve-credential";
 import { SIGNING_LINK_TTL_SECONDS, signingUrl } from "../signers/signing-links";
 import { findPaymentForEnvelope } from "./repository";
@@ -31,6 +32,8 @@ export async function signerPaymentToken(ctx: RequestContext, input: { signerId:
   if (!signer) throw notFound("Signing link");
   assertCurrentSession(ctx, signer);
   const envelope = await getEnvelope(ctx.db, signer.org_id, signer.envelope_id);
+  // E-SIGN (DESIGN.md 12): no step of the envelope before the signer's consent
+  assertConsentGiven(envelope, signer);
   const payment = await findPaymentForEnvelope(ctx.db, envelope.id);
   const due =
     payment !== null &&

@@ -39,11 +39,14 @@ export function signersWhoseTurnItIs<S extends Pick<SignerRow, "routing_order" |
 }
 
 /** What a payment token needs of a signer, by id in any organization (payments/signer-payment-token.ts). */
-export function findSignerForPayment(db: D1Database, signerId: string): Promise<Pick<SignerRow, "id" | "envelope_id" | "org_id" | "email" | "status" | "last_resent_at"> | null> {
+export function findSignerForPayment(
+  db: D1Database,
+  signerId: string,
+): Promise<Pick<SignerRow, "id" | "envelope_id" | "org_id" | "email" | "status" | "last_resent_at" | "consent_given_at"> | null> {
   return db
-    .prepare("SELECT id, envelope_id, org_id, email, status, last_resent_at FROM signers WHERE id = ?")
+    .prepare("SELECT id, envelope_id, org_id, email, status, last_resent_at, consent_given_at FROM signers WHERE id = ?")
     .bind(signerId)
-    .first<Pick<SignerRow, "id" | "envelope_id" | "org_id" | "email" | "status" | "last_resent_at">>();
+    .first<Pick<SignerRow, "id" | "envelope_id" | "org_id" | "email" | "status" | "last_resent_at" | "consent_given_at">>();
 }
 
 /**
@@ -75,6 +78,13 @@ export function getSigner(db: D1Database, signerId: string): Promise<SignerRow |
 export function signerViewedUpdate(db: D1Database, signerId: string, at: string): D1PreparedStatement {
   return db
     .prepare("UPDATE signers SET viewed_at = ?, status = CASE WHEN status = 'pending' THEN 'viewed' ELSE status END WHERE id = ? AND viewed_at IS NULL")
+    .bind(at, signerId);
+}
+
+/** The signer consents to electronic records (DESIGN.md 12; signing/consent-signing.ts), once, while still to sign. */
+export function signerConsentUpdate(db: D1Database, signerId: string, at: string): D1PreparedStatement {
+  return db
+    .prepare("UPDATE signers SET consent_given_at = ? WHERE id = ? AND consent_given_at IS NULL AND status NOT IN ('completed', 'declined')")
     .bind(at, signerId);
 }
 
@@ -122,7 +132,7 @@ export function signerResendUpdate(db: D1Database, signerId: string, input: { sl
 
 /**
  * A correction: the signer's name, email and phone, a new link (`slugHash`) and `last_resent_at`,
- * guarded on the signer still open. The status stays (`viewed` records that the link was opened).
+ * guarded on the signer still open; E-SIGN consent starts over (DESIGN.md 12), as KBA does. The status stays (`viewed` records that the link was opened).
  */
 export function signerCorrectionUpdate(
   db: D1Database,
@@ -131,7 +141,7 @@ export function signerCorrectionUpdate(
 ): D1PreparedStatement {
   return db
     .prepare(
-      `UPDATE signers SET name = ?1, email = ?2, phone = ?3, slug_hash = ?4, last_resent_at = ?5
+      `UPDATE signers SET name = ?1, email = ?2, phone = ?3, slug_hash = ?4, last_resent_at = ?5, consent_given_at = NULL
        WHERE id = ?6 AND status NOT IN ('completed', 'declined')`,
     )
     .bind(input.name, input.email, input.phone, input.slugHash, input.at, signerId);

@@ -10,6 +10,11 @@ export type SigningContext = { signer: SignerRow; envelope: LoadedEnvelope; sign
 /** Statuses in which a slug still opens the envelope: once it is closed the link stops working. */
 export const OPEN_STATUSES = ["sent", "viewed"] as const;
 
+export const isOpen = (status: string) => (OPEN_STATUSES as readonly string[]).includes(status);
+
+/** The 410 of a signer's link whose envelope is closed, naming the status. */
+export const closedLink = (status: string) => new ApiError(410, `This signing link no longer works: the envelope is ${status}`, { status });
+
 /**
  * Everything the signer API needs, for the signer its credential named (./resolve-credential.ts). An
  * unknown signer is 404; the link of a closed envelope (completed, declined, voided, expired, vaulted)
@@ -21,9 +26,7 @@ export async function loadSigningContext(ctx: Pick<RequestContext, "db" | "signe
   if (!signer) throw notFound("Signing link");
   assertCurrentSession(ctx, signer);
   const envelope = await getEnvelope(db, signer.org_id, signer.envelope_id);
-  if (!opts.allowClosed && !(OPEN_STATUSES as readonly string[]).includes(envelope.status)) {
-    throw new ApiError(410, `This signing link no longer works: the envelope is ${envelope.status}`, { status: envelope.status });
-  }
+  if (!opts.allowClosed && !isOpen(envelope.status)) throw closedLink(envelope.status);
   const [signers, fields] = await Promise.all([listSigners(db, envelope.id), listSigningFields(db, envelope.id)]);
   return { signer, envelope, signers, fields };
 }

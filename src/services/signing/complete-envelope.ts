@@ -1,5 +1,5 @@
 import { newId } from "../../lib/ids";
-import { radioStamp, seal } from "../../pdf";
+import { radioStamp, sealWithEvidence, type EvidenceLevel } from "../../pdf";
 import type { RequestContext } from "../../lib/context";
 import { discardDocuments } from "../documents/ingest-pdf";
 import { putParts } from "../vault/hashing";
@@ -13,7 +13,16 @@ import { kbaCertificateLines } from "../kba/certificate-lines";
 import { findOriginalDocument, signedDocumentInsert } from "../documents/repository";
 import { listSignerCompletionOrigins } from "../audit/repository";
 
-export type SignedDocument = { key: string; sha256: string; sizeBytes: number; pageCount: number; stampedSha256: string; statement: D1PreparedStatement };
+export type SignedDocument = {
+  key: string;
+  sha256: string;
+  sizeBytes: number;
+  pageCount: number;
+  stampedSha256: string;
+  /** the PAdES level the seal reached, the configuration's target, and why it fell short (an outage: the raising job retries) */
+  evidence: { level: EvidenceLevel; target: EvidenceLevel; shortfall?: string };
+  statement: D1PreparedStatement;
+};
 
 /**
  * Builds the signed document for the last signer's submit, before anything is committed: stamps every
@@ -67,7 +76,12 @@ export async function buildSignedDocument(
   // The seal comes last: the stored (and later vaulted) file is the sealed one, and its hash is the sealed file's.
   // Every step appended an incremental update to the original bytes: the file is stored and hashed
   // from its parts, never joined (a 50 MB original costs little more than itself).
-  const { parts: sealed, sha256 } = await seal(env, parts, { signingTime: new Date(input.completedAt) });
+  // DESIGN.md 11: as high a level as the configuration allows; a TSA or OCSP outage never fails the
+  // submit (the level reached is recorded and jobs/raise-evidence.ts raises it before vaulting).
+  const outcome = await sealWithEvidence(env, parts, { signingTime: new Date(input.completedAt) });
+  const { parts: sealed, sha256 } = outcome;
+  const evidence = { level: outcome.level, target: outcome.target, ...(outcome.shortfall ? { shortfall: outcome.shortfall } : {}) };
+  if (outcome.shortfall) console.warn(JSON.stringify({ level: "warn", msg: "seal below its target evidence level; the raising job will retry", envelope_id: sc.envelope.id, evidence_level: outcome.level, target: outcome.target, shortfall: outcome.shortfall }));
   const key = `documents/${sc.envelope.org_id}/${newId("document")}-signed.pdf`;
   await putParts(env.DOCS, key, sealed, { httpMetadata: { contentType: "application/pdf" }, sha256 });
   const stored = { sha256, sizeBytes: sealed.reduce((n, p) => n + p.byteLength, 0) };
@@ -80,8 +94,9 @@ export async function buildSignedDocument(
     sizeBytes: stored.sizeBytes,
     pageCount,
     at: input.completedAt,
+    evidenceLevel: evidence.level,
   });
-  return { key, ...stored, pageCount, stampedSha256, statement };
+  return { key, ...stored, pageCount, stampedSha256, evidence, statement };
 }
 
 export const discardSigned = (ctx: RequestContext, ...keys: string[]) => (keys.length ? discardDocuments(ctx.env, keys) : Promise.resolve());

@@ -1,10 +1,13 @@
 import { ApiError } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
 import { assertKbaCleared, kbaCleared, kbaStateOf } from "../kba/gate";
+import { assertConsentGiven, consentApplies } from "../signers/consent-gate";
+import { pinnedDisclosure, signerConsentOf } from "../consent/disclosure";
 import { signersWhoseTurnItIs } from "../signers/repository";
 import { publicValue } from "./field-values";
 import { findOriginalDocumentKey } from "../documents/repository";
 import { areasOf, loadSigningContext, optionsOf } from "./repository";
+import { signerCopyLink } from "../copies/signer-copy";
 
 /**
  * GET /signing/:slug: what the signing page needs. The signer's own fields with their rules and
@@ -12,7 +15,9 @@ import { areasOf, loadSigningContext, optionsOf } from "./repository";
  * status), never their fields or values, and not at all until this signer has passed KBA.
  */
 export async function getSigning(ctx: RequestContext, input: { signerId: string }) {
-  const sc = await loadSigningContext(ctx, input.signerId);
+  const sc = await loadSigningContext(ctx, input.signerId, { allowClosed: true });
+  // a completed envelope: for 30 days its status and the signer's copy, no fields; otherwise closed is 410 as before
+  const copy = await signerCopyLink(ctx, { envelope: sc.envelope, signerId: sc.signer.id });
   const { signer, envelope } = sc;
   const turn = signersWhoseTurnItIs(sc.signers);
   // KBA (spec rule 5): until this signer passes, the envelope and the signer only, no fields
@@ -23,8 +28,9 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
     signer: { name: signer.name, email: signer.email, role: signer.role, routing_order: signer.routing_order, status: signer.status, viewed_at: signer.viewed_at, signed_at: signer.signed_at },
     is_your_turn: turn.some((s) => s.id === signer.id),
     kba,
+    consent: consentApplies(envelope) ? signerConsentOf(await pinnedDisclosure(ctx.db, envelope), signer.consent_given_at) : null,
     fields: sc.fields
-      .filter((f) => cleared && f.role === signer.role)
+      .filter((f) => !copy && cleared && f.role === signer.role)
       .map((f) => ({
         name: f.name,
         type: f.type,
@@ -39,6 +45,7 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
     signers: sc.signers
       .filter((s) => cleared || s.id === signer.id)
       .map((s) => ({ name: s.name, role: s.role, routing_order: s.routing_order, status: s.status, is_you: s.id === signer.id })),
+    ...(copy ? { copy } : {}),
   };
 }
 
@@ -46,6 +53,7 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
 export async function openSigningDocument(ctx: RequestContext, input: { signerId: string }) {
   const sc = await loadSigningContext(ctx, input.signerId);
   await assertKbaCleared(ctx.db, sc.signer.id);
+  assertConsentGiven(sc.envelope, sc.signer);
   const row = await findOriginalDocumentKey(ctx.db, sc.envelope.id);
   const object = row ? await ctx.env.DOCS.get(row.r2_key) : null;
   if (!object) throw new ApiError(404, "This envelope has no document");

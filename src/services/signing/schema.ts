@@ -21,6 +21,17 @@ export const SigningStateSchema = z.object({
   kba: z
     .object({ required: z.boolean(), status: z.enum(["required", "passed", "failed", "unavailable"]).nullable() })
     .openapi({ description: "Identity verification (KBA envelopes): while `required` is true and `status` is not `passed`, `fields` is empty and the document, view, submit and decline answer 403 `kba_required`; answer the questions of GET /signing/:slug/kba first" }),
+  consent: z
+    .object({
+      required: z.literal(true),
+      given_at: z.string().nullable().openapi({ description: "When this signer consented; null until then" }),
+      disclosure: z.object({ version: z.number().int(), text: z.string(), paper_copy_contact: z.string(), withdrawal_instructions: z.string() }),
+    })
+    .nullable()
+    .openapi({
+      description:
+        "E-SIGN consumer consent (15 U.S.C. §7001(c)), on an envelope that asks for it (null otherwise): the disclosure the envelope pinned at create. While `given_at` is null the document, view, submit and the payment step answer 403 `consent_required`; answer POST /signing/:slug/consent (`agree: true`, or `agree: false` to withdraw, which declines). KBA, where required, comes first.",
+    }),
   fields: z.array(
     z.object({
       name: z.string(),
@@ -41,6 +52,13 @@ export const SigningStateSchema = z.object({
     }),
   ),
   signers: z.array(z.object({ name: z.string(), role: z.string(), routing_order: z.number().int(), status: z.string(), is_you: z.boolean() })),
+  copy: z
+    .object({ url: z.string(), expires_at: z.string() })
+    .optional()
+    .openapi({
+      description:
+        "Once the envelope is completed (or vaulted), for 30 days after completion: the signer's copy of the signed document, a signed download link that needs no login and stops working at `expires_at`; `fields` is then empty. Absent while the envelope is open; after the 30 days the link answers 410",
+    }),
 });
 
 export type SigningState = z.infer<typeof SigningStateSchema>;

@@ -11,6 +11,10 @@ import { acceptValues, publicValue, type AcceptedValue, type SubmittedValue } fr
 import { loadSigningContext, setFieldValueStatement, type SigningContext } from "./repository";
 import { requestOrigin, signerData } from "../signers/signer-actor";
 import { assertKbaCleared } from "../kba/gate";
+import { completionCopyEmails, readCopyFacts, type CopyFacts } from "../copies/completion-copies";
+import { deliverEmails } from "../email/deliver";
+import type { OutboxEmail } from "../../providers/email";
+import { assertConsentGiven } from "../signers/consent-gate";
 
 export type SubmitResult = { signer_status: "completed"; envelope_status: string; completed: boolean };
 
@@ -18,6 +22,7 @@ export type SubmitResult = { signer_status: "completed"; envelope_status: string
 async function assertMaySubmit(ctx: RequestContext, sc: SigningContext): Promise<void> {
   const { signer } = sc;
   await assertKbaCleared(ctx.db, signer.id);
+  if (signer.status !== "completed") assertConsentGiven(sc.envelope, signer);
   if (signer.status === "completed") throw conflict("This signer has already signed", { signer_status: signer.status });
   if (!signersWhoseTurnItIs(sc.signers).some((s) => s.id === signer.id)) {
     throw conflict("It is not this signer's turn: earlier signers in the signing order have not signed yet", { signer_status: signer.status });
@@ -53,6 +58,9 @@ export async function submitSigning(
   await assertMaySubmit(ctx, first);
   // The completing submit seals the document: an unconfigured or unusable seal refuses it (503) before anything is written.
   if (completesEnvelope(first)) await loadSealKey(ctx.env);
+  // the completed copies (DESIGN.md 12) go out with the completion: their facts read once, here
+  let copyFacts: CopyFacts | null = completesEnvelope(first) ? await readCopyFacts(ctx, first.envelope) : null;
+  let copyEmails: OutboxEmail[] = [];
   const accepted = acceptValues(first.fields.filter((f) => f.role === first.signer.role), input.values);
   const at = nowIso();
   const images = await storeImages(ctx, first, accepted);
@@ -83,6 +91,7 @@ export async function submitSigning(
       };
       const last = completesEnvelope(sc);
       committed = null;
+      copyEmails = [];
       if (last) {
         const fields = sc.fields.map((f) => ({ ...f, value: finalValues.get(f.name) ?? null }));
         const inputs = documentInputs(sc);
@@ -94,10 +103,21 @@ export async function submitSigning(
         }
         committed = signed.document;
         change.statements.push(signed.document.statement);
+        // every signer's and cc recipient's `completed_copy` email, queued in the completion's own batch
+        copyFacts ??= await readCopyFacts(ctx, envelope);
+        const copies = await completionCopyEmails(ctx, { envelope, signers: sc.signers, facts: copyFacts, completedAt: at });
+        change.statements.push(...copies.statements);
+        copyEmails = copies.emails;
         change.transition = {
           action: "complete",
           set: { signed_at: at },
-          data: { signed_document_sha256: signed.document.sha256 },
+          data: {
+            signed_document_sha256: signed.document.sha256,
+            // DESIGN.md 11: the level the seal reached and the configuration's target (and why short of it)
+            evidence_level: signed.document.evidence.level,
+            evidence_level_target: signed.document.evidence.target,
+            ...(signed.document.evidence.shortfall ? { evidence_shortfall: signed.document.evidence.shortfall } : {}),
+          },
           eventData: { values: Object.fromEntries(fields.map((f) => [f.name, publicValue(f)])) },
         };
       }
@@ -114,6 +134,8 @@ export async function submitSigning(
   if (built && built.document !== committed) await discardSigned(ctx, built.document.key).catch(() => undefined);
 
   if (outcome.last) {
+    // the copies' emails go to the transport after the response; the retry job picks up any left queued
+    if (copyEmails.length) ctx.waitUntil(deliverEmails(ctx, { emails: copyEmails }).then(() => undefined, () => undefined));
     ctx.waitUntil(
       autoVaultIfConsented(ctx, { envelopeId: outcome.envelopeId }).catch((err: unknown) => {
         console.error(JSON.stringify({ level: "error", msg: "auto-vault after signing failed; the sweep will retry", envelope_id: outcome.envelopeId, error: String(err) }));

@@ -4,9 +4,10 @@ import { securedPartyOf, type EnvelopeRow } from "../envelopes/repository";
 import { getOrganizationName } from "../organizations/repository";
 import { runChecks, summarize, type ComplianceCheck, type ComplianceFacts, type ControlFacts } from "./compliance-checks";
 import { identityVerification, type IdentityVerificationEntry } from "./identity-verification";
+import { consentSatisfied, consumerConsentBlock, NO_CONSENT, type ConsumerConsentBlock } from "./consumer-consent";
 import { vaultKeys } from "./keys";
-import { certificateInsert } from "./repository";
-import { renderCertificatePdf } from "../../pdf";
+import { certificateInsert, latestCertificate } from "./repository";
+import { renderCertificatePdf, type EvidenceLevel } from "../../pdf";
 
 export const CERTIFICATE_TYPE = "ucc_9105_electronic_chattel_paper";
 export const CERTIFICATE_VERSION = "1.0";
@@ -34,17 +35,35 @@ export type Certificate = {
   issued_at: string;
   subject: { envelope_id: string; envelope_name: string; customer_id: string; status: string };
   secured_party: { name: string | null; role: string | null };
-  document_integrity: { hash_algorithm: "SHA-256"; document_hash: string };
+  document_integrity: { hash_algorithm: "SHA-256"; document_hash: string } & Partial<CertificateEvidence>;
   ucc_9105_compliance: { compliant: boolean; score: number; checks: ComplianceCheck[] };
-  esign_act_compliance: { act: string; citation: string; compliant: boolean };
+  /**
+   * `compliant`: the retention checks (§7001(d)) and, where the envelope asked for consent, every
+   * signer's consent (§7001(c)). `consumer_consent`: absent on certificates issued before it existed.
+   */
+  esign_act_compliance: { act: string; citation: string; compliant: boolean; consumer_consent?: ConsumerConsentBlock };
   identity_verification: { kba_required: boolean; signers: IdentityVerificationEntry[] };
   control: CertificateControl;
 };
 
+/**
+ * The PAdES evidence level of the vaulted bytes (DESIGN.md 11) and, when it is below what the
+ * configuration targets, the target and why the record was vaulted without it. Absent on paper
+ * uploads (no seal of ours) and on certificates issued before levels were recorded.
+ */
+export type CertificateEvidence = { evidence_level: EvidenceLevel; evidence_level_target?: EvidenceLevel; evidence_level_reason?: string };
+
 /** The checks an electronic record must pass to meet E-SIGN's retention rule (15 U.S.C. §7001(d)). */
 const ESIGN_RETENTION_CHECKS = ["single_authoritative_copy", "unalterable", "revisions_identifiable"];
 
-export function buildCertificate(envelope: EnvelopeRow, facts: ComplianceFacts, identity: IdentityVerificationEntry[], issuedAt: string): Certificate {
+export function buildCertificate(
+  envelope: EnvelopeRow,
+  facts: ComplianceFacts,
+  identity: IdentityVerificationEntry[],
+  issuedAt: string,
+  consent: ConsumerConsentBlock = NO_CONSENT,
+  evidence: CertificateEvidence | null = null,
+): Certificate {
   const checks = runChecks(facts);
   const { compliant, score } = summarize(checks);
   const party = securedPartyOf(envelope);
@@ -54,12 +73,13 @@ export function buildCertificate(envelope: EnvelopeRow, facts: ComplianceFacts, 
     issued_at: issuedAt,
     subject: { envelope_id: envelope.id, envelope_name: envelope.name, customer_id: envelope.customer_id, status: envelope.status },
     secured_party: { name: party?.name ?? null, role: party?.role ?? null },
-    document_integrity: { hash_algorithm: "SHA-256", document_hash: facts.documentHash ?? "" },
+    document_integrity: { hash_algorithm: "SHA-256", document_hash: facts.documentHash ?? "", ...(evidence ?? {}) },
     ucc_9105_compliance: { compliant, score, checks },
     esign_act_compliance: {
       act: "Electronic Signatures in Global and National Commerce Act (E-SIGN Act)",
       citation: "15 U.S.C. §7001(d)",
-      compliant: checks.filter((c) => ESIGN_RETENTION_CHECKS.includes(c.requirement)).every((c) => c.satisfied),
+      compliant: checks.filter((c) => ESIGN_RETENTION_CHECKS.includes(c.requirement)).every((c) => c.satisfied) && consentSatisfied(consent),
+      consumer_consent: consent,
     },
     identity_verification: { kba_required: envelope.kba_required === 1, signers: identity },
     control: controlBlock(envelope, facts.control),
@@ -127,11 +147,16 @@ export type IssuedCertificate = {
  */
 export async function issueCertificate(
   ctx: Pick<RequestContext, "db" | "env">,
-  input: { envelope: EnvelopeRow; vaultId: string; facts: ComplianceFacts; issuedAt: string; reason: string },
+  input: { envelope: EnvelopeRow; vaultId: string; facts: ComplianceFacts; issuedAt: string; reason: string; evidence?: CertificateEvidence | null },
 ): Promise<IssuedCertificate> {
   const { envelope, vaultId, issuedAt, reason } = input;
-  const [facts, identity] = await Promise.all([withPartyNames(ctx.db, envelope, input.facts), identityVerification(ctx.db, envelope)]);
-  const certificate = buildCertificate(envelope, facts, identity, issuedAt);
+  const [facts, identity, consent, evidence] = await Promise.all([
+    withPartyNames(ctx.db, envelope, input.facts),
+    identityVerification(ctx.db, envelope),
+    consumerConsentBlock(ctx.db, envelope),
+    input.evidence !== undefined ? Promise.resolve(input.evidence) : previousEvidence(ctx.db, envelope.id),
+  ]);
+  const certificate = buildCertificate(envelope, facts, identity, issuedAt, consent, evidence);
   const id = newId("certificate");
   const pdfKey = vaultKeys(envelope.org_id, envelope.id, vaultId).certificate(id);
   await ctx.env.DOCS.put(pdfKey, await renderCertificatePdf(certificate), {
@@ -158,6 +183,27 @@ export async function issueCertificate(
         issued_at: issuedAt,
       }),
   };
+}
+
+/**
+ * A re-issued certificate (integrity, control) carries the evidence block of the one before it: the
+ * vaulted bytes, and so their level, never change after vaulting.
+ */
+async function previousEvidence(db: D1Database, envelopeId: string): Promise<CertificateEvidence | null> {
+  const row = await latestCertificate(db, envelopeId);
+  if (!row) return null;
+  try {
+    const body = JSON.parse(row.body) as Partial<Certificate>;
+    const integrity = body.document_integrity;
+    if (!integrity?.evidence_level) return null;
+    return {
+      evidence_level: integrity.evidence_level,
+      ...(integrity.evidence_level_target ? { evidence_level_target: integrity.evidence_level_target } : {}),
+      ...(integrity.evidence_level_reason ? { evidence_level_reason: integrity.evidence_level_reason } : {}),
+    };
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -85,9 +85,31 @@ export const CertificateSchema = z
     issued_at: Timestamp,
     subject: z.object({ envelope_id: z.string(), envelope_name: z.string(), customer_id: z.string(), status: z.string() }),
     secured_party: z.object({ name: z.string().nullable(), role: z.string().nullable() }),
-    document_integrity: z.object({ hash_algorithm: z.literal("SHA-256"), document_hash: z.string() }),
+    document_integrity: z.object({
+      hash_algorithm: z.literal("SHA-256"),
+      document_hash: z.string(),
+      evidence_level: z.enum(["B-B", "B-T", "B-LT", "B-LTA"]).optional().openapi({
+        description: "PAdES baseline level (ETSI EN 319 142-1) of the vaulted bytes' seal (DESIGN.md 11). Absent on paper uploads and on certificates issued before levels were recorded.",
+      }),
+      evidence_level_target: z.enum(["B-B", "B-T", "B-LT", "B-LTA"]).optional().openapi({ description: "Present only when `evidence_level` is below it: the level the configuration targets" }),
+      evidence_level_reason: z.string().optional().openapi({ description: "Present only when `evidence_level` is below the target: why the record was vaulted without it" }),
+    }),
     ucc_9105_compliance: z.object({ compliant: z.boolean(), score: z.number(), checks: z.array(CheckSchema).length(8) }),
-    esign_act_compliance: z.object({ act: z.string(), citation: z.string(), compliant: z.boolean() }),
+    esign_act_compliance: z.object({
+      act: z.string(),
+      citation: z.string(),
+      compliant: z.boolean().openapi({ description: "The retention checks (§7001(d)) and, where the envelope asked for it, every signer's consent (§7001(c))" }),
+      consumer_consent: z
+        .object({
+          required: z.boolean(),
+          citation: z.literal("15 U.S.C. §7001(c)"),
+          disclosure_version: z.int().nullable(),
+          disclosure_sha256: z.string().nullable().openapi({ description: "SHA-256 of the disclosure version the signers were shown (named on each consent's audit entry)" }),
+          signers: z.array(z.object({ role: z.string(), name: z.string(), consented_at: Timestamp.nullable() })),
+        })
+        .optional()
+        .openapi({ description: "E-SIGN consumer consent (DESIGN.md 12): the disclosure and when each signer consented; absent on certificates issued before it was recorded" }),
+    }),
     identity_verification: z
       .object({
         kba_required: z.boolean(),

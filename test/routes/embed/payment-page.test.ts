@@ -49,9 +49,9 @@ describe("the signing page's payment step (server side)", () => {
     const intent = await paymentIntent(issued.body.data.token);
     expect(intent.body.data).toMatchObject({ payment_required: true, amount_cents: 150_000, currency: "usd" });
 
-    // the cosigner completes the envelope: the slug routes close (410), the payer's payment step does not
+    // the cosigner completes the envelope: the slug's signing routes close (410; its GET shows the copy), the payer's payment step does not
     await sign(e.cosigner, "cosigner");
-    expect((await call("GET", `/signing/${e.buyer}`)).status).toBe(410);
+    expect((await call("POST", `/signing/${e.buyer}/view`)).status).toBe(410);
     expect((await paymentToken(e.buyer)).body.data.payment_required).toBe(true);
     expect((await paymentToken(e.cosigner)).body.data).toEqual({ payment_required: false });
 

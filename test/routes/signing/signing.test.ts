@@ -117,8 +117,10 @@ describe("the signer API: view, submit in signing order, completion with the sta
     expect(certificate).toContain("198.51.100.9");
     expect(certificate).toContain(original!.sha256);
 
-    // Closed: every link of the envelope stops working.
-    expect((await signing("GET", e.buyer)).status).toBe(410);
+    // Closed: every signer action stops working; the link itself shows the signer's copy (DESIGN.md 12), no fields.
+    const finished = await signing("GET", e.buyer);
+    expect(finished.status).toBe(200);
+    expect(finished.body.data).toMatchObject({ envelope: { status: "completed" }, fields: [], copy: { url: expect.stringContaining(`/copies/${e.envelopeId}?`) } });
     expect((await signing("POST", e.cosigner, "view")).status).toBe(410);
     expect((await call("GET", `/signing/${e.buyer}/document`)).status).toBe(410);
   });

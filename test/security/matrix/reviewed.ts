@@ -43,12 +43,15 @@ export const PUBLIC_OPERATIONS: Record<string, { credential: PublicCredential; w
   recordSigningView: SIGNER_LINK,
   submitSigning: SIGNER_LINK,
   declineSigning: SIGNER_LINK,
+  answerSigningConsent: SIGNER_LINK,
   getSigningKba: SIGNER_LINK,
   answerSigningKba: SIGNER_LINK,
   createSignerPaymentToken: SIGNER_LINK,
   receiveStripeWebhook: { credential: "stripe-signature", why: "Stripe's notifications: the Stripe-Signature over the raw body" },
   downloadVaultDocument: { credential: "signed-url", why: "the vault's signed URL: an HMAC over the file and its expiry" },
+  downloadSignerCopy: { credential: "signed-url", why: "the signer's copy link: an HMAC over the envelope, the recipient and its expiry (30 days after completion)" },
   listDevEmails: { credential: "dev-switch", why: "a development page: 404 unless DEV_PAGES is on (and refused in production)" },
+  listSealCertificates: { credential: "none", why: "the seal certificates (public by nature) an auditor pins to verify evidence bundles; reads no organization's data" },
 };
 
 /** Request id fields (body or query) naming a resource of the caller's organization -> the world's id of that kind. */

@@ -1,7 +1,11 @@
 import { createOrgRouter } from "../../../lib/hono";
 import * as getEmbedSettings from "./get-embed-settings";
+import * as getEsignDisclosure from "./get-esign-disclosure";
 import * as putEmbedSettings from "./put-embed-settings";
+import * as putEsignDisclosure from "./put-esign-disclosure";
 
 export const orgRouter = createOrgRouter()
   .openapi(getEmbedSettings.route, getEmbedSettings.handler)
-  .openapi(putEmbedSettings.route, putEmbedSettings.handler);
+  .openapi(putEmbedSettings.route, putEmbedSettings.handler)
+  .openapi(getEsignDisclosure.route, getEsignDisclosure.handler)
+  .openapi(putEsignDisclosure.route, putEsignDisclosure.handler);

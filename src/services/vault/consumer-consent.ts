@@ -1,0 +1,33 @@
+import { disclosureView, pinnedDisclosure } from "../consent/disclosure";
+import type { EnvelopeRow } from "../envelopes/repository";
+import { listSigners } from "../signers/repository";
+
+export const CONSENT_CITATION = "15 U.S.C. §7001(c)";
+
+/** The certificate's record of E-SIGN consumer consent (DESIGN.md 12): the disclosure shown and when each signer consented. */
+export type ConsumerConsentBlock = {
+  required: boolean;
+  citation: typeof CONSENT_CITATION;
+  disclosure_version: number | null;
+  disclosure_sha256: string | null;
+  signers: { role: string; name: string; consented_at: string | null }[];
+};
+
+/** No consent asked: the block says so, naming nobody. */
+export const NO_CONSENT: ConsumerConsentBlock = { required: false, citation: CONSENT_CITATION, disclosure_version: null, disclosure_sha256: null, signers: [] };
+
+/** Read for a certificate: the envelope's pinned disclosure (its version and hash) and each signer's consent time, in signing order. */
+export async function consumerConsentBlock(db: D1Database, envelope: Pick<EnvelopeRow, "id" | "org_id" | "consumer_consent" | "disclosure_id">): Promise<ConsumerConsentBlock> {
+  if (envelope.consumer_consent !== 1) return NO_CONSENT;
+  const [disclosure, signers] = await Promise.all([pinnedDisclosure(db, envelope).then(disclosureView), listSigners(db, envelope.id)]);
+  return {
+    required: true,
+    citation: CONSENT_CITATION,
+    disclosure_version: disclosure.version,
+    disclosure_sha256: disclosure.sha256,
+    signers: signers.map((s) => ({ role: s.role, name: s.name, consented_at: s.consent_given_at })),
+  };
+}
+
+/** §7001(c) is met when consent was not asked, or every signer consented before signing. */
+export const consentSatisfied = (block: ConsumerConsentBlock) => !block.required || block.signers.every((s) => s.consented_at !== null);
