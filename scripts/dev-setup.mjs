@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateSealCertificate, pemForDotenv } from "./lib/seal-cert.mjs";
+import { devEvidenceVars, isGeneratedDevSeal } from "./lib/dev-evidence.mjs";
 // ids and the demo API key from the Worker's own generator (src/lib/ids.ts re-exports the same module)
 import { API_KEY_PATTERN, newRawApiKey, prefixedId } from "../src/lib/random-ids.mjs";
 
@@ -149,6 +150,43 @@ async function ensureDevSeal() {
   }
   writeFileSync(DEV_VARS, lines.join("\n"));
   console.log("dev-setup: wrote a self-signed development seal certificate to .dev.vars (SEAL_PRIVATE_KEY, SEAL_CERTIFICATE)");
+}
+
+/**
+ * PAdES B-LTA locally (DESIGN.md 11): with `openssl` on the PATH, a throwaway CA's seal (naming the dev
+ * OCSP responder) and SEAL_TSA_URL (the dev TSA) go into .dev.vars; `npm run dev` (scripts/dev.mjs)
+ * starts OpenSSL's TSA and OCSP responder beside wrangler dev. A seal of the developer's own is kept.
+ * Without openssl: the self-signed seal stays and local seals are B-B.
+ */
+function ensureDevEvidence() {
+  if (!isGeneratedDevSeal(readDevVar("SEAL_CERTIFICATE"))) {
+    console.log("dev-setup: .dev.vars has a seal of your own: kept (evidence levels as its certificate and SEAL_TSA_URL allow)");
+    return;
+  }
+  const evidence = devEvidenceVars(root);
+  if (!evidence) {
+    console.log("dev-setup: openssl not found: local seals stay PAdES B-B (install openssl for B-LTA: docs/evidence.md)");
+    return;
+  }
+  const values = {
+    SEAL_PRIVATE_KEY: pemForDotenv(evidence.vars.SEAL_PRIVATE_KEY),
+    SEAL_CERTIFICATE: pemForDotenv(evidence.vars.SEAL_CERTIFICATE),
+    ...(readDevVar("SEAL_TSA_URL") ? {} : { SEAL_TSA_URL: evidence.vars.SEAL_TSA_URL }),
+  };
+  const lines = readFileSync(DEV_VARS, "utf8").split("\n");
+  let changed = false;
+  for (const [name, value] of Object.entries(values)) {
+    const i = lines.findIndex((l) => new RegExp(`^\\s*${name}\\s*=`).test(l));
+    if (i >= 0 && lines[i] === `${name}=${value}`) continue;
+    changed = true;
+    if (i >= 0) lines[i] = `${name}=${value}`;
+    else lines.splice(lines.length - (lines.at(-1) === "" ? 1 : 0), 0, `${name}=${value}`);
+  }
+  if (changed) writeFileSync(DEV_VARS, lines.join("\n"));
+  console.log(
+    `dev-setup: evidence levels: ${evidence.created ? "made a throwaway OpenSSL CA (.wrangler/dev-pki); " : ""}` +
+      `${changed ? "wrote its seal and SEAL_TSA_URL to .dev.vars; " : ""}npm run dev starts OpenSSL's TSA and OCSP responder: local seals reach PAdES B-LTA`,
+  );
 }
 
 function readDevVar(name) {
@@ -318,6 +356,7 @@ function printBanner(demo) {
 
 ensureDevVars();
 await ensureDevSeal();
+ensureDevEvidence();
 if (!readDevVar("OPERATOR_TOKEN")) console.warn("dev-setup: warning: OPERATOR_TOKEN is empty in .dev.vars; the operator API will answer 503");
 applyMigrations();
 printBanner(seedDemo());

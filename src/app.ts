@@ -16,6 +16,7 @@ import { sessionRouter } from "./routes/session";
 import { signingRouter } from "./routes/signing";
 import { storageRouter } from "./routes/storage";
 import { stripeRouter } from "./routes/stripe";
+import * as sealCertificates from "./routes/meta/seal-certificates";
 
 export const API_BASE = "/api/v2";
 const JSON_BODY_LIMIT = 1024 * 1024;
@@ -47,6 +48,8 @@ function buildApi() {
   api.route("/", embedRouter);
   // Stripe's notifications: outside every auth middleware, the Stripe-Signature is the credential
   api.route("/", stripeRouter);
+  // the seal certificates an auditor pins (verify.mjs --seal-sha256): public, no credential
+  api.openapi(sealCertificates.route, sealCertificates.handler);
   api.get("/docs", docsPage);
   return api;
 }

@@ -55,6 +55,10 @@ export type Env = {
   SEAL_CERTIFICATE?: string;
   /** RFC 3161 timestamp authority for the seal (PAdES B-T); empty (default): no timestamp */
   SEAL_TSA_URL?: string;
+  /** minutes auto-vault waits after completion for the seal to reach its configured evidence level (DESIGN.md 11); default 60 */
+  SEAL_EVIDENCE_WAIT_MINUTES?: string;
+  /** seal certificates renewed away from (PEM, one after another): published as retired at GET /api/v2/seal-certificates */
+  SEAL_RETIRED_CERTIFICATES?: string;
 };
 
 /**

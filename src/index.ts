@@ -7,7 +7,9 @@ import { expireTransfers } from "./jobs/expire-transfers";
 import { sendReminders } from "./jobs/send-reminders";
 import { continueIntegritySweep, INTEGRITY_SWEEP_CRON, startIntegritySweep } from "./jobs/integrity-sweep";
 import { pruneWebhookAttempts } from "./jobs/prune-webhook-attempts";
+import { raiseEvidenceJob } from "./jobs/raise-evidence";
 import { relayOutbox } from "./jobs/relay-outbox";
+import { renewEvidenceRecords } from "./jobs/renew-evidence-records";
 import { resumeBulkBatches } from "./jobs/resume-bulk-batches";
 import { retryEmails } from "./jobs/retry-emails";
 import { sweepDeliveries } from "./jobs/sweep-deliveries";
@@ -42,6 +44,8 @@ export default {
       ["prune-webhook-attempts", () => pruneWebhookAttempts(services, now)],
       ["resume-bulk-batches", () => resumeBulkBatches(services, now)],
       ["auto-vault-sweep", () => autoVaultSweep(services, now)],
+      ["renew-evidence-records", () => renewEvidenceRecords(services, now)],
+      ["raise-evidence", () => raiseEvidenceJob(services, now)],
     ];
     const results = await Promise.allSettled(jobs.map(([, run]) => run()));
     const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`${jobs[i]![0]}: ${String(r.reason)}`] : []));

@@ -99,6 +99,8 @@ export async function startServer(persistDir, secrets) {
   const port = await freePort();
   // .dev.vars, if present, is loaded as for `npm run dev`; --var overrides the four secrets.
   const vars = Object.entries(secrets).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
+  // no TSA unless the caller brings one: .dev.vars may name `npm run dev`'s (scripts/dev.mjs), not running here
+  if (!("SEAL_TSA_URL" in secrets)) vars.push("--var", "SEAL_TSA_URL:");
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port)];
   args.push("--persist-to", persistDir, "--show-interactive-dev-session=false", ...vars);
   // the webhook section: receivers on 127.0.0.1, and the cron handler run on demand (/__scheduled)

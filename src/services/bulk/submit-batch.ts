@@ -3,6 +3,7 @@ import type { OrgContext } from "../../lib/context";
 import { ApiError, conflict, unprocessable } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import { assertEmailCanLeave } from "../../providers/email";
+import { loadSealKey } from "../../pdf";
 import { kbaProvider } from "../../providers/kba";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { findProviderTemplate, findTemplate, listTemplateRoles } from "../templates/repository";
@@ -38,6 +39,8 @@ async function checkReady(ctx: OrgContext, batch: BatchRow) {
   if (master.kba_required === 1) kbaProvider(ctx.env);
   // every client is emailed: production without a transport is a 503 naming EMAIL_TRANSPORT
   assertEmailCanLeave(ctx.env);
+  // every envelope will be sealed on completion: a missing or unusable seal is a 503 naming the variable now
+  await loadSealKey(ctx.env);
 }
 
 /**

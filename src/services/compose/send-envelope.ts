@@ -3,6 +3,7 @@ import { newId } from "../../lib/ids";
 import { addDays } from "../../lib/time";
 import type { OrgContext, RequestContext } from "../../lib/context";
 import { assertEmailCanLeave, type OutboxEmail } from "../../providers/email";
+import { loadSealKey } from "../../pdf";
 import { deliverEmails } from "../email/deliver";
 import { invitationEmails } from "../email/invitation";
 import { kbaStepFor, senderEmailOf, type KbaStep } from "../kba/challenge-signers";
@@ -67,6 +68,9 @@ export async function sendEnvelope(ctx: OrgContext, input: { envelopeId: string;
       }
       // before anything commits: a send whose invitations could never leave is refused, not half done
       if (body.send_email) assertEmailCanLeave(ctx.env);
+      // the seal every completion needs: a missing or unusable SEAL_PRIVATE_KEY / SEAL_CERTIFICATE is a 503
+      // naming it here, at send, never a configuration error met by the last signer's submit
+      await loadSealKey(ctx.env);
       const planned = planSigners({ roles: facts.roles, customer: facts.customer, signers: body.signers });
       await assertPayerIsSigner(db, envelope.id, planned.map((s) => s.email));
       const signers = newSignerRows(envelope, planned, at);

@@ -46,6 +46,7 @@ const SUMMARY_EXAMPLE = {
   vault_id: "vlt_4d2k8m1q7c9v3b5n6p0r2t4w6y",
   envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y",
   document_hash: "3f0c5e8a1b2d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6",
+  evidence_level: "B-LTA",
   vaulted_at: "2026-11-23T09:40:00.000Z",
   status: "active" as const,
   originator: { org_id: "org_2b4d6f8h0j2k4m6p8r0t2v4x6z", name: "Lakeside Motors" },
@@ -58,6 +59,10 @@ const summaryShape = {
   vault_id: VaultId,
   envelope_id: z.string(),
   document_hash: z.string().openapi({ description: "SHA-256 (hex) of the authoritative copy, recorded at vaulting" }),
+  evidence_level: z.string().nullable().openapi({
+    description: "PAdES baseline level (`B-B`, `B-T`, `B-LT`, `B-LTA`; ETSI EN 319 142-1) of the authoritative copy's seal, as vaulted (DESIGN.md 11); null for a paper upload",
+    example: "B-LTA",
+  }),
   vaulted_at: Timestamp,
   status: z.enum(CONTROL_STATUSES).openapi({ description: "`active`, or closed: `paid_off`, `paper_out`" }),
   originator: PartySchema.openapi({ description: "The organization that vaulted the envelope" }),

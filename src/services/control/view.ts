@@ -27,6 +27,8 @@ export type ControlSummaryView = {
   vault_id: string;
   envelope_id: string;
   document_hash: string;
+  /** PAdES level of the authoritative copy's seal (DESIGN.md 11); null for a paper upload (no seal of ours) */
+  evidence_level: string | null;
   vaulted_at: string;
   status: VaultRecordRow["control_status"];
   originator: PartyView;
@@ -61,6 +63,7 @@ export function controlSummary(record: VaultRecordRow, pending: TransferRow | nu
     vault_id: record.id,
     envelope_id: record.envelope_id,
     document_hash: record.document_hash,
+    evidence_level: record.source === "upload" ? null : record.evidence_level,
     vaulted_at: record.stored_at,
     status: record.control_status,
     originator: party(record.org_id),

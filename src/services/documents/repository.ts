@@ -14,16 +14,16 @@ export type EnvelopeFieldRow = Row<typeof envelopeFields>;
 
 // ---- envelope_documents ----
 
-type NewDocument = { id: string; envelopeId: string; orgId: string; key: string; sha256: string; sizeBytes: number; pageCount: number | null; at: string };
+type NewDocument = { id: string; envelopeId: string; orgId: string; key: string; sha256: string; sizeBytes: number; pageCount: number | null; at: string; evidenceLevel?: string | null };
 
 /** An envelope_documents row of `kind`; `ifAbsent` leaves an existing one of that kind in place. */
 function documentInsert(db: D1Database, kind: "original" | "signed", input: NewDocument, ifAbsent = false): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)${ifAbsent ? " ON CONFLICT (envelope_id, kind) DO NOTHING" : ""}`,
+      `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at, evidence_level)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${ifAbsent ? " ON CONFLICT (envelope_id, kind) DO NOTHING" : ""}`,
     )
-    .bind(input.id, input.envelopeId, input.orgId, kind, input.key, input.sha256, input.sizeBytes, input.pageCount, input.at);
+    .bind(input.id, input.envelopeId, input.orgId, kind, input.key, input.sha256, input.sizeBytes, input.pageCount, input.at, input.evidenceLevel ?? null);
 }
 
 /** The original document row of an envelope (kind `original`). */
@@ -35,6 +35,41 @@ export const signedDocumentInsert = (db: D1Database, input: NewDocument & { page
 /** The paper path's signed document: the upload is stored once, as the authoritative copy (a re-run leaves the first). */
 export const insertSignedDocumentIfAbsent = (db: D1Database, input: NewDocument & { pageCount: number }) => documentInsert(db, "signed", input, true);
 
+
+/**
+ * The raising job's write (jobs/raise-evidence.ts): the signed document now lives at `key` with its
+ * new hash, size and PAdES level. Guarded by the hash it was raised from, in the envelope's commit.
+ */
+export function signedDocumentRaise(db: D1Database, input: { envelopeId: string; fromSha256: string; key: string; sha256: string; sizeBytes: number; evidenceLevel: string }): D1PreparedStatement {
+  return db
+    .prepare("UPDATE envelope_documents SET r2_key = ?, sha256 = ?, size_bytes = ?, evidence_level = ? WHERE envelope_id = ? AND kind = 'signed' AND sha256 = ?")
+    .bind(input.key, input.sha256, input.sizeBytes, input.evidenceLevel, input.envelopeId, input.fromSha256);
+}
+
+/** A signed document the raising job may raise: its envelope is `completed` (not yet vaulted). */
+export type RaisableDocument = Pick<EnvelopeDocumentRow, "envelope_id" | "org_id" | "r2_key" | "sha256" | "evidence_level">;
+
+/**
+ * The raising job's slice: signed documents of `completed` envelopes whose recorded level is one of
+ * `levels` (one JSON array: those below the target), after `cursor` in envelope id order. A document
+ * sealed before levels were recorded (NULL) is left as it was sealed.
+ */
+export async function listRaisableSignedDocuments(db: D1Database, input: { levels: string; cursor: string; limit: number }): Promise<RaisableDocument[]> {
+  const { results } = await db
+    .prepare(
+      // SQL exception: driven by the envelopes' partial index of `completed` (`status = 'completed'`
+      // verbatim), each envelope's signed document found through its unique (envelope_id, kind).
+      `SELECT d.envelope_id, d.org_id, d.r2_key, d.sha256, d.evidence_level
+       FROM envelopes e INDEXED BY envelopes_completed_idx
+       JOIN envelope_documents d ON d.envelope_id = e.id AND d.kind = 'signed'
+       WHERE e.status = 'completed' AND e.id > ? AND e.document_source != 'upload'
+         AND d.evidence_level IN (SELECT value FROM json_each(?))
+       ORDER BY e.id LIMIT ?`,
+    )
+    .bind(input.cursor, input.levels, input.limit)
+    .all<RaisableDocument>();
+  return results;
+}
 
 /** For a batch: the envelopes among `envelopeIds` (one JSON array) that have an original document, one row `{ envelope_id }` each. */
 export function selectEnvelopesWithOriginal(db: D1Database, envelopeIds: string): D1PreparedStatement {
@@ -91,11 +126,11 @@ export function selectEnvelopeRoles(db: D1Database, envelopeIds: string): D1Prep
 // ---- envelope_documents, for the vault (services/vault: vault-in) ----
 
 /** The envelope's signed document (envelope_documents, kind `signed`): its R2 key and recorded SHA-256. */
-export function findSignedDocument(db: D1Database, envelopeId: string): Promise<Pick<EnvelopeDocumentRow, "r2_key" | "sha256"> | null> {
+export function findSignedDocument(db: D1Database, envelopeId: string): Promise<Pick<EnvelopeDocumentRow, "r2_key" | "sha256" | "evidence_level" | "size_bytes"> | null> {
   return db
-    .prepare("SELECT r2_key, sha256 FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'")
+    .prepare("SELECT r2_key, sha256, evidence_level, size_bytes FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'")
     .bind(envelopeId)
-    .first<Pick<EnvelopeDocumentRow, "r2_key" | "sha256">>();
+    .first<Pick<EnvelopeDocumentRow, "r2_key" | "sha256" | "evidence_level" | "size_bytes">>();
 }
 
 /** The recorded SHA-256 of the envelope's signed document (kind `signed`), if one is recorded. */

@@ -1,6 +1,9 @@
 import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
+import { CompactSign } from "jose";
 import * as pkijs from "pkijs";
-import { sha256HexOfParts } from "../../lib/crypto";
+import { requestTimestamp, type SealKey, type TimestampAuthority } from "../../pdf";
+import { sha256Hex, sha256HexOfParts } from "../../lib/crypto";
+import { attestationAlg } from "./attestation";
 import { GENESIS_HASH } from "../audit/chain";
 import type { AuditLogRow } from "../audit/repository";
 import { verifyScript } from "./verify-script";
@@ -20,7 +23,17 @@ export type BundleInput = {
   /** the control attestation JWS over `entries`' head (null: the seal is not configured) */
   attestation: string | null;
   producedAt: string;
+  /** the level the authoritative copy reached (vault_records.evidence_level) */
+  evidenceLevel?: string | null;
+  /** signs manifest.json (manifest.jws); the bundle is never produced unsigned */
+  seal: SealKey;
+  /** with SEAL_TSA_URL: manifest.tsr, an RFC 3161 token over the JWS signature (a TSA failure is a 502) */
+  tsa?: TimestampAuthority;
+  /** the record's current RFC 4998 evidence record (DER), as `evidence-record.ers`: null until the renewal job made one */
+  evidenceRecord?: Uint8Array | null;
 };
+
+export const MANIFEST_TYP = "evidence-manifest+jws";
 
 /** The ZIP as it left fflate's streaming encoder, chunk by chunk (never joined), with its SHA-256. */
 export type BuiltBundle = { parts: Uint8Array[]; sizeBytes: number; sha256: string };
@@ -35,7 +48,9 @@ const pretty = (value: unknown) => encode(`${JSON.stringify(value, null, 2)}\n`)
 export async function buildEvidenceBundle(input: BundleInput): Promise<BuiltBundle> {
   const head = input.entries.at(-1);
   const sealPem = sealCertificatesPem(input.document.bytes);
-  const members: { name: string; bytes: Uint8Array; store?: boolean }[] = [
+  const sealSha256 = await sha256Hex(input.seal.chainDer[0]!);
+  const controlHistory = pretty({ data: input.controlHistory });
+  const covered: { name: string; bytes: Uint8Array; store?: boolean }[] = [
     { name: "document.pdf", bytes: input.document.bytes, store: true },
     { name: "certificate.json", bytes: pretty(input.certificate.json) },
     ...(input.certificate.pdf ? [{ name: "certificate.pdf", bytes: input.certificate.pdf, store: true }] : []),
@@ -53,24 +68,56 @@ export async function buildEvidenceBundle(input: BundleInput): Promise<BuiltBund
       }),
     },
     ...(sealPem ? [{ name: "seal-certificate.pem", bytes: encode(sealPem) }] : []),
-    { name: "control-history.json", bytes: pretty({ data: input.controlHistory }) },
+    { name: "control-history.json", bytes: controlHistory },
     ...(input.attestation ? [{ name: "attestation.jws", bytes: encode(`${input.attestation}\n`) }] : []),
-    {
-      name: "manifest.json",
-      bytes: pretty({
-        bundle_version: 1,
-        envelope_id: input.envelope.id,
-        envelope_name: input.envelope.name,
-        vault_id: input.vaultId,
-        produced_at: input.producedAt,
-        document: { file: "document.pdf", sha256: input.document.sha256, size_bytes: input.document.bytes.byteLength, source: input.source, sealed: sealPem !== null },
-        audit_chain: { file: "audit-chain.json", entries: input.entries.length, head_hash: head?.hash ?? GENESIS_HASH },
-        control_history: { file: "control-history.json", entries: input.controlHistory.length },
-        attestation: input.attestation ? { file: "attestation.jws", format: "compact JWS, header x5c = the seal certificate chain" } : null,
-      }),
-    },
+    ...(input.evidenceRecord ? [{ name: "evidence-record.ers", bytes: input.evidenceRecord, store: true }] : []),
     { name: "verify.mjs", bytes: encode(verifyScript()) },
-    { name: "README.md", bytes: encode(readme(input, sealPem !== null)) },
+    { name: "README.md", bytes: encode(readme(input, sealPem !== null, sealSha256)) },
+  ];
+  const fileHashes = await Promise.all(covered.map(async (m) => ({ name: m.name, sha256: await sha256Hex(m.bytes), size_bytes: m.bytes.byteLength })));
+  const hashOf = (name: string) => fileHashes.find((f) => f.name === name)?.sha256 ?? null;
+  const manifest = pretty({
+    bundle_version: 2,
+    envelope_id: input.envelope.id,
+    envelope_name: input.envelope.name,
+    vault_id: input.vaultId,
+    produced_at: input.producedAt,
+    document: {
+      file: "document.pdf",
+      sha256: input.document.sha256,
+      size_bytes: input.document.bytes.byteLength,
+      source: input.source,
+      sealed: sealPem !== null,
+      ...(input.evidenceLevel ? { evidence_level: input.evidenceLevel } : {}),
+    },
+    audit_chain: { file: "audit-chain.json", genesis_hash: GENESIS_HASH, entries: input.entries.length, head_hash: head?.hash ?? GENESIS_HASH },
+    control_history: { file: "control-history.json", entries: input.controlHistory.length, sha256: hashOf("control-history.json") },
+    attestation: input.attestation ? { file: "attestation.jws", sha256: hashOf("attestation.jws"), format: "compact JWS, header x5c = the seal certificate chain" } : null,
+    evidence_record: input.evidenceRecord
+      ? { file: "evidence-record.ers", sha256: hashOf("evidence-record.ers"), format: "RFC 4998 EvidenceRecord (DER): archive timestamps over document.sha256, each renewal over the previous timestamp" }
+      : null,
+    seal_certificate: { sha256: sealSha256, subject_common_name: input.seal.commonName },
+    signature: {
+      file: "manifest.jws",
+      format: `compact JWS (${attestationAlg(input.seal.privateKey)}) whose payload is this file byte for byte; header x5c = the seal certificate chain`,
+      timestamp: input.tsa ? "manifest.tsr" : null,
+    },
+    files: fileHashes,
+  });
+  const jws = await new CompactSign(manifest)
+    .setProtectedHeader({ alg: attestationAlg(input.seal.privateKey), typ: MANIFEST_TYP, x5c: input.seal.chainDer.map(base64) })
+    .sign(input.seal.privateKey);
+  let tsr: Uint8Array | null = null;
+  if (input.tsa) {
+    const signature = base64urlDecode(jws.split(".")[2]!);
+    const token = await requestTimestamp(input.tsa, signature);
+    tsr = new Uint8Array(token.toSchema().toBER(false));
+  }
+  const members = [
+    ...covered,
+    { name: "manifest.json", bytes: manifest },
+    { name: "manifest.jws", bytes: encode(`${jws}\n`) },
+    ...(tsr ? [{ name: "manifest.tsr", bytes: tsr, store: true }] : []),
   ];
 
   const parts: Uint8Array[] = [];
@@ -113,6 +160,17 @@ export function sealCertificatesPem(pdf: Uint8Array): string | null {
   }
 }
 
+const base64 = (der: Uint8Array) => {
+  let s = "";
+  for (let i = 0; i < der.length; i += 0x8000) s += String.fromCharCode(...der.subarray(i, i + 0x8000));
+  return btoa(s);
+};
+
+const base64urlDecode = (part: string) => {
+  const b64 = part.replace(/-/g, "+").replace(/_/g, "/");
+  return Uint8Array.from(atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4)), (c) => c.charCodeAt(0));
+};
+
 function pem(der: Uint8Array): string {
   let b64 = "";
   for (let i = 0; i < der.length; i += 0x8000) b64 += String.fromCharCode(...der.subarray(i, i + 0x8000));
@@ -120,7 +178,7 @@ function pem(der: Uint8Array): string {
   return `-----BEGIN CERTIFICATE-----\n${b64.replace(/.{64}/g, "$&\n").replace(/\n$/, "")}\n-----END CERTIFICATE-----\n`;
 }
 
-function readme(input: BundleInput, sealed: boolean): string {
+function readme(input: BundleInput, sealed: boolean, sealSha256: string): string {
   return `# Evidence bundle: ${input.envelope.name}
 
 Envelope \`${input.envelope.id}\`, vault record \`${input.vaultId}\`, produced ${input.producedAt}.
@@ -132,12 +190,20 @@ Everything here can be checked offline, without trusting (or contacting) the ser
 | certificate.json, certificate.pdf | The compliance certificate (UCC 9-105 / E-SIGN checks), as JSON and as rendered. |
 | audit-chain.json | Every entry of the envelope's audit chain, in order, each with its hash and the previous entry's hash. |
 ${sealed ? "| seal-certificate.pem | The certificate chain of the PAdES seal on document.pdf, as embedded in its signature. |\n" : ""}| control-history.json | Who held control of the authoritative copy and how it moved (UCC 9-105): the control entries of audit-chain.json. |
-${input.attestation ? "| attestation.jws | The service's signed statement of control as of the chain's head: a compact JWS by its seal key, the certificate chain in its x5c header. |\n" : ""}| manifest.json | What this bundle holds and the hashes it was built from. |
-| verify.mjs | The offline verifier (Node.js 18+, built-ins only): also checks control-history.json against the chain and the attestation's signature and payload. |
+${input.attestation ? "| attestation.jws | The service's signed statement of control as of the chain's head: a compact JWS by its seal key, the certificate chain in its x5c header. |\n" : ""}${input.evidenceRecord ? "| evidence-record.ers | An RFC 4998 evidence record: RFC 3161 timestamps proving document.pdf's SHA-256 existed at the first one's time, renewed (each over the previous) before each TSA certificate expired. |\n" : ""}| manifest.json | What this bundle holds: the vault id, the document hash, the audit chain's head and length, and the SHA-256 of every other file. |
+| manifest.jws | manifest.json signed by the service's seal key: a compact JWS whose payload is manifest.json byte for byte, the seal certificate chain in its x5c header. |
+${input.tsa ? "| manifest.tsr | An RFC 3161 timestamp token over manifest.jws's signature: when the manifest existed, by the timestamp authority. |\n" : ""}| verify.mjs | The offline verifier (Node.js 18+, built-ins only). |
 
 ## Check it
 
-    node verify.mjs          # prints "verified" (exit 0) or the first broken link (exit 1)
+    node verify.mjs --seal-sha256 <fingerprint>   # "verified" (exit 0), or what does not match (exit 1)
+
+Take the fingerprint from a source you trust, never from this bundle: the service publishes its seal
+certificates at \`GET /api/v2/seal-certificates\` (this manifest was signed by \`${sealSha256}\`). The
+verifier checks the manifest's signature against that certificate, every file against the signed manifest,
+the audit chain from its genesis to the signed head, the PDF's seal and the control attestation${input.evidenceRecord ? ",\nand the evidence record's links (its first timestamp over document.pdf's SHA-256, each next over the one\nbefore; the TSA's signatures: openssl ts -verify, see docs/evidence.md \"Evidence records\")" : ""}.
+Without \`--seal-sha256\` it refuses (exit 2).
+
     sha256sum document.pdf   # equals manifest.json document.sha256 and certificate.json document_hash
 ${sealed ? "    pdfsig document.pdf      # Poppler: the seal is valid and the total document is signed\n    openssl x509 -in seal-certificate.pem -noout -subject -issuer -dates -fingerprint -sha256\n" : ""}
 ${sealed ? "The seal proves that document.pdf has not changed since the service sealed it on completion, and who\nsealed it as far as its certificate can be trusted: a self-signed development certificate is trusted by\nno PDF viewer; production seals use a certificate from a CA on the Adobe Approved Trust List or the\norganization's own." : "This document was signed on paper and uploaded: it is vaulted exactly as uploaded and carries no seal\nof the service; its integrity rests on the SHA-256 recorded at vaulting and in the audit chain."}

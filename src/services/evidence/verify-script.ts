@@ -7,13 +7,16 @@ import { verifyEvidence } from "./verifier";
  */
 export function verifyScript(): string {
   return `#!/usr/bin/env node
-// Offline verifier of this evidence bundle. Run it in the unzipped folder:   node verify.mjs
-// (or: node verify.mjs <folder>). Needs Node.js 18 or later; nothing else, no network.
-// It recomputes the SHA-256 of the document and checks it against the hash recorded at vaulting, the
-// certificate and the audit chain's vault entry, then recomputes every audit entry's hash from the
-// genesis hash onward, checks control-history.json against the chain's control entries and the
-// control attestation (attestation.jws): its statements and its signature by its x5c certificate.
-// Prints "verified" (exit 0), or the first broken link (exit 1).
+// Offline verifier of this evidence bundle. Run it in the unzipped folder:
+//   node verify.mjs --seal-sha256 <hex> [--seal-sha256 <hex> ...] [folder]
+// Needs Node.js 18 or later; nothing else, no network. It trusts nothing the bundle says of itself:
+// the seal certificate's SHA-256 comes from you (the service publishes its seal certificates at
+// GET /api/v2/seal-certificates; give a retired one too for a document sealed before a renewal).
+// It checks that manifest.jws is signed by a pinned certificate over manifest.json's exact bytes,
+// every file against the signed manifest, the document hash against the certificate and the audit
+// chain, the chain from the genesis hash to the signed head, the control history and attestation,
+// the PDF's seal (made by a pinned certificate, its digest and signature), and manifest.tsr's imprint.
+// Prints "verified" (exit 0), or what does not match (exit 1); without a pinned certificate, exit 2.
 import { createHash, webcrypto } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -23,14 +26,35 @@ const __name = (fn) => fn; // a bundler's helper that may appear in the function
 
 const verifyEvidence = ${verifyEvidence.toString()};
 
-const dir = process.argv[2] ?? dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const pins = [];
+let folder = null;
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === "--seal-sha256") pins.push(...String(args[++i] ?? "").split(","));
+  else if (args[i].startsWith("--seal-sha256=")) pins.push(...args[i].slice("--seal-sha256=".length).split(","));
+  else folder = args[i];
+}
+if (pins.filter(Boolean).length === 0) {
+  console.error("usage: node verify.mjs --seal-sha256 <hex> [--seal-sha256 <hex> ...] [folder]");
+  console.error("Refused: no seal certificate pinned. This bundle carries its own certificate, so it cannot vouch for itself:");
+  console.error("give the SHA-256 fingerprint of the service's seal certificate from a source you trust (GET /api/v2/seal-certificates,");
+  console.error("or your own records); openssl x509 -noout -fingerprint -sha256 prints one (colons are fine).");
+  process.exit(2);
+}
+const dir = folder ?? dirname(fileURLToPath(import.meta.url));
 const files = {};
 for (const name of readdirSync(dir)) {
   const path = join(dir, name);
   if (statSync(path).isFile()) files[name] = new Uint8Array(readFileSync(path));
 }
-const result = await verifyEvidence(files, (bytes) => createHash("sha256").update(bytes).digest("hex"), webcrypto.subtle);
+let result;
+try {
+  result = await verifyEvidence(files, (bytes) => createHash("sha256").update(bytes).digest("hex"), { sealSha256: pins.filter(Boolean), subtle: webcrypto.subtle });
+} catch (err) {
+  result = { verified: false, checks: [], notes: [], broken: "the bundle could not be read (" + (err && err.message ? err.message : String(err)) + ")" };
+}
 for (const line of result.checks) console.log("ok: " + line);
+for (const line of result.notes) console.log("note: " + line);
 if (result.verified) {
   console.log("verified");
   process.exit(0);

@@ -5,6 +5,8 @@ import { inOrg, type OrgContext, type RequestContext } from "../../lib/context";
 import { getEnvelope } from "../envelopes/repository";
 import { findUnpaidPayment } from "../payments/payment-gate";
 import { vaultInSigned } from "./vault-in-signed";
+import { findSignedDocument } from "../documents/repository";
+import { asEvidenceLevel, atLeast, evidenceTarget, evidenceWaitMs } from "../documents/evidence";
 import { getVaultConsent, readAutoVaultFacts, vaultConsentUpsert } from "./repository";
 
 /** Statuses in which consent can still matter: the envelope is not yet vaulted nor closed. */
@@ -66,6 +68,22 @@ export async function autoVaultState(db: D1Database, orgId: string, envelopeId: 
   };
 }
 
+/**
+ * Why auto-vault should not vault yet: the signed document's seal is below the configuration's target
+ * level and SEAL_EVIDENCE_WAIT_MINUTES have not passed since completion. After the bound it vaults
+ * with the level reached, and the certificate says so (vault-in-signed.ts `evidenceAtVault`).
+ */
+async function evidenceWait(ctx: RequestContext, input: { envelopeId: string; signedAt: string | null }): Promise<string | null> {
+  const signed = await findSignedDocument(ctx.db, input.envelopeId);
+  const level = asEvidenceLevel(signed?.evidence_level);
+  if (!signed || !level || input.signedAt === null) return null;
+  const target = await evidenceTarget(ctx.env).catch(() => level);
+  if (atLeast(level, target)) return null;
+  const until = Date.parse(input.signedAt) + evidenceWaitMs(ctx.env);
+  if (Date.now() >= until) return null;
+  return `deferred until the seal reaches evidence level ${target} (now ${level}) or until ${new Date(until).toISOString()}`;
+}
+
 export type AutoVaultOutcome = { vaulted: true } | { vaulted: false; reason: string };
 
 /**
@@ -91,6 +109,9 @@ export async function autoVaultIfConsented(ctx: RequestContext, input: { envelop
   if (row.document_source === "upload") return { vaulted: false, reason: "paper envelopes are vaulted by vault-in-upload" };
   // Sign + Pay: deferred, not refused. The Stripe webhook calls this again once the payment is paid.
   if (await findUnpaidPayment(ctx.db, { id: envelopeId })) return { vaulted: false, reason: "deferred until the requested payment is paid" };
+  // DESIGN.md 11: waits for the configured evidence level (jobs/raise-evidence.ts raises it) up to the bound.
+  const waiting = await evidenceWait(ctx, { envelopeId, signedAt: row.signed_at });
+  if (waiting) return { vaulted: false, reason: waiting };
   try {
     await vaultInSigned({ ...inOrg(ctx, row.org_id), actor: SYSTEM_ACTOR }, { envelopeId, onBehalfOf: row.terms_accepted_by });
     return { vaulted: true };

@@ -8,15 +8,20 @@ import { buildEvidenceBundle, type ChainEntry } from "../evidence/build-bundle";
 import { controlAttestation } from "./control-attestation";
 import { controlHistory } from "./control-history";
 import { putParts, sha256OfStream } from "./hashing";
+import { evidenceRecordForChain } from "./evidence-record/current";
 import { vaultKeys } from "./keys";
 import { findVaultRecord, latestCertificateFiles, type VaultRecordRow } from "./repository";
 import { createVaultUrl } from "./signed-url";
 import type { EnvelopeRow } from "../envelopes/repository";
 import { sha256Hex, toHex } from "../../lib/crypto";
+import { loadSealKey } from "../../pdf";
 
 const BUNDLE_ACTION = "vault.evidence_bundle";
 
-type BundleFacts = { bundle_id: string; sha256: string; size_bytes: number; covers_seq: number; head_hash: string };
+type BundleFacts = { bundle_id: string; sha256: string; size_bytes: number; covers_seq: number; head_hash: string; bundle_version?: number };
+
+/** Bundles before this version carry an unsigned manifest: never reused, a signed one is produced instead. */
+const SIGNED_BUNDLE_VERSION = 2;
 
 const bundleKey = (record: VaultRecordRow, bundleId: string) => `${vaultKeys(record.org_id, record.envelope_id, record.id).dir}evidence-${bundleId}.zip`;
 
@@ -60,7 +65,7 @@ export async function ensureEvidenceBundle(ctx: RequestContext, input: { record:
   const { record, envelope } = input;
   const entries = await chainEntries(ctx.db, envelope.id);
   const latest = latestBundle(entries);
-  if (latest && entries.every((e) => e.seq <= latest.covers_seq || e.action === BUNDLE_ACTION)) {
+  if (latest && (latest.bundle_version ?? 1) >= SIGNED_BUNDLE_VERSION && entries.every((e) => e.seq <= latest.covers_seq || e.action === BUNDLE_ACTION)) {
     // reused only while its object is still the one stored (R2 keeps the SHA-256 it verified on write)
     const stored = await ctx.env.DOCS.head(bundleKey(record, latest.bundle_id));
     const checksum = stored?.checksums.sha256;
@@ -81,14 +86,11 @@ export async function ensureEvidenceBundle(ctx: RequestContext, input: { record:
   if (!cert) throw new ApiError(404, "Compliance certificate not found: it is generated when the envelope is vaulted");
   const certPdf = await ctx.env.DOCS.get(cert.pdf_key);
   const producedAt = new Date();
-  // The control attestation over the entries packed (omitted only when the seal is not configured: 503).
-  const attestation = await controlAttestation(ctx.env, ctx.db, { envelopeId: envelope.id, entries, at: producedAt }).then(
-    (a) => a.jws,
-    (err: unknown) => {
-      if (err instanceof ApiError && err.status === 503) return null;
-      throw err;
-    },
-  );
+  // The manifest is signed with the seal key: no seal configured (or unusable) is a 503 naming the
+  // variable, never an unsigned bundle (docs/decisions/signed-evidence-bundle.md).
+  const seal = await loadSealKey(ctx.env);
+  // The control attestation over the entries packed, by the same key.
+  const { jws: attestation } = await controlAttestation(ctx.env, ctx.db, { envelopeId: envelope.id, entries, at: producedAt });
 
   const built = await buildEvidenceBundle({
     envelope: { id: envelope.id, name: envelope.name },
@@ -100,9 +102,13 @@ export async function ensureEvidenceBundle(ctx: RequestContext, input: { record:
     controlHistory: controlHistory(entries),
     attestation,
     producedAt: producedAt.toISOString(),
+    evidenceLevel: record.evidence_level,
+    seal,
+    tsa: ctx.env.SEAL_TSA_URL ? { url: ctx.env.SEAL_TSA_URL } : undefined,
+    evidenceRecord: await evidenceRecordForChain(ctx.db, ctx.env.DOCS, record.id, entries),
   });
   const head = entries.at(-1)!;
-  const facts: BundleFacts = { bundle_id: newId("evidence"), sha256: built.sha256, size_bytes: built.sizeBytes, covers_seq: head.seq, head_hash: head.hash };
+  const facts: BundleFacts = { bundle_id: newId("evidence"), sha256: built.sha256, size_bytes: built.sizeBytes, covers_seq: head.seq, head_hash: head.hash, bundle_version: SIGNED_BUNDLE_VERSION };
   const key = bundleKey(record, facts.bundle_id);
   await putParts(ctx.env.DOCS, key, built.parts, {
     httpMetadata: { contentType: "application/zip" },

@@ -35,16 +35,17 @@ export async function listVaultRecordsAfter(db: D1Database, afterId: string, lim
 export type ControlColumns = "controller_org_id" | "pledgor_org_id" | "control_status" | "transfer_count" | "closed_at" | "closed_note";
 
 /** The vault record's INSERT: the vaulting organization is its originator and first controller. */
-export function vaultRecordInsert(db: D1Database, row: Omit<VaultRecordRow, ControlColumns | "evidence_level">): D1PreparedStatement {
+export function vaultRecordInsert(db: D1Database, row: Omit<VaultRecordRow, ControlColumns>): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO vault_records (id, envelope_id, org_id, custodian_org_id, authoritative_key, document_hash, size_bytes, page_count,
-         copy_key, copy_hash, copy_size_bytes, copy_marked, source, actor_type, actor_id, on_behalf_of, stored_at, controller_org_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         copy_key, copy_hash, copy_size_bytes, copy_marked, source, actor_type, actor_id, on_behalf_of, stored_at, controller_org_id, evidence_level)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(
       row.id, row.envelope_id, row.org_id, row.custodian_org_id, row.authoritative_key, row.document_hash, row.size_bytes, row.page_count,
       row.copy_key, row.copy_hash, row.copy_size_bytes, row.copy_marked, row.source, row.actor_type, row.actor_id, row.on_behalf_of, row.stored_at, row.org_id,
+      row.evidence_level,
     );
 }
 
@@ -252,11 +253,11 @@ export function getVaultConsent(db: D1Database, envelopeId: string) {
 export function readAutoVaultFacts(db: D1Database, envelopeId: string) {
   return db
     .prepare(
-      `SELECT e.org_id, e.status, e.document_source, c.auto_vault_enabled, c.terms_accepted_by
+      `SELECT e.org_id, e.status, e.document_source, e.signed_at, c.auto_vault_enabled, c.terms_accepted_by
        FROM envelopes e LEFT JOIN vault_consents c ON c.envelope_id = e.id WHERE e.id = ?`,
     )
     .bind(envelopeId)
-    .first<{ org_id: string; status: string; document_source: string; auto_vault_enabled: number | null; terms_accepted_by: string | null }>();
+    .first<{ org_id: string; status: string; document_source: string; signed_at: string | null; auto_vault_enabled: number | null; terms_accepted_by: string | null }>();
 }
 
 // ---- job_cursors, for the auto-vault sweep (jobs/auto-vault-sweep.ts) ----

@@ -8,7 +8,7 @@ import type { RequestContext } from "../../lib/context";
 import { insertSignedDocumentIfAbsent } from "../documents/repository";
 import { getEnvelope, type EnvelopeRow, type LoadedEnvelope } from "../envelopes/repository";
 import { commitPlanned, planChange, type EnvelopeMove, type PlannedChange } from "../envelopes/commit";
-import { compliantSince, issueCertificate } from "./certificate";
+import { compliantSince, issueCertificate, type CertificateEvidence } from "./certificate";
 import { factsFrom } from "./compliance-checks";
 import { putParts } from "./hashing";
 import { envelopeVaultPrefix, vaultKeys } from "./keys";
@@ -31,6 +31,12 @@ export type VaultDocumentInput = {
    * `signed` document.
    */
   paper?: { signedAt: string };
+  /**
+   * E-sign path: the PAdES level of `bytes` (recorded on the vault record and the certificate) and,
+   * when below the configured target, the target and why it was vaulted without it (DESIGN.md 11).
+   * Absent (paper uploads): the record keeps its column default and the certificate names no level.
+   */
+  evidence?: CertificateEvidence;
 };
 
 const stored = (role: string, envelopeId: string, vaultId: string): R2PutOptions => ({
@@ -79,7 +85,7 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
       putParts(bucket, keys.copy, copyParts, { ...stored("non-authoritative-copy", envelope.id, vaultId), sha256: copyHash }),
     ]);
     for (const put of puts) if (put.status === "rejected") throw put.reason;
-    const certificate = await issueCertificate(ctx, { envelope: vaulted, vaultId, facts, issuedAt: at, reason: "vault_in" });
+    const certificate = await issueCertificate(ctx, { envelope: vaulted, vaultId, facts, issuedAt: at, reason: "vault_in", evidence: input.evidence ?? null });
     attemptKeys.push(certificate.pdfKey);
 
     const moves: EnvelopeMove[] = [];
@@ -102,6 +108,7 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
         hash,
         source: input.source,
         ...(input.onBehalfOf ? { on_behalf_of: input.onBehalfOf } : {}),
+        ...(input.evidence ? input.evidence : {}),
         ...(input.securedParty ? { secured_party: input.securedParty } : {}),
       },
       // Spec 6.5: the vault path travels in the webhook event only, never in the audit log or a response.
@@ -127,6 +134,7 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
         actor_id: ctx.actor.id,
         on_behalf_of: input.onBehalfOf ?? null,
         stored_at: at,
+        evidence_level: input.evidence?.evidence_level ?? "B-B",
       }),
       // R2 verified the checksum of the bytes it stored: the first integrity check.
       integrityCheckInsert(db, {

@@ -3,6 +3,10 @@ import { canonicalJson, sha256Hex } from "../../lib/crypto";
 import { conflict } from "../../lib/errors";
 import type { OrgContext } from "../../lib/context";
 import { findSignedDocument } from "../documents/repository";
+import { asEvidenceLevel, atLeast, evidenceTarget, evidenceWaitMs, type EvidenceLevel } from "../documents/evidence";
+import { evidenceLevelOf } from "../../pdf";
+import type { Env } from "../../env";
+import type { CertificateEvidence } from "./certificate";
 import { getEnvelope, securedPartyOf, type LoadedEnvelope } from "../envelopes/repository";
 import { assertTransition } from "../envelopes/state-machine";
 import { assertNoUnpaidPayment } from "../payments/payment-gate";
@@ -35,7 +39,28 @@ export async function vaultInSigned(
     console.error(JSON.stringify({ level: "error", msg: "signed document does not match its recorded hash", envelope_id: envelope.id }));
     throw conflict("The signed document no longer matches the SHA-256 recorded when it was signed; it was not vaulted");
   }
-  return vaultDocument(ctx, { envelope, bytes, hash, source: "signed", onBehalfOf: input.onBehalfOf, securedParty });
+  // the level recorded at completion (or raised since); a document sealed before levels were recorded is read from its bytes
+  const level = asEvidenceLevel(signed.evidence_level) ?? (await evidenceLevelOf([bytes]).catch(() => null));
+  // no seal in the bytes at all: no level to state (as for a paper upload)
+  const evidence = level ? await evidenceAtVault(ctx.env, { level, signedAt: envelope.signed_at, now: new Date() }) : undefined;
+  return vaultDocument(ctx, { envelope, bytes, hash, source: "signed", onBehalfOf: input.onBehalfOf, securedParty, evidence });
+}
+
+/**
+ * What the vault record and certificate say of the vaulted bytes' evidence (DESIGN.md 11): their
+ * level and, when below the configuration's target, the target and why they were vaulted as they are.
+ * Auto-vault waits up to SEAL_EVIDENCE_WAIT_MINUTES for the target (auto-vault.ts); a partner's
+ * explicit vault-in vaults at once with what there is (docs/decisions/evidence-levels-in-service.md).
+ */
+export async function evidenceAtVault(env: Env, input: { level: EvidenceLevel; signedAt: string | null; now: Date }): Promise<CertificateEvidence> {
+  const target = await evidenceTarget(env).catch(() => input.level);
+  if (atLeast(input.level, target)) return { evidence_level: input.level };
+  const waitMs = evidenceWaitMs(env);
+  const waited = input.signedAt !== null && input.now.getTime() - Date.parse(input.signedAt) >= waitMs;
+  const reason = waited
+    ? `The timestamp authority or OCSP responder did not answer within ${waitMs / 60_000} minutes of completion (SEAL_EVIDENCE_WAIT_MINUTES); the document was vaulted at the level reached.`
+    : "Vaulted on request before the seal's evidence was raised to the configured level (a timestamp authority or OCSP responder outage at completion).";
+  return { evidence_level: input.level, evidence_level_target: target, evidence_level_reason: reason };
 }
 
 /**

@@ -1,14 +1,34 @@
 import { env } from "cloudflare:test";
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { verifyEvidence } from "../../../../src/services/evidence/verifier";
+import { loadSealKey } from "../../../../src/pdf";
+import { sealPdf } from "../../../../src/pdf/seal/seal-pdf";
+import { verifyEvidence as verifyEvidenceWithPin } from "../../../../src/services/evidence/verifier";
+import { servicePin, signManifest, type Files } from "../../../services/evidence/forge";
 import { ALL_SCOPES, call, newKey, newTenant } from "../../../helpers/api";
-import { sha256Hex } from "../../../helpers/pdf";
+import { makePdf, sha256Hex } from "../../../helpers/pdf";
 import { sentTwoSignerEnvelope, signing, TINY_PNG } from "../../../helpers/signing-flow";
 import { completedEnvelope, download } from "../../../helpers/vault";
 
 const evidenceUrl = (key: string, envelopeId: string, query = "") => call("GET", `/partner/envelopes/${envelopeId}/vault/evidence/signed-url${query}`, { key });
 const sha = (bytes: Uint8Array) => sha256Hex(bytes);
+/** A completed document as the signing flow leaves it: sealed with the service's key. */
+const sealedPdf = async () => sealPdf(await makePdf({ pages: 2, text: "Signed contract" }), await loadSealKey(env), { signingTime: new Date() });
+/** The verifier, with the service's seal certificate pinned as an auditor would (--seal-sha256). */
+const verifyEvidence = async (files: Files, hash: typeof sha) => verifyEvidenceWithPin(files, hash, { sealSha256: [await servicePin()] });
+/**
+ * `changed` put into the bundle with the manifest's file hashes recomputed and re-signed by the
+ * service's own key: what only the service could sign, so the checks below the manifest's signature
+ * (the chain, the control history, the attestation) are shown to stand on their own.
+ */
+async function resigned(files: Files, changed: Files): Promise<Files> {
+  const out = { ...files, ...changed };
+  const manifest = JSON.parse(new TextDecoder().decode(out["manifest.json"]));
+  manifest.files = await Promise.all(manifest.files.map(async (f: { name: string }) => ({ ...f, sha256: await sha(out[f.name]!), size_bytes: out[f.name]!.byteLength })));
+  out["manifest.json"] = new TextEncoder().encode(JSON.stringify(manifest, null, 2));
+  out["manifest.jws"] = await signManifest(out["manifest.json"], await loadSealKey(env));
+  return out;
+}
 
 /** An envelope signed through the signing flow (so its PDF is sealed) and vaulted. */
 async function signedAndVaulted() {
@@ -49,6 +69,7 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
         "control-history.json",
         "document.pdf",
         "manifest.json",
+        "manifest.jws",
         "seal-certificate.pem",
         "verify.mjs",
       ].sort(),
@@ -68,9 +89,9 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
     );
 
     const verdict = await verifyEvidence(files, sha);
-    expect(verdict).toMatchObject({ verified: true });
+    expect(verdict, verdict.verified ? "" : verdict.broken).toMatchObject({ verified: true });
     // the bundle's verify.mjs is that same verifier
-    expect(new TextDecoder().decode(files["verify.mjs"])).toContain(verifyEvidence.toString());
+    expect(new TextDecoder().decode(files["verify.mjs"])).toContain(verifyEvidenceWithPin.toString());
 
     const recorded = await bundleEntries(envelopeId);
     expect(recorded).toHaveLength(1);
@@ -84,7 +105,7 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
 
   it("names the broken link of a bundle whose audit entry or PDF was edited", async () => {
     const t = await newTenant();
-    const e = await completedEnvelope(t.key);
+    const e = await completedEnvelope(t.key, {}, await sealedPdf());
     expect((await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: t.key, body: {} })).status).toBe(200);
     const { files } = await fetchBundle(t.key, e.envelope_id);
     expect(await verifyEvidence(files, sha)).toMatchObject({ verified: true });
@@ -93,7 +114,7 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
     const chain = JSON.parse(new TextDecoder().decode(files["audit-chain.json"]));
     const vault = chain.entries.find((x: { action: string }) => x.action === "envelope.vault");
     vault.data.hash = "0".repeat(64);
-    const editedEntry = { ...files, "audit-chain.json": new TextEncoder().encode(JSON.stringify(chain)) };
+    const editedEntry = await resigned(files, { "audit-chain.json": new TextEncoder().encode(JSON.stringify(chain)) });
     const entryVerdict = await verifyEvidence(editedEntry, sha);
     expect(entryVerdict.verified).toBe(false);
     expect(!entryVerdict.verified && entryVerdict.broken).toContain(`audit entry seq ${vault.seq} (envelope.vault`);
@@ -102,7 +123,7 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
     // the first entry removed
     const shortened = JSON.parse(new TextDecoder().decode(files["audit-chain.json"]));
     shortened.entries.splice(0, 1);
-    const removed = await verifyEvidence({ ...files, "audit-chain.json": new TextEncoder().encode(JSON.stringify(shortened)) }, sha);
+    const removed = await verifyEvidence(await resigned(files, { "audit-chain.json": new TextEncoder().encode(JSON.stringify(shortened)) }), sha);
     expect(!removed.verified && removed.broken).toMatch(/^audit entry seq 2 .*expected sequence number 1/);
 
     // one byte of the PDF changed
@@ -110,12 +131,12 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
     pdf[20] = pdf[20] === 0x41 ? 0x42 : 0x41;
     const pdfVerdict = await verifyEvidence({ ...files, "document.pdf": pdf }, sha);
     expect(pdfVerdict.verified).toBe(false);
-    expect(!pdfVerdict.verified && pdfVerdict.broken).toMatch(/^document: document\.pdf has SHA-256 [0-9a-f]{64}, but the vault recorded/);
+    expect(!pdfVerdict.verified && pdfVerdict.broken).toMatch(/^file document\.pdf: SHA-256 [0-9a-f]{64}, but the signed manifest states [0-9a-f]{64}/);
   });
 
   it("answers 404 before vaulting, needs vault:read (403), makes a new bundle once the chain has grown, and never serves an altered one", async () => {
     const t = await newTenant();
-    const e = await completedEnvelope(t.key);
+    const e = await completedEnvelope(t.key, {}, await sealedPdf());
     expect((await evidenceUrl(t.key, e.envelope_id)).status).toBe(404);
     await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: t.key, body: {} });
     const complianceOnly = await newKey(t.orgId, ["compliance:read", "envelopes:read"]);
@@ -165,7 +186,7 @@ describe("the evidence bundle's control history and attestation", () => {
 
   async function transferred() {
     const [a, b, c] = await Promise.all([party("Dealer"), party("Bank"), party("Warehouse")]);
-    const e = await completedEnvelope(a.key);
+    const e = await completedEnvelope(a.key, {}, await sealedPdf());
     const vaultIn = await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: a.key, body: {} });
     const vaultId = vaultIn.body.data.vault_id as string;
     for (const [from, to, kind] of [[a, b, "assignment"], [b, c, "pledge"]] as const) {
@@ -204,7 +225,7 @@ describe("the evidence bundle's control history and attestation", () => {
       pledgor: { org_id: b.orgId },
     });
     const verdict = await verifyEvidence(files, sha);
-    expect(verdict).toMatchObject({ verified: true });
+    expect(verdict, verdict.verified ? "" : verdict.broken).toMatchObject({ verified: true });
     expect(verdict.checks.join("\n")).toContain("control history: 4 control entries match the audit chain");
     expect(verdict.checks.join("\n")).toMatch(/attestation: (RS256|ES256|ES384) signature verifies against its x5c certificate/);
     // the originator's envelope path serves the same bundle (nothing new on the chain since)
@@ -222,27 +243,27 @@ describe("the evidence bundle's control history and attestation", () => {
     // the history rewritten: the assignment said to come from someone else
     const history = JSON.parse(text(files["control-history.json"]));
     history.data[1].from_org_id = b.orgId;
-    const rewritten = await verifyEvidence({ ...files, "control-history.json": enc(history) }, sha);
+    const rewritten = await verifyEvidence(await resigned(files, { "control-history.json": enc(history) }), sha);
     expect(rewritten.verified).toBe(false);
     expect(!rewritten.verified && rewritten.broken).toMatch(/^control history: entry 2 \(seq \d+, vault\.control_transferred\) does not match audit entry/);
 
     // a control step dropped from the history
     const dropped = JSON.parse(text(files["control-history.json"]));
     dropped.data.pop();
-    const short = await verifyEvidence({ ...files, "control-history.json": enc(dropped) }, sha);
+    const short = await verifyEvidence(await resigned(files, { "control-history.json": enc(dropped) }), sha);
     expect(!short.verified && short.broken).toMatch(/^control history: the audit chain's control entry seq \d+ \(vault\.control_transferred\) is missing/);
 
     // the attestation's payload changed (the signature no longer covers it)
     const [h, p, s] = text(files["attestation.jws"]).trim().split(".");
     const claims = jsonPart(p!);
-    const swapped = await verifyEvidence({ ...files, "attestation.jws": new TextEncoder().encode(`${h}.${b64url({ ...claims, iat: claims.iat + 1 })}.${s}`) }, sha);
+    const swapped = await verifyEvidence(await resigned(files, { "attestation.jws": new TextEncoder().encode(`${h}.${b64url({ ...claims, iat: claims.iat + 1 })}.${s}`) }), sha);
     expect(!swapped.verified && swapped.broken).toBe("attestation: its signature does not verify against the key of its x5c certificate");
     // a payload naming another controller is refused before its signature is even checked
-    const lying = await verifyEvidence({ ...files, "attestation.jws": new TextEncoder().encode(`${h}.${b64url({ ...claims, controller: { org_id: b.orgId, name: "Bank" } })}.${s}`) }, sha);
+    const lying = await verifyEvidence(await resigned(files, { "attestation.jws": new TextEncoder().encode(`${h}.${b64url({ ...claims, controller: { org_id: b.orgId, name: "Bank" } })}.${s}`) }), sha);
     expect(!lying.verified && lying.broken).toBe(`attestation: it names controller ${b.orgId}, the audit chain leads to ${claims.controller.org_id}`);
     // the attestation removed while the manifest lists it
     const { ["attestation.jws"]: _gone, ...without } = files;
     const missing = await verifyEvidence(without, sha);
-    expect(!missing.verified && missing.broken).toBe("attestation.jws is missing from the bundle");
+    expect(!missing.verified && missing.broken).toBe("file attestation.jws: listed in the manifest but missing from the bundle");
   });
 });

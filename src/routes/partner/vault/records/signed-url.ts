@@ -65,7 +65,7 @@ export const evidenceRoute = recordUrlRoute(
   "getVaultRecordEvidenceUrl",
   "/partner/vault/{vault_id}/evidence/signed-url",
   "Download URL of the evidence bundle",
-  "The evidence bundle of GET /partner/envelopes/{envelope_id}/vault/evidence/signed-url (with `control-history.json` and the control attestation `attestation.jws`, both checked by its `verify.mjs`), to every party of the record (404 to anyone else). 409 (`integrity_check_failed`) when the vaulted PDF no longer matches its recorded hash.",
-  [400, 404, 409, 503],
+  "The evidence bundle of GET /partner/envelopes/{envelope_id}/vault/evidence/signed-url (with `control-history.json` and the control attestation `attestation.jws`, both checked by its `verify.mjs --seal-sha256`, like the signed manifest), to every party of the record (404 to anyone else). 409 (`integrity_check_failed`) when the vaulted PDF no longer matches its recorded hash; 503 naming the variable when the seal is not configured; 502 when the configured timestamp authority fails.",
+  [400, 404, 409, 502, 503],
 );
 export const evidenceHandler = handlerFor("evidence");
