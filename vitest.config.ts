@@ -90,6 +90,8 @@ export default defineConfig(async () => {
             // seal naming only OCSP <TEST_OCSP_URL>/ocsp-outage: the path OCSP outage tests take down
             TEST_LT_OUTAGE_SEAL_PRIVATE_KEY: pki.sealOutage.privateKeyPem,
             TEST_LT_OUTAGE_SEAL_CERTIFICATE: pki.sealOutage.certificatePem,
+            TEST_LT_SERVICE_OUTAGE_SEAL_PRIVATE_KEY: pki.sealOutageService.privateKeyPem,
+            TEST_LT_SERVICE_OUTAGE_SEAL_CERTIFICATE: pki.sealOutageService.certificatePem,
             // seal naming only a CRL distribution point
             TEST_LT_CRL_SEAL_PRIVATE_KEY: pki.sealCrl.privateKeyPem,
             TEST_LT_CRL_SEAL_CERTIFICATE: pki.sealCrl.certificatePem,

@@ -73,6 +73,12 @@ keyUsage = critical, digitalSignature, nonRepudiation
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
 authorityInfoAccess = OCSP;URI:${ocspBase}/ocsp-outage
+[ seal_outage_service_ext ]
+basicConstraints = critical, CA:false
+keyUsage = critical, digitalSignature, nonRepudiation
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+authorityInfoAccess = OCSP;URI:${ocspBase}/ocsp-outage-service
 [ seal_crl_ext ]
 basicConstraints = critical, CA:false
 keyUsage = critical, digitalSignature, nonRepudiation
@@ -133,6 +139,7 @@ ess_cert_id_alg = sha256
   };
   issue("seal", "esign-vault test LT seal", "seal_ext");
   issue("seal-outage", "esign-vault test LT seal (OCSP outage)", "seal_outage_ext");
+  issue("seal-outage-service", "esign-vault test LT seal (OCSP outage, service tests)", "seal_outage_service_ext");
   issue("seal-crl", "esign-vault test LT seal (CRL only)", "seal_crl_ext");
   issue("tsa", "esign-vault test TSA", "tsa_ext");
   issue("ocsp", "esign-vault test OCSP responder", "ocsp_ext");
@@ -158,6 +165,8 @@ export function readTestPki(dir) {
     seal: sealOf("seal"),
     /** seal naming OCSP `<ocspBase>/ocsp-outage` only (the path the outage tests take down) */
     sealOutage: sealOf("seal-outage"),
+    /** the same naming `<ocspBase>/ocsp-outage-service`: the service-level outage tests' own path, so test files in parallel never share an outage */
+    sealOutageService: sealOf("seal-outage-service"),
     /** seal naming only a CRL distribution point */
     sealCrl: sealOf("seal-crl"),
     tsaPem: read("tsa.pem"),

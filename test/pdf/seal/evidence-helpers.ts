@@ -7,14 +7,22 @@ import { readSignatures } from "../../../src/pdf/seal/signatures";
 import { pemBlocks } from "../../../src/pdf/seal/seal-key";
 
 /** The Worker's env with a seal issued by the OpenSSL test CA (its AIA names the OCSP stand-in) and, optionally, a TSA path. */
-export function ltEnv(opts: { tsaPath?: string | null; seal?: "lt" | "outage" | "crl" } = {}): Env {
-  const which = opts.seal ?? "lt";
-  const key = which === "lt" ? env.TEST_LT_SEAL_PRIVATE_KEY : which === "outage" ? env.TEST_LT_OUTAGE_SEAL_PRIVATE_KEY : env.TEST_LT_CRL_SEAL_PRIVATE_KEY;
-  const cert = which === "lt" ? env.TEST_LT_SEAL_CERTIFICATE : which === "outage" ? env.TEST_LT_OUTAGE_SEAL_CERTIFICATE : env.TEST_LT_CRL_SEAL_CERTIFICATE;
+type TestSeal = "lt" | "outage" | "service-outage" | "crl";
+const TEST_SEALS: Record<TestSeal, () => [key: string, certificate: string]> = {
+  lt: () => [env.TEST_LT_SEAL_PRIVATE_KEY, env.TEST_LT_SEAL_CERTIFICATE],
+  // OCSP at /ocsp-outage only: the PDF-level outage tests take that path down
+  outage: () => [env.TEST_LT_OUTAGE_SEAL_PRIVATE_KEY, env.TEST_LT_OUTAGE_SEAL_CERTIFICATE],
+  // OCSP at /ocsp-outage-service only: the service-level outage tests' path (files run in parallel)
+  "service-outage": () => [env.TEST_LT_SERVICE_OUTAGE_SEAL_PRIVATE_KEY, env.TEST_LT_SERVICE_OUTAGE_SEAL_CERTIFICATE],
+  crl: () => [env.TEST_LT_CRL_SEAL_PRIVATE_KEY, env.TEST_LT_CRL_SEAL_CERTIFICATE],
+};
+
+export function ltEnv(opts: { tsaPath?: string | null; seal?: TestSeal } = {}): Env {
+  const [key, cert] = TEST_SEALS[opts.seal ?? "lt"]();
   return { ...env, SEAL_PRIVATE_KEY: key, SEAL_CERTIFICATE: cert, SEAL_TSA_URL: opts.tsaPath === null ? undefined : tsaUrl(opts.tsaPath ?? "default") } as Env;
 }
 
-export const ltSealKey = (seal: "lt" | "outage" | "crl" = "lt") => loadSealKey(ltEnv({ seal }));
+export const ltSealKey = (seal: TestSeal = "lt") => loadSealKey(ltEnv({ seal }));
 
 /** A TSA path of the OpenSSL stand-in of one's own (so an outage there touches no other test). */
 export const tsaUrl = (path: string) => `${env.TEST_TSA_URL}/${path}`;

@@ -158,8 +158,8 @@ describe("evidence levels: completion, the raising job, vaulting", () => {
   });
 
   it("OCSP responder down at completion: the seal reaches B-T, and the job raises it to B-LTA once the responder answers", async () => {
-    const bindings = ltEnv({ tsaPath: "evl-ocsp-down", seal: "outage" });
-    await outage(env.TEST_OCSP_URL, "/ocsp-outage", true);
+    const bindings = ltEnv({ tsaPath: "evl-ocsp-down", seal: "service-outage" });
+    await outage(env.TEST_OCSP_URL, "/ocsp-outage-service", true);
     let envelopeId: string;
     try {
       const done = await complete(bindings, { consent: false });
@@ -170,7 +170,7 @@ describe("evidence levels: completion, the raising job, vaulting", () => {
       expect(completion.data).toMatchObject({ evidence_level: "B-T", evidence_level_target: "B-LTA" });
       expect(completion.data.evidence_shortfall).toMatch(/OCSP|revocation/);
     } finally {
-      await outage(env.TEST_OCSP_URL, "/ocsp-outage", false);
+      await outage(env.TEST_OCSP_URL, "/ocsp-outage-service", false);
     }
     const run = await raiseEvidenceJob(jobContext(bindings));
     expect(run?.raised, JSON.stringify(run)).toContainEqual({ envelopeId, from: "B-T", to: "B-LTA" });

@@ -29,7 +29,14 @@ describe("GET /partner/envelopes/:id/vault/certificate", () => {
       ["revisions_identifiable", "UCC §9-105(b)(6)"],
       ["secured_party_identified", "UCC §9-105(b)(2)"],
     ]);
-    expect(cert.esign_act_compliance).toEqual({ act: expect.stringContaining("E-SIGN"), citation: "15 U.S.C. §7001(d)", compliant: true });
+    // no consumer consent asked: the certificate says so rather than naming a consent that was never given
+    expect(cert.esign_act_compliance).toEqual({
+      act: expect.stringContaining("E-SIGN"),
+      citation: "15 U.S.C. §7001(d)",
+      compliant: true,
+      consumer_consent: { required: false, citation: "15 U.S.C. §7001(c)", disclosure_version: null, disclosure_sha256: null, signers: [] },
+    });
+    // the seeded document carries no seal of the service: the certificate names no evidence level
     expect(cert.document_integrity).toEqual({ hash_algorithm: "SHA-256", document_hash: e.hash });
     const detail = await call("GET", `/partner/envelopes/${e.envelope_id}`, { key: t.key });
     expect(detail.body.data).toMatchObject({ vaulted: true, compliant: true });
