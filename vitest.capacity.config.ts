@@ -4,6 +4,7 @@
 // the harness under scripts/ runs (`npm test`'s globs never include it). Run by
 // `BENCH_ONLY=capacity npm run bench`, or directly:
 //   CAPACITY_OUT=$(mktemp) npx vitest run --config vitest.capacity.config.ts
+// (CAPACITY_RUNS: lifecycles measured, default 10; CAPACITY_STORED: envelopes stored before them, default 0)
 import { defineConfig } from "vitest/config";
 import base from "./vitest.config";
 

@@ -7,7 +7,8 @@
 //                  D1/R2/Queue/Durable Object simulators, so the figure is an upper bound of the CPU
 //                  Cloudflare would bill the Worker for.
 //   POST /result   the harness's JSON; written to $CAPACITY_OUT (default: printed to stdout).
-//   Provides `capacityRuns` ($CAPACITY_RUNS, default 10) to the harness.
+//   Provides `capacityRuns` ($CAPACITY_RUNS, default 10) and `capacityStored` ($CAPACITY_STORED, default 0:
+//   envelopes stored before the measured lifecycles) to the harness.
 //
 // Plain JS: it runs in Node, outside the Workers type-check.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -75,5 +76,8 @@ export default async function setup(project) {
   // lifecycles measured after one warm-up (CAPACITY_RUNS, default 10): the figures are their mean
   const runs = Number(process.env.CAPACITY_RUNS);
   project.provide("capacityRuns", Number.isInteger(runs) && runs >= 1 ? runs : 10);
+  // envelopes already stored when the measured lifecycles start (CAPACITY_STORED, default 0)
+  const stored = Number(process.env.CAPACITY_STORED ?? 0);
+  project.provide("capacityStored", Number.isInteger(stored) && stored > 0 ? stored : 0);
   return () => new Promise((resolve) => server.close(resolve));
 }

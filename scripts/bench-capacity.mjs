@@ -6,12 +6,20 @@
 // scripts/capacity-sim.mjs, kept in the repository so the simulation runs without a bench), prints the
 // per-step table, and then the simulation of the default day (200,000 envelopes) against it.
 // BENCH_CAPACITY_RUNS (default 10): lifecycles measured after one warm-up; the figures are their mean.
+// BENCH_CAPACITY_STORED (default 0): envelopes already stored when the runs start (seeded by the harness:
+// real lifecycles in four organizations copied in SQL). A run with stored envelopes writes its JSON to
+// the temporary directory, not to scripts/bench-capacity.json (the simulation's input stays the standard
+// measurement), and prints scripts/bench-capacity-compare.mjs of the two: per step and per statement,
+// the rows read that the stored envelopes added.
 import { spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { root } from "./lib/dev-server.mjs";
 
-const OUT = join(root, "scripts", "bench-capacity.json");
+const STANDARD = join(root, "scripts", "bench-capacity.json");
+const STORED = Math.max(0, Number.parseInt(process.env.BENCH_CAPACITY_STORED ?? "0", 10) || 0);
+const OUT = STORED > 0 ? join(tmpdir(), `bench-capacity-stored-${STORED}.json`) : STANDARD;
 
 function runNode(args, env = {}) {
   return new Promise((resolve, reject) => {
@@ -30,11 +38,11 @@ const kb = (b) => `${fmt(b / 1024, 1)} KiB`;
 export async function capacitySection(ctx) {
   ctx.setPhase?.("capacity");
   const runs = process.env.BENCH_CAPACITY_RUNS ?? "10";
-  console.error(`bench: capacity: ${runs} envelope lifecycles against counting bindings (vitest, Workers runtime)`);
+  console.error(`bench: capacity: ${runs} envelope lifecycles against counting bindings (vitest, Workers runtime)${STORED > 0 ? `, ${STORED} envelopes stored first` : ""}`);
   const started = Date.now();
   const failures = [];
   try {
-    await runNode([join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--config", "vitest.capacity.config.ts"], { CAPACITY_OUT: OUT, CAPACITY_RUNS: runs });
+    await runNode([join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--config", "vitest.capacity.config.ts"], { CAPACITY_OUT: OUT, CAPACITY_RUNS: runs, CAPACITY_STORED: String(STORED) });
   } catch (err) {
     // The harness wrote its figures but vitest still failed (an unhandled rejection in a job under
     // test): report the figures and the failure. Without fresh figures the section fails.
@@ -66,10 +74,11 @@ export async function capacitySection(ctx) {
   for (const [name, p] of Object.entries(m.periodic ?? {})) rows.push(p.error ? [name, `FAILED: ${p.error}`, ...Array(9).fill("")] : row(`${name}, per ${p.per}`, p));
 
   const sim = await runNode([join(root, "scripts", "capacity-sim.mjs"), "--measured", OUT]);
+  const compared = STORED > 0 ? await runNode([join(root, "scripts", "bench-capacity-compare.mjs"), STANDARD, OUT]) : "";
   const growing = (m.growing_statements ?? []).filter((g) => g.growth_per_stored_envelope >= 1);
   const stored = Object.entries(m.d1_stored_per_envelope ?? {}).map(([t, v]) => `${t} ${v.rows}x${Math.round(v.bytes / Math.max(1, v.rows))} B`).join(", ");
   return {
-    title: `Capacity: one envelope lifecycle, mean of ${m.runs} (Workers runtime, local bindings behind counting proxies; docs/scaling.md)`,
+    title: `Capacity: one envelope lifecycle, mean of ${m.runs}${STORED > 0 ? `, ${m.envelopes_stored_before_runs} envelopes already stored` : ""} (Workers runtime, local bindings behind counting proxies; docs/scaling.md)`,
     columns: ["step", "Worker req", "D1 stmts", "D1 trips", "rows read", "rows written", "R2 A / B", "R2 bytes w / r", "queue sent / consumed", "DO req", "CPU ms"],
     rows,
     notes: [
@@ -86,7 +95,12 @@ export async function capacitySection(ctx) {
           .join("") +
         `. D1 meta.duration is not shown: the local simulator's clock is frozen during SQLite work. Webhook receipts per endpoint: ${JSON.stringify(m.webhook_receipts_per_endpoint ?? null)}.`,
       `Static plans with a full scan (plan lines, not proof of a runtime scan: the growth above is): ${(m.full_scans ?? []).length ? m.full_scans.map((f) => `${f.sql.slice(0, 70)}… [${f.plan}]`).join("; ") : "none"}.`,
-      `Written to scripts/bench-capacity.json; the simulation of the default day against it (node scripts/capacity-sim.mjs):\n\n${sim.trimEnd()}`,
+      ...(STORED > 0
+        ? [
+            `Stored before the runs: ${JSON.stringify(m.stored_seeding)}. Against the standard measurement (scripts/bench-capacity.json, node scripts/bench-capacity-compare.mjs):\n\n${compared.trimEnd()}`,
+          ]
+        : []),
+      `Written to ${STORED > 0 ? OUT : "scripts/bench-capacity.json"}; the simulation of the default day against it (node scripts/capacity-sim.mjs):\n\n${sim.trimEnd()}`,
     ],
     failures: [...failures, ...Object.entries(m.periodic ?? {}).filter(([, p]) => p.error).map(([name, p]) => `capacity: ${name}: ${p.error}`)],
   };

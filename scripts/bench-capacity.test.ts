@@ -16,11 +16,17 @@
 // the user + system time of the workerd processes (scripts/bench-capacity-probe.mjs) before and after.
 // That process also runs miniflare's local D1/R2/Queue/DO simulators, so it is an upper bound of the
 // Worker's billed CPU. A bare step (GET /health) gives the harness's own floor.
+//
+// Stored envelopes (CAPACITY_STORED, `BENCH_CAPACITY_STORED` in the bench; default 0): before the
+// measured runs the harness runs 3 real lifecycles in each of four organizations and copies their rows
+// in SQL (`seedStored`) until that many envelopes are stored, so a statement whose reads grow with the
+// tables shows at 5,000+ stored, not only in a 10-run slope over a nearly empty database.
 import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
 import { inject, it } from "vitest";
 import worker from "../src/index";
 import type { Env, OutboxMessage } from "../src/env";
 import * as integritySweep from "../src/jobs/integrity-sweep";
+import { randomToken } from "../src/lib/ids";
 import { newTenant } from "../test/helpers/api";
 import { absolute, buildPdf, uploadTemplate } from "../test/helpers/templates";
 import { adminToken, createEndpoint, receiverUrl, waitForRequests } from "../test/helpers/webhooks";
@@ -29,11 +35,14 @@ declare module "vitest" {
   interface ProvidedContext {
     capacityProbePort: number;
     capacityRuns: number;
+    capacityStored: number;
     receiverPort: number;
   }
 }
 
 const RUNS = inject("capacityRuns");
+/** envelopes already stored before the measured lifecycles (BENCH_CAPACITY_STORED; 0: an empty database) */
+const STORED = inject("capacityStored") ?? 0;
 const ENDPOINTS = 3;
 /** the webhook subscription of the 3 endpoints: one event each, so a lifecycle makes exactly 3 deliveries */
 const SUBSCRIBED = ["envelope.completed"];
@@ -84,6 +93,11 @@ const statementsSeen = new Map<string, number>();
 /** rows read per distinct SQL text in each lifecycle run (index = run), to name the statements whose reads grow */
 const readsBySql = new Map<string, number[]>();
 let runIndex = -1;
+/** false while the stored envelopes are seeded: their statements are not listed */
+let listing = true;
+/** the step each distinct SQL text was first read in (for the per-statement table) */
+const stepOfSql = new Map<string, string>();
+let currentStep = "";
 /** rows read per distinct SQL text in the current step (reset by `measure`) */
 let stepStatements = new Map<string, { calls: number; rows_read: number; rows_written: number }>();
 /** every distinct SQL text with the parameters of its first use, for EXPLAIN QUERY PLAN */
@@ -119,11 +133,13 @@ function countingD1(real: D1Database): D1Database {
           st.rows_written += results[i]?.meta?.rows_written ?? 0;
           stepStatements.set(key, st);
           if (runIndex < 0) return;
+          if (!stepOfSql.has(q.sql)) stepOfSql.set(q.sql, currentStep);
           const reads = readsBySql.get(q.sql) ?? [];
           reads[runIndex] = (reads[runIndex] ?? 0) + (results[i]?.meta?.rows_read ?? 0);
           readsBySql.set(q.sql, reads);
         });
         for (const q of list) {
+          if (!listing) continue;
           if (!distinctSql.has(q.sql)) distinctSql.set(q.sql, q.params ?? []);
           const verb = q.sql.trim().split(/\s+/).slice(0, 3).join(" ").slice(0, 60);
           statementsSeen.set(verb, (statementsSeen.get(verb) ?? 0) + 1);
@@ -327,6 +343,7 @@ const readsByRun = new Map<string, number[]>();
 
 async function measure(step: Step, record: boolean) {
   current = zero();
+  currentStep = step.name;
   stepStatements = new Map();
   const before = await cpuNow();
   countFetches = true;
@@ -390,25 +407,218 @@ async function fullScans(): Promise<{ sql: string; plan: string }[]> {
   return out;
 }
 
-it("measures one envelope lifecycle against counting bindings", async () => {
-  // Setup, not measured: a tenant, a 4-page contract template, 3 endpoints on the loopback receiver.
-  const t = await newTenant({ rpm: 100_000 });
+const SIGNATURE = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+type Tenant = { key: string; orgId: string; templateId: string; targets: { url: string; path: string }[] };
+
+/** An organization with the lifecycle's 4-page template and `endpoints` webhook endpoints on the loopback receiver. */
+async function setUpTenant(name: string, endpoints: number, pdf: Uint8Array): Promise<Tenant> {
+  const t = await newTenant({ rpm: 100_000, name });
   const token = await adminToken(t.orgId);
-  const targets = Array.from({ length: ENDPOINTS }, () => receiverUrl("ok"));
+  const targets = Array.from({ length: endpoints }, () => receiverUrl("ok"));
   for (const target of targets) await createEndpoint(token, { url: target.url, events: SUBSCRIBED });
-  const pages = Array.from({ length: 4 }, (_, i) => ({
-    lines: Array.from({ length: 40 }, (_, l) => ({ text: `Retail installment contract, page ${i + 1}, clause ${l + 1}: the buyer agrees to pay the amount financed.`, x: 40, y: 760 - l * 18, size: 9 })),
-  }));
-  const { bytes } = await buildPdf(pages);
   const fields = [
     absolute("buyer_signature", [{ page: 4, x: 0.1, y: 0.85, w: 0.3, h: 0.05 }], { role: "buyer", required: true }),
     absolute("buyer_name", [{ page: 4, x: 0.5, y: 0.85, w: 0.3, h: 0.04 }], { role: "buyer", type: "text", required: true }),
     absolute("buyer_date", [{ page: 4, x: 0.5, y: 0.9, w: 0.2, h: 0.04 }], { role: "buyer", type: "date" }),
   ];
-  const template = await uploadTemplate(t.key, { file: bytes, fields });
+  const template = await uploadTemplate(t.key, { file: pdf, fields });
   if (template.status !== 200) throw new Error(`template upload failed: ${JSON.stringify(template.body)}`);
-  const templateId = template.body.data.template_id as string;
-  const signature = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+  return { key: t.key, orgId: t.orgId, templateId: template.body.data.template_id as string, targets };
+}
+
+/** The steps of one lifecycle in `tn`; `tag` makes the customer and signer distinct. */
+function lifecycleSteps(tn: Tenant, tag: string): Step[] {
+  let envelopeId = "";
+  let slug = "";
+  const email = `buyer-${tag}@example.com`;
+  return [
+    { name: "bare: GET /health (harness floor)", run: async () => void (await request("GET", "/health")) },
+    {
+      name: "create: POST /partner/envelopes (from template)",
+      run: async () => {
+        const created = await request("POST", "/api/v2/partner/envelopes", {
+          key: tn.key,
+          body: { template_id: tn.templateId, envelope_name: `Contract ${tag}`, customer_email: email, customer_name: `Buyer ${tag}` },
+        });
+        envelopeId = created.data.envelope_id;
+      },
+    },
+    {
+      name: "send: POST /partner/envelopes/:id/send (1 signer)",
+      run: async () => {
+        const sent = await request("POST", `/api/v2/partner/envelopes/${envelopeId}/send`, {
+          key: tn.key,
+          body: { signers: [{ role: "buyer", email, name: `Buyer ${tag}`, routing_order: 1 }] },
+        });
+        slug = sent.data.signers[0].slug;
+      },
+    },
+    {
+      name: "view: signing page + state + document + POST view",
+      run: async () => {
+        await request("GET", `/sign/s/${slug}`);
+        await request("GET", `/api/v2/signing/${slug}`);
+        await request("GET", `/api/v2/signing/${slug}/document`);
+        await request("POST", `/api/v2/signing/${slug}/view`);
+      },
+    },
+    {
+      name: "sign + complete: POST submit (last signer: stamp, certificate, seal)",
+      run: async () => void (await request("POST", `/api/v2/signing/${slug}/submit`, { body: { values: { buyer_signature: SIGNATURE, buyer_name: `Buyer ${tag}` } } })),
+    },
+    { name: "vault: POST /partner/envelopes/:id/vault-in-signed", run: async () => void (await request("POST", `/api/v2/partner/envelopes/${envelopeId}/vault-in-signed`, { key: tn.key, body: {} })) },
+    { name: "webhooks: queue consumer (every message the steps left on the queue)", run: drainQueue },
+  ];
+}
+
+// --- many envelopes already stored (BENCH_CAPACITY_STORED) ---------------------------------------------
+
+const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+type Column = { name: string; type: string; pk: number };
+
+/** Every table's columns and foreign-key parents, parents before children. */
+async function tablesInOrder(): Promise<{ name: string; columns: Column[]; uniques: string[][] }[]> {
+  const { results } = await realEnv.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name <> 'd1_migrations'",
+  ).all<{ name: string }>();
+  const info = new Map<string, { columns: Column[]; parents: string[]; uniques: string[][] }>();
+  for (const { name } of results) {
+    const columns = (await realEnv.DB.prepare(`SELECT name, type, pk FROM pragma_table_info('${name}')`).all<Column>()).results;
+    const parents = (await realEnv.DB.prepare(`SELECT DISTINCT "table" AS parent FROM pragma_foreign_key_list('${name}')`).all<{ parent: string }>()).results.map((r) => r.parent);
+    const indexes = (await realEnv.DB.prepare(`SELECT name, origin FROM pragma_index_list('${name}') WHERE "unique" = 1`).all<{ name: string; origin: string }>()).results;
+    const uniques: string[][] = [];
+    for (const ix of indexes) uniques.push((await realEnv.DB.prepare(`SELECT name FROM pragma_index_info('${ix.name}')`).all<{ name: string }>()).results.map((r) => r.name));
+    // a composite primary key without rowid alias is a unique index too (pk > 0 on several columns)
+    const pk = columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
+    if (pk.length > 0 && !uniques.some((u) => u.join() === pk.join())) uniques.push(pk);
+    info.set(name, { columns, parents: parents.filter((p) => p !== name), uniques });
+  }
+  const out: { name: string; columns: Column[]; uniques: string[][] }[] = [];
+  const seen = new Set<string>();
+  const visit = (name: string) => {
+    if (seen.has(name) || !info.has(name)) return;
+    seen.add(name);
+    for (const p of info.get(name)!.parents) visit(p);
+    out.push({ name, ...info.get(name)! });
+  };
+  for (const name of info.keys()) visit(name);
+  return out;
+}
+
+/**
+ * Fills the database to `target` envelopes: a few real lifecycles in several organizations (every row
+ * the Worker writes for them: customer, envelope, signer, documents, fields, audit chain, events,
+ * deliveries and attempts, emails, vault record, certificate), then their rows copied in SQL with fresh
+ * ids until `target` envelopes are stored. A copy's every id-valued column (any column holding an id of
+ * a row the seed lifecycles wrote: primary keys, foreign keys, chain_id, actor_id, vault_id, …) gets the
+ * copy's random tag in front of its random part (`env_<tag><random>`), so ids, chains and signers stay
+ * distinct, spread over each index as issued ids do, and each index keeps the selectivity it has in a
+ * real database; the organization, its template and endpoints stay shared, as in one organization's real data.
+ * Unique text values that are not ids (a customer's email, a signer's slug hash) get the tag too.
+ * Timestamps move back 7 minutes per copy, so copies are older than the measured lifecycles. Rows of an
+ * organization's own audit chain (not an envelope's) are not copied: their (chain, seq) is unique.
+ */
+async function seedStored(tenants: Tenant[], perTenant: number, target: number) {
+  const started = Date.now();
+  const tables = await tablesInOrder();
+  const before = new Map<string, number>();
+  for (const t of tables) before.set(t.name, (await realEnv.DB.prepare(`SELECT coalesce(max(rowid), 0) AS m FROM ${q(t.name)}`).first<{ m: number }>())?.m ?? 0);
+  listing = false;
+  for (let i = 0; i < perTenant; i++) for (const [n, tn] of tenants.entries()) for (const step of lifecycleSteps(tn, `seed-${n}-${i}`)) await step.run();
+  listing = true;
+  const after = new Map<string, number>();
+  for (const t of tables) after.set(t.name, (await realEnv.DB.prepare(`SELECT coalesce(max(rowid), 0) AS m FROM ${q(t.name)}`).first<{ m: number }>())?.m ?? 0);
+  const seeded = tables.filter((t) => after.get(t.name)! > before.get(t.name)!);
+  // ids of the seed rows: every single-column text primary key's value
+  const ids: string[] = [];
+  for (const t of seeded) {
+    const pk = t.columns.filter((c) => c.pk > 0);
+    if (pk.length !== 1 || !/text/i.test(pk[0]!.type)) continue;
+    const { results } = await realEnv.DB.prepare(`SELECT ${q(pk[0]!.name)} AS id FROM ${q(t.name)} WHERE rowid > ? AND rowid <= ?`).bind(before.get(t.name), after.get(t.name)).all<{ id: string }>();
+    ids.push(...results.map((r) => r.id));
+  }
+  const idJson = JSON.stringify(ids);
+  const seedEnvelopes = after.get("envelopes")! - before.get("envelopes")!;
+  const stored = (await realEnv.DB.prepare("SELECT count(*) AS n FROM envelopes").first<{ n: number }>())!.n;
+  const copies = Math.max(0, Math.ceil((target - stored) / seedEnvelopes));
+  const taggedNotId = new Set(["customers.email", "customers.email_normalized", "signers.slug_hash", "signers.email", "usage_lines.unique_key"]);
+  const plans: { table: string; sql: string }[] = [];
+  for (const t of seeded) {
+    const idCols = new Set<string>();
+    for (const c of t.columns) {
+      if (!/text/i.test(c.type)) continue;
+      const hit = await realEnv.DB.prepare(`SELECT 1 AS x FROM ${q(t.name)} WHERE rowid > ? AND rowid <= ? AND ${q(c.name)} IN (SELECT value FROM json_each(?)) LIMIT 1`)
+        .bind(before.get(t.name), after.get(t.name), idJson)
+        .first();
+      if (hit) idCols.add(c.name);
+    }
+    // an INTEGER PRIMARY KEY is the rowid: the copy gets a fresh one
+    const rowidAlias = t.columns.find((c) => c.pk === 1 && /^integer$/i.test(c.type) && t.columns.filter((x) => x.pk > 0).length === 1);
+    const cols = t.columns.filter((c) => c !== rowidAlias);
+    const expr = (c: Column) => {
+      // the copy's tag goes in front of the random part (after `env_`), so copies spread over each index
+      // as freshly issued random ids do, instead of sitting next to their original
+      const tagged = `substr(t.${q(c.name)}, 1, instr(t.${q(c.name)}, '_')) || s.value || substr(t.${q(c.name)}, instr(t.${q(c.name)}, '_') + 1)`;
+      if (idCols.has(c.name)) return `CASE WHEN t.${q(c.name)} IN (SELECT value FROM json_each(?1)) THEN ${tagged} ELSE t.${q(c.name)} END`;
+      if (taggedNotId.has(`${t.name}.${c.name}`)) return tagged;
+      if (/_at$/.test(c.name))
+        return `CASE WHEN typeof(t.${q(c.name)}) = 'text' AND t.${q(c.name)} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*' THEN strftime('%Y-%m-%dT%H:%M:%fZ', t.${q(c.name)}, '-' || ((s.key + ?3) * 7) || ' minutes') ELSE t.${q(c.name)} END`;
+      return `t.${q(c.name)}`;
+    };
+    // a row is copied only if every unique key of it changes in the copy
+    const guards = t.uniques
+      .filter((u) => !u.some((c) => taggedNotId.has(`${t.name}.${c}`) || c === rowidAlias?.name))
+      .map((u) => `(${u.map((c) => (idCols.has(c) ? `t.${q(c)} IN (SELECT value FROM json_each(?1))` : "0")).join(" OR ")})`);
+    plans.push({
+      table: t.name,
+      sql:
+        `INSERT INTO ${q(t.name)} (${cols.map((c) => q(c.name)).join(", ")}) SELECT ${cols.map(expr).join(", ")} FROM ${q(t.name)} t, json_each(?2) s ` +
+        `WHERE t.rowid > ${before.get(t.name)} AND t.rowid <= ${after.get(t.name)}${guards.length ? ` AND ${guards.join(" AND ")}` : ""}`,
+    });
+  }
+  const CHUNK = 25;
+  // one random tag per copy (8 characters of the ids' own alphabet), distinct
+  const tagSet = new Set<string>();
+  while (tagSet.size < copies) tagSet.add(randomToken(6).slice(0, 8));
+  const tags = [...tagSet];
+  for (let first = 0; first < copies; first += CHUNK) {
+    const batchTags = tags.slice(first, first + CHUNK);
+    await realEnv.DB.batch(plans.map((p) => realEnv.DB.prepare(p.sql).bind(idJson, JSON.stringify(batchTags), first + 1)));
+  }
+  const storedAfter = (await realEnv.DB.prepare("SELECT count(*) AS n FROM envelopes").first<{ n: number }>())!.n;
+  const orgs = (await realEnv.DB.prepare("SELECT count(DISTINCT org_id) AS n FROM envelopes").first<{ n: number }>())!.n;
+  return {
+    requested: target,
+    envelopes_stored: storedAfter,
+    organizations_with_envelopes: orgs,
+    seed_lifecycles: perTenant * tenants.length,
+    seed_organizations: tenants.length,
+    copies_of_each_seed: copies,
+    tables_copied: Object.fromEntries(await Promise.all(plans.map(async (p) => [p.table, (await realEnv.DB.prepare(`SELECT count(*) AS n FROM ${q(p.table)}`).first<{ n: number }>())!.n]))),
+    seconds: Math.round((Date.now() - started) / 100) / 10,
+  };
+}
+
+it("measures one envelope lifecycle against counting bindings", async () => {
+  // Setup, not measured: a tenant, a 4-page contract template, 3 endpoints on the loopback receiver.
+  const pages = Array.from({ length: 4 }, (_, i) => ({
+    lines: Array.from({ length: 40 }, (_, l) => ({ text: `Retail installment contract, page ${i + 1}, clause ${l + 1}: the buyer agrees to pay the amount financed.`, x: 40, y: 760 - l * 18, size: 9 })),
+  }));
+  const { bytes } = await buildPdf(pages);
+  const measured = await setUpTenant("Capacity Lender", ENDPOINTS, bytes);
+  const targets = measured.targets;
+
+  // Envelopes already stored (BENCH_CAPACITY_STORED): four organizations (the measured one among them),
+  // with 3, 2, 1 and no endpoints, 3 real lifecycles each, copied in SQL up to the count asked for.
+  let seeding: Awaited<ReturnType<typeof seedStored>> | null = null;
+  let seededInMeasuredOrg = 0;
+  if (STORED > 0) {
+    const others = [await setUpTenant("Second Lender", 2, bytes), await setUpTenant("Third Lender", 1, bytes), await setUpTenant("Fourth Lender", 0, bytes)];
+    seeding = await seedStored([measured, ...others], 3, STORED);
+    seededInMeasuredOrg = 3;
+    current = zero();
+  }
+  const storedBeforeRuns = (await realEnv.DB.prepare("SELECT count(*) AS n FROM envelopes").first<{ n: number }>())!.n;
 
   let sizeAfterWarmup = 0;
   let cronReadsAfterWarmup = 0;
@@ -416,46 +626,7 @@ it("measures one envelope lifecycle against counting bindings", async () => {
   for (let run = 0; run <= RUNS; run++) {
     const record = run > 0; // run 0 warms the isolate, the key's Durable Object and the module caches
     runIndex = run - 1;
-    let envelopeId = "";
-    let slug = "";
-    const steps: Step[] = [
-      { name: "bare: GET /health (harness floor)", run: async () => void (await request("GET", "/health")) },
-      {
-        name: "create: POST /partner/envelopes (from template)",
-        run: async () => {
-          const created = await request("POST", "/api/v2/partner/envelopes", {
-            key: t.key,
-            body: { template_id: templateId, envelope_name: `Contract ${run}`, customer_email: `buyer${run}@example.com`, customer_name: `Buyer ${run}` },
-          });
-          envelopeId = created.data.envelope_id;
-        },
-      },
-      {
-        name: "send: POST /partner/envelopes/:id/send (1 signer)",
-        run: async () => {
-          const sent = await request("POST", `/api/v2/partner/envelopes/${envelopeId}/send`, {
-            key: t.key,
-            body: { signers: [{ role: "buyer", email: `buyer${run}@example.com`, name: `Buyer ${run}`, routing_order: 1 }] },
-          });
-          slug = sent.data.signers[0].slug;
-        },
-      },
-      {
-        name: "view: signing page + state + document + POST view",
-        run: async () => {
-          await request("GET", `/sign/s/${slug}`);
-          await request("GET", `/api/v2/signing/${slug}`);
-          await request("GET", `/api/v2/signing/${slug}/document`);
-          await request("POST", `/api/v2/signing/${slug}/view`);
-        },
-      },
-      {
-        name: "sign + complete: POST submit (last signer: stamp, certificate, seal)",
-        run: async () => void (await request("POST", `/api/v2/signing/${slug}/submit`, { body: { values: { buyer_signature: signature, buyer_name: `Buyer ${run}` } } })),
-      },
-      { name: "vault: POST /partner/envelopes/:id/vault-in-signed", run: async () => void (await request("POST", `/api/v2/partner/envelopes/${envelopeId}/vault-in-signed`, { key: t.key, body: {} })) },
-      { name: "webhooks: queue consumer (every message the steps left on the queue)", run: drainQueue },
-    ];
+    const steps = lifecycleSteps(measured, String(run));
     for (const step of steps) await measure(step, record);
     if (run === 0) {
       sizeAfterWarmup = lastDbSize;
@@ -470,8 +641,9 @@ it("measures one envelope lifecycle against counting bindings", async () => {
   // Every lifecycle's delivery reached each receiver (at least once: duplicates are reported, not fatal).
   const receipts: number[] = [];
   for (const target of targets) {
-    const got = await waitForRequests(target.path, RUNS + 1, 5_000);
-    if (got.length < RUNS + 1) throw new Error(`receiver ${target.path} got ${got.length} deliveries, expected ${RUNS + 1}`);
+    const expected = RUNS + 1 + seededInMeasuredOrg;
+    const got = await waitForRequests(target.path, expected, 5_000);
+    if (got.length < expected) throw new Error(`receiver ${target.path} got ${got.length} deliveries, expected ${expected}`);
     receipts.push(got.length);
   }
 
@@ -538,7 +710,9 @@ it("measures one envelope lifecycle against counting bindings", async () => {
     lifecycle_definition:
       "create from a 4-page template -> send to 1 signer -> signing page, state, document, view -> submit (completes: stamp, certificate page, PAdES seal) -> vault-in-signed -> the queue consumer on every message left; 3 endpoints subscribed to envelope.completed get one delivery each, wherever it is sent from",
     template_pdf_bytes: bytes.byteLength,
-    webhook_receipts_per_endpoint: { expected: RUNS + 1, received: receipts },
+    webhook_receipts_per_endpoint: { expected: RUNS + 1 + seededInMeasuredOrg, received: receipts },
+    envelopes_stored_before_runs: storedBeforeRuns,
+    stored_seeding: seeding,
     steps,
     lifecycle,
     d1_rows_read_growth_per_stored_envelope: growth,
@@ -548,6 +722,15 @@ it("measures one envelope lifecycle against counting bindings", async () => {
     d1_stored_per_integrity_check: checked > 0 ? statsDelta(sweepStats, beforeSweep, checked) : null,
     integrity_sweep_limits: limits ? { max_documents_per_run: limits.maxDocuments ?? null, max_bytes_per_run: limits.maxBytes ?? null } : null,
     growing_statements: growingStatements,
+    // every distinct statement of the measured lifecycles: its step, mean rows read per lifecycle, and
+    // rows read in each run (compare two runs of the harness at different stored counts with
+    // `node scripts/bench-capacity-compare.mjs a.json b.json`)
+    statement_reads: [...readsBySql.entries()]
+      .map(([sql, reads]) => {
+        const byRun = Array.from({ length: RUNS }, (_, i) => reads[i] ?? 0);
+        return { step: stepOfSql.get(sql) ?? "", sql: sql.replace(/\s+/g, " ").trim().slice(0, 300), rows_read_per_lifecycle: round3(byRun.reduce((a, b) => a + b, 0) / RUNS), rows_read_by_run: byRun };
+      })
+      .sort((a, b) => a.step.localeCompare(b.step) || b.rows_read_per_lifecycle - a.rows_read_per_lifecycle),
     full_scans: await fullScans(),
     statements_by_verb: Object.fromEntries([...statementsSeen.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40)),
   };
