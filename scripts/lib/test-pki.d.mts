@@ -7,6 +7,7 @@ export type TestPki = {
   caPem: string;
   seal: SealPair;
   sealOutage: SealPair;
+  sealOutageService: SealPair;
   sealCrl: SealPair;
   tsaPem: string;
   paths: Record<"ca" | "caKey" | "index" | "tsaConfig" | "tsaCert" | "tsaKey" | "ocspCert" | "ocspKey" | "crlDer", string>;

@@ -1,10 +1,9 @@
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { app } from "../../src/app";
 import type { Env } from "../../src/env";
 import { deliverWebhook } from "../../src/services/webhooks/deliver";
 import { fanOutEvent } from "../../src/services/webhooks/fan-out";
-import { call, newTenant } from "../helpers/api";
+import { call, callWith, newTenant } from "../helpers/api";
 import { batchRow, bulkTenant, readyBatch } from "../helpers/bulk";
 import { jobContext } from "../helpers/context";
 import { sentKbaEnvelope, takeKba } from "../helpers/kba";
@@ -31,26 +30,6 @@ const production = (overrides: Partial<Env> = {}): Env => ({
   ...overrides,
 });
 
-/** A request to the app under `bindings`, as a deployment configured so would answer it. */
-async function request(bindings: Env, method: string, path: string, opts: { key?: string; bearer?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { ...opts.headers };
-  if (opts.key) headers["X-API-Key"] = opts.key;
-  if (opts.bearer) headers.Authorization = `Bearer ${opts.bearer}`;
-  if (opts.body !== undefined) headers["Content-Type"] = "application/json";
-  const ctx = createExecutionContext();
-  const url = path.startsWith("/dev/") ? `http://localhost${path}` : `http://localhost/api/v2${path}`;
-  const res = await app.fetch(new Request(url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), bindings, ctx);
-  await waitOnExecutionContext(ctx);
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* an HTML page */
-  }
-  return { status: res.status, body };
-}
-
 /** The refusal of a development-only setting: 503 in the error shape, naming the variable. */
 function expectRefused(res: { status: number; body: any }, variable: string) {
   expect(res.status, JSON.stringify(res.body)).toBe(503);
@@ -65,7 +44,7 @@ describe("SERVICE_ENV: the KBA sandbox in production", () => {
     const t = await newTenant();
     const e = await kbaEnvelope(t.key, t.orgId);
     for (const serviceEnv of [undefined, "production", "Development"]) {
-      const res = await request(production({ SERVICE_ENV: serviceEnv, KBA_PROVIDER: "sandbox" }), "POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: {} });
+      const res = await callWith(production({ SERVICE_ENV: serviceEnv, KBA_PROVIDER: "sandbox" }), "POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: {} });
       expectRefused(res, "KBA_PROVIDER");
       expect(res.body.error, String(serviceEnv)).toMatch(/sandbox.*development only/);
     }
@@ -76,7 +55,7 @@ describe("SERVICE_ENV: the KBA sandbox in production", () => {
 
   it("a signer of an envelope sent with the sandbox gets 503 naming KBA_PROVIDER for their questions once the deployment is production", async () => {
     const s = await sentKbaEnvelope();
-    const res = await request(production({ KBA_PROVIDER: "sandbox" }), "GET", `/signing/${s.buyer}/kba`);
+    const res = await callWith(production({ KBA_PROVIDER: "sandbox" }), "GET", `/signing/${s.buyer}/kba`);
     expectRefused(res, "KBA_PROVIDER");
     // no question set was started for them
     expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM kba_sessions WHERE signer_id IN (SELECT id FROM signers WHERE envelope_id = ?)").bind(s.envelopeId).first())!.n).toBe(0);
@@ -88,7 +67,7 @@ describe("SERVICE_ENV: email without a transport in production", () => {
     const t = await newTenant();
     const e = await sendableEnvelope(t.key);
     for (const transport of [undefined, "", "outbox"]) {
-      const res = await request(production({ EMAIL_TRANSPORT: transport }), "POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: {} });
+      const res = await callWith(production({ EMAIL_TRANSPORT: transport }), "POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: {} });
       expectRefused(res, "EMAIL_TRANSPORT");
     }
     expect(await statusOf(t.key, e.envelope_id)).toBe("pending");
@@ -99,7 +78,7 @@ describe("SERVICE_ENV: email without a transport in production", () => {
   it("a send without email does not need a transport: it goes out in production", async () => {
     const t = await newTenant();
     const e = await sendableEnvelope(t.key);
-    const res = await request(production({ EMAIL_TRANSPORT: undefined }), "POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: { send_email: false } });
+    const res = await callWith(production({ EMAIL_TRANSPORT: undefined }), "POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: { send_email: false } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.data.status).toBe("sent");
     expect(await outboxOf(e.envelope_id)).toHaveLength(0);
@@ -109,7 +88,7 @@ describe("SERVICE_ENV: email without a transport in production", () => {
     const t = await bulkTenant();
     const { batchId } = await readyBatch(t, { n: 2 });
     const headers = { "X-Org-Id": t.orgId };
-    const res = await request(production({ EMAIL_TRANSPORT: "outbox" }), "POST", `/bulk-send/${batchId}/submit`, { bearer: t.admin, headers });
+    const res = await callWith(production({ EMAIL_TRANSPORT: "outbox" }), "POST", `/bulk-send/${batchId}/submit`, { bearer: t.admin, headers });
     expectRefused(res, "EMAIL_TRANSPORT");
     expect((await batchRow(batchId))!.status).toBe("ready");
   });
@@ -117,7 +96,7 @@ describe("SERVICE_ENV: email without a transport in production", () => {
   it("in development an unset EMAIL_TRANSPORT is still the outbox: the send succeeds and the invitation stays queued", async () => {
     const t = await newTenant();
     const e = await sendableEnvelope(t.key);
-    const res = await request({ ...env, SERVICE_ENV: "development", EMAIL_TRANSPORT: undefined }, "POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: {} });
+    const res = await callWith({ ...env, SERVICE_ENV: "development", EMAIL_TRANSPORT: undefined }, "POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: {} });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect((await outboxOf(e.envelope_id)).map((r) => r.status)).toEqual(["queued"]);
   });
@@ -125,11 +104,11 @@ describe("SERVICE_ENV: email without a transport in production", () => {
 
 describe("SERVICE_ENV: the dev pages in production", () => {
   it("GET /dev/emails with DEV_PAGES=true answers 503 naming DEV_PAGES (and still 404 when it is off); development serves it", async () => {
-    const refused = await request(production({ DEV_PAGES: "true" }), "GET", "/dev/emails");
+    const refused = await callWith(production({ DEV_PAGES: "true" }), "GET", "http://localhost/dev/emails");
     expectRefused(refused, "DEV_PAGES");
     expect(JSON.stringify(refused.body)).not.toMatch(/href=/);
-    expect((await request(production(), "GET", "/dev/emails")).status).toBe(404);
-    const served = await request({ ...env, SERVICE_ENV: "development", DEV_PAGES: "true" }, "GET", "/dev/emails");
+    expect((await callWith(production(), "GET", "http://localhost/dev/emails")).status).toBe(404);
+    const served = await callWith({ ...env, SERVICE_ENV: "development", DEV_PAGES: "true" }, "GET", "http://localhost/dev/emails");
     expect(served.status).toBe(200);
     expect(served.body).toContain("Development only");
   });
@@ -141,14 +120,14 @@ describe("SERVICE_ENV: the loopback webhook policy in production", () => {
     const token = await adminToken(t.orgId);
     const prod = production({ WEBHOOK_URL_POLICY: "allow-loopback" });
     for (const url of [receiverUrl("ok").url, "https://hooks.example.com/esign"]) {
-      expectRefused(await request(prod, "POST", "/webhooks/endpoints", { bearer: token, body: { url, events: ["*"] } }), "WEBHOOK_URL_POLICY");
+      expectRefused(await callWith(prod, "POST", "/webhooks/endpoints", { bearer: token, body: { url, events: ["*"] } }), "WEBHOOK_URL_POLICY");
     }
     expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE org_id = ?").bind(t.orgId).first())!.n).toBe(0);
 
     // the same public URL under production's own policy is accepted
-    const created = await request(production(), "POST", "/webhooks/endpoints", { bearer: token, body: { url: "https://hooks.example.com/esign", events: ["*"] } });
+    const created = await callWith(production(), "POST", "/webhooks/endpoints", { bearer: token, body: { url: "https://hooks.example.com/esign", events: ["*"] } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const patched = await request(prod, "PATCH", `/webhooks/endpoints/${created.body.data.endpoint_id}`, { bearer: token, body: { url: "https://hooks.example.com/v2" } });
+    const patched = await callWith(prod, "PATCH", `/webhooks/endpoints/${created.body.data.endpoint_id}`, { bearer: token, body: { url: "https://hooks.example.com/v2" } });
     expectRefused(patched, "WEBHOOK_URL_POLICY");
   });
 

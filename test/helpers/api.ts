@@ -1,18 +1,18 @@
 import { expect } from "vitest";
 import { ApiError } from "../../src/lib/errors";
-import { SELF } from "cloudflare:test";
+import { createExecutionContext, SELF, waitOnExecutionContext } from "cloudflare:test";
+import { app } from "../../src/app";
+import type { Env } from "../../src/env";
 
 export const BASE = "http://localhost/api/v2";
 export const OPERATOR_TOKEN = "test-operator-token";
 
 export type ApiResponse<T = any> = { status: number; headers: Headers; body: T };
 
-/** A request to the Worker, as a partner (or the operator, or a console user) would send it. */
-export async function call<T = any>(
-  method: string,
-  path: string,
-  opts: { key?: string; bearer?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
-): Promise<ApiResponse<T>> {
+type CallOptions = { key?: string; bearer?: string; body?: unknown; raw?: string; headers?: Record<string, string> };
+
+/** The request a partner (or the operator, or a console user) would send: `path` under the API base unless a whole URL. */
+function apiRequest(method: string, path: string, opts: CallOptions): Request {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.key) headers["X-API-Key"] = opts.key;
   if (opts.bearer) headers.Authorization = `Bearer ${opts.bearer}`;
@@ -22,7 +22,10 @@ export async function call<T = any>(
     body = JSON.stringify(opts.body);
     headers["Content-Type"] ??= "application/json";
   }
-  const res = await SELF.fetch(`${path.startsWith("http") ? path : BASE + path}`, { method, headers, body });
+  return new Request(path.startsWith("http") ? path : BASE + path, { method, headers, body });
+}
+
+async function apiResponse<T>(res: Response): Promise<ApiResponse<T>> {
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -31,6 +34,22 @@ export async function call<T = any>(
     /* not JSON */
   }
   return { status: res.status, headers: res.headers, body: parsed as T };
+}
+
+/** A request to the Worker, as a partner (or the operator, or a console user) would send it. */
+export async function call<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
+  return apiResponse<T>(await SELF.fetch(apiRequest(method, path, opts)));
+}
+
+/**
+ * The same request answered by the app under other `bindings`: a deployment configured otherwise than
+ * the test pool (production's refusals, a seal with a timestamp authority, a missing secret).
+ */
+export async function callWith<T = any>(bindings: Env, method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
+  const ctx = createExecutionContext();
+  const res = await app.fetch(apiRequest(method, path, opts), bindings, ctx);
+  await waitOnExecutionContext(ctx);
+  return apiResponse<T>(res);
 }
 
 export const operator = <T = any>(method: string, path: string, body?: unknown) =>

@@ -1,18 +1,12 @@
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { app } from "../../../src/app";
 import type { Env } from "../../../src/env";
-import { call } from "../../helpers/api";
+import { call, callWith } from "../../helpers/api";
 import { sha256Hex } from "../../helpers/pdf";
 
 const der = (pem: string) => Uint8Array.from(atob(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END/.exec(pem.replace(/\\n/g, "\n"))![1]!.replace(/\s+/g, "")), (c) => c.charCodeAt(0));
 
-async function list(bindings: Env) {
-  const ctx = createExecutionContext();
-  const res = await app.fetch(new Request("http://localhost/api/v2/seal-certificates"), bindings, ctx);
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
-}
+const list = (bindings: Env) => callWith(bindings, "GET", "/seal-certificates");
 
 describe("GET /api/v2/seal-certificates (public)", () => {
   it("publishes the configured seal certificate with the SHA-256 an auditor pins, to anyone, cacheably", async () => {

@@ -1,12 +1,11 @@
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { app } from "../../../src/app";
 import type { Env } from "../../../src/env";
 import { raiseEvidenceJob } from "../../../src/jobs/raise-evidence";
 import { autoVaultSweep } from "../../../src/jobs/auto-vault-sweep";
 import { sha256Hex } from "../../../src/lib/crypto";
 import { autoVaultIfConsented } from "../../../src/services/vault/auto-vault";
-import { newTenant } from "../../helpers/api";
+import { callWith, newTenant } from "../../helpers/api";
 import { jobContext } from "../../helpers/context";
 import { sendableEnvelope, sendEnvelope } from "../../helpers/signing";
 import { storedDocument } from "../../helpers/signing-flow";
@@ -21,24 +20,6 @@ import { checkSignatures, ltEnv, outage } from "../../pdf/seal/evidence-helpers"
  * The TSA and OCSP responder are OpenSSL behind the stand-ins; outages are their admin switch.
  */
 
-/** A request to the Worker under `bindings` (a deployment configured so), its waitUntil work awaited. */
-async function request(bindings: Env, method: string, path: string, opts: { key?: string; body?: unknown } = {}) {
-  const headers: Record<string, string> = {};
-  if (opts.key) headers["X-API-Key"] = opts.key;
-  if (opts.body !== undefined) headers["Content-Type"] = "application/json";
-  const ctx = createExecutionContext();
-  const res = await app.fetch(new Request(`http://localhost/api/v2${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), bindings, ctx);
-  await waitOnExecutionContext(ctx);
-  const text = await res.text();
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: res.status, body };
-}
-
 /** A sent one-signer envelope (auto-vault consented unless `consent: false`), then the buyer's submit under `bindings`. */
 async function complete(bindings: Env, opts: { consent?: boolean; tenant?: Awaited<ReturnType<typeof newTenant>> } = {}) {
   const t = opts.tenant ?? (await newTenant());
@@ -46,7 +27,7 @@ async function complete(bindings: Env, opts: { consent?: boolean; tenant?: Await
   const sent = await sendEnvelope(t.key, e.envelope_id, { signers: [{ role: "buyer", email: "ann@example.com", name: "Ann Buyer", routing_order: 1 }] });
   expect(sent.status, JSON.stringify(sent.body)).toBe(200);
   if (opts.consent !== false) expect((await giveAutoVaultConsent(t.orgId, e.envelope_id)).status).toBe(200);
-  const submit = await request(bindings, "POST", `/signing/${sent.body.data.signers[0].slug}/submit`, { body: { values: { buyer_signature: "Ann Buyer" } } });
+  const submit = await callWith(bindings, "POST", `/signing/${sent.body.data.signers[0].slug}/submit`, { body: { values: { buyer_signature: "Ann Buyer" } } });
   return { t, envelopeId: e.envelope_id as string, submit };
 }
 
@@ -69,7 +50,7 @@ async function authoritative(envelopeId: string) {
   return new Uint8Array(await object!.arrayBuffer());
 }
 
-const certificateOf = async (bindings: Env, key: string, envelopeId: string) => (await request(bindings, "GET", `/partner/envelopes/${envelopeId}/vault/certificate`, { key })).body.data;
+const certificateOf = async (bindings: Env, key: string, envelopeId: string) => (await callWith(bindings, "GET", `/partner/envelopes/${envelopeId}/vault/certificate`, { key })).body.data;
 
 describe("evidence levels: completion, the raising job, vaulting", () => {
   it("a completion under the LT configuration reaches B-LTA, and the vault record and certificate say B-LTA", async () => {
@@ -94,7 +75,7 @@ describe("evidence levels: completion, the raising job, vaulting", () => {
 
     const cert = await certificateOf(bindings, t.key, envelopeId);
     expect(cert.document_integrity).toEqual({ hash_algorithm: "SHA-256", document_hash: record!.document_hash, evidence_level: "B-LTA" });
-    const read = await request(bindings, "GET", `/partner/vault/${record!.id}`, { key: t.key });
+    const read = await callWith(bindings, "GET", `/partner/vault/${record!.id}`, { key: t.key });
     expect(read.body.data.evidence_level).toBe("B-LTA");
   });
 
@@ -215,7 +196,7 @@ describe("evidence levels: completion, the raising job, vaulting", () => {
     try {
       const { t, envelopeId, submit } = await complete(bindings, { consent: false });
       expect(submit.status).toBe(200);
-      const vaulted = await request(bindings, "POST", `/partner/envelopes/${envelopeId}/vault-in-signed`, { key: t.key, body: {} });
+      const vaulted = await callWith(bindings, "POST", `/partner/envelopes/${envelopeId}/vault-in-signed`, { key: t.key, body: {} });
       expect(vaulted.status, JSON.stringify(vaulted.body)).toBe(200);
       expect((await vaultRecord(envelopeId))!.evidence_level).toBe("B-B");
       const cert = await certificateOf(bindings, t.key, envelopeId);

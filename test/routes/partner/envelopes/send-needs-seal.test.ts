@@ -1,21 +1,9 @@
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { app } from "../../../../src/app";
 import type { Env } from "../../../../src/env";
-import { call, newTenant } from "../../../helpers/api";
+import { call, callWith, newTenant } from "../../../helpers/api";
 import { batchRow, bulkTenant, readyBatch } from "../../../helpers/bulk";
 import { outboxOf, sendableEnvelope, signerRows } from "../../../helpers/signing";
-
-/** A request to the app as a deployment with `bindings` would answer it. */
-async function request(bindings: Env, method: string, path: string, opts: { key?: string; bearer?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { ...opts.headers, "Content-Type": "application/json" };
-  if (opts.key) headers["X-API-Key"] = opts.key;
-  if (opts.bearer) headers.Authorization = `Bearer ${opts.bearer}`;
-  const ctx = createExecutionContext();
-  const res = await app.fetch(new Request(`http://localhost/api/v2${path}`, { method, headers, body: JSON.stringify(opts.body ?? {}) }), bindings, ctx);
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, body: (await res.json()) as any };
-}
 
 /** The ways a deployment's seal can be unusable, and the variable each refusal must name. */
 const UNUSABLE: { bindings: Partial<Env>; names: string }[] = [
@@ -34,7 +22,7 @@ describe("sending needs a usable seal: refused at send (503 naming the variable)
     const t = await newTenant();
     const e = await sendableEnvelope(t.key);
     for (const { bindings, names } of UNUSABLE) {
-      const res = await request({ ...env, ...bindings }, "POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: {} });
+      const res = await callWith({ ...env, ...bindings }, "POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: {} });
       expect(res.status, names).toBe(503);
       expect(res.body.error).toContain(names);
     }
@@ -42,7 +30,7 @@ describe("sending needs a usable seal: refused at send (503 naming the variable)
     expect(await signerRows(e.envelope_id)).toHaveLength(0);
     expect(await outboxOf(e.envelope_id)).toHaveLength(0);
     // configured again, the same envelope goes out
-    const sent = await request(env, "POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: {} });
+    const sent = await callWith(env, "POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: {} });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     expect(sent.body.data.status).toBe("sent");
   });
@@ -51,13 +39,13 @@ describe("sending needs a usable seal: refused at send (503 naming the variable)
     const t = await bulkTenant();
     const headers = { "X-Org-Id": t.orgId };
     const e = await sendableEnvelope(t.key);
-    const consoleSend = await request({ ...env, SEAL_PRIVATE_KEY: undefined }, "POST", `/envelopes/${e.envelope_id}/send`, { bearer: t.admin, headers, body: {} });
+    const consoleSend = await callWith({ ...env, SEAL_PRIVATE_KEY: undefined }, "POST", `/envelopes/${e.envelope_id}/send`, { bearer: t.admin, headers, body: {} });
     expect(consoleSend.status).toBe(503);
     expect(consoleSend.body.error).toContain("SEAL_PRIVATE_KEY");
     expect(await statusOf(t.key, e.envelope_id)).toBe("pending");
 
     const { batchId } = await readyBatch(t, { n: 2 });
-    const bulk = await request({ ...env, SEAL_CERTIFICATE: "garbage" }, "POST", `/bulk-send/${batchId}/submit`, { bearer: t.admin, headers });
+    const bulk = await callWith({ ...env, SEAL_CERTIFICATE: "garbage" }, "POST", `/bulk-send/${batchId}/submit`, { bearer: t.admin, headers });
     expect(bulk.status).toBe(503);
     expect(bulk.body.error).toContain("SEAL_CERTIFICATE");
     expect((await batchRow(batchId))!.status).toBe("ready");
