@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { readTestPki } from "../../scripts/lib/test-pki.mjs";
-import { outageSwitch, readBody } from "./tsa-stand-in.mjs";
+import { listenStandIn, outageSwitch, readBody, setupStandIn } from "./tsa-stand-in.mjs";
 
 const run = (args) => new Promise((resolve, reject) => execFile("openssl", args, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))));
 
@@ -52,27 +52,7 @@ export async function startOcspStandIn({ pkiDir, port = 0 }) {
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" }).end(String(err));
     }
   });
-  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
-  const actual = server.address().port;
-  return {
-    port: actual,
-    url: `http://127.0.0.1:${actual}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections?.();
-        server.close(() => {
-          rmSync(work, { recursive: true, force: true });
-          resolve();
-        });
-      }),
-  };
+  return listenStandIn(server, port, work);
 }
 
-export default async function setup(project) {
-  const port = Number(process.env.OCSP_STAND_IN_PORT);
-  const pkiDir = process.env.TEST_PKI_DIR;
-  if (!port || !pkiDir) throw new Error("OCSP_STAND_IN_PORT / TEST_PKI_DIR are not set: vitest.config.ts chooses them");
-  const standIn = await startOcspStandIn({ pkiDir, port });
-  project.provide("ocspPort", standIn.port);
-  return standIn.close;
-}
+export default (project) => setupStandIn(project, startOcspStandIn, "OCSP_STAND_IN_PORT", "ocspPort");

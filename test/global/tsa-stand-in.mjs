@@ -87,11 +87,16 @@ export async function startTsaStandIn({ pkiDir, port = 0 }) {
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" }).end(String(err));
     }
   });
+  return listenStandIn(server, port, work, "/tsa");
+}
+
+/** Listens on 127.0.0.1:`port`; `close` stops the server and removes its work folder. (The OCSP stand-in's too.) */
+export async function listenStandIn(server, port, work, path = "") {
   await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
   const actual = server.address().port;
   return {
     port: actual,
-    url: `http://127.0.0.1:${actual}/tsa`,
+    url: `http://127.0.0.1:${actual}${path}`,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections?.();
@@ -103,11 +108,14 @@ export async function startTsaStandIn({ pkiDir, port = 0 }) {
   };
 }
 
-export default async function setup(project) {
-  const port = Number(process.env.TSA_STAND_IN_PORT);
+/** A vitest global setup starting a stand-in on the port vitest.config.ts chose (`portVariable`), over its test PKI. */
+export async function setupStandIn(project, start, portVariable, provided) {
+  const port = Number(process.env[portVariable]);
   const pkiDir = process.env.TEST_PKI_DIR;
-  if (!port || !pkiDir) throw new Error("TSA_STAND_IN_PORT / TEST_PKI_DIR are not set: vitest.config.ts chooses them");
-  const standIn = await startTsaStandIn({ pkiDir, port });
-  project.provide("tsaPort", standIn.port);
+  if (!port || !pkiDir) throw new Error(`${portVariable} / TEST_PKI_DIR are not set: vitest.config.ts chooses them`);
+  const standIn = await start({ pkiDir, port });
+  project.provide(provided, standIn.port);
   return standIn.close;
 }
+
+export default (project) => setupStandIn(project, startTsaStandIn, "TSA_STAND_IN_PORT", "tsaPort");

@@ -1,6 +1,7 @@
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { toHex } from "../../../lib/crypto";
+import { joinParts } from "../../../pdf";
 
 /**
  * RFC 4998 Evidence Record Syntax (DESIGN.md 11): proof that the authoritative copy's SHA-256 existed at
@@ -56,19 +57,10 @@ function derLength(n: number): Uint8Array {
   return Uint8Array.of(0x80 | bytes.length, ...bytes);
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
 
 function sequence(contents: Uint8Array[]): Uint8Array {
-  const body = concat(contents);
-  return concat([Uint8Array.of(0x30), derLength(body.byteLength), body]);
+  const body = joinParts(contents);
+  return joinParts([Uint8Array.of(0x30), derLength(body.byteLength), body]);
 }
 
 const SHA256_ALGORITHM = sequence([new Uint8Array(new asn1js.ObjectIdentifier({ value: SHA256_OID }).toBER(false))]);
