@@ -14,7 +14,7 @@ export const route = createRoute(embedRoute({
     "Called by the signing host, never by a partner backend: the credential is a `sign` embed token as `Authorization: Bearer <EMBED_TOKEN>`, no body. " +
     "When the token's signer is the envelope's designated payer and the payment is still due, answers the PaymentIntent's `client_secret` and the `publishable_key` for Stripe's Payment Element, with `amount_cents`, `currency` and `status: requires_payment`. " +
     "The PaymentIntent is a destination charge to the organization's connected account with the platform fee as `application_fee_amount`; it is created once (a Stripe idempotency key per payment), so repeated or concurrent calls answer the same `client_secret`. " +
-    "`payment_required: false` when no payment was requested, it is already paid, the token's signer is not the payer, or the envelope is closed. 401 for a missing, expired or invalid token; 403 for a vault token; 502 when Stripe refuses; 503 when payments are not configured.",
+    "`payment_required: false` when no payment was requested, it is already paid, the token's signer is not the payer, or the envelope is closed. 401 for a missing, expired or invalid token; 403 for a vault token, and 403 `consent_required` on an envelope asking for E-SIGN consent until the payer has consented (POST /signing/{slug}/consent); 502 when Stripe refuses; 503 when payments are not configured.",
   responses: {
     200: jsonContent(dataOf(PaymentIntentSchema), "The payment the payer makes, or `payment_required: false` (`Cache-Control: no-store`)"),
     ...errorResponses(401, 403, 415, 429, 502, 503),

@@ -11,7 +11,7 @@ export const route = createRoute(signerRoute({
   operationId: "getSigningState",
   path: "/signing/{slug}",
   summary: "A signer's view of the envelope",
-  description: `The envelope's name and status, this signer's fields (type, rules, prefilled value, areas), the other signers' progress without their values, and whether it is this signer's turn. Once the envelope is completed, for 30 days: its status and \`copy: { url, expires_at }\` (the signer's copy of the signed PDF), no fields; after that, and for a declined, voided or expired envelope, 410. ${SIGNING_SECURITY_NOTE}`,
+  description: `The envelope's name and status, this signer's fields (type, rules, prefilled value, areas; none until KBA, where required, and consent, where asked, are done), the other signers' progress without their values, and whether it is this signer's turn. Once the envelope is completed, for 30 days: its status and \`copy: { url, expires_at }\` (the signer's copy of the signed PDF), no fields; after that, and for a declined, voided or expired envelope, 410. ${SIGNING_SECURITY_NOTE}`,
   tags: SIGNING_TAGS,
   request: { params: SlugParams },
   responses: { 200: jsonContent(dataOf(SigningStateSchema), "The signer's state"), ...errorResponses(400, 404, 410, 429) },

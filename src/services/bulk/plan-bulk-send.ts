@@ -1,5 +1,6 @@
 import type { OrgContext } from "../../lib/context";
 import { nowIso } from "../../lib/time";
+import { loadSealKey } from "../../pdf";
 import type { OutboxEmail } from "../../providers/email";
 import type { LoadedEnvelope } from "../envelopes/repository";
 import { newSignerRows, planSend } from "../compose/send-envelope";
@@ -19,7 +20,7 @@ export type PlannedBulkSend = { statements: D1PreparedStatement[]; eventId: stri
  * once (the envelope with its chain head, its roles, the organization's name and the sender), so that a
  * chunk sends many envelopes in one D1 batch instead of five round trips each. It returns null for an
  * envelope the plain `sendEnvelope` must handle (anything unusual: a payment to check, no document,
- * a KBA provider missing): the chunk falls back to it, which answers exactly as a manual send would.
+ * a KBA provider or a usable seal missing): the chunk falls back to it, which answers exactly as a manual send would.
  *
  * The statements are `planSend`'s, the planner `sendEnvelope` commits for one envelope; the
  * invitations' emails are delivered by the caller after the commit.
@@ -31,6 +32,13 @@ export async function planBulkSend(
   const { envelope, facts } = input;
   if (envelope.status !== "preparing" || envelope.document_source === "upload" || !facts.hasDocument || facts.hasPayment) return null;
   assertTransition(envelope.status, "send");
+  // the seal every completion needs (checked at submission, but the key may have gone since): without
+  // it the plain send answers the 503 naming SEAL_PRIVATE_KEY / SEAL_CERTIFICATE and nothing goes out
+  try {
+    await loadSealKey(ctx.env);
+  } catch {
+    return null;
+  }
   const planned = planSigners({ roles: facts.roles, customer: { email: null, name: "" }, signers: input.signers });
   const at = nowIso();
   const signers = newSignerRows(envelope, planned, at);

@@ -4,6 +4,8 @@ import { requireSecret } from "../../lib/secrets";
 import { paymentProcessor, PaymentProcessorError, type ProcessorIntent } from "../../providers/payments";
 import type { EmbedClaims } from "./tokens";
 import { loadEmbedPayment, PAYABLE_STATUSES } from "./embed-payment";
+import { assertConsentGiven, consentApplies } from "../signers/consent-gate";
+import { listSigners } from "../signers/repository";
 import { intentIdempotencyKey, paymentIntentIdUpdate, type PaymentRow } from "../payments/repository";
 
 export type PaymentIntentAnswer =
@@ -28,6 +30,11 @@ export async function createPaymentIntent(ctx: RequestContext, input: { claims: 
   if (!payment || payment.status === "paid") return { payment_required: false };
   if (claims.userEmail.trim().toLowerCase() !== payment.payer_email) return { payment_required: false };
   if (!(PAYABLE_STATUSES as readonly string[]).includes(envelope.status)) return { payment_required: false };
+  // E-SIGN (DESIGN.md 12): no step of a consumer envelope before the payer's consent, as POST /signing/:slug/payment-token
+  if (consentApplies(envelope)) {
+    const payer = (await listSigners(ctx.db, envelope.id)).filter((s) => s.email.trim().toLowerCase() === payment.payer_email);
+    assertConsentGiven(envelope, payer.find((s) => s.consent_given_at !== null) ?? { consent_given_at: null });
+  }
   const publishableKey = requireSecret(ctx.env, "STRIPE_PUBLISHABLE_KEY");
   const intent = await intentFor(ctx, payment, envelope.name);
   if (!intent.client_secret) throw new ApiError(502, "The payment processor returned a PaymentIntent without a client secret");

@@ -399,7 +399,11 @@ export async function verifyEvidence(
     }
   }
 
-  // 7. The timestamp over the manifest's signature, if any.
+  // 7. The timestamp over the manifest's signature, if any; one the signed manifest names must be there.
+  const namedTimestamp = manifest.signature?.timestamp;
+  if (typeof namedTimestamp === "string" && !files[namedTimestamp]) {
+    return fail(`timestamp: the signed manifest names ${namedTimestamp}, a timestamp over its signature, but the bundle does not carry it`);
+  }
   if (files["manifest.tsr"]) {
     const token = files["manifest.tsr"]!;
     let imprint: string | null = null;

@@ -1,7 +1,7 @@
 import { ApiError } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
 import { assertKbaCleared, kbaCleared, kbaStateOf } from "../kba/gate";
-import { assertConsentGiven, consentApplies } from "../signers/consent-gate";
+import { assertConsentGiven, consentApplies, consentCleared } from "../signers/consent-gate";
 import { pinnedDisclosure, signerConsentOf } from "../consent/disclosure";
 import { signersWhoseTurnItIs } from "../signers/repository";
 import { publicValue } from "./field-values";
@@ -23,6 +23,8 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
   // KBA (spec rule 5): until this signer passes, the envelope and the signer only, no fields
   const kba = await kbaStateOf(ctx.db, signer.id);
   const cleared = kbaCleared(kba);
+  // E-SIGN (DESIGN.md 12): the fields carry the contract's terms (prefilled values): none before consent
+  const consented = consentCleared(envelope, signer);
   return {
     envelope: { id: envelope.id, name: envelope.name, status: envelope.status, expires_at: envelope.expires_at },
     signer: { name: signer.name, email: signer.email, role: signer.role, routing_order: signer.routing_order, status: signer.status, viewed_at: signer.viewed_at, signed_at: signer.signed_at },
@@ -30,7 +32,7 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
     kba,
     consent: consentApplies(envelope) ? signerConsentOf(await pinnedDisclosure(ctx.db, envelope), signer.consent_given_at) : null,
     fields: sc.fields
-      .filter((f) => !copy && cleared && f.role === signer.role)
+      .filter((f) => !copy && cleared && consented && f.role === signer.role)
       .map((f) => ({
         name: f.name,
         type: f.type,

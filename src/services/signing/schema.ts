@@ -30,7 +30,7 @@ export const SigningStateSchema = z.object({
     .nullable()
     .openapi({
       description:
-        "E-SIGN consumer consent (15 U.S.C. §7001(c)), on an envelope that asks for it (null otherwise): the disclosure the envelope pinned at create. While `given_at` is null the document, view, submit and the payment step answer 403 `consent_required`; answer POST /signing/:slug/consent (`agree: true`, or `agree: false` to withdraw, which declines). KBA, where required, comes first.",
+        "E-SIGN consumer consent (15 U.S.C. §7001(c)), on an envelope that asks for it (null otherwise): the disclosure the envelope pinned at create. While `given_at` is null `fields` is empty (their prefilled values are the contract's terms) and the document, view, submit and the payment step (also POST /embed/payment-intent) answer 403 `consent_required`; answer POST /signing/:slug/consent (`agree: true`, or `agree: false` to withdraw, which declines). KBA, where required, comes first.",
     }),
   fields: z.array(
     z.object({
