@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { call, newTenant } from "../helpers/api";
-import { BUYER, embedToken, paymentIntent, payingTenant, sentPayEnvelope, sign } from "../helpers/payments";
-import { sentTwoSignerEnvelope, signing } from "../helpers/signing-flow";
-import { adminToken } from "../helpers/webhooks";
+import { call, newTenant } from "../../helpers/api";
+import { BUYER, embedToken, paymentIntent, payingTenant, sentPayEnvelope, sign } from "../../helpers/payments";
+import { sentTwoSignerEnvelope, signing } from "../../helpers/signing-flow";
+import { adminToken } from "../../helpers/webhooks";
 
 /**
  * Review of issue 24 against DESIGN.md 12 (15 U.S.C. §7001(c)): what a consumer sees of the contract

@@ -1,17 +1,17 @@
 import { env } from "cloudflare:test";
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { inOrg, systemContext } from "../../src/lib/context";
-import { verifyEvidence } from "../../src/services/evidence/verifier";
-import { appendEnvelopeAudit } from "../../src/services/envelopes/append-audit";
-import { createEvidenceUrl } from "../../src/services/vault/evidence-bundle";
-import type { Env } from "../../src/env";
-import { runBulkChunk } from "../../src/services/bulk/run-chunk";
-import { callWith, newTenant } from "../helpers/api";
-import { bulkTenant, readyBatch } from "../helpers/bulk";
-import { sha256Hex } from "../helpers/pdf";
-import { download } from "../helpers/vault";
-import { sealedBundle, servicePin, type Files } from "../services/evidence/forge";
+import { inOrg, systemContext } from "../../../src/lib/context";
+import { verifyEvidence } from "../../../src/services/evidence/verifier";
+import { appendEnvelopeAudit } from "../../../src/services/envelopes/append-audit";
+import { createEvidenceUrl } from "../../../src/services/vault/evidence-bundle";
+import type { Env } from "../../../src/env";
+import { runBulkChunk } from "../../../src/services/bulk/run-chunk";
+import { callWith, newTenant } from "../../helpers/api";
+import { bulkTenant, readyBatch } from "../../helpers/bulk";
+import { sha256Hex } from "../../helpers/pdf";
+import { download } from "../../helpers/vault";
+import { sealedBundle, servicePin, type Files } from "./forge";
 
 // Reviewer R27 (issue 27 against DESIGN.md 11): gaps found in review, each proved here.
 
