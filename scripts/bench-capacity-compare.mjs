@@ -2,7 +2,7 @@
 // envelopes already stored, e.g. `CAPACITY_STORED=0` and `CAPACITY_STORED=5000` (docs/scaling.md,
 // "What grows with the database"):
 //
-//   node scripts/bench-capacity-compare.mjs /tmp/cap-0.json /tmp/cap-5000.json
+//   node scripts/bench-capacity-compare.mjs scripts/bench-capacity.json "$TMPDIR/capacity-5000.json"
 //
 // Prints each step's mean rows read in both, the difference and the growth per envelope stored
 // (difference / stored difference), then every statement whose mean rows read per lifecycle differ.
