@@ -24,7 +24,7 @@ export { raiseSealEvidence, seal, sealWithEvidence, type SealOutcome } from "./s
 export { atLeast, EVIDENCE_LEVELS, evidenceLevelOf, evidenceOf, raiseEvidence, targetLevel, type EvidenceLevel, type EvidenceReport, type RaiseResult } from "./seal/levels";
 export { namesRevocationSource, revocationSourcesOf } from "./seal/ocsp";
 export { tryTimestampForDigest, type TimestampResult } from "./seal/timestamp";
-export { loadSealKey, type SealKey } from "./seal/seal-key";
+export { loadSealKey, pemBlocks, type SealKey } from "./seal/seal-key";
 // The evidence bundle's manifest timestamp (services/evidence/build-bundle.ts).
 export { requestTimestamp, type TimestampAuthority } from "./seal/timestamp";
 

@@ -10,7 +10,8 @@ export type DssContent = ValidationData & { vri: Map<string, ValidationData> };
 
 const KEYS = { certs: "Certs", ocsps: "OCSPs", crls: "CRLs" } as const;
 
-const same = (a: Uint8Array, b: Uint8Array) => a.byteLength === b.byteLength && a.every((x, i) => x === b[i]);
+/** Byte-for-byte equality (DER of a certificate, OCSP response or CRL). */
+export const sameBytes = (a: Uint8Array, b: Uint8Array) => a.byteLength === b.byteLength && a.every((x, i) => x === b[i]);
 
 function streamsOf(context: PDFContext, array: PDFObject | undefined): Uint8Array[] {
   const list = array instanceof PDFRef ? context.lookup(array) : array;
@@ -112,7 +113,7 @@ export async function addDss(parts: Uint8Array[], data: ValidationData, vri: { c
   };
   const add = (key: string, list: PDFArray, bytes: Uint8Array): PDFRef => {
     const have = refs.get(key) ?? known(key, list);
-    const found = have.find((h) => same(h.bytes, bytes));
+    const found = have.find((h) => sameBytes(h.bytes, bytes));
     if (found) return found.ref;
     const ref = context.register(context.flateStream(bytes));
     list.push(ref);

@@ -1,9 +1,9 @@
 import * as pkijs from "pkijs";
 import { IncrementalPdf } from "../incremental/incremental-pdf";
 import { addDocumentTimestamp } from "./doc-timestamp";
-import { addDss, readDss, type ValidationData } from "./dss";
+import { addDss, readDss, sameBytes, type ValidationData } from "./dss";
 import { checkCrl, checkOcspResponse, fetchRevocation, isSelfIssued, issuerOf, namesRevocationSource, type RevocationFetch } from "./ocsp";
-import type { SealKey } from "./seal-key";
+import { commonNameOf, type SealKey } from "./seal-key";
 import { sealPdfPartsReporting } from "./seal-pdf";
 import { partsUpTo, previousRevisionEnd, signaturesOf, type PdfSignature } from "./signatures";
 import type { TimestampAuthority } from "./timestamp";
@@ -212,7 +212,7 @@ async function validationDataFor(
   const tsaCerts: pkijs.Certificate[] = [];
   const addTo = (list: pkijs.Certificate[], c: pkijs.Certificate) => {
     const der = new Uint8Array(c.toSchema(true).toBER(false));
-    if (!list.some((x) => sameDer(new Uint8Array(x.toSchema(true).toBER(false)), der))) list.push(c);
+    if (!list.some((x) => sameBytes(new Uint8Array(x.toSchema(true).toBER(false)), der))) list.push(c);
   };
   for (const c of signer.certs) addTo(pool, c);
   const tokenCerts = (der: Uint8Array) => {
@@ -237,7 +237,7 @@ async function validationDataFor(
   }
   const data: ValidationData = { certs: [], ocsps: [], crls: [] };
   const keep = (list: Uint8Array[], der: Uint8Array) => {
-    if (!list.some((x) => sameDer(x, der))) list.push(der);
+    if (!list.some((x) => sameBytes(x, der))) list.push(der);
   };
   const sealVri: ValidationData = { certs: [], ocsps: [], crls: [] };
   // Every certificate on the way up from the seal and the TSAs, with its revocation data.
@@ -245,7 +245,7 @@ async function validationDataFor(
   const done: pkijs.Certificate[] = [];
   for (let step = 0; step < 32 && todo.length > 0; step++) {
     const { cert, forSeal } = todo.shift()!;
-    if (done.some((d) => sameDer(new Uint8Array(d.toSchema(true).toBER(false)), new Uint8Array(cert.toSchema(true).toBER(false))))) continue;
+    if (done.some((d) => sameBytes(new Uint8Array(d.toSchema(true).toBER(false)), new Uint8Array(cert.toSchema(true).toBER(false))))) continue;
     done.push(cert);
     const certDer = new Uint8Array(cert.toSchema(true).toBER(false));
     keep(data.certs, certDer);
@@ -259,7 +259,7 @@ async function validationDataFor(
     todo.push({ cert: issuer, forSeal });
     if (!namesRevocationSource(cert)) continue;
     const revocation = await fetchRevocation(cert, issuer, opts);
-    if (!revocation.ok) return { ok: false, reason: `revocation data for "${subjectOf(cert)}" not obtained: ${revocation.reason}` };
+    if (!revocation.ok) return { ok: false, reason: `revocation data for "${commonNameOf(cert, "certificate")}" not obtained: ${revocation.reason}` };
     keep(revocation.kind === "ocsp" ? data.ocsps : data.crls, revocation.der);
     if (forSeal) keep(revocation.kind === "ocsp" ? sealVri.ocsps : sealVri.crls, revocation.der);
     // A delegated OCSP responder's certificate is validation data too.
@@ -273,12 +273,4 @@ async function validationDataFor(
     }
   }
   return { ok: true, data, vri: sealSignature ? [{ contents: sealSignature.contents, data: sealVri }] : [] };
-}
-
-const sameDer = (a: Uint8Array, b: Uint8Array) => a.byteLength === b.byteLength && a.every((x, i) => x === b[i]);
-
-function subjectOf(cert: pkijs.Certificate): string {
-  const cn = cert.subject.typesAndValues.find((t) => t.type === "2.5.4.3");
-  const value = cn?.value.valueBlock as { value?: unknown } | undefined;
-  return typeof value?.value === "string" ? value.value : "certificate";
 }

@@ -108,8 +108,9 @@ function keyAlgorithm(cert: pkijs.Certificate): { import: SubtleCryptoImportKeyA
   return null;
 }
 
-function commonNameOf(cert: pkijs.Certificate): string {
+/** The certificate's subject common name, or `fallback` when it names none. */
+export function commonNameOf(cert: pkijs.Certificate, fallback = "Document seal"): string {
   const cn = cert.subject.typesAndValues.find((t) => t.type === "2.5.4.3");
   const value = cn?.value.valueBlock as { value?: unknown } | undefined;
-  return typeof value?.value === "string" ? value.value : "Document seal";
+  return typeof value?.value === "string" ? value.value : fallback;
 }

@@ -81,8 +81,8 @@ export const serializeControlKey = (row: ControlKeyRow): ControlKey => ({
 export async function addControlKey(ctx: OrgContext, input: { jwk: Record<string, unknown>; signature: string | undefined }): Promise<ControlKey> {
   const { alg, jwk } = await publicControlKey(input.jwk);
   const kid = await calculateJwkThumbprint(jwk as JWK, "sha256");
-  const signature = await verifyControlSignature(ctx.db, { orgId: ctx.orgId, header: input.signature, expected: { action: "add_key", kid } });
   const keys = await listControlKeys(ctx.db, ctx.orgId);
+  const signature = await verifyControlSignature(ctx.db, { orgId: ctx.orgId, header: input.signature, expected: { action: "add_key", kid }, keys });
   if (keys.some((k) => k.kid === kid)) throw conflict("This control key is already registered", { kid }, "control_key_exists");
   if (keys.length >= MAX_CONTROL_KEYS) throw conflict(`An organization holds at most ${MAX_CONTROL_KEYS} control keys: delete one first`, { limit: MAX_CONTROL_KEYS }, "control_key_limit");
   const at = nowIso();

@@ -18,9 +18,8 @@ export type TransferAnswer = "accept" | "reject" | "cancel";
 const SETTLED = { accept: "accepted", reject: "rejected", cancel: "cancelled" } as const;
 const ACTION = { accept: "vault.control_transferred", reject: "vault.transfer_rejected", cancel: "vault.transfer_cancelled" } as const;
 
-/** Who may give an answer: the receiving organization accepts or rejects, the sending one cancels. */
+/** Which of the transfer's two organizations may give an answer: the receiving one accepts or rejects, the sending one cancels. */
 function assertMayAnswer(transfer: TransferRow, orgId: string, answer: TransferAnswer): void {
-  if (transfer.from_org_id !== orgId && transfer.to_org_id !== orgId) throw notFound("Transfer");
   if (answer === "cancel" && transfer.from_org_id !== orgId) {
     throw new ApiError(403, "Only the organization that offered the transfer may cancel it; the receiving organization rejects it", undefined, NOT_SENDER);
   }

@@ -17,8 +17,8 @@ export async function deleteControlKey(ctx: OrgContext, input: { kid: string; si
   const keys = await listControlKeys(ctx.db, ctx.orgId);
   const key = keys.find((k) => k.kid === input.kid);
   if (!key) throw notFound("Control key");
-  const signature = await verifyControlSignature(ctx.db, { orgId: ctx.orgId, header: input.signature, expected: { action: "delete_key", kid: key.kid } });
-  // null only if every key went between the two reads: then this one is gone too
+  const signature = await verifyControlSignature(ctx.db, { orgId: ctx.orgId, header: input.signature, expected: { action: "delete_key", kid: key.kid }, keys });
+  // never null: the organization has the key found above
   if (!signature) throw notFound("Control key");
   const at = nowIso();
   const [deleted] = await commitWithOrgAudit(

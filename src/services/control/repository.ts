@@ -67,16 +67,6 @@ export async function listControlKeys(db: D1Database, orgId: string): Promise<Co
   return results;
 }
 
-export function controlKeyInsert(db: D1Database, row: ControlKeyRow): D1PreparedStatement {
-  return db
-    .prepare("INSERT INTO control_keys (org_id, kid, alg, jwk, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (org_id, kid) DO NOTHING")
-    .bind(row.org_id, row.kid, row.alg, row.jwk, row.created_at);
-}
-
-export function controlKeyDelete(db: D1Database, orgId: string, kid: string): D1PreparedStatement {
-  return db.prepare("DELETE FROM control_keys WHERE org_id = ? AND kid = ?").bind(orgId, kid);
-}
-
 export function controlKeysDeleteAll(db: D1Database, orgId: string): D1PreparedStatement {
   return db.prepare("DELETE FROM control_keys WHERE org_id = ?").bind(orgId);
 }

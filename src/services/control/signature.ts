@@ -1,6 +1,6 @@
 import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from "jose";
 import { ApiError } from "../../lib/errors";
-import { listControlKeys } from "./repository";
+import { listControlKeys, type ControlKeyRow } from "./repository";
 
 /** The actions a control signature covers (DESIGN.md 9). */
 export type ControlAction = "transfer" | "accept" | "reject" | "cancel" | "release_pledge" | "paid_off" | "paper_out" | "add_key" | "delete_key";
@@ -22,13 +22,14 @@ const invalid = (why: string) => new ApiError(403, `Control-Signature is not val
  * JWS (`kid` in its header naming one of its keys) over exactly `expected` plus an `iat` within 5
  * minutes of now. Missing: 403 `control_signature_required`; anything else wrong: 403
  * `control_signature_invalid`. A signature made for another action, record, transfer or organization
- * fails because its payload differs.
+ * fails because its payload differs. `keys`: the organization's control keys when the caller has just
+ * read them (the key routes), so they are not read twice.
  */
 export async function verifyControlSignature(
   db: D1Database,
-  input: { orgId: string; header: string | undefined; expected: Record<string, unknown> & { action: ControlAction }; now?: Date },
+  input: { orgId: string; header: string | undefined; expected: Record<string, unknown> & { action: ControlAction }; now?: Date; keys?: ControlKeyRow[] },
 ): Promise<ControlSignature | null> {
-  const keys = await listControlKeys(db, input.orgId);
+  const keys = input.keys ?? (await listControlKeys(db, input.orgId));
   if (keys.length === 0) return null;
   const jws = input.header?.trim();
   if (!jws) {

@@ -1,7 +1,6 @@
 import type { RequestContext } from "../../lib/context";
 import { ApiError, conflict, notFound } from "../../lib/errors";
-import { queueEmail } from "../email/outbox";
-import { renderInvitation } from "../email/invitation";
+import { queueInvitation } from "../email/invitation";
 import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
 import { getKbaCheck, type KbaCheckRow } from "../kba/repository";
 import { getOrganizationName } from "../organizations/repository";
@@ -75,29 +74,9 @@ export async function reinvitation(
   ctx: RequestContext,
   input: { envelope: LoadedEnvelope; orgName: string; signer: Pick<SignerRow, "id" | "name" | "email" | "role">; kba: boolean; send: boolean; at: string },
 ): Promise<{ slugHash: string; email: OutboxEmail | null; statement: D1PreparedStatement | null }> {
-  const { envelope, signer } = input;
-  const { slugHash, url } = await freshSigningLink(ctx.env, envelope);
-  if (!input.send) return { slugHash, email: null, statement: null };
-  const content = renderInvitation({
-    orgName: input.orgName,
-    envelopeName: envelope.name,
-    signerName: signer.name,
-    role: signer.role,
-    url,
-    expiresAt: envelope.expires_at,
-    kba: input.kba,
-  });
-  const queued = await queueEmail(ctx, {
-    orgId: envelope.org_id,
-    envelopeId: envelope.id,
-    signerId: null,
-    kind: "invitation",
-    to: { email: signer.email, name: signer.name },
-    ...content,
-    linkUrl: url,
-    at: input.at,
-  });
-  return { slugHash, ...queued };
+  const { envelope } = input;
+  if (!input.send) return { slugHash: (await freshSigningLink(ctx.env, envelope)).slugHash, email: null, statement: null };
+  return queueInvitation(ctx, { envelope, orgName: input.orgName, expiresAt: envelope.expires_at, signer: input.signer, signerId: null, kba: input.kba, at: input.at });
 }
 
 /** The answer of a correction or a re-send. */

@@ -1,6 +1,6 @@
 import type { RequestContext } from "../../lib/context";
-import { escapeHtml } from "../../lib/html";
 import type { OutboxEmail } from "../../providers/email";
+import { renderLinkEmail, type RenderedEmail } from "./link-email";
 import { queueEmail } from "./outbox";
 
 /** One recipient of the completed copy: a signer (`sgn_…`) or a cc recipient (`ccr_…`), with their copy link. */
@@ -8,27 +8,24 @@ export type CopyRecipient = { id: string; name: string; email: string; cc: boole
 
 type CompletedCopy = { orgName: string; envelopeName: string; recipientName: string; cc: boolean; url: string; expiresAt: string };
 
-/** Subject, plain text and HTML of the completed copy. The HTML carries nothing the text does not. */
-export function renderCompletedCopy(c: CompletedCopy): { subject: string; text: string; html: string } {
+/** Subject, plain text and HTML of the completed copy (./link-email.ts). */
+export function renderCompletedCopy(c: CompletedCopy): RenderedEmail {
   const until = c.expiresAt.slice(0, 10);
   const subject = `Completed: "${c.envelopeName}": your copy of the signed document`;
   const lead = c.cc
     ? `${c.orgName} copied you on "${c.envelopeName}". Every party has signed it; here is a copy of the signed document.`
     : `Every party has signed "${c.envelopeName}", which ${c.orgName} sent you. Here is your copy of the signed document.`;
-  const lines = [
-    lead,
-    `The link downloads the signed PDF until ${until} (UTC); save the file to keep it. It is marked as a copy: the authoritative copy is held by ${c.orgName} or its vault.`,
-    "The link is personal to you: do not forward it.",
-  ];
-  const text = [`Hello ${c.recipientName},`, "", lines[0], "", `Download the signed document: ${c.url}`, "", ...lines.slice(1), ""].join("\n");
-  const html = `<!doctype html>
-<html lang="en"><body style="font-family:system-ui,sans-serif;line-height:1.5">
-<p>Hello ${escapeHtml(c.recipientName)},</p>
-<p>${escapeHtml(lines[0]!)}</p>
-<p><a href="${escapeHtml(c.url)}" style="display:inline-block;padding:10px 18px;background:#1d4ed8;color:#fff;text-decoration:none;border-radius:4px">Download the signed document</a></p>
-${lines.slice(1).map((l) => `<p>${escapeHtml(l)}</p>`).join("\n")}
-</body></html>`;
-  return { subject, text, html };
+  return renderLinkEmail({
+    subject,
+    name: c.recipientName,
+    lines: [
+      lead,
+      `The link downloads the signed PDF until ${until} (UTC); save the file to keep it. It is marked as a copy: the authoritative copy is held by ${c.orgName} or its vault.`,
+      "The link is personal to you: do not forward it.",
+    ],
+    action: "Download the signed document",
+    url: c.url,
+  });
 }
 
 /**

@@ -1,31 +1,53 @@
 import type { RequestContext } from "../../lib/context";
 import type { Row } from "../../db/row";
 import type { envelopes } from "../../db/schema/envelopes";
-import { escapeHtml } from "../../lib/html";
 import { signerInvitationLinkUpdate, type SignerRow } from "../signers/repository";
-import { freshSigningLink } from "../signers/signing-links";
 import type { OutboxEmail } from "../../providers/email";
-import { queueEmail } from "./outbox";
+import { KBA_NOTICE, queueSigningLinkEmail, renderLinkEmail, type RenderedEmail } from "./link-email";
 
 type Invitation = { orgName: string; envelopeName: string; signerName: string; role: string; url: string; expiresAt: string | null; kba: boolean };
 
-/** Subject, plain text and HTML of a signing invitation. The HTML carries nothing the text does not. */
-export function renderInvitation(inv: Invitation): { subject: string; text: string; html: string } {
-  const subject = `${inv.orgName} sent you "${inv.envelopeName}" to sign`;
-  const lines = [
-    `${inv.orgName} has sent you "${inv.envelopeName}" to sign (as ${inv.role}).`,
-    ...(inv.kba ? ["Before the document opens you will answer a few questions that confirm your identity."] : []),
-    `This link is personal to you: do not forward it.${inv.expiresAt ? ` It can be used until ${inv.expiresAt.slice(0, 10)} (UTC).` : ""}`,
-  ];
-  const text = [`Hello ${inv.signerName},`, "", lines[0], "", `Review and sign: ${inv.url}`, "", ...lines.slice(1), ""].join("\n");
-  const html = `<!doctype html>
-<html lang="en"><body style="font-family:system-ui,sans-serif;line-height:1.5">
-<p>Hello ${escapeHtml(inv.signerName)},</p>
-<p>${escapeHtml(lines[0]!)}</p>
-<p><a href="${escapeHtml(inv.url)}" style="display:inline-block;padding:10px 18px;background:#1d4ed8;color:#fff;text-decoration:none;border-radius:4px">Review and sign</a></p>
-${lines.slice(1).map((l) => `<p>${escapeHtml(l)}</p>`).join("\n")}
-</body></html>`;
-  return { subject, text, html };
+/** Subject, plain text and HTML of a signing invitation (./link-email.ts). */
+export function renderInvitation(inv: Invitation): RenderedEmail {
+  return renderLinkEmail({
+    subject: `${inv.orgName} sent you "${inv.envelopeName}" to sign`,
+    name: inv.signerName,
+    lines: [
+      `${inv.orgName} has sent you "${inv.envelopeName}" to sign (as ${inv.role}).`,
+      ...(inv.kba ? [KBA_NOTICE] : []),
+      `This link is personal to you: do not forward it.${inv.expiresAt ? ` It can be used until ${inv.expiresAt.slice(0, 10)} (UTC).` : ""}`,
+    ],
+    action: "Review and sign",
+    url: inv.url,
+  });
+}
+
+/**
+ * One invitation to `signer` with a fresh permanent slug: the email, its outbox INSERT and the slug's
+ * hash. `signerId` is what the outbox row records (null for a re-sent one, ../corrections/reissue.ts).
+ */
+export function queueInvitation(
+  ctx: RequestContext,
+  input: {
+    envelope: Pick<Row<typeof envelopes>, "id" | "org_id" | "name" | "kba_required">;
+    orgName: string;
+    expiresAt: string | null;
+    signer: Pick<SignerRow, "name" | "email" | "role">;
+    signerId: string | null;
+    kba: boolean;
+    at: string;
+  },
+) {
+  const { envelope, signer } = input;
+  return queueSigningLinkEmail(ctx, {
+    envelope,
+    to: { email: signer.email, name: signer.name },
+    signerId: input.signerId,
+    kind: "invitation",
+    at: input.at,
+    render: (url) =>
+      renderInvitation({ orgName: input.orgName, envelopeName: envelope.name, signerName: signer.name, role: signer.role, url, expiresAt: input.expiresAt, kba: input.kba }),
+  });
 }
 
 /** One invitation: its email, the outbox INSERT, and the permanent link it carries, as the database keeps it. */
@@ -64,26 +86,8 @@ export async function invitationEmails(
   const { envelope } = input;
   return Promise.all(
     input.signers.map(async (signer) => {
-      const { slugHash, url } = await freshSigningLink(ctx.env, envelope);
-      const content = renderInvitation({
-        orgName: input.orgName,
-        envelopeName: envelope.name,
-        signerName: signer.name,
-        role: signer.role,
-        url,
-        expiresAt: input.expiresAt,
-        kba: envelope.kba_required === 1 && (input.kbaSignerIds?.has(signer.id) ?? true),
-      });
-      const queued = await queueEmail(ctx, {
-        orgId: envelope.org_id,
-        envelopeId: envelope.id,
-        signerId: signer.id,
-        kind: "invitation",
-        to: { email: signer.email, name: signer.name },
-        ...content,
-        linkUrl: url,
-        at: input.at,
-      });
+      const kba = envelope.kba_required === 1 && (input.kbaSignerIds?.has(signer.id) ?? true);
+      const { slugHash, ...queued } = await queueInvitation(ctx, { envelope, orgName: input.orgName, expiresAt: input.expiresAt, signer, signerId: signer.id, kba, at: input.at });
       const issueLink = signerInvitationLinkUpdate(ctx.db, signer.id, slugHash);
       return { ...queued, signerId: signer.id, slugHash, issueLink };
     }),

@@ -1,18 +1,16 @@
 import type { RequestContext } from "../../lib/context";
 import type { Row } from "../../db/row";
 import type { envelopes } from "../../db/schema/envelopes";
-import { escapeHtml } from "../../lib/html";
 import { signerReminderLinkUpdate, type SignerRow } from "../signers/repository";
-import { freshSigningLink } from "../signers/signing-links";
 import type { OutboxEmail } from "../../providers/email";
-import { queueEmail } from "./outbox";
+import { KBA_NOTICE, queueSigningLinkEmail, renderLinkEmail, type RenderedEmail } from "./link-email";
 
 export type ReminderKind = "reminder" | "expiry_warning";
 
 type Reminder = { kind: ReminderKind; orgName: string; envelopeName: string; signerName: string; role: string; url: string; expiresAt: string | null; kba: boolean };
 
-/** Subject, plain text and HTML of a reminder or an expiry warning. The HTML carries nothing the text does not. */
-export function renderReminder(r: Reminder): { subject: string; text: string; html: string } {
+/** Subject, plain text and HTML of a reminder or an expiry warning (./link-email.ts). */
+export function renderReminder(r: Reminder): RenderedEmail {
   const until = r.expiresAt ? r.expiresAt.slice(0, 10) : null;
   const subject =
     r.kind === "expiry_warning"
@@ -22,21 +20,18 @@ export function renderReminder(r: Reminder): { subject: string; text: string; ht
     r.kind === "expiry_warning"
       ? `"${r.envelopeName}", sent to you by ${r.orgName} to sign (as ${r.role}), expires${until ? ` on ${until} (UTC)` : " soon"}. After that it can no longer be signed.`
       : `${r.orgName} is still waiting for you to sign "${r.envelopeName}" (as ${r.role}).`;
-  const lines = [
-    lead,
-    ...(r.kba ? ["Before the document opens you will answer a few questions that confirm your identity."] : []),
-    "This link replaces the one in earlier emails about this document, which no longer opens it.",
-    `This link is personal to you: do not forward it.${until && r.kind === "reminder" ? ` It can be used until ${until} (UTC).` : ""}`,
-  ];
-  const text = [`Hello ${r.signerName},`, "", lines[0], "", `Review and sign: ${r.url}`, "", ...lines.slice(1), ""].join("\n");
-  const html = `<!doctype html>
-<html lang="en"><body style="font-family:system-ui,sans-serif;line-height:1.5">
-<p>Hello ${escapeHtml(r.signerName)},</p>
-<p>${escapeHtml(lines[0]!)}</p>
-<p><a href="${escapeHtml(r.url)}" style="display:inline-block;padding:10px 18px;background:#1d4ed8;color:#fff;text-decoration:none;border-radius:4px">Review and sign</a></p>
-${lines.slice(1).map((l) => `<p>${escapeHtml(l)}</p>`).join("\n")}
-</body></html>`;
-  return { subject, text, html };
+  return renderLinkEmail({
+    subject,
+    name: r.signerName,
+    lines: [
+      lead,
+      ...(r.kba ? [KBA_NOTICE] : []),
+      "This link replaces the one in earlier emails about this document, which no longer opens it.",
+      `This link is personal to you: do not forward it.${until && r.kind === "reminder" ? ` It can be used until ${until} (UTC).` : ""}`,
+    ],
+    action: "Review and sign",
+    url: r.url,
+  });
 }
 
 /** One reminder: its email, the statement that re-issues the signer's link (goes first) and the outbox INSERT. */
@@ -65,29 +60,26 @@ export async function reminderEmails(
   const { envelope, kind, guard } = input;
   return Promise.all(
     input.signers.map(async (signer) => {
-      const { slugHash, url } = await freshSigningLink(ctx.env, envelope);
-      const content = renderReminder({
-        kind,
-        orgName: input.orgName,
-        envelopeName: envelope.name,
-        signerName: signer.name,
-        role: signer.role,
-        url,
-        expiresAt: envelope.expires_at,
-        kba: envelope.kba_required === 1 && (input.kbaSignerIds?.has(signer.id) ?? true),
-      });
       const once = kind === "expiry_warning";
-      const queued = await queueEmail(
+      const { slugHash, ...queued } = await queueSigningLinkEmail(
         ctx,
         {
-          orgId: envelope.org_id,
-          envelopeId: envelope.id,
+          envelope,
+          to: { email: signer.email, name: signer.name },
           signerId: once ? signer.id : null,
           kind,
-          to: { email: signer.email, name: signer.name },
-          ...content,
-          linkUrl: url,
           at: input.at,
+          render: (url) =>
+            renderReminder({
+              kind,
+              orgName: input.orgName,
+              envelopeName: envelope.name,
+              signerName: signer.name,
+              role: signer.role,
+              url,
+              expiresAt: envelope.expires_at,
+              kba: envelope.kba_required === 1 && (input.kbaSignerIds?.has(signer.id) ?? true),
+            }),
         },
         { forSignerId: signer.id, guard },
       );

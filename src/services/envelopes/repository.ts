@@ -123,16 +123,14 @@ export function bulkEnvelopeInsert(
   db: D1Database,
   e: { id: string; orgId: string; customerId: string; name: string; documentSource: string; templateId: string; metadata: string; kbaRequired: number; providerInstance: string; at: string },
 ): D1PreparedStatement {
+  const { consent, disclosureId } = consentColumns("NULL");
   return db
     .prepare(
       // SQL exception: E-SIGN consent (DESIGN.md 12) follows the organization's current disclosure (its
       // `required`, and that version pinned), read in the same statement: no statement more per envelope.
       `INSERT INTO envelopes (id, org_id, customer_id, name, status, document_source, template_id, metadata, prefilled_data, kba_required, provider_instance,
          consumer_consent, disclosure_id, audit_seq, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'preparing', ?, ?, ?, ?, ?, ?,
-           COALESCE((SELECT required FROM esign_disclosures WHERE org_id = ?2 ORDER BY version DESC LIMIT 1), 0),
-           (SELECT CASE WHEN required = 1 THEN id END FROM esign_disclosures WHERE org_id = ?2 ORDER BY version DESC LIMIT 1),
-           1, ?, ?)`,
+         VALUES (?, ?, ?, ?, 'preparing', ?, ?, ?, ?, ?, ?, ${consent}, ${disclosureId}, 1, ?, ?)`,
     )
     .bind(e.id, e.orgId, e.customerId, e.name, e.documentSource, e.templateId, e.metadata, null, e.kbaRequired, e.providerInstance, e.at, e.at);
 }
@@ -266,11 +264,21 @@ export function createdEnvelopeInsert(
 // SQL exception: the organization's current disclosure is read in the create's batch (after the
 // shipped default may have been stored as version 0 by consent/repository.ts), one round trip.
 export function envelopeConsentUpdate(db: D1Database, input: { envelopeId: string; orgId: string; requested: boolean | null }): D1PreparedStatement {
-  const current = "(SELECT %s FROM esign_disclosures WHERE org_id = ?2 ORDER BY version DESC LIMIT 1)";
-  const applies = `COALESCE(?1, ${current.replace("%s", "required")}, 0)`;
+  const { consent, disclosureId } = consentColumns("?1");
   return db
-    .prepare(`UPDATE envelopes SET consumer_consent = ${applies}, disclosure_id = CASE WHEN ${applies} = 1 THEN ${current.replace("%s", "id")} END WHERE id = ?3`)
+    .prepare(`UPDATE envelopes SET consumer_consent = ${consent}, disclosure_id = ${disclosureId} WHERE id = ?3`)
     .bind(input.requested === null ? null : input.requested ? 1 : 0, input.orgId, input.envelopeId);
+}
+
+/**
+ * The SQL of an envelope's `consumer_consent` and `disclosure_id` at create, in a statement that binds
+ * the organization as ?2: `requested` (SQL: 1, 0 or NULL for "the organization's current `required`"),
+ * and when consent applies, the organization's newest disclosure version pinned.
+ */
+function consentColumns(requested: string): { consent: string; disclosureId: string } {
+  const current = (column: "required" | "id") => `(SELECT ${column} FROM esign_disclosures WHERE org_id = ?2 ORDER BY version DESC LIMIT 1)`;
+  const consent = `COALESCE(${requested}, ${current("required")}, 0)`;
+  return { consent, disclosureId: `CASE WHEN ${consent} = 1 THEN ${current("id")} END` };
 }
 
 // ---- reminders and expiry warnings (DESIGN.md 12; jobs/send-reminders.ts) ----

@@ -1,5 +1,6 @@
 import { CompactSign } from "jose";
 import type { SealKey } from "../../pdf";
+import { base64Der } from "./pem";
 
 /**
  * The control attestation (DESIGN.md 9): who controls the authoritative copy as of `iat`, stated by the
@@ -29,15 +30,12 @@ export function attestationAlg(key: CryptoKey): "RS256" | "ES256" | "ES384" {
   return "RS256";
 }
 
-const base64 = (der: Uint8Array) => {
-  let s = "";
-  for (let i = 0; i < der.length; i += 0x8000) s += String.fromCharCode(...der.subarray(i, i + 0x8000));
-  return btoa(s);
-};
+/** A compact JWS over `payload` (bytes, signed as they are) by the seal key; header `typ` and `x5c` = the seal certificate chain (standard base64 DER, signer first). */
+export function signWithSeal(seal: SealKey, payload: Uint8Array, typ: string): Promise<string> {
+  return new CompactSign(payload).setProtectedHeader({ alg: attestationAlg(seal.privateKey), typ, x5c: seal.chainDer.map(base64Der) }).sign(seal.privateKey);
+}
 
-/** A compact JWS over `payload`, signed by the seal key; header `x5c` = the seal certificate chain (standard base64 DER, signer first). */
-export async function signAttestation(seal: SealKey, payload: AttestationPayload): Promise<string> {
-  return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
-    .setProtectedHeader({ alg: attestationAlg(seal.privateKey), typ: ATTESTATION_TYP, x5c: seal.chainDer.map(base64) })
-    .sign(seal.privateKey);
+/** The control attestation: a compact JWS over `payload` as JSON, signed by the seal key (signWithSeal). */
+export function signAttestation(seal: SealKey, payload: AttestationPayload): Promise<string> {
+  return signWithSeal(seal, new TextEncoder().encode(JSON.stringify(payload)), ATTESTATION_TYP);
 }

@@ -1,9 +1,9 @@
 import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
-import { CompactSign } from "jose";
 import * as pkijs from "pkijs";
 import { requestTimestamp, type SealKey, type TimestampAuthority } from "../../pdf";
 import { sha256Hex, sha256HexOfParts } from "../../lib/crypto";
-import { attestationAlg } from "./attestation";
+import { attestationAlg, signWithSeal } from "./attestation";
+import { certificatePem } from "./pem";
 import { GENESIS_HASH } from "../audit/chain";
 import type { AuditLogRow } from "../audit/repository";
 import { verifyScript } from "./verify-script";
@@ -104,9 +104,7 @@ export async function buildEvidenceBundle(input: BundleInput): Promise<BuiltBund
     },
     files: fileHashes,
   });
-  const jws = await new CompactSign(manifest)
-    .setProtectedHeader({ alg: attestationAlg(input.seal.privateKey), typ: MANIFEST_TYP, x5c: input.seal.chainDer.map(base64) })
-    .sign(input.seal.privateKey);
+  const jws = await signWithSeal(input.seal, manifest, MANIFEST_TYP);
   let tsr: Uint8Array | null = null;
   if (input.tsa) {
     const signature = base64urlDecode(jws.split(".")[2]!);
@@ -154,29 +152,16 @@ export function sealCertificatesPem(pdf: Uint8Array): string | null {
     const signed = new pkijs.SignedData({ schema: pkijs.ContentInfo.fromBER(der).content });
     const certs = (signed.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
     if (certs.length === 0) return null;
-    return certs.map((c) => pem(new Uint8Array(c.toSchema(true).toBER(false)))).join("");
+    return certs.map((c) => certificatePem(new Uint8Array(c.toSchema(true).toBER(false)))).join("");
   } catch {
     return null;
   }
 }
 
-const base64 = (der: Uint8Array) => {
-  let s = "";
-  for (let i = 0; i < der.length; i += 0x8000) s += String.fromCharCode(...der.subarray(i, i + 0x8000));
-  return btoa(s);
-};
-
 const base64urlDecode = (part: string) => {
   const b64 = part.replace(/-/g, "+").replace(/_/g, "/");
   return Uint8Array.from(atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4)), (c) => c.charCodeAt(0));
 };
-
-function pem(der: Uint8Array): string {
-  let b64 = "";
-  for (let i = 0; i < der.length; i += 0x8000) b64 += String.fromCharCode(...der.subarray(i, i + 0x8000));
-  b64 = btoa(b64);
-  return `-----BEGIN CERTIFICATE-----\n${b64.replace(/.{64}/g, "$&\n").replace(/\n$/, "")}\n-----END CERTIFICATE-----\n`;
-}
 
 function readme(input: BundleInput, sealed: boolean, sealSha256: string): string {
   return `# Evidence bundle: ${input.envelope.name}

@@ -2,14 +2,9 @@ import * as pkijs from "pkijs";
 import type { RequestContext } from "../../lib/context";
 import { sha256Hex } from "../../lib/crypto";
 import { ApiError } from "../../lib/errors";
+import { pemBlocks } from "../../pdf";
+import { certificatePem } from "./pem";
 import type { SealCertificate } from "./schema";
-
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g;
-
-/** The DER of every PEM certificate in `text` (a dotenv value with `\n` escapes too). */
-function certificatesIn(text: string): Uint8Array[] {
-  return [...text.replace(/\\n/g, "\n").matchAll(PEM_CERTIFICATE)].map((m) => Uint8Array.from(atob(m[1]!.replace(/\s+/g, "")), (c) => c.charCodeAt(0)));
-}
 
 const NAMES: Record<string, string> = {
   "2.5.4.3": "CN",
@@ -33,12 +28,6 @@ function distinguishedName(name: pkijs.RelativeDistinguishedNames): string {
     .join(", ");
 }
 
-function pem(der: Uint8Array): string {
-  let b64 = "";
-  for (let i = 0; i < der.length; i += 0x8000) b64 += String.fromCharCode(...der.subarray(i, i + 0x8000));
-  return `-----BEGIN CERTIFICATE-----\n${btoa(b64).replace(/.{64}/g, "$&\n").replace(/\n$/, "")}\n-----END CERTIFICATE-----\n`;
-}
-
 async function describe(der: Uint8Array, current: boolean, variable: string): Promise<SealCertificate> {
   let cert: pkijs.Certificate;
   try {
@@ -52,7 +41,7 @@ async function describe(der: Uint8Array, current: boolean, variable: string): Pr
     issuer: distinguishedName(cert.issuer),
     not_before: cert.notBefore.value.toISOString(),
     not_after: cert.notAfter.value.toISOString(),
-    certificate_pem: pem(der),
+    certificate_pem: certificatePem(der),
     current,
   };
 }
@@ -68,13 +57,13 @@ export async function listSealCertificates(ctx: RequestContext): Promise<SealCer
   const out: SealCertificate[] = [];
   const configured = ctx.env.SEAL_CERTIFICATE?.trim();
   if (configured) {
-    const [leaf] = certificatesIn(configured);
+    const [leaf] = pemBlocks(configured, "CERTIFICATE");
     if (!leaf) throw new ApiError(503, "Service not configured: the SEAL_CERTIFICATE variable is not a PEM certificate (-----BEGIN CERTIFICATE-----)");
     out.push(await describe(leaf, true, "SEAL_CERTIFICATE"));
   }
   const retired = ctx.env.SEAL_RETIRED_CERTIFICATES?.trim();
   if (retired) {
-    const ders = certificatesIn(retired);
+    const ders = pemBlocks(retired, "CERTIFICATE");
     if (ders.length === 0) throw new ApiError(503, "Service not configured: the SEAL_RETIRED_CERTIFICATES variable holds no PEM certificate (-----BEGIN CERTIFICATE-----)");
     for (const der of ders) {
       const described = await describe(der, false, "SEAL_RETIRED_CERTIFICATES");

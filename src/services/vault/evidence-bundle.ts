@@ -3,15 +3,14 @@ import { ApiError, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { appendEnvelopeAudit } from "../envelopes/append-audit";
 import { chainRowsStatement, type ChainRow } from "../audit/verify-chain";
-import { getEnvelope } from "../envelopes/repository";
 import { buildEvidenceBundle, type ChainEntry } from "../evidence/build-bundle";
 import { controlAttestation } from "./control-attestation";
 import { controlHistory } from "./control-history";
 import { putParts, sha256OfStream } from "./hashing";
 import { evidenceRecordForChain } from "./evidence-record/current";
 import { vaultKeys } from "./keys";
-import { findVaultRecord, latestCertificateFiles, type VaultRecordRow } from "./repository";
-import { createVaultUrl } from "./signed-url";
+import { latestCertificateFiles, type VaultRecordRow } from "./repository";
+import { findVaultedEnvelope, signVaultUrl } from "./signed-url";
 import type { EnvelopeRow } from "../envelopes/repository";
 import { sha256Hex, toHex } from "../../lib/crypto";
 import { loadSealKey } from "../../pdf";
@@ -47,11 +46,9 @@ function latestBundle(entries: ChainEntry[]): BundleFacts | null {
  * replaced is produced afresh too.
  */
 export async function createEvidenceUrl(ctx: OrgContext, input: { envelopeId: string; expiresIn: number }) {
-  const url = await createVaultUrl(ctx, { envelopeId: input.envelopeId, file: "evidence", expiresIn: input.expiresIn });
-  const envelope = await getEnvelope(ctx.db, ctx.orgId, input.envelopeId);
-  const record = await findVaultRecord(ctx.db, envelope.id);
-  if (!record) throw new ApiError(404, "Vaulted document not found: the envelope is not vaulted");
-  await ensureEvidenceBundle(ctx, { record, envelope });
+  const vaulted = await findVaultedEnvelope(ctx, input.envelopeId);
+  const url = await signVaultUrl(ctx.env, { ...vaulted, file: "evidence", expiresIn: input.expiresIn });
+  await ensureEvidenceBundle(ctx, vaulted);
   return url;
 }
 

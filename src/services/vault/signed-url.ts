@@ -51,12 +51,17 @@ export function assertAuthoritativeServable(record: Pick<VaultRecordRow, "contro
  * vaulted. The authoritative copy only while it controls the record (assertAuthoritativeServable).
  */
 export async function createVaultUrl(ctx: OrgContext, input: { envelopeId: string; file: VaultFile; expiresIn: number }) {
-  const env = ctx.env;
-  const envelope = await getEnvelope(ctx.db, ctx.orgId, input.envelopeId);
+  const { envelope, record } = await findVaultedEnvelope(ctx, input.envelopeId);
+  if (input.file === "authoritative") assertAuthoritativeServable(record, ctx.orgId);
+  return signVaultUrl(ctx.env, { record, envelope, file: input.file, expiresIn: input.expiresIn });
+}
+
+/** The caller's envelope and its vault record, on the envelope path; 404 unless the envelope is vaulted. */
+export async function findVaultedEnvelope(ctx: OrgContext, envelopeId: string): Promise<{ envelope: EnvelopeRow; record: VaultRecordRow }> {
+  const envelope = await getEnvelope(ctx.db, ctx.orgId, envelopeId);
   const record = envelope.status === "vaulted" ? await findVaultRecord(ctx.db, envelope.id) : null;
   if (!record) throw new ApiError(404, "Vaulted document not found: the envelope is not vaulted");
-  if (input.file === "authoritative") assertAuthoritativeServable(record, ctx.orgId);
-  return signVaultUrl(env, { record, envelope, file: input.file, expiresIn: input.expiresIn });
+  return { envelope, record };
 }
 
 /** A signed download URL of one file of a vault record the caller may have (its access checked by the caller). */
