@@ -38,7 +38,9 @@ export async function tryTimestampForDigest(tsa: TimestampAuthority, imprint: Ui
 /** `requestTimestamp` given the SHA-256 imprint itself (a document timestamp's: the byte ranges', hashed in parts). */
 export async function requestTimestampForDigest(tsa: TimestampAuthority, imprint: Uint8Array): Promise<pkijs.ContentInfo> {
   const nonce = crypto.getRandomValues(new Uint8Array(8));
-  nonce[0] = nonce[0]! & 0x7f;
+  // a positive INTEGER in minimal DER: a first byte of 0x01-0x7f (a leading 0x00 would be dropped by the
+  // TSA when it echoes the nonce, and the echo would no longer match: one request in 128 refused)
+  nonce[0] = (nonce[0]! % 0x7f) + 1;
   const request = new pkijs.TimeStampReq({
     version: 1,
     messageImprint: new pkijs.MessageImprint({
