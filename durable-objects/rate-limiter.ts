@@ -13,6 +13,8 @@ export type KeyRecord = {
   scopes: string[];
   rateLimitRpm: number;
   active: boolean;
+  /** the organization's current shard, where the key's creates go (DESIGN.md 10); a move pushes a fresh record */
+  currentShardId: number;
   /** the row's `updated_at`: of two records for one key, the later one is the truth */
   version: string;
 };
@@ -44,7 +46,7 @@ type WindowState = { start: number; count: number };
 const reservationFor = (limit: number) => Math.max(1, Math.min(100, Math.floor(limit / 20)));
 
 const sameRecord = (a: KeyRecord, b: KeyRecord) =>
-  a.keyId === b.keyId && a.orgId === b.orgId && a.active === b.active && a.rateLimitRpm === b.rateLimitRpm && a.scopes.join(" ") === b.scopes.join(" ");
+  a.keyId === b.keyId && a.orgId === b.orgId && a.active === b.active && a.rateLimitRpm === b.rateLimitRpm && a.currentShardId === b.currentShardId && a.scopes.join(" ") === b.scopes.join(" ");
 
 /**
  * One instance per API key (named by the key's SHA-256). It holds the key's record next to its
@@ -141,10 +143,10 @@ export class RateLimiter extends DurableObject<LimiterEnv> {
 
   private async read(keyHash: string): Promise<KeyRecord | null> {
     const row = await this.env.DB.prepare(
-      "SELECT id, org_id, scopes, rate_limit_rpm, active, updated_at FROM api_keys WHERE key_hash = ?",
+      "SELECT k.id, k.org_id, k.scopes, k.rate_limit_rpm, k.active, k.updated_at, (SELECT o.current_shard_id FROM organizations o WHERE o.id = k.org_id) AS current_shard_id FROM api_keys k WHERE k.key_hash = ?",
     )
       .bind(keyHash)
-      .first<{ id: string; org_id: string; scopes: string; rate_limit_rpm: number; active: number; updated_at: string }>();
+      .first<{ id: string; org_id: string; scopes: string; rate_limit_rpm: number; active: number; updated_at: string; current_shard_id: number | null }>();
     return row
       ? {
           keyId: row.id,
@@ -152,6 +154,7 @@ export class RateLimiter extends DurableObject<LimiterEnv> {
           scopes: JSON.parse(row.scopes) as string[],
           rateLimitRpm: row.rate_limit_rpm,
           active: row.active === 1,
+          currentShardId: row.current_shard_id ?? 1,
           version: row.updated_at,
         }
       : null;

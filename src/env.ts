@@ -2,7 +2,16 @@ import type { BulkBatchWorkflow } from "../durable-objects/bulk-batch";
 import type { RateLimiter } from "../durable-objects/rate-limiter";
 
 export type Env = {
+  /** the global database (docs/decisions/shards.md): organizations, credentials, placement, configuration */
   DB: D1Database;
+  /**
+   * The shards, `SHARD_1`, `SHARD_2`, …: per-envelope records (DESIGN.md 10). Without `SHARD_1` the
+   * deployment is one database and `DB` is its shard 1. A shard is registered with
+   * `PATCH /operator/shards/:shard_id` once bound and migrated (docs/deploy.md).
+   */
+  SHARD_1?: D1Database;
+  SHARD_2?: D1Database;
+  [shard: `SHARD_${number}`]: D1Database | undefined;
   DOCS: R2Bucket;
   ASSETS: Fetcher;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;

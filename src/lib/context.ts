@@ -1,5 +1,6 @@
 import type { Env, OutboxMessage } from "../env";
 import { SYSTEM_ACTOR, type Actor } from "./actor";
+import { globalDb, shardDb, shardOf, type GlobalDb, type ShardDb } from "./shards";
 
 /**
  * The one thing every service verb takes first: `verb(ctx, input)`. Built once per request by the
@@ -8,7 +9,17 @@ import { SYSTEM_ACTOR, type Actor } from "./actor";
  */
 export type RequestContext = {
   env: Env;
-  db: D1Database;
+  /** the global database (`DB`): organizations, credentials, placement, per-organization configuration */
+  global: GlobalDb;
+  /**
+   * The shard this request works on (docs/decisions/shards.md 3): the shard named by the record id in
+   * the path (`recordShard`), else the organization's current shard (where creates go), else shard 1.
+   */
+  db: ShardDb;
+  /** the number of `db` */
+  shardId: number;
+  /** true when `db` was chosen by a record id of the request: the organization's current shard does not replace it */
+  recordShard?: boolean;
   /**
    * hand on just-committed outbox events (those of one commit in one call): request surfaces and the bulk
    * batch deliver their webhooks at once, other jobs queue them (see Publisher; the relay cron is the safety net)
@@ -72,7 +83,9 @@ export function createContext(
   const publisher = fields.publisher ?? enqueueEvents;
   const ctx: RequestContext = {
     env,
-    db: env.DB,
+    global: globalDb(env),
+    db: shardDb(env, 1)!,
+    shardId: 1,
     waitUntil,
     publish: (...eventIds) => {
       if (eventIds.length > 0) waitUntil(publisher(ctx, eventIds));
@@ -93,3 +106,19 @@ export function systemContext(env: Env, waitUntil: (p: Promise<unknown>) => void
 export function inOrg(ctx: RequestContext, orgId: string): OrgContext {
   return { ...ctx, orgId };
 }
+
+/**
+ * The same context working on shard `shard`. A shard this deployment does not bind is answered from
+ * shard 1, where no record tagged with another number can exist: the caller's read finds nothing and
+ * answers its ordinary 404 (an id naming an unknown shard is never a 500).
+ */
+export function onShard<C extends RequestContext>(ctx: C, shard: number, recordShard = ctx.recordShard): C {
+  const db = shardDb(ctx.env, shard);
+  return db ? { ...ctx, db, shardId: shard, recordShard } : { ...ctx, db: shardDb(ctx.env, 1)!, shardId: 1, recordShard };
+}
+
+/** The same context working on the shard `id` names (its record's shard). */
+export const onShardOf = <C extends RequestContext>(ctx: C, id: string): C => onShard(ctx, shardOf(id), true);
+
+/** The context on the organization's current shard, unless a record id of the request already chose one. */
+export const onCurrentShard = <C extends RequestContext>(ctx: C, shard: number): C => (ctx.recordShard ? ctx : onShard(ctx, shard, false));

@@ -50,7 +50,7 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   if (!KEY_PATTERN.test(key)) {
     throw badRequest("Idempotency-Key must be 1 to 255 printable ASCII characters");
   }
-  const db = c.var.ctx.db;
+  const db = c.var.ctx.global;
   const { keyId, orgId } = c.var.apiKey;
   // The body as bytes (an upload is binary, and text decoding would lose it); the request is rebuilt
   // around them so the route can still read its body. Same fingerprint as over the text for UTF-8.

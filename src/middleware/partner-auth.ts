@@ -1,5 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import { rateLimiterFor } from "../../durable-objects/rate-limiter";
+import { onCurrentShard } from "../lib/context";
 import { sha256Hex } from "../lib/crypto";
 import { ApiError, forbidden, unauthorized } from "../lib/errors";
 import type { AppEnv } from "../lib/hono";
@@ -68,10 +69,10 @@ export const partnerAuth = createMiddleware<AppEnv>(async (c, next) => {
       limit: admission.limit,
     });
   }
-  const { keyId, orgId, scopes } = admission.key;
+  const { keyId, orgId, scopes, currentShardId } = admission.key;
   c.set("apiKey", { keyId, orgId, scopes });
   c.set("ctx", {
-    ...c.var.ctx,
+    ...onCurrentShard(c.var.ctx, currentShardId ?? 1),
     orgId,
     actor: { type: "api_key", id: keyId, ip: address ?? null, userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null },
   });

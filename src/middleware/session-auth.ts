@@ -1,4 +1,5 @@
 import { createMiddleware } from "hono/factory";
+import { onCurrentShard } from "../lib/context";
 import { jwtVerify } from "jose";
 import { forbidden, unauthorized } from "../lib/errors";
 import type { AppEnv, OrgMembership } from "../lib/hono";
@@ -38,14 +39,14 @@ export function requireMembership(roles?: OrgMembership["role"][]) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const orgId = c.req.header("x-org-id") ?? c.var.session.orgId;
     if (!orgId) throw forbidden("Organization required: send X-Org-Id");
-    const row = await getMembershipRole(c.var.ctx.db, c.var.session.userId, orgId);
+    const row = await getMembershipRole(c.var.ctx.global, c.var.session.userId, orgId);
     if (!row) throw forbidden("You are not a member of this organization");
     if (roles && !roles.includes(row.role)) {
       throw forbidden(`This action requires the ${roles.join(" or ")} role; you are ${row.role}`);
     }
     c.set("membership", { orgId, role: row.role });
     c.set("ctx", {
-      ...c.var.ctx,
+      ...onCurrentShard(c.var.ctx, row.current_shard_id),
       orgId,
       actor: {
         type: "user",

@@ -1,12 +1,13 @@
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { contentTypeRule, declaredBody } from "../middleware/content-type";
+import { recordShard } from "../middleware/record-shard";
 
 const listOf = (m: RouteConfig["middleware"]): MiddlewareHandler[] => (m === undefined ? [] : Array.isArray(m) ? [...m] : [m as MiddlewareHandler]);
 
 /**
  * Every route object goes through here (through partnerRoute, sessionRoute, operatorRoute, embedRoute,
- * signerRoute or publicRoute): the access check the route declares runs first (its credential's
+ * signerRoute or publicRoute): the shard a record id in the path names comes first (middleware/record-shard.ts), then the access check the route declares runs first (its credential's
  * middleware, mounted on this route only: no path glob decides who is checked), then the route's own middleware, then
  * the Content-Type rule derived from its declared body (middleware/content-type.ts), then `afterChecks`
  * (the partner routes' Idempotency-Key, which reads the body: only a request that passed the access and
@@ -18,7 +19,7 @@ export function defineRoute<R extends RouteConfig>(route: R, access: MiddlewareH
   return {
     ...route,
     ...(optionalBody ? { request: { ...route.request, body: { ...route.request!.body!, required: false } } } : {}),
-    middleware: [...access, ...listOf(route.middleware), ...contentTypeRule(route), ...afterChecks],
+    middleware: [recordShard, ...access, ...listOf(route.middleware), ...contentTypeRule(route), ...afterChecks],
   } as R;
 }
 

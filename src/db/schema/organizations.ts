@@ -16,9 +16,34 @@ export const organizations = sqliteTable("organizations", {
   /** the reminder defaults of the organization's envelopes (DESIGN.md 12); null: no reminders unless the envelope asks */
   reminderAfterDays: integer("reminder_after_days"),
   reminderEveryDays: integer("reminder_every_days"),
+  /** the shard its new envelopes, customers and batches go to (DESIGN.md 10); older shards stay in `org_shards` */
+  currentShardId: integer("current_shard_id").notNull().default(1),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 });
+
+/** The shard registry (DESIGN.md 10): `open` shards take new organizations and moves, `closed` ones are still read and swept. */
+export const shards = sqliteTable("shards", {
+  id: integer("id").primaryKey(),
+  state: text("state", { enum: ["open", "closed"] }).notNull(),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});
+
+/**
+ * An organization's shard set: every shard it was placed on (`placed`) and every shard holding a vault
+ * record it holds a role in or was offered (`vault`). Org-wide lists fan out over it.
+ */
+export const orgShards = sqliteTable(
+  "org_shards",
+  {
+    orgId: text("org_id").notNull(),
+    shardId: integer("shard_id").notNull(),
+    reason: text("reason", { enum: ["placed", "vault"] }).notNull(),
+    firstAt: text("first_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.shardId] })],
+);
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),

@@ -1,3 +1,4 @@
+import type { GlobalDb } from "../../lib/shards";
 import { conflict } from "../../lib/errors";
 import { ORG_CHAIN_ATTEMPTS, retryRaces } from "../../lib/retry";
 import type { Actor } from "../../lib/actor";
@@ -21,7 +22,7 @@ import { auditInsert, isChainConflict, readChainHead, type ChainHead } from "./c
  * entries leaves a chain that links perfectly, and only that record says they existed (verifyChain).
  */
 export async function commitWithOrgAudit(
-  db: D1Database,
+  db: GlobalDb,
   input: { orgId: string; action: AuditAction; actor: Actor; data: Record<string, unknown>; at: string },
   statements: D1PreparedStatement[],
   opts: { guarded?: boolean } = {},
@@ -53,7 +54,7 @@ export async function commitWithOrgAudit(
  */
 // SQL exception: the organization's record of its chain head moves in the batch of each entry, like
 // an envelope's `audit_seq`; it is the chain's own bookkeeping, not the organization's data.
-function advanceOrgHead(db: D1Database, orgId: string, from: ChainHead, to: ChainHead, entryId: string): D1PreparedStatement {
+function advanceOrgHead(db: GlobalDb, orgId: string, from: ChainHead, to: ChainHead, entryId: string): D1PreparedStatement {
   return db
     .prepare(
       `UPDATE organizations SET audit_seq = ?, audit_head_hash = ?

@@ -1,3 +1,4 @@
+import type { GlobalDb } from "../../lib/shards";
 import type { Row } from "../../db/row";
 import type { esignDisclosures } from "../../db/schema";
 
@@ -6,17 +7,17 @@ export type EsignDisclosureRow = Row<typeof esignDisclosures>;
 const COLUMNS = "id, org_id, version, required, text, paper_copy_contact, withdrawal_instructions, sha256, created_by, created_at";
 
 /** The organization's newest saved version; null: none saved (the shipped default applies). */
-export function findCurrentDisclosure(db: D1Database, orgId: string): Promise<EsignDisclosureRow | null> {
+export function findCurrentDisclosure(db: GlobalDb, orgId: string): Promise<EsignDisclosureRow | null> {
   return db.prepare(`SELECT ${COLUMNS} FROM esign_disclosures WHERE org_id = ? ORDER BY version DESC LIMIT 1`).bind(orgId).first<EsignDisclosureRow>();
 }
 
 /** The version an envelope pinned at create (`envelopes.disclosure_id`). */
-export function findDisclosure(db: D1Database, orgId: string, id: string): Promise<EsignDisclosureRow | null> {
+export function findDisclosure(db: GlobalDb, orgId: string, id: string): Promise<EsignDisclosureRow | null> {
   return db.prepare(`SELECT ${COLUMNS} FROM esign_disclosures WHERE id = ? AND org_id = ?`).bind(id, orgId).first<EsignDisclosureRow>();
 }
 
 /** A new version; two saves racing for the same number collide on (org_id, version) (isDisclosureVersionConflict). */
-export function disclosureInsert(db: D1Database, row: EsignDisclosureRow): D1PreparedStatement {
+export function disclosureInsert(db: GlobalDb, row: EsignDisclosureRow): D1PreparedStatement {
   return db
     .prepare(`INSERT INTO esign_disclosures (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
     .bind(row.id, row.org_id, row.version, row.required, row.text, row.paper_copy_contact, row.withdrawal_instructions, row.sha256, row.created_by, row.created_at);
@@ -27,7 +28,7 @@ export function disclosureInsert(db: D1Database, row: EsignDisclosureRow): D1Pre
  * envelope asking for consent pins the text its signers are shown (compose/create-envelope.ts), so a
  * later change of the shipped text never changes what an earlier signer agreed to.
  */
-export function defaultDisclosureInsertIfNone(db: D1Database, row: EsignDisclosureRow): D1PreparedStatement {
+export function defaultDisclosureInsertIfNone(db: GlobalDb, row: EsignDisclosureRow): D1PreparedStatement {
   return db
     .prepare(
       `INSERT OR IGNORE INTO esign_disclosures (${COLUMNS})

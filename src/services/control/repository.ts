@@ -1,3 +1,4 @@
+import type { GlobalDb } from "../../lib/shards";
 import type { Row } from "../../db/row";
 import type { controlKeys, TransferStatus, vaultTransfers } from "../../db/schema";
 
@@ -62,12 +63,12 @@ export async function listLapsedTransfers(db: D1Database, now: string, limit: nu
 
 // ---- control_keys ----
 
-export async function listControlKeys(db: D1Database, orgId: string): Promise<ControlKeyRow[]> {
+export async function listControlKeys(db: GlobalDb, orgId: string): Promise<ControlKeyRow[]> {
   const { results } = await db.prepare("SELECT * FROM control_keys WHERE org_id = ? ORDER BY created_at, kid").bind(orgId).all<ControlKeyRow>();
   return results;
 }
 
-export function controlKeysDeleteAll(db: D1Database, orgId: string): D1PreparedStatement {
+export function controlKeysDeleteAll(db: GlobalDb, orgId: string): D1PreparedStatement {
   return db.prepare("DELETE FROM control_keys WHERE org_id = ?").bind(orgId);
 }
 
@@ -87,7 +88,7 @@ export async function listPendingTransfersOf(db: D1Database, vaultIds: string[])
  * unsigned only while the organization has none; otherwise the key that signed the addition must still
  * be registered. An existing kid is left alone. 0 changes: the guard or the kid refused it.
  */
-export function controlKeyInsertGuarded(db: D1Database, row: ControlKeyRow, signedBy: string | null): D1PreparedStatement {
+export function controlKeyInsertGuarded(db: GlobalDb, row: ControlKeyRow, signedBy: string | null): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO control_keys (org_id, kid, alg, jwk, created_at)
@@ -100,7 +101,7 @@ export function controlKeyInsertGuarded(db: D1Database, row: ControlKeyRow, sign
 }
 
 /** Deletes a control key only while the key that signed the deletion (possibly the same one) is registered. */
-export function controlKeyDeleteGuarded(db: D1Database, orgId: string, kid: string, signedBy: string): D1PreparedStatement {
+export function controlKeyDeleteGuarded(db: GlobalDb, orgId: string, kid: string, signedBy: string): D1PreparedStatement {
   return db
     .prepare("DELETE FROM control_keys WHERE org_id = ?1 AND kid = ?2 AND EXISTS (SELECT 1 FROM control_keys WHERE org_id = ?1 AND kid = ?3)")
     .bind(orgId, kid, signedBy);

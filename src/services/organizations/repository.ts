@@ -1,3 +1,4 @@
+import type { GlobalDb } from "../../lib/shards";
 import type { Row } from "../../db/row";
 import type { memberships, organizations, users } from "../../db/schema/organizations";
 
@@ -10,21 +11,21 @@ export type MembershipRow = Row<typeof memberships>;
 // ---- organizations ----
 
 /** Whether the organization exists (`{ ok: 1 }`), or null. */
-export function findOrganization(db: D1Database, orgId: string): Promise<Record<string, unknown> | null> {
+export function findOrganization(db: GlobalDb, orgId: string): Promise<Record<string, unknown> | null> {
   return db.prepare("SELECT 1 AS ok FROM organizations WHERE id = ?").bind(orgId).first();
 }
 
 /** The organization's id, for a batch that reads it beside other things (no row: no such organization). */
-export function selectOrganizationId(db: D1Database, orgId: string): D1PreparedStatement {
+export function selectOrganizationId(db: GlobalDb, orgId: string): D1PreparedStatement {
   return db.prepare("SELECT id FROM organizations WHERE id = ?").bind(orgId);
 }
 
 /** The organization's name, for a batch (one row `{ name }`, none for an unknown organization). */
-export function selectOrganizationName(db: D1Database, orgId: string): D1PreparedStatement {
+export function selectOrganizationName(db: GlobalDb, orgId: string): D1PreparedStatement {
   return db.prepare("SELECT name FROM organizations WHERE id = ?").bind(orgId);
 }
 
-export function getOrganizationName(db: D1Database, orgId: string): Promise<Pick<OrganizationRow, "name"> | null> {
+export function getOrganizationName(db: GlobalDb, orgId: string): Promise<Pick<OrganizationRow, "name"> | null> {
   return selectOrganizationName(db, orgId).first<Pick<OrganizationRow, "name">>();
 }
 
@@ -34,7 +35,7 @@ export type OrganizationSettingsRow = Pick<
 >;
 
 /** What the operator sees of an organization. */
-export function getOrganizationSettings(db: D1Database, orgId: string): Promise<OrganizationSettingsRow | null> {
+export function getOrganizationSettings(db: GlobalDb, orgId: string): Promise<OrganizationSettingsRow | null> {
   return db
     .prepare("SELECT id, name, stripe_account_id, platform_fee_bps, embed_frame_ancestors, reminder_after_days, reminder_every_days, created_at, updated_at FROM organizations WHERE id = ?")
     .bind(orgId)
@@ -42,14 +43,14 @@ export function getOrganizationSettings(db: D1Database, orgId: string): Promise<
 }
 
 /** What a payment request needs of its organization: the connected account and the platform fee. */
-export function getOrganizationPaymentSettings(db: D1Database, orgId: string): Promise<Pick<OrganizationRow, "stripe_account_id" | "platform_fee_bps"> | null> {
+export function getOrganizationPaymentSettings(db: GlobalDb, orgId: string): Promise<Pick<OrganizationRow, "stripe_account_id" | "platform_fee_bps"> | null> {
   return db
     .prepare("SELECT stripe_account_id, platform_fee_bps FROM organizations WHERE id = ?")
     .bind(orgId)
     .first<Pick<OrganizationRow, "stripe_account_id" | "platform_fee_bps">>();
 }
 
-export function getOrganizationEmbedSettings(db: D1Database, orgId: string): Promise<Pick<OrganizationRow, "embed_frame_ancestors" | "updated_at"> | null> {
+export function getOrganizationEmbedSettings(db: GlobalDb, orgId: string): Promise<Pick<OrganizationRow, "embed_frame_ancestors" | "updated_at"> | null> {
   return db
     .prepare("SELECT embed_frame_ancestors, updated_at FROM organizations WHERE id = ?")
     .bind(orgId)
@@ -60,7 +61,7 @@ export function getOrganizationEmbedSettings(db: D1Database, orgId: string): Pro
  * The frame-ancestors column (JSON text) of the organization of an envelope or of a signer; null when
  * the envelope or signer is unknown.
  */
-export function getFrameAncestorsOf(db: D1Database, ref: { envelopeId: string } | { signerId: string }): Promise<{ origins: string | null } | null> {
+export function getFrameAncestorsOf(db: GlobalDb, ref: { envelopeId: string } | { signerId: string }): Promise<{ origins: string | null } | null> {
   return "envelopeId" in ref
     ? db
         .prepare("SELECT o.embed_frame_ancestors AS origins FROM envelopes e JOIN organizations o ON o.id = e.org_id WHERE e.id = ?")
@@ -72,7 +73,7 @@ export function getFrameAncestorsOf(db: D1Database, ref: { envelopeId: string } 
         .first<{ origins: string | null }>();
 }
 
-export function organizationInsert(db: D1Database, org: { id: string; name: string; at: string }): D1PreparedStatement {
+export function organizationInsert(db: GlobalDb, org: { id: string; name: string; at: string }): D1PreparedStatement {
   return db.prepare("INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)").bind(org.id, org.name, org.at, org.at);
 }
 
@@ -82,7 +83,7 @@ export type OrganizationChanges = Partial<
 >;
 
 /** The UPDATE of the given columns (and `updated_at`). */
-export function organizationUpdate(db: D1Database, orgId: string, changes: OrganizationChanges, at: string): D1PreparedStatement {
+export function organizationUpdate(db: GlobalDb, orgId: string, changes: OrganizationChanges, at: string): D1PreparedStatement {
   const columns = Object.keys(changes) as (keyof OrganizationChanges)[];
   return db
     .prepare(`UPDATE organizations SET updated_at = ?${columns.map((c) => `, ${c} = ?`).join("")} WHERE id = ?`)
@@ -90,36 +91,36 @@ export function organizationUpdate(db: D1Database, orgId: string, changes: Organ
 }
 
 /** Stores the organization's frame-ancestors list (JSON text, or NULL for none). */
-export function frameAncestorsUpdate(db: D1Database, orgId: string, stored: string | null, at: string): D1PreparedStatement {
+export function frameAncestorsUpdate(db: GlobalDb, orgId: string, stored: string | null, at: string): D1PreparedStatement {
   return db.prepare("UPDATE organizations SET embed_frame_ancestors = ?, updated_at = ? WHERE id = ?").bind(stored, at, orgId);
 }
 
 // ---- users ----
 
-export function findUserIdByEmail(db: D1Database, email: string): Promise<Pick<UserRow, "id"> | null> {
+export function findUserIdByEmail(db: GlobalDb, email: string): Promise<Pick<UserRow, "id"> | null> {
   return db.prepare("SELECT id FROM users WHERE email = ?").bind(email).first<Pick<UserRow, "id">>();
 }
 
 /** The user's row id, or null when there is no such user. */
-export function findUser(db: D1Database, userId: string): Promise<Record<string, unknown> | null> {
+export function findUser(db: GlobalDb, userId: string): Promise<Record<string, unknown> | null> {
   return db.prepare("SELECT id FROM users WHERE id = ?").bind(userId).first();
 }
 
 /** The user's email, lower-cased, or null when there is no such user. */
-export async function getUserEmailLower(db: D1Database, userId: string): Promise<string | null> {
+export async function getUserEmailLower(db: GlobalDb, userId: string): Promise<string | null> {
   const row = await db.prepare("SELECT lower(email) AS email FROM users WHERE id = ?").bind(userId).first<{ email: string }>();
   return row?.email ?? null;
 }
 
 /** Adds a user; a user with this email already there is kept as is. */
-export function userInsert(db: D1Database, user: { id: string; email: string; name: string; at: string }): D1PreparedStatement {
+export function userInsert(db: GlobalDb, user: { id: string; email: string; name: string; at: string }): D1PreparedStatement {
   return db.prepare("INSERT INTO users (id, email, name, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING").bind(user.id, user.email, user.name, user.at);
 }
 
 // ---- memberships ----
 
 /** Makes the user with this email a member with `role` (the role of an existing membership is replaced). */
-export function membershipUpsert(db: D1Database, m: { email: string; orgId: string; role: MembershipRow["role"]; at: string }): D1PreparedStatement {
+export function membershipUpsert(db: GlobalDb, m: { email: string; orgId: string; role: MembershipRow["role"]; at: string }): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO memberships (user_id, org_id, role, created_at) VALUES ((SELECT id FROM users WHERE email = ?), ?, ?, ?)
@@ -128,28 +129,32 @@ export function membershipUpsert(db: D1Database, m: { email: string; orgId: stri
     .bind(m.email, m.orgId, m.role, m.at);
 }
 
-export function findMembership(db: D1Database, userId: string, orgId: string): Promise<Record<string, unknown> | null> {
+export function findMembership(db: GlobalDb, userId: string, orgId: string): Promise<Record<string, unknown> | null> {
   return db.prepare("SELECT 1 AS ok FROM memberships WHERE user_id = ? AND org_id = ?").bind(userId, orgId).first();
 }
 
-export function getMembershipRole(db: D1Database, userId: string, orgId: string): Promise<Pick<MembershipRow, "role"> | null> {
-  return db.prepare("SELECT role FROM memberships WHERE user_id = ? AND org_id = ?").bind(userId, orgId).first<Pick<MembershipRow, "role">>();
+/** The member's role and the organization's current shard (where the console's creates go), in one read. */
+export function getMembershipRole(db: GlobalDb, userId: string, orgId: string): Promise<(Pick<MembershipRow, "role"> & { current_shard_id: number }) | null> {
+  return db
+    .prepare("SELECT m.role, o.current_shard_id FROM memberships m JOIN organizations o ON o.id = m.org_id WHERE m.user_id = ? AND m.org_id = ?")
+    .bind(userId, orgId)
+    .first<Pick<MembershipRow, "role"> & { current_shard_id: number }>();
 }
 
 // ---- appended by bulk send (helper B) ----
 
 /** The user's email, trimmed and lower-cased, or null when there is no such user. */
-export function getUserEmailNormalized(db: D1Database, userId: string): Promise<{ email: string } | null> {
+export function getUserEmailNormalized(db: GlobalDb, userId: string): Promise<{ email: string } | null> {
   return db.prepare("SELECT lower(trim(email)) AS email FROM users WHERE id = ?").bind(userId).first<{ email: string }>();
 }
 
 /** For a batch: the user's email and name (one row, none for an unknown user). */
-export function selectUserContact(db: D1Database, userId: string): D1PreparedStatement {
+export function selectUserContact(db: GlobalDb, userId: string): D1PreparedStatement {
   return db.prepare("SELECT email, name FROM users WHERE id = ?").bind(userId);
 }
 
 /** The names of the organizations among `orgIds` (one JSON array): the parties of a page of vault records. */
-export async function listOrganizationNames(db: D1Database, orgIds: string[]): Promise<Pick<OrganizationRow, "id" | "name">[]> {
+export async function listOrganizationNames(db: GlobalDb, orgIds: string[]): Promise<Pick<OrganizationRow, "id" | "name">[]> {
   if (orgIds.length === 0) return [];
   const { results } = await db
     .prepare("SELECT id, name FROM organizations WHERE id IN (SELECT value FROM json_each(?))")

@@ -1,3 +1,4 @@
+import type { GlobalDb } from "../../lib/shards";
 import type { Row } from "../../db/row";
 import type { documentPackageItems, documentPackages, templates } from "../../db/schema";
 import { notFound } from "../../lib/errors";
@@ -9,7 +10,7 @@ export type PackageRow = Row<typeof documentPackages>;
 export type PackageItemRow = Pick<Row<typeof documentPackageItems>, "position" | "template_id" | "kba_required" | "provider_instance" | "provider_template_id"> &
   Pick<Row<typeof templates>, "name" | "deleted_at">;
 
-export async function getPackage(db: D1Database, orgId: string, packageId: string): Promise<{ pkg: PackageRow; items: PackageItemRow[] }> {
+export async function getPackage(db: GlobalDb, orgId: string, packageId: string): Promise<{ pkg: PackageRow; items: PackageItemRow[] }> {
   const [pkg, items] = await db.batch<PackageRow | PackageItemRow>([
     db.prepare("SELECT * FROM document_packages WHERE id = ? AND org_id = ? AND deleted_at IS NULL").bind(packageId, orgId),
     db
@@ -25,31 +26,31 @@ export async function getPackage(db: D1Database, orgId: string, packageId: strin
 }
 
 /** The KBA flag of a live package of the organization, or null. */
-export function findPackageKba(db: D1Database, orgId: string, packageId: string): Promise<Pick<PackageRow, "kba_required"> | null> {
+export function findPackageKba(db: GlobalDb, orgId: string, packageId: string): Promise<Pick<PackageRow, "kba_required"> | null> {
   return db
     .prepare("SELECT kba_required FROM document_packages WHERE id = ? AND org_id = ? AND deleted_at IS NULL")
     .bind(packageId, orgId)
     .first<Pick<PackageRow, "kba_required">>();
 }
 
-export function packageInsert(db: D1Database, pkg: PackageRow): D1PreparedStatement {
+export function packageInsert(db: GlobalDb, pkg: PackageRow): D1PreparedStatement {
   return db
     .prepare("INSERT INTO document_packages (id, org_id, name, kba_required, provider_instance, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
     .bind(pkg.id, pkg.org_id, pkg.name, pkg.kba_required, pkg.provider_instance, pkg.created_at, pkg.updated_at);
 }
 
-export function packageUpdate(db: D1Database, next: Pick<PackageRow, "id" | "name" | "kba_required" | "provider_instance" | "updated_at">): D1PreparedStatement {
+export function packageUpdate(db: GlobalDb, next: Pick<PackageRow, "id" | "name" | "kba_required" | "provider_instance" | "updated_at">): D1PreparedStatement {
   return db
     .prepare("UPDATE document_packages SET name = ?, kba_required = ?, provider_instance = ?, updated_at = ? WHERE id = ?")
     .bind(next.name, next.kba_required, next.provider_instance, next.updated_at, next.id);
 }
 
-export function packageItemsDelete(db: D1Database, packageId: string): D1PreparedStatement {
+export function packageItemsDelete(db: GlobalDb, packageId: string): D1PreparedStatement {
   return db.prepare("DELETE FROM document_package_items WHERE package_id = ?").bind(packageId);
 }
 
 /** One INSERT per member, positions from 1 in the order given. */
-export function packageItemInserts(db: D1Database, orgId: string, packageId: string, items: Omit<PackageItemRow, "position" | "name" | "deleted_at">[]): D1PreparedStatement[] {
+export function packageItemInserts(db: GlobalDb, orgId: string, packageId: string, items: Omit<PackageItemRow, "position" | "name" | "deleted_at">[]): D1PreparedStatement[] {
   return items.map((item, i) =>
     db
       .prepare(

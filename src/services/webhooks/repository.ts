@@ -1,3 +1,4 @@
+import type { GlobalDb } from "../../lib/shards";
 import type { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema";
 import type { Row } from "../../db/row";
 import { notFound, unprocessable } from "../../lib/errors";
@@ -8,7 +9,7 @@ export type DeliveryRow = Row<typeof webhookDeliveries>;
 export type AttemptRow = Row<typeof webhookAttempts>;
 
 /** A live (not soft-deleted) endpoint of the organization; anything else is 404, never a leak. */
-export async function getEndpoint(db: D1Database, orgId: string, endpointId: string, opts: { includeDeleted?: boolean } = {}) {
+export async function getEndpoint(db: GlobalDb, orgId: string, endpointId: string, opts: { includeDeleted?: boolean } = {}) {
   const row = await db
     .prepare(`SELECT * FROM webhook_endpoints WHERE id = ? AND org_id = ?${opts.includeDeleted ? "" : " AND deleted_at IS NULL"}`)
     .bind(endpointId, orgId)
@@ -99,7 +100,7 @@ export const isEndpointLimitError = (err: unknown) => err instanceof Error && er
 // ---- webhook_endpoints ----
 
 /** Every live endpoint of the organization, oldest first. */
-export async function listLiveEndpoints(db: D1Database, orgId: string): Promise<EndpointRow[]> {
+export async function listLiveEndpoints(db: GlobalDb, orgId: string): Promise<EndpointRow[]> {
   const { results } = await db
     .prepare("SELECT * FROM webhook_endpoints WHERE org_id = ? AND deleted_at IS NULL ORDER BY created_at, id")
     .bind(orgId)
@@ -108,12 +109,12 @@ export async function listLiveEndpoints(db: D1Database, orgId: string): Promise<
 }
 
 /** The organization's live legacy endpoint (the target of PATCH /partner/webhook), if any. */
-export const findLegacyEndpoint = (db: D1Database, orgId: string) =>
+export const findLegacyEndpoint = (db: GlobalDb, orgId: string) =>
   db.prepare("SELECT * FROM webhook_endpoints WHERE org_id = ? AND legacy = 1 AND deleted_at IS NULL").bind(orgId).first<EndpointRow>();
 
 /** The INSERT of a new, active endpoint (`secret` null: unsigned). The 25-endpoint limit is a trigger (isEndpointLimitError). */
 export function endpointInsert(
-  db: D1Database,
+  db: GlobalDb,
   input: { id: string; orgId: string; url: string; description: string; events: string[]; secret: string | null; legacy: boolean; at: string },
 ): D1PreparedStatement {
   return db
@@ -129,7 +130,7 @@ export function endpointInsert(
  * code, never from input); `resume` also clears the pause and the failure run.
  */
 export function endpointUpdate(
-  db: D1Database,
+  db: GlobalDb,
   input: { id: string; orgId: string; changes: Record<string, string | number>; resume: boolean; at: string },
 ): D1PreparedStatement {
   const columns = Object.keys(input.changes);
@@ -140,7 +141,7 @@ export function endpointUpdate(
 }
 
 /** The soft delete of a live endpoint (it also stops being active). */
-export function endpointSoftDelete(db: D1Database, input: { id: string; orgId: string; at: string }): D1PreparedStatement {
+export function endpointSoftDelete(db: GlobalDb, input: { id: string; orgId: string; at: string }): D1PreparedStatement {
   return db
     .prepare("UPDATE webhook_endpoints SET deleted_at = ?, is_active = 0, updated_at = ? WHERE id = ? AND org_id = ? AND deleted_at IS NULL")
     .bind(input.at, input.at, input.id, input.orgId);
@@ -148,7 +149,7 @@ export function endpointSoftDelete(db: D1Database, input: { id: string; orgId: s
 
 /** The secret rotation, guarded on the secret the caller read (`currentSecret`): of two racing rotations one changes nothing. */
 export function endpointSecretRotate(
-  db: D1Database,
+  db: GlobalDb,
   input: { id: string; orgId: string; secret: string; currentSecret: string | null; graceExpiresAt: string | null; at: string },
 ): D1PreparedStatement {
   return db
@@ -160,7 +161,7 @@ export function endpointSecretRotate(
 }
 
 /** Clears the failure run of endpoints whose attempts all succeeded (record-attempts.ts). */
-export function endpointsRecoveredUpdate(db: D1Database, endpointIds: readonly string[]): D1PreparedStatement {
+export function endpointsRecoveredUpdate(db: GlobalDb, endpointIds: readonly string[]): D1PreparedStatement {
   // `consecutive_failures > 0`: an endpoint already healthy is not rewritten (D1 bills rows written).
   return db
     .prepare("UPDATE webhook_endpoints SET consecutive_failures = 0, failing_since = NULL WHERE id IN (SELECT value FROM json_each(?)) AND consecutive_failures > 0")
@@ -172,7 +173,7 @@ export function endpointsRecoveredUpdate(db: D1Database, endpointIds: readonly s
  * pauses it at `at` if `pause` and it is not paused yet (record-attempts.ts).
  */
 export function endpointFailuresUpdate(
-  db: D1Database,
+  db: GlobalDb,
   input: { endpointId: string; recovered: boolean; failures: number; pause: boolean; at: string },
 ): D1PreparedStatement {
   return db

@@ -1,3 +1,4 @@
+import type { GlobalDb } from "../../../lib/shards";
 import type { KeyRecord } from "../../../../durable-objects/rate-limiter";
 import type { Row } from "../../../db/row";
 import type { apiKeys, idempotencyKeys } from "../../../db/schema/api-keys";
@@ -17,8 +18,16 @@ export const displayPrefix = (raw: string) => raw.slice(0, 7);
 const scopesOf = (row: KeyRow): Scope[] => JSON.parse(row.scopes);
 
 /** What the key's RateLimiter caches to admit requests without D1. */
-export function limiterRecord(row: KeyRow): KeyRecord {
-  return { keyId: row.id, orgId: row.org_id, scopes: scopesOf(row), rateLimitRpm: row.rate_limit_rpm, active: row.active === 1, version: row.updated_at };
+export function limiterRecord(row: LoadedKeyRow): KeyRecord {
+  return {
+    keyId: row.id,
+    orgId: row.org_id,
+    scopes: scopesOf(row),
+    rateLimitRpm: row.rate_limit_rpm,
+    active: row.active === 1,
+    currentShardId: row.current_shard_id ?? 1,
+    version: row.updated_at,
+  };
 }
 
 export function serializeKey(row: KeyRow): ApiKey {
@@ -36,14 +45,20 @@ export function serializeKey(row: KeyRow): ApiKey {
   };
 }
 
-export async function loadKey(db: D1Database, keyId: string): Promise<KeyRow> {
-  const row = await db.prepare("SELECT * FROM api_keys WHERE id = ?").bind(keyId).first<KeyRow>();
+/** A key row with its organization's current shard (what the key's RateLimiter caches for partnerAuth). */
+export type LoadedKeyRow = KeyRow & { current_shard_id: number };
+
+export async function loadKey(db: GlobalDb, keyId: string): Promise<LoadedKeyRow> {
+  const row = await db
+    .prepare("SELECT k.*, (SELECT o.current_shard_id FROM organizations o WHERE o.id = k.org_id) AS current_shard_id FROM api_keys k WHERE k.id = ?")
+    .bind(keyId)
+    .first<LoadedKeyRow>();
   if (!row) throw notFound("API key");
   return row;
 }
 
 export function apiKeyInsert(
-  db: D1Database,
+  db: GlobalDb,
   key: Pick<KeyRow, "id" | "org_id" | "name" | "key_hash" | "key_prefix" | "scopes" | "rate_limit_rpm"> & { at: string },
 ): D1PreparedStatement {
   return db
@@ -55,7 +70,7 @@ export function apiKeyInsert(
 }
 
 /** Replaces the key's hash, guarded on the hash it replaces (`changes` 0: another rotation won). */
-export function apiKeyRotate(db: D1Database, key: { id: string; beforeHash: string; hash: string; prefix: string; at: string }): D1PreparedStatement {
+export function apiKeyRotate(db: GlobalDb, key: { id: string; beforeHash: string; hash: string; prefix: string; at: string }): D1PreparedStatement {
   return db.prepare("UPDATE api_keys SET key_hash = ?, key_prefix = ?, updated_at = ? WHERE id = ? AND key_hash = ?").bind(key.hash, key.prefix, key.at, key.id, key.beforeHash);
 }
 
@@ -63,7 +78,7 @@ export function apiKeyRotate(db: D1Database, key: { id: string; beforeHash: stri
 export type ApiKeyChanges = Partial<Pick<KeyRow, "scopes" | "rate_limit_rpm" | "active">>;
 
 /** The UPDATE of the given columns (and `updated_at`). */
-export function apiKeyUpdate(db: D1Database, keyId: string, changes: ApiKeyChanges, at: string): D1PreparedStatement {
+export function apiKeyUpdate(db: GlobalDb, keyId: string, changes: ApiKeyChanges, at: string): D1PreparedStatement {
   const columns = Object.keys(changes) as (keyof ApiKeyChanges)[];
   return db
     .prepare(`UPDATE api_keys SET updated_at = ?${columns.map((c) => `, ${c} = ?`).join("")} WHERE id = ?`)
@@ -78,7 +93,7 @@ export function apiKeyUpdate(db: D1Database, keyId: string, changes: ApiKeyChang
  * request died) is taken over. `meta.changes` 0: the key is held (read it with getIdempotencyRecord).
  */
 export function claimIdempotencyKey(
-  db: D1Database,
+  db: GlobalDb,
   claim: { keyId: string; key: string; orgId: string; requestHash: string; claimedAt: string; cutoff: string; staleCutoff: string },
 ): Promise<D1Result> {
   return db
@@ -95,7 +110,7 @@ export function claimIdempotencyKey(
 }
 
 export function getIdempotencyRecord(
-  db: D1Database,
+  db: GlobalDb,
   keyId: string,
   key: string,
 ): Promise<Pick<IdempotencyKeyRow, "request_hash" | "state" | "response_status" | "response_body"> | null> {
@@ -106,7 +121,7 @@ export function getIdempotencyRecord(
 }
 
 /** Releases this request's claim (guarded on it: a claim taken over by a retry is left alone). */
-export function releaseIdempotencyKey(db: D1Database, claim: { keyId: string; key: string; claimedAt: string }): Promise<D1Result> {
+export function releaseIdempotencyKey(db: GlobalDb, claim: { keyId: string; key: string; claimedAt: string }): Promise<D1Result> {
   return db
     .prepare("DELETE FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ? AND state = 'in_progress' AND created_at = ?")
     .bind(claim.keyId, claim.key, claim.claimedAt)
@@ -114,7 +129,7 @@ export function releaseIdempotencyKey(db: D1Database, claim: { keyId: string; ke
 }
 
 /** Stores the response under this request's claim (guarded on it, as releaseIdempotencyKey). */
-export function completeIdempotencyKey(db: D1Database, claim: { keyId: string; key: string; claimedAt: string }, response: { status: number; body: string }): Promise<D1Result> {
+export function completeIdempotencyKey(db: GlobalDb, claim: { keyId: string; key: string; claimedAt: string }, response: { status: number; body: string }): Promise<D1Result> {
   return db
     .prepare(
       `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ?
