@@ -7,7 +7,10 @@ import { DurableObject } from "cloudflare:workers";
  */
 type SchedulerEnv = { BULK_TEST_HOOKS?: string };
 
-/** The run an instance drives: one batch of one organization. */
+/**
+ * The run an instance drives: one batch of one organization. The instance is named by the batch id,
+ * which names the batch's shard (`bsb_<n>_…`): the Worker's chunk code works on that shard.
+ */
 export type BulkRun = { batchId: string; orgId: string };
 
 /**

@@ -35,6 +35,11 @@ export type Admission =
 const WINDOW_MS = 60_000;
 const LAST_USED_FLUSH_MS = 60_000;
 const LAST_USED_RESOLUTION_MS = 10_000;
+/**
+ * How long a cached key record is trusted: past it the next request reads D1 again, so a change whose
+ * push was lost (an organization's shard move, a re-scope) reaches this instance within a minute.
+ */
+const RECORD_TTL_MS = 60_000;
 
 type WindowState = { start: number; count: number };
 
@@ -66,6 +71,8 @@ export class RateLimiter extends DurableObject<LimiterEnv> {
   /** the count the stored window holds for the current window: never below the admissions made in it */
   private reserved = 0;
   private lastUsedWrittenAt = 0;
+  /** when the cached record was last read from D1 or pushed */
+  private recordAt = 0;
 
   async admit(keyHash: string): Promise<Admission> {
     const key = await this.load(keyHash);
@@ -107,6 +114,7 @@ export class RateLimiter extends DurableObject<LimiterEnv> {
       return;
     }
     this.record = this.newer(this.record, record);
+    this.recordAt = Date.now();
   }
 
   /**
@@ -130,10 +138,18 @@ export class RateLimiter extends DurableObject<LimiterEnv> {
   }
 
   private async load(keyHash: string): Promise<KeyRecord | null> {
+    if (this.record !== undefined && !this.forgotten && Date.now() - this.recordAt >= RECORD_TTL_MS) {
+      // Stale: D1 is the truth. A key no longer found under this hash (rotated, push lost) is gone;
+      // otherwise the later version wins as with a push (a tie of two different records reads again).
+      const loaded = await this.read(keyHash);
+      this.recordAt = Date.now();
+      this.record = this.forgotten || loaded === null ? null : this.newer(this.record, loaded);
+    }
     // Twice at most: a second read follows a tie with a refresh (newer), and is after both changes.
     for (let read = 1; ; read++) {
       if (this.record !== undefined) return this.record;
       const loaded = await this.read(keyHash);
+      this.recordAt = Date.now();
       // D1 is read outside the input gate: a refresh (a deactivation, a rotation) may have arrived
       // meanwhile, and is at least as new as what was read.
       this.record = this.record === undefined && !this.forgotten ? loaded : this.newer(this.record, loaded);

@@ -30,13 +30,23 @@ for (const sb of b.m.steps) {
   console.log([sb.name, fmt(sa.d1_rows_read), fmt(sb.d1_rows_read), fmt(d), per(d), sa.d1_rows_read_growth_per_stored_envelope, sb.d1_rows_read_growth_per_stored_envelope].join(" | "));
 }
 console.log(["lifecycle", fmt(a.m.lifecycle.d1_rows_read), fmt(b.m.lifecycle.d1_rows_read), fmt(total), per(total), a.m.d1_rows_read_growth_per_stored_envelope, b.m.d1_rows_read_growth_per_stored_envelope].join(" | "));
+// the same per database (global, the shards), when both measurements counted each database
+for (const part of ["global", "shards"]) {
+  const x = a.m.lifecycle_by_database?.[part]?.rows_read;
+  const y = b.m.lifecycle_by_database?.[part]?.rows_read;
+  if (x === undefined || y === undefined) continue;
+  console.log([`lifecycle, ${part}`, fmt(x), fmt(y), fmt(y - x), per(y - x), "", ""].join(" | "));
+}
 
 if (!a.m.statement_reads || !b.m.statement_reads) {
   console.log(`\nper statement: ${!a.m.statement_reads ? a.path : b.path} has no statement_reads (measured before the harness recorded them); re-run it to compare statements.`);
   process.exit(0);
 }
-// A statement is keyed by its text; its step is the first it ran in (the fan-out batch runs in every publish).
-const key = (s) => s.sql;
+// A statement is keyed by its database and text (a measurement taken before the harness counted each
+// database has no `db`: its statements are keyed by text alone, as are the other file's when either
+// lacks it); its step is the first it ran in (the fan-out batch runs in every publish).
+const byDb = (a.m.statement_reads ?? []).some((s) => s.db) && (b.m.statement_reads ?? []).some((s) => s.db);
+const key = (s) => (byDb ? `[${s.db}] ${s.sql}` : s.sql);
 const reads = (m) => new Map((m.statement_reads ?? []).map((s) => [key(s), s]));
 const ra = reads(a.m);
 const rb = reads(b.m);
@@ -44,7 +54,7 @@ const rows = [];
 for (const k of new Set([...ra.keys(), ...rb.keys()])) {
   const x = ra.get(k)?.rows_read_per_lifecycle ?? 0;
   const y = rb.get(k)?.rows_read_per_lifecycle ?? 0;
-  if (x !== y) rows.push({ step: (ra.get(k) ?? rb.get(k)).step, sql: (ra.get(k) ?? rb.get(k)).sql, x, y, only: !ra.has(k) ? "B only" : !rb.has(k) ? "A only" : "" });
+  if (x !== y) rows.push({ step: (ra.get(k) ?? rb.get(k)).step, sql: key(ra.get(k) ?? rb.get(k)), x, y, only: !ra.has(k) ? "B only" : !rb.has(k) ? "A only" : "" });
 }
 rows.sort((p, q) => Math.abs(q.y - q.x) - Math.abs(p.y - p.x));
 console.log(`\nstatements whose mean rows read per lifecycle differ (${rows.length}; [step] is the first step it ran in):`);

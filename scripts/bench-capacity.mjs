@@ -77,6 +77,24 @@ export async function capacitySection(ctx) {
   const compared = STORED > 0 ? await runNode([join(root, "scripts", "bench-capacity-compare.mjs"), STANDARD, OUT]) : "";
   const growing = (m.growing_statements ?? []).filter((g) => g.growth_per_stored_envelope >= 1);
   const stored = Object.entries(m.d1_stored_per_envelope ?? {}).map(([t, v]) => `${t} ${v.rows}x${Math.round(v.bytes / Math.max(1, v.rows))} B`).join(", ");
+  // D1 work per database (global = DB, shards = every SHARD_<n>): statements / round trips / rows read / rows written
+  const part = (d) => (d ? `${fmt(d.statements, 0)} / ${fmt(d.round_trips, 0)} / ${fmt(d.rows_read, 0)} / ${fmt(d.rows_written, 0)}` : "-");
+  const perDb = m.layout
+    ? [
+        `D1 per database (${m.layout.separate_databases ? `global DB and ${m.layout.shards} shard(s), measured organization on ${m.layout.measured_shard_label}` : "one database: every statement counted as global"}), statements / round trips / rows read / rows written per lifecycle: ` +
+          [...m.steps.filter((s) => !/^bare/.test(s.name)).map((s) => `${s.name.split(":")[0]}: global ${part(s.by_database?.global)}, shards ${part(s.by_database?.shards)}`), `lifecycle: global ${part(m.lifecycle_by_database?.global)}, shards ${part(m.lifecycle_by_database?.shards)}`].join("; ") +
+          ".",
+        `Stored per envelope per database (file growth; rows / logical bytes): ${Object.entries(m.databases ?? {})
+          .map(([label, d]) => `${label} ${fmt(d.file_bytes_per_envelope, 0)} B file, ${fmt(d.stored_per_envelope?.rows ?? 0, 2)} rows / ${fmt(d.stored_per_envelope?.bytes ?? 0, 0)} B${Object.keys(d.stored_per_envelope?.tables ?? {}).length && label === "global" ? ` (${Object.entries(d.stored_per_envelope.tables).map(([t, v]) => `${t} ${v.rows}`).join(", ")})` : ""}`)
+          .join("; ")}. ` +
+          `Per organization (org + key + user): ${Object.entries(m.databases ?? {})
+            .map(([label, d]) => `${label} ${fmt(d.per_organization?.rows ?? 0, 0)} rows / ${fmt(d.per_organization?.bytes ?? 0, 0)} B`)
+            .join("; ")}. ` +
+          (m.global_per_keyed_post
+            ? `Per keyed POST (Idempotency-Key), on global: +${fmt(m.global_per_keyed_post.global_extra.statements, 0)} statements, +${fmt(m.global_per_keyed_post.global_extra.rows_written, 0)} rows written, ${fmt(m.global_per_keyed_post.global_stored.rows, 0)} row / ${fmt(m.global_per_keyed_post.global_stored.bytes, 0)} B kept 24 h.`
+            : ""),
+      ]
+    : [];
   return {
     title: `Capacity: one envelope lifecycle, mean of ${m.runs}${STORED > 0 ? `, ${m.envelopes_stored_before_runs} envelopes already stored` : ""} (Workers runtime, local bindings behind counting proxies; docs/scaling.md)`,
     columns: ["step", "Worker req", "D1 stmts", "D1 trips", "rows read", "rows written", "R2 A / B", "R2 bytes w / r", "queue sent / consumed", "DO req", "CPU ms"],
@@ -85,7 +103,8 @@ export async function capacitySection(ctx) {
       `Lifecycle: ${m.lifecycle_definition}. Template PDF ${kb(m.template_pdf_bytes)}.`,
       "Counts are measured: every D1 statement's meta (rows_read, rows_written, duration), every R2 call and object size, every Durable Object stub call, every queue message. " +
         "CPU ms is the workerd process's user+system time around each step (10 ms ticks, averaged over the runs): it includes miniflare's local D1/R2 simulators, so it is an upper bound of billed CPU; the bare row is the harness floor.",
-      `D1 stored per envelope: ${fmt(m.d1_file_bytes_per_envelope, 0)} B of database file (size_after delta); rows x logical bytes: ${stored}.`,
+      `D1 stored per envelope${m.layout ? ` on ${m.layout.measured_shard_label}` : ""}: ${fmt(m.d1_file_bytes_per_envelope, 0)} B of database file (size_after delta); rows x logical bytes: ${stored}.`,
+      ...perDb,
       `Rows read that grow with the database: ${m.d1_rows_read_growth_per_stored_envelope < 0 ? "" : "+"}${fmt(m.d1_rows_read_growth_per_stored_envelope, 2)} per lifecycle per envelope already stored` +
       (m.d1_rows_read_growth_per_stored_envelope < 0 ? " (a fitted slope below zero is run-to-run noise; the simulation charges it as none)" : "") +
         (growing.length ? ` (${growing.map((g) => `${g.sql.slice(0, 90)}: +${g.growth_per_stored_envelope}`).join("; ")})` : "") +

@@ -3,7 +3,7 @@
 // key and an envelope through the operator API, load-tests a few routes with autocannon, and sizes
 // the deploy bundle. Each entry of `sections` is an async function returning a table to print;
 // later figures are added there. Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50),
-// BENCH_ONLY (comma-separated section names: latency, vault, templates, signing, bulk, webhooks, bundle, pdfmem, control, evidence, capacity).
+// BENCH_ONLY (comma-separated section names: latency, vault, templates, signing, bulk, webhooks, bundle, pdfmem, control, evidence, shards, capacity).
 // The capacity section (scripts/bench-capacity.mjs) measures one envelope lifecycle's D1/R2/Queue/DO/CPU use in the
 // Workers runtime (BENCH_CAPACITY_RUNS, default 10), writes scripts/bench-capacity.json and runs scripts/capacity-sim.mjs on it.
 // The bulk section sends BENCH_BULK_CLIENTS (default 1000) clients one envelope each through bulk send.
@@ -28,6 +28,7 @@ import { floorRows } from "./bench-floor.mjs";
 import { capacitySection } from "./bench-capacity.mjs";
 import { controlSection } from "./bench-control.mjs";
 import { evidenceSection } from "./bench-evidence.mjs";
+import { shardsSection } from "./bench-shards.mjs";
 
 const DURATION = positiveInt("BENCH_DURATION", 10);
 const CONNECTIONS = positiveInt("BENCH_CONNECTIONS", 50);
@@ -624,7 +625,7 @@ async function pdfMemorySection(ctx) {
 }
 
 // Webhooks run last of the server sections: they load wrangler dev the hardest.
-const ALL_SECTIONS = { latency: latencySection, vault: vaultSection, templates: templatesSection, signing: signingSection, bulk: bulkSection, webhooks: webhookSection, bundle: bundleSection, pdfmem: pdfMemorySection, control: controlSection, evidence: evidenceSection, capacity: capacitySection };
+const ALL_SECTIONS = { latency: latencySection, vault: vaultSection, templates: templatesSection, signing: signingSection, bulk: bulkSection, webhooks: webhookSection, bundle: bundleSection, pdfmem: pdfMemorySection, control: controlSection, evidence: evidenceSection, shards: shardsSection, capacity: capacitySection };
 // BENCH_ONLY=latency,vault runs a subset (names: the keys above); default: all, in this order.
 const only = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 const unknownSections = only.filter((name) => !(name in ALL_SECTIONS));

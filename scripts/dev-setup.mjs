@@ -1,7 +1,7 @@
 // Runs before `npm run dev` (the "predev" script): makes a fresh clone usable with no manual steps.
 //   1. .dev.vars from .dev.vars.example, every `change-me-...` placeholder replaced by a random value
-//   2. local D1 migrations applied
-//   3. a demo organization, admin user and all-scopes API key seeded (idempotently)
+//   2. local D1 migrations applied to every database (the global DB and each shard: scripts/migrate.mjs)
+//   3. a demo organization (on shard 1), a second one (on shard 2), admin user and all-scopes API key seeded (idempotently)
 //   4. the demo credentials and ready-to-run curl lines printed
 // The raw API key cannot be read back from D1 (only its SHA-256 is stored), so it is kept in the
 // git-ignored .dev-demo.json and reused on later runs while its hash is still in the local database.
@@ -16,6 +16,7 @@ import { generateSealCertificate, pemForDotenv } from "./lib/seal-cert.mjs";
 import { devEvidenceVars, isGeneratedDevSeal } from "./lib/dev-evidence.mjs";
 // ids and the demo API key from the Worker's own generator (src/lib/ids.ts re-exports the same module)
 import { API_KEY_PATTERN, newRawApiKey, prefixedId } from "../src/lib/random-ids.mjs";
+import { d1Bindings, migrateAll } from "./migrate.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const DEV_VARS = join(root, ".dev.vars");
@@ -24,6 +25,8 @@ const DEMO_FILE = join(root, ".dev-demo.json");
 
 const BASE_URL = "http://localhost:8787";
 const DEMO_ORG_NAME = "Demo Lender";
+// a second organization on the second shard, so a local run crosses shards (transfers between the two)
+const SECOND_ORG_NAME = "Demo Dealer";
 const DEMO_USER_EMAIL = "demo-admin@example.com";
 const DEMO_USER_NAME = "Demo Admin";
 const DEMO_KEY_NAME = "Demo key (npm run dev)";
@@ -62,9 +65,9 @@ function wrangler(args) {
   return res;
 }
 
-/** SELECT against the local D1 database; returns the rows of the last statement. */
-function query(statement) {
-  const res = wrangler(["d1", "execute", "DB", "--local", "--json", "--command", statement]);
+/** SELECT against a local D1 database (default the global DB); returns the rows of the last statement. */
+function query(statement, binding = "DB") {
+  const res = wrangler(["d1", "execute", binding, "--local", "--json", "--command", statement]);
   let parsed;
   try {
     parsed = JSON.parse(res.stdout);
@@ -75,13 +78,13 @@ function query(statement) {
   return results.at(-1)?.results ?? [];
 }
 
-/** Runs several SQL statements against the local D1 database from a temporary file. */
-function executeFile(statements) {
+/** Runs several SQL statements against a local D1 database (default the global DB) from a temporary file. */
+function executeFile(statements, binding = "DB") {
   const dir = mkdtempSync(join(tmpdir(), "esign-vault-seed-"));
   const file = join(dir, "seed.sql");
   try {
     writeFileSync(file, statements.map((s) => `${s.trim()};`).join("\n") + "\n");
-    wrangler(["d1", "execute", "DB", "--local", "--file", file]);
+    wrangler(["d1", "execute", binding, "--local", "--file", file]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -202,10 +205,35 @@ function readDevVar(name) {
 // 2. migrations
 
 function applyMigrations() {
-  const res = wrangler(["d1", "migrations", "apply", "DB", "--local"]);
-  const out = `${res.stdout}\n${res.stderr}`;
-  if (/No migrations to apply/i.test(out)) console.log("dev-setup: local D1 migrations up to date");
-  else console.log("dev-setup: local D1 migrations applied");
+  if (!existsSync(join(root, "node_modules", "wrangler", "bin", "wrangler.js"))) fail("wrangler is not installed; run `npm install` first.");
+  migrateAll();
+}
+
+/** The shard numbers wrangler.toml binds (SHARD_<n>), ascending. */
+const boundShards = () =>
+  d1Bindings()
+    .map((b) => /^SHARD_([1-9][0-9]*)$/.exec(b)?.[1])
+    .filter(Boolean)
+    .map(Number)
+    .sort((a, b) => a - b);
+
+/**
+ * An organization placed on a shard, as POST /operator/orgs places one: the global row naming its current
+ * shard and its org_shards entry, then its anchor row on the shard (the target of the shard rows' foreign keys).
+ */
+function placeOrganization(statements, after, { id, name, shard, at }) {
+  statements.push(
+    `INSERT INTO organizations (id, name, stripe_account_id, platform_fee_bps, current_shard_id, created_at, updated_at)
+     VALUES (${sql(id)}, ${sql(name)}, NULL, 0, ${shard}, ${sql(at)}, ${sql(at)})`,
+  );
+  anchorOrganization(statements, after, { id, shard, at });
+}
+
+/** Its org_shards entry and anchor row (idempotent: also run for an organization seeded by an earlier run). */
+function anchorOrganization(statements, after, { id, shard, at }) {
+  statements.push(`INSERT OR IGNORE INTO org_shards (org_id, shard_id, reason, first_at) VALUES (${sql(id)}, ${shard}, 'placed', ${sql(at)})`);
+  // a wrangler.toml binding no SHARD_1 is one database: DB is its shard 1 and holds the real row
+  after.push([boundShards().includes(shard) ? `SHARD_${shard}` : "DB", `INSERT OR IGNORE INTO organizations (id, name, created_at, updated_at) VALUES (${sql(id)}, '', ${sql(at)}, ${sql(at)})`]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -230,6 +258,7 @@ function seedDemo() {
   const lookups = [
     `SELECT 'org_saved' AS k, id AS v FROM organizations WHERE id = ${sql(saved?.org_id ?? "")}`,
     `SELECT 'org_named' AS k, id AS v FROM (SELECT id FROM organizations WHERE name = ${sql(DEMO_ORG_NAME)} ORDER BY created_at LIMIT 1)`,
+    `SELECT 'second_org' AS k, id AS v FROM (SELECT id FROM organizations WHERE name = ${sql(SECOND_ORG_NAME)} ORDER BY created_at LIMIT 1)`,
     `SELECT 'user' AS k, id AS v FROM users WHERE email = ${sql(DEMO_USER_EMAIL)}`,
     `SELECT 'key' AS k, id || ' ' || org_id || ' ' || active AS v FROM api_keys WHERE key_hash = ${sql(savedKey ? sha256Hex(savedKey) : "")}`,
   ].join(" UNION ALL ");
@@ -237,16 +266,28 @@ function seedDemo() {
 
   const at = new Date().toISOString();
   const statements = [];
+  /** [binding, statement] pairs for the shards, run after the global statements */
+  const onShards = [];
   const created = [];
+  const shards = boundShards();
+  // every bound shard registered open (a deployment registers its shards with PATCH /operator/shards/:n)
+  for (const n of shards) statements.push(`INSERT OR IGNORE INTO shards (id, state, created_at, updated_at) VALUES (${n}, 'open', ${sql(at)}, ${sql(at)})`);
 
   let orgId = found.org_saved ?? found.org_named;
   if (!orgId) {
     orgId = prefixedId("org");
     created.push("organization");
-    statements.push(
-      `INSERT INTO organizations (id, name, stripe_account_id, platform_fee_bps, created_at, updated_at)
-       VALUES (${sql(orgId)}, ${sql(DEMO_ORG_NAME)}, NULL, 0, ${sql(at)}, ${sql(at)})`,
-    );
+    placeOrganization(statements, onShards, { id: orgId, name: DEMO_ORG_NAME, shard: shards[0] ?? 1, at });
+  } else {
+    anchorOrganization(statements, onShards, { id: orgId, shard: shards[0] ?? 1, at });
+  }
+  let secondOrgId = found.second_org;
+  if (!secondOrgId && shards.length > 1) {
+    secondOrgId = prefixedId("org");
+    created.push(`second organization (shard ${shards[1]})`);
+    placeOrganization(statements, onShards, { id: secondOrgId, name: SECOND_ORG_NAME, shard: shards[1], at });
+  } else if (secondOrgId && shards.length > 1) {
+    anchorOrganization(statements, onShards, { id: secondOrgId, shard: shards[1], at });
   }
 
   let userId = found.user;
@@ -262,6 +303,12 @@ function seedDemo() {
     `INSERT INTO memberships (user_id, org_id, role, created_at) VALUES (${sql(userId)}, ${sql(orgId)}, 'admin', ${sql(at)})
      ON CONFLICT (user_id, org_id) DO UPDATE SET role = 'admin'`,
   );
+  if (secondOrgId) {
+    statements.push(
+      `INSERT INTO memberships (user_id, org_id, role, created_at) VALUES (${sql(userId)}, ${sql(secondOrgId)}, 'admin', ${sql(at)})
+       ON CONFLICT (user_id, org_id) DO UPDATE SET role = 'admin'`,
+    );
+  }
 
   let keyId;
   let rawKey;
@@ -288,6 +335,12 @@ function seedDemo() {
   }
 
   executeFile(statements);
+  for (const binding of new Set(onShards.map(([b]) => b))) {
+    executeFile(
+      onShards.filter(([b]) => b === binding).map(([, st]) => st),
+      binding,
+    );
+  }
 
   // Read back what the Worker will see, so a broken seed fails here and not at the first curl.
   const check = query(
@@ -304,6 +357,7 @@ function seedDemo() {
     base_url: BASE_URL,
     org_id: orgId,
     org_name: DEMO_ORG_NAME,
+    second_org_id: secondOrgId ?? null,
     user_id: userId,
     user_email: DEMO_USER_EMAIL,
     key_id: keyId,
@@ -331,6 +385,7 @@ function printBanner(demo) {
     `URL          ${BASE_URL}`,
     `API docs     ${BASE_URL}/api/v2/docs`,
     `Org          ${demo.org_id}  (${demo.org_name})`,
+    ...(demo.second_org_id ? [`Second org   ${demo.second_org_id}  (${SECOND_ORG_NAME}, on shard 2; X-Org-Id in the console)`] : []),
     `Admin user   ${demo.user_id}  (${demo.user_email})`,
     `API key      ${demo.api_key}`,
     `Key id       ${demo.key_id}  (all scopes, ${DEMO_RPM} rpm)`,

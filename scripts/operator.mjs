@@ -28,6 +28,15 @@ Users and customers
   token:create <user_id> [--org ORG_ID] [--ttl SECONDS]
   customer:create <org_id> --name NAME [--email EMAIL] [--contact NAME]
 
+Shards (where organizations' records are stored)
+  shards list                         every shard: state, organizations placed, envelopes stored
+  shards open <n> | shards close <n>  open a shard (new organizations may be placed or moved there; the first
+                                      call registers a newly bound SHARD_<n>) or close it (its data stays read)
+  orgs list                           every organization with its current shard
+  orgs show <org_id>                  an organization's settings and current shard
+  orgs move <org_id> --to N           new envelopes of the organization go to shard N (an open shard)
+  orgs move-all --to N                every organization not yet on shard N is moved there
+
 Billing
   usage <org_id> [--month YYYY-MM]   the month's usage lines (KBA verifications, ...) and total; default this month (UTC)
 
@@ -46,6 +55,7 @@ Examples
   npm run operator -- org:create --name "Acme Auto Finance"
   npm run operator -- key:create org_... --scopes all --rpm 120 --name "Dealer portal"
   npm run operator -- org:create --name "Acme" --url https://api.example.com --token "$OPERATOR_TOKEN"
+  npm run operator -- shards open 2 && npm run operator -- shards close 1 && npm run operator -- orgs move-all --to 2
 `;
 
 class UsageError extends Error {}
@@ -215,6 +225,68 @@ COMMANDS["bulk-progress"] = {
   build: (id) => ["GET", `/operator/bulk-send/${enc(id)}?limit=1`, undefined],
 };
 
+/** A shard number as the API takes it (1 to 9999). */
+function shardNumber(what, value) {
+  if (value === undefined || !/^[1-9]\d{0,3}$/.test(value)) throw new UsageError(`${what} must be a shard number (1 to 9999), got "${value ?? ""}"`);
+  return Number(value);
+}
+
+const shardState = (state) => ({
+  arg: "n",
+  flags: [],
+  build: (n) => ["PATCH", `/operator/shards/${shardNumber("<n>", n)}`, { state }],
+});
+
+COMMANDS["shards list"] = { flags: [], build: () => ["GET", "/operator/shards", undefined] };
+COMMANDS["shards open"] = shardState("open");
+COMMANDS["shards close"] = shardState("closed");
+COMMANDS["orgs show"] = { arg: "org_id", flags: [], build: (id) => ["GET", `/operator/orgs/${enc(id)}`, undefined] };
+COMMANDS["orgs list"] = { flags: [], run: (_, __, api) => allOrgs(api).then((orgs) => ({ ok: true, json: { data: orgs } })) };
+COMMANDS["orgs move"] = {
+  arg: "org_id",
+  flags: ["to"],
+  required: ["to"],
+  build: (id, f) => ["PATCH", `/operator/orgs/${enc(id)}`, { current_shard_id: shardNumber("--to", f.to) }],
+};
+COMMANDS["orgs move-all"] = { flags: ["to"], required: ["to"], run: (_, f, api) => moveAll(api, shardNumber("--to", f.to)) };
+/** Words that take a second word as their sub-command (`shards list`, `orgs move`). */
+const GROUPS = new Set(["shards", "orgs"]);
+
+/** Every organization, page by page (the list is keyset-paged on `after`). */
+async function allOrgs(api) {
+  const orgs = [];
+  for (let after = null; ; ) {
+    const res = await api("GET", `/operator/orgs?limit=500${after ? `&after=${enc(after)}` : ""}`);
+    if (!res.ok) throw new Error(`listing organizations: HTTP ${res.status}: ${res.json?.error ?? res.text.slice(0, 200)}`);
+    orgs.push(...res.json.data);
+    after = res.json.meta.next_after;
+    if (!after) return orgs;
+  }
+}
+
+/**
+ * Moves every organization not on `to` there, one PATCH each, reporting each move on stderr. Safe to run
+ * again after a failure: organizations already moved are skipped. Exit 1 if any move failed.
+ */
+async function moveAll(api, to) {
+  const orgs = (await allOrgs(api)).filter((o) => o.shard_id !== to);
+  const failed = [];
+  let moved = 0;
+  for (const org of orgs) {
+    const res = await api("PATCH", `/operator/orgs/${enc(org.org_id)}`, { current_shard_id: to });
+    if (res.ok) {
+      moved += 1;
+      process.stderr.write(`moved ${org.org_id} (${org.name}) from shard ${org.shard_id} to ${to}\n`);
+    } else {
+      failed.push({ org_id: org.org_id, status: res.status, error: res.json?.error ?? res.text.slice(0, 200) });
+      process.stderr.write(`failed ${org.org_id}: HTTP ${res.status}: ${res.json?.error ?? ""}\n`);
+      // an unusable target fails every move the same way: stop at the first such answer
+      if (res.status === 422 || res.status === 401) break;
+    }
+  }
+  return { ok: failed.length === 0, status: failed.length === 0 ? 200 : 1, json: { data: { to_shard_id: to, moved, failed } }, text: "" };
+}
+
 const enc = (s) => encodeURIComponent(s);
 
 const BAR_WIDTH = 40;
@@ -291,7 +363,8 @@ async function call(method, url, token, body) {
 
 async function main() {
   const { positionals, flags } = parseArgs(process.argv.slice(2));
-  const [name, ...rest] = positionals;
+  let [name, ...rest] = positionals;
+  if (GROUPS.has(name) && rest.length > 0) name = `${name} ${rest.shift()}`;
   if (!name || name === "help" || flags.help) {
     process.stdout.write(HELP);
     return 0;
@@ -313,7 +386,7 @@ async function main() {
   if (rest.length < expected) throw new UsageError(`${name} needs <${cmd.arg}>`);
   if (rest.length > expected) throw new UsageError(`unexpected argument "${rest[expected]}"`);
 
-  const [method, path, body] = cmd.build(rest[0], own);
+  const [method, path, body] = cmd.build ? cmd.build(rest[0], own) : [];
   const base = urlFlag ?? process.env.OPERATOR_URL ?? DEFAULT_URL;
   const fromDevVars = tokenFlag === undefined && !process.env.OPERATOR_TOKEN;
   const token = tokenFlag ?? process.env.OPERATOR_TOKEN ?? devVarsToken();
@@ -321,11 +394,20 @@ async function main() {
     throw new UsageError("no operator token: pass --token, set OPERATOR_TOKEN, or run from a checkout with a .dev.vars (npm run dev creates it)");
   }
 
-  const res = cmd.watch ? await watchProgress(apiUrl(base, path), token, own.interval === undefined ? 2 : Math.max(0.2, Number(own.interval) || 2)) : await call(method, apiUrl(base, path), token, body);
+  const api = (m, p, b) => call(m, apiUrl(base, p), token, b);
+  const res = cmd.run
+    ? await cmd.run(rest[0], own, api)
+    : cmd.watch
+      ? await watchProgress(apiUrl(base, path), token, own.interval === undefined ? 2 : Math.max(0.2, Number(own.interval) || 2))
+      : await call(method, apiUrl(base, path), token, body);
   if (res.ok && cmd.watch) return res.json.data.batch.status === "failed" ? 1 : 0;
   if (res.ok) {
     process.stdout.write(`${JSON.stringify(res.json ?? res.text, null, 2)}\n`);
     return 0;
+  }
+  if (cmd.run) {
+    process.stdout.write(`${JSON.stringify(res.json, null, 2)}\n`);
+    return 1;
   }
   const message = res.json?.error ?? (res.text.trim().slice(0, 500) || "no response body");
   process.stderr.write(`error: HTTP ${res.status}: ${message}\n`);

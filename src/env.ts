@@ -74,7 +74,11 @@ export type Env = {
  * Message on WEBHOOK_QUEUE: an outbox event to fan out, or a webhook delivery to send. The database
  * rows are the truth; a lost message only waits for the cron relay (events) or sweep (deliveries).
  */
-export type OutboxMessage = { kind: "event"; event_id: string } | { kind: "delivery"; delivery_id: string };
+export type OutboxMessage =
+  | { kind: "event"; event_id: string }
+  | { kind: "delivery"; delivery_id: string }
+  /** past 8 bound shards, the minute cron's turn of one shard: its jobs run in the consumer (src/jobs/minute.ts) */
+  | { kind: "shard_tick"; shard: number; at: string };
 
 export type SecretName =
   | "OPERATOR_TOKEN"

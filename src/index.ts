@@ -1,18 +1,8 @@
 import { app } from "./app";
 import type { Env, OutboxMessage } from "./env";
-import { autoVaultSweep } from "./jobs/auto-vault-sweep";
 import { dispatchEvents } from "./jobs/dispatch-events";
-import { expireEnvelopes } from "./jobs/expire-envelopes";
-import { expireTransfers } from "./jobs/expire-transfers";
-import { sendReminders } from "./jobs/send-reminders";
-import { continueIntegritySweep, INTEGRITY_SWEEP_CRON, startIntegritySweep } from "./jobs/integrity-sweep";
-import { pruneWebhookAttempts } from "./jobs/prune-webhook-attempts";
-import { raiseEvidenceJob } from "./jobs/raise-evidence";
-import { relayOutbox } from "./jobs/relay-outbox";
-import { renewEvidenceRecords } from "./jobs/renew-evidence-records";
-import { resumeBulkBatches } from "./jobs/resume-bulk-batches";
-import { retryEmails } from "./jobs/retry-emails";
-import { sweepDeliveries } from "./jobs/sweep-deliveries";
+import { INTEGRITY_SWEEP_CRON } from "./jobs/integrity-sweep";
+import { runMinute, runShardTicks, startIntegrityCycles } from "./jobs/minute";
 import { systemContext } from "./lib/context";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
@@ -22,33 +12,19 @@ export default {
   fetch: app.fetch,
 
   async queue(batch: MessageBatch<OutboxMessage>, env: Env, ctx: ExecutionContext): Promise<void> {
-    await dispatchEvents(systemContext(env, (p) => ctx.waitUntil(p)), batch);
+    const services = systemContext(env, (p) => ctx.waitUntil(p));
+    // shard_tick messages (the minute cron past 8 shards) run their shard's jobs; dispatchEvents skips them
+    await Promise.all([dispatchEvents(services, batch), runShardTicks(services, batch.messages)]);
   },
 
   async scheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
     const services = systemContext(env, (p) => ctx.waitUntil(p));
     const now = new Date(controller.scheduledTime);
-    if (controller.cron === INTEGRITY_SWEEP_CRON) {
-      await startIntegritySweep(services, now);
-      return;
-    }
-    // Independent jobs: one failing must not starve the others for that minute.
-    const jobs: [string, () => Promise<unknown>][] = [
-      ["expire-envelopes", () => expireEnvelopes(services, now)],
-      ["expire-transfers", () => expireTransfers(services, now)],
-      ["send-reminders", () => sendReminders(services, now)],
-      ["relay-outbox", () => relayOutbox(services, now)],
-      ["sweep-deliveries", () => sweepDeliveries(services, now)],
-      ["integrity-sweep", () => continueIntegritySweep(services, now)],
-      ["retry-emails", () => retryEmails(services, now)],
-      ["prune-webhook-attempts", () => pruneWebhookAttempts(services, now)],
-      ["resume-bulk-batches", () => resumeBulkBatches(services, now)],
-      ["auto-vault-sweep", () => autoVaultSweep(services, now)],
-      ["renew-evidence-records", () => renewEvidenceRecords(services, now)],
-      ["raise-evidence", () => raiseEvidenceJob(services, now)],
-    ];
-    const results = await Promise.allSettled(jobs.map(([, run]) => run()));
-    const failed = results.flatMap((r, i) => (r.status === "rejected" ? [`${jobs[i]![0]}: ${String(r.reason)}`] : []));
+    // Per shard (docs/decisions/shards.md 3, "Crons"): every bound shard's jobs, shards concurrently
+    // (past 8 shards, one shard_tick each on the queue); global jobs once. One failing job must not
+    // starve the others for that minute: all run, then the failures are reported together.
+    const failed =
+      controller.cron === INTEGRITY_SWEEP_CRON ? await startIntegrityCycles(services, now) : (await runMinute(services, now)).failed;
     if (failed.length > 0) {
       console.error(JSON.stringify({ level: "error", cron: controller.cron, failed }));
       throw new Error(`scheduled jobs failed: ${failed.join("; ")}`);

@@ -1,5 +1,6 @@
 import type { OutboxMessage } from "../env";
-import type { RequestContext } from "../lib/context";
+import { onShard, onShardOf, type RequestContext } from "../lib/context";
+import { shardOf } from "../lib/shards";
 import { forEachConcurrently } from "../lib/concurrency";
 import { dispatchedEventIds } from "../services/events/repository";
 import { deliverWebhook, type DeliverOptions } from "../services/webhooks/deliver";
@@ -15,7 +16,9 @@ const CONCURRENCY = 25;
  * are fanned out together, in one D1 round trip, to their organizations' matching endpoints (one
  * delivery row each, committed with the events' `dispatched_at`), and the first attempts are sent
  * right here (claimed in the fan-out's batch), up to IMMEDIATE_DELIVERIES per batch; the rest go on
- * the queue as delivery messages. A delivery message sends that delivery if it is still due. A
+ * the queue as delivery messages. A delivery message sends that delivery if it is still due. Each
+ * message is handled on the shard its id names (`evt_2_…`, `wdel_2_…`; an untagged id: shard 1),
+ * the batch grouped by shard (docs/decisions/shards.md 3, "Queues"). A
  * message whose work throws is retried by the queue; nothing is lost either way, since the relay and
  * the sweep read the database.
  */
@@ -37,7 +40,7 @@ export async function dispatchEvents(ctx: RequestContext, batch: MessageBatch<Ou
   const send = () =>
     forEachConcurrently(deliveries, CONCURRENCY, async ({ message, deliveryId }) => {
       try {
-        await deliverWebhook(ctx, { ...opts, deliveryId });
+        await deliverWebhook(onShardOf(ctx, deliveryId), { ...opts, deliveryId });
         message.ack();
       } catch (err) {
         console.error("webhook queue message failed", JSON.stringify(message.body), err);
@@ -47,14 +50,23 @@ export async function dispatchEvents(ctx: RequestContext, batch: MessageBatch<Ou
   await Promise.all([fanOut(), send()]);
 }
 
-/** The batch's event messages whose event is already dispatched, in one query (a failed read: none, each message then checks itself). */
+/**
+ * The batch's event messages whose event is already dispatched, in one query per shard (a failed read:
+ * none of that shard's, each message then checks itself).
+ */
 async function dispatchedEvents(ctx: RequestContext, messages: readonly Message<OutboxMessage>[]): Promise<Set<string>> {
   const ids = [...new Set(messages.flatMap((m) => (m.body.kind === "event" ? [m.body.event_id] : [])))];
-  if (ids.length === 0) return new Set();
-  try {
-    return new Set(await dispatchedEventIds(ctx.db, ids));
-  } catch (err) {
-    console.warn("webhook consumer: dispatched check failed", err);
-    return new Set();
-  }
+  const byShard = new Map<number, string[]>();
+  for (const id of ids) byShard.set(shardOf(id), [...(byShard.get(shardOf(id)) ?? []), id]);
+  const found = await Promise.all(
+    [...byShard].map(async ([shard, shardIds]) => {
+      try {
+        return await dispatchedEventIds(onShard(ctx, shard, true).db, shardIds);
+      } catch (err) {
+        console.warn("webhook consumer: dispatched check failed", shard, err);
+        return [];
+      }
+    }),
+  );
+  return new Set(found.flat());
 }

@@ -20,14 +20,15 @@ const RUN_BUDGET_MS = 45_000;
  * budget is spent. It is how retries
  * happen, and the safety net of the queue: a delivery whose message was lost, or whose sender died
  * (its claim lapses), is due here. It claims like the queue consumer, so the two never send one
- * attempt twice, and a claimed delivery is not due again within the run.
+ * attempt twice, and a claimed delivery is not due again within the run. Per shard: `ctx.db` is the
+ * shard swept (the cron runs it once per shard); the endpoints' health is read from global.
  */
 export async function sweepDeliveries(ctx: RequestContext, now = new Date(), opts: Omit<DeliverOptions, "now"> & { budgetMs?: number } = {}) {
   const deadline = Date.now() + (opts.budgetMs ?? RUN_BUDGET_MS);
   let attempted = 0;
   const probed = new Set<string>();
   for (;;) {
-    const results = await dueDeliveriesFairly(ctx.db, {
+    const results = await dueDeliveriesFairly(ctx.db, ctx.global, {
       now: now.toISOString(),
       perOrg: PER_ORG,
       backoffAfter: BACKOFF_AFTER_FAILURES,

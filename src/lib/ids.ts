@@ -37,6 +37,14 @@ export const PREFIXES = {
   evidenceRecord: "ers",
 } as const;
 
-export function newId(kind: keyof typeof PREFIXES): string {
+/**
+ * Kinds whose ids name no shard (docs/decisions/shards.md 2): rows of the global database, audit
+ * entries (found by their chain, never by id) and request ids; `document` also names R2 objects
+ * (`documents/<org>/doc_….pdf`), which are no rows. Every other kind is a shard row: its id comes from
+ * `newShardId(kind, shard)` (lib/shards.ts), and `newId` refuses it at compile time.
+ */
+export type GlobalIdKind = "organization" | "user" | "apiKeyId" | "template" | "package" | "webhookEndpoint" | "disclosure" | "tag" | "request" | "audit" | "document";
+
+export function newId(kind: GlobalIdKind): string {
   return prefixedId(PREFIXES[kind]);
 }

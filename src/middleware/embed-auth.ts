@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import type { Env } from "../env";
-import { inOrg, type OrgContext } from "../lib/context";
+import { inOrg, onShardOf, type OrgContext } from "../lib/context";
 import type { AppEnv } from "../lib/hono";
 import { bearerToken, verifyEmbedToken, type EmbedClaims } from "../services/embed/tokens";
 
@@ -14,11 +14,12 @@ export type EmbedEnv = {
  * `Authorization: Bearer <EMBED_TOKEN>`: a genuine, unexpired token (401 with `details.reason`
  * otherwise) puts its claims on `c.var.embed` and its organization on the context. Whether it is for
  * the envelope and widget the page asks for (403) is the service's check. The session writes nothing,
- * so the actor stays the system one.
+ * so the actor stays the system one. The request works on the shard the token's envelope id names
+ * (docs/decisions/shards.md 2): every embed route reads that envelope, and no route path names it.
  */
 export const embedAuth = createMiddleware<EmbedEnv>(async (c, next) => {
   const claims = await verifyEmbedToken(c.env, bearerToken(c.req.header("authorization")));
   c.set("embed", claims);
-  c.set("ctx", inOrg(c.var.ctx, claims.orgId));
+  c.set("ctx", onShardOf(inOrg(c.var.ctx, claims.orgId), claims.envelopeId));
   await next();
 });

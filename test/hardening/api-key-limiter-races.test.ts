@@ -6,6 +6,8 @@ import { rotateApiKey } from "../../src/services/operator/api-keys/rotate-api-ke
 import { call, newTenant, operator } from "../helpers/api";
 import { jobContext } from "../helpers/context";
 import { racedDb } from "../helpers/raced-db";
+import type { GlobalDb } from "../../src/lib/shards";
+import { orgShardNumber } from "../helpers/shards";
 
 
 const listEnvelopes = (key: string) => call("GET", "/partner/envelopes", { key });
@@ -26,6 +28,7 @@ describe("API key changes cannot be lost in the limiter's cache", () => {
       scopes: JSON.parse(before!.scopes),
       rateLimitRpm: before!.rate_limit_rpm,
       active: true,
+      currentShardId: await orgShardNumber(before!.org_id),
       version: before!.updated_at,
     });
     expect((await listEnvelopes(t.key)).status).toBe(401);
@@ -47,6 +50,7 @@ describe("API key changes cannot be lost in the limiter's cache", () => {
       scopes: ["envelopes:read"],
       rateLimitRpm: after!.rate_limit_rpm,
       active: true,
+      currentShardId: await orgShardNumber(after!.org_id),
       version: after!.updated_at,
     });
     expect((await listEnvelopes(t.key)).status).toBe(401);
@@ -59,7 +63,7 @@ describe("API key changes cannot be lost in the limiter's cache", () => {
     const t = await newTenant();
     let winner: { api_key: string } | undefined;
     const ctx = { ...jobContext() };
-    ctx.db = racedDb(env.DB, async () => (winner = await rotateApiKey(jobContext(), { keyId: t.keyId })));
+    ctx.global = racedDb(env.DB, async () => (winner = await rotateApiKey(jobContext(), { keyId: t.keyId }))) as GlobalDb;
     const loser = await rotateApiKey(ctx, { keyId: t.keyId }).then(
       (r) => ({ ok: true as const, key: r.api_key }),
       (err: { status?: number }) => ({ ok: false as const, status: err.status }),

@@ -1,7 +1,7 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createEnvelope, newTenant } from "../helpers/api";
 import { memberToken } from "../helpers/templates";
+import { shardDbOf } from "../helpers/shards";
 
 describe("an envelope's audit chain with its newest entries deleted", () => {
   it("is reported as broken to the organization's admin, naming the missing entry", async () => {
@@ -12,7 +12,7 @@ describe("an envelope's audit chain with its newest entries deleted", () => {
     const before = await call("GET", `/envelopes/${e.envelope_id}/audit/verify`, { bearer: admin });
     expect(before.body.data).toMatchObject({ verified: true, entries: 2 });
 
-    await env.DB.prepare("DELETE FROM audit_log WHERE chain_id = ? AND seq = 2").bind(e.envelope_id).run();
+    await shardDbOf(e.envelope_id).prepare("DELETE FROM audit_log WHERE chain_id = ? AND seq = 2").bind(e.envelope_id).run();
     const after = await call("GET", `/envelopes/${e.envelope_id}/audit/verify`, { bearer: admin });
     expect(after.status).toBe(200);
     expect(after.body.data).toMatchObject({ verified: false, entries: 1, first_broken: { seq: 2, entry_id: null } });
@@ -24,7 +24,7 @@ describe("an envelope's audit chain with its newest entries deleted", () => {
     const e = await createEnvelope(t.key, { secured_party: { name: "Lender" } });
     expect((await call("POST", `/partner/envelopes/${e.envelope_id}/void`, { key: t.key, body: { reason: "restructured" } })).status).toBe(200);
     const ok = await call("GET", `/partner/envelopes/${e.envelope_id}/compliance`, { key: t.key });
-    await env.DB.prepare("DELETE FROM audit_log WHERE chain_id = ? AND seq = 2").bind(e.envelope_id).run();
+    await shardDbOf(e.envelope_id).prepare("DELETE FROM audit_log WHERE chain_id = ? AND seq = 2").bind(e.envelope_id).run();
     const tampered = await call("GET", `/partner/envelopes/${e.envelope_id}/compliance`, { key: t.key });
     expect(ok.status).toBe(200);
     expect(tampered.status).toBe(200);

@@ -3,7 +3,7 @@ import { publishEvents } from "../../src/services/webhooks/publish";
 import { ATTEMPT_LANES, attemptAll } from "../../src/services/webhooks/deliver";
 import { fanOutClaiming } from "../../src/services/webhooks/fan-out";
 import { newTenant } from "../helpers/api";
-import { jobContext } from "../helpers/context";
+import { jobContextOf } from "../helpers/context";
 import { adminToken, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl } from "../helpers/webhooks";
 
 /**
@@ -55,7 +55,7 @@ describe("a bulk send's webhook flood keeps the service's connections bounded", 
     const { targets, eventIds } = await orgWithEvents("ok", 3, 50);
     const seen = countOpenRequestsTo(receiverOrigin(targets[0]!.url));
 
-    await publishEvents(jobContext(), eventIds);
+    await publishEvents(jobContextOf(eventIds[0]!), eventIds);
 
     expect(seen.total).toBe(150);
     expect(seen.most).toBeLessThanOrEqual(ATTEMPT_LANES);
@@ -68,7 +68,7 @@ describe("a bulk send's webhook flood keeps the service's connections bounded", 
 
   it("a receiver that never answers keeps claimed deliveries only until the start budget: the rest are handed back due, unattempted", async () => {
     const { targets, eventIds } = await orgWithEvents("hang", 1, 20);
-    const ctx = jobContext();
+    const ctx = jobContextOf(eventIds[0]!);
     const now = new Date();
     const { claimed } = await fanOutClaiming(ctx, { eventIds, now, claimMax: 150 });
     expect(claimed).toHaveLength(20);

@@ -8,6 +8,7 @@ import { newTenant } from "../helpers/api";
 import { jobContext } from "../helpers/context";
 import { invitationSlug, outboxOf, sendableEnvelope, type OutboxEmailRow } from "../helpers/signing";
 import { signing } from "../helpers/signing-flow";
+import { orgShardDb } from "../helpers/shards";
 
 /**
  * An invitation's link carries the signer's permanent slug: whoever holds it signs. The email outbox
@@ -97,7 +98,7 @@ describe("the email outbox holds no usable signing link", () => {
     const other = await rowOf(await sendWith({ ...env, EMAIL_TRANSPORT: "outbox" }));
     expect(await openOutboxEmail(env, { ...other, link_sealed: row.link_sealed })).toBeNull();
     expect(await openOutboxEmail({ ...env, EMBED_TOKEN_SECRET: "another-embed-secret-0123456789abcdef" }, row)).toBeNull();
-    expect((await openOutboxEmail(env, row))!.linkUrl).toMatch(new RegExp(`^${env.EMBED_HOST}/s/[0-9a-z]{26}$`));
+    expect((await openOutboxEmail(env, row))!.linkUrl).toMatch(new RegExp(`^${env.EMBED_HOST}/s/(?:[1-9][0-9]{0,3}_)?[0-9a-z]{26}$`));
   });
 });
 
@@ -108,7 +109,7 @@ describe("the email as delivered carries a working link; the row is scrubbed aft
     const [message, ...more] = await received(base);
     expect(more).toEqual([]);
     const link = deliveredLink(message!.body);
-    expect(link).toMatch(new RegExp(`^${env.EMBED_HOST}/s/[0-9a-z]{26}$`));
+    expect(link).toMatch(new RegExp(`^${env.EMBED_HOST}/s/(?:[1-9][0-9]{0,3}_)?[0-9a-z]{26}$`));
     const page = await signing("GET", slugOf(link));
     expect(page.status).toBe(200);
     expect(page.body.data.signer.email).toBe("jane@example.com");
@@ -158,6 +159,7 @@ describe("the email as delivered carries a working link; the row is scrubbed aft
 describe("rows written before links were sealed", () => {
   it("the migration scrubs the permanent link from delivered ones and leaves the ones still to go out", async () => {
     const t = await newTenant();
+    const shard = await orgShardDb(t.orgId); // an organization's emails are on its shard, and the migration runs on each
     const legacy = (status: string, nextAttemptAt: string | null) => {
       const slug = crypto.randomUUID().replaceAll("-", "").slice(0, 26);
       const url = `${env.EMBED_HOST}/s/${slug}`;
@@ -165,7 +167,7 @@ describe("rows written before links were sealed", () => {
       return {
         id,
         slug,
-        insert: env.DB.prepare(
+        insert: shard.prepare(
           `INSERT INTO email_outbox (id, org_id, envelope_id, signer_id, kind, to_email, to_name, subject, text, html, link_url, status, created_at, attempts, next_attempt_at)
            VALUES (?, ?, NULL, ?, 'invitation', 'old@example.com', 'Old', 'Sign', ?, ?, ?, ?, ?, 1, ?)`,
         ).bind(id, t.orgId, `sgn_${id}`, `Review and sign: ${url}\n`, `<a href="${url}">Review and sign</a>`, url, status, new Date().toISOString(), nextAttemptAt),
@@ -174,14 +176,14 @@ describe("rows written before links were sealed", () => {
     const sent = legacy("sent", null);
     const refused = legacy("failed", null);
     const retrying = legacy("failed", new Date(Date.now() + 60_000).toISOString());
-    await env.DB.batch([sent.insert, refused.insert, retrying.insert]);
+    await shard.batch([sent.insert, refused.insert, retrying.insert]);
 
     const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0016_"))!;
     const scrub = migration.queries.filter((q) => q.includes("UPDATE `email_outbox`"));
     expect(scrub).toHaveLength(1);
-    await env.DB.prepare(scrub[0]!).run();
+    await shard.prepare(scrub[0]!).run();
 
-    const byId = async (id: string) => (await env.DB.prepare("SELECT * FROM email_outbox WHERE id = ?").bind(id).first<OutboxEmailRow>())!;
+    const byId = async (id: string) => (await shard.prepare("SELECT * FROM email_outbox WHERE id = ?").bind(id).first<OutboxEmailRow>())!;
     for (const done of [sent, refused]) {
       const row = await byId(done.id);
       expect(JSON.stringify(row)).not.toContain(done.slug);

@@ -1,15 +1,15 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { newTenant } from "../helpers/api";
 import { eventsOf } from "../helpers/signing";
 import { placedText, sentTwoSignerEnvelope, signing, storedDocument, TINY_PNG } from "../helpers/signing-flow";
+import { shardDbOf } from "../helpers/shards";
 
 /** The R2 key of the buyer's drawn signature on a completed envelope of another organization. */
 async function someoneElsesDrawing(): Promise<string> {
   const victim = await newTenant({ name: "Other Lender" });
   const e = await sentTwoSignerEnvelope(victim.key, { parallel: true });
   expect((await signing("POST", e.buyer, "submit", { values: { buyer_signature: TINY_PNG, buyer_name: "Vic Tim" } })).status).toBe(200);
-  const row = await env.DB.prepare("SELECT value FROM envelope_fields WHERE envelope_id = ? AND name = 'buyer_signature'").bind(e.envelopeId).first<{ value: string }>();
+  const row = await shardDbOf(e.envelopeId).prepare("SELECT value FROM envelope_fields WHERE envelope_id = ? AND name = 'buyer_signature'").bind(e.envelopeId).first<{ value: string }>();
   expect(row!.value).toMatch(/^image:signatures\//);
   return row!.value.slice("image:".length);
 }
@@ -34,7 +34,7 @@ describe("field values are values: only a signer's own drawing is stamped as an 
   it("a text field naming a stored PDF does not leave the envelope unable to complete", async () => {
     const t = await newTenant();
     const e = await sentTwoSignerEnvelope(t.key, { parallel: true });
-    const original = await env.DB.prepare("SELECT r2_key FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'").bind(e.envelopeId).first<{ r2_key: string }>();
+    const original = await shardDbOf(e.envelopeId).prepare("SELECT r2_key FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'").bind(e.envelopeId).first<{ r2_key: string }>();
     const value = `image:${original!.r2_key}`;
     expect((await signing("POST", e.buyer, "submit", { values: { buyer_signature: TINY_PNG, buyer_name: value } })).status).toBe(200);
     const done = await signing("POST", e.cosigner, "submit", { values: { cosigner_signature: "Cole Signer" } });

@@ -8,6 +8,7 @@ import { newTenant } from "../helpers/api";
 import { orgContext } from "../helpers/context";
 import { adminToken, createEndpoint } from "../helpers/webhooks";
 import { racedDb } from "../helpers/raced-db";
+import type { GlobalDb } from "../../src/lib/shards";
 
 
 async function actions(orgId: string) {
@@ -20,7 +21,7 @@ async function endpointAndRace(competitorSql: string) {
   const endpoint = await createEndpoint(await adminToken(t.orgId), { url: "https://hooks.lender.example/esign" });
   const before = await actions(t.orgId);
   const ctx = { ...orgContext(t.orgId) };
-  ctx.db = racedDb(env.DB, () => env.DB.prepare(competitorSql).bind(endpoint.endpoint_id).run());
+  ctx.global = racedDb(env.DB, () => env.DB.prepare(competitorSql).bind(endpoint.endpoint_id).run()) as GlobalDb;
   return { t, endpoint, before, ctx };
 }
 

@@ -1,8 +1,8 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { isRetryAnswer } from "../../src/middleware/idempotency";
 import { call } from "../helpers/api";
 import { BUYER, deliverWebhook, embedToken, paymentIntent, paymentRow, payingTenant, sentPayEnvelope, sign, stripeEvent } from "../helpers/payments";
+import { shardDbOf } from "../helpers/shards";
 
 /**
  * A Sign + Pay envelope both signers completed; its requested payment is still unpaid. `pay()` is the
@@ -41,7 +41,7 @@ describe("Idempotency-Key: a 409 that clears once the payment settles is not sto
     expect(retried.status).toBe(200);
     expect(retried.headers.get("Idempotent-Replayed")).toBeNull();
     expect(retried.body.data.status).toBe("vaulted");
-    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM vault_records WHERE envelope_id = ?").bind(envelopeId).first("n")).toBe(1);
+    expect(await shardDbOf(envelopeId).prepare("SELECT COUNT(*) AS n FROM vault_records WHERE envelope_id = ?").bind(envelopeId).first("n")).toBe(1);
 
     // The successful answer is the one stored from now on.
     const replay = await vaultIn();

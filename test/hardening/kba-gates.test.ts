@@ -1,10 +1,10 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { kbaStep, sentKbaEnvelope, takeKba } from "../helpers/kba";
 import { bulkTenant } from "../helpers/bulk";
 import { templateWithRoles } from "../helpers/signing";
 import { signing } from "../helpers/signing-flow";
 import { consoleTemplate } from "../helpers/templates";
+import { shardDbOf } from "../helpers/shards";
 
 describe("before KBA is passed, the link shows nobody else", () => {
   it("GET /signing/:slug names only the signer themself until they pass, then the other signers' progress", async () => {
@@ -28,9 +28,9 @@ describe("before KBA is passed, the link shows nobody else", () => {
 describe("only the sender skips KBA", () => {
   it("challenges a member of the organization who is not the sender (a partner key's send has no sender to spare)", async () => {
     const s = await sentKbaEnvelope({ dealerIsMember: true });
-    const checks = await env.DB.prepare("SELECT s.role FROM kba_checks c JOIN signers s ON s.id = c.signer_id WHERE c.envelope_id = ? ORDER BY s.role").bind(s.envelopeId).all();
+    const checks = await shardDbOf(s.envelopeId).prepare("SELECT s.role FROM kba_checks c JOIN signers s ON s.id = c.signer_id WHERE c.envelope_id = ? ORDER BY s.role").bind(s.envelopeId).all();
     expect(checks.results).toEqual([{ role: "buyer" }, { role: "dealer" }]);
-    const sendEntry = await env.DB.prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = 'envelope.send'").bind(s.envelopeId).first<{ data: string }>();
+    const sendEntry = await shardDbOf(s.envelopeId).prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = 'envelope.send'").bind(s.envelopeId).first<{ data: string }>();
     expect(JSON.parse(sendEntry!.data).kba.challenged.map((e: string) => e.toLowerCase())).toEqual([s.buyerEmail, s.dealerEmail]);
   });
 
@@ -43,7 +43,7 @@ describe("only the sender skips KBA", () => {
 
 describe("a bulk batch's master template cannot change its KBA", () => {
   const batchKba = (id: string) =>
-    env.DB.prepare("SELECT kba_required, provider_instance, master_template_id FROM bulk_batches WHERE id = ?").bind(id).first<{ kba_required: number; provider_instance: string; master_template_id: string | null }>();
+    shardDbOf(id).prepare("SELECT kba_required, provider_instance, master_template_id FROM bulk_batches WHERE id = ?").bind(id).first<{ kba_required: number; provider_instance: string; master_template_id: string | null }>();
   const SIGN = (role: string) => `Sign {{${role}_signature;type=signature;role=${role};required=true}}`;
 
   it("PATCH master_template_id to a template without KBA on a KBA batch is 409 kba_immutable, and the batch keeps KBA", async () => {

@@ -1,15 +1,15 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call } from "../helpers/api";
 import { answer, answersFor, kbaStep, sentKbaEnvelope, usageLinesOf } from "../helpers/kba";
 import { signing } from "../helpers/signing-flow";
+import { shardDbOf } from "../helpers/shards";
 
 /** Moves the clock past a question set's 10 minutes, as the suite does for KBA expiry. */
-const lapse = (sessionId: string) => env.DB.prepare("UPDATE kba_sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE id = ?").bind(sessionId).run();
+const lapse = (sessionId: string) => shardDbOf(sessionId).prepare("UPDATE kba_sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE id = ?").bind(sessionId).run();
 
 /** Every question set the provider was asked for, for one signer's link (each one a billable provider call). */
 async function setsOf(envelopeId: string) {
-  const { results } = await env.DB.prepare("SELECT id, attempt, status, outcome, created_at FROM kba_sessions WHERE envelope_id = ? ORDER BY created_at, rowid")
+  const { results } = await shardDbOf(envelopeId).prepare("SELECT id, attempt, status, outcome, created_at FROM kba_sessions WHERE envelope_id = ? ORDER BY created_at, rowid")
     .bind(envelopeId)
     .all<{ id: string; attempt: number; status: string; outcome: string | null; created_at: string }>();
   return results;
@@ -83,7 +83,7 @@ describe("KBA question shopping: a link holder cannot collect fresh question set
     const second = (await kbaStep(s.buyer)).body.data.session;
     await answer(s.buyer, { session_id: second.session_id, answers: await answersFor(s.buyerEmail, second, true) });
     // the signer's check started over (as a correction of the signer would): the day's sets are spent all the same
-    await env.DB.prepare("UPDATE kba_checks SET status = 'required', attempts_used = 0 WHERE envelope_id = ?").bind(s.envelopeId).run();
+    await shardDbOf(s.envelopeId).prepare("UPDATE kba_checks SET status = 'required', attempts_used = 0 WHERE envelope_id = ?").bind(s.envelopeId).run();
 
     const capped = await kbaStep(s.buyer);
     expect(capped.status).toBe(429);
@@ -95,7 +95,7 @@ describe("KBA question shopping: a link holder cannot collect fresh question set
     expect(Number(capped.headers.get("Retry-After"))).toBeGreaterThan(0);
 
     // a day later the signer can be asked again
-    await env.DB.prepare("UPDATE kba_sessions SET created_at = '2000-01-01T00:00:00.000Z' WHERE envelope_id = ?").bind(s.envelopeId).run();
+    await shardDbOf(s.envelopeId).prepare("UPDATE kba_sessions SET created_at = '2000-01-01T00:00:00.000Z' WHERE envelope_id = ?").bind(s.envelopeId).run();
     expect((await kbaStep(s.buyer)).body.data).toMatchObject({ status: "required", attempts_left: 2, session: { session_id: expect.stringMatching(/^kbas_/) } });
   });
 });

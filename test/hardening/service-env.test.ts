@@ -5,11 +5,12 @@ import { deliverWebhook } from "../../src/services/webhooks/deliver";
 import { fanOutEvent } from "../../src/services/webhooks/fan-out";
 import { call, callWith, newTenant } from "../helpers/api";
 import { batchRow, bulkTenant, readyBatch } from "../helpers/bulk";
-import { jobContext } from "../helpers/context";
+import { jobContextOf } from "../helpers/context";
 import { sentKbaEnvelope, takeKba } from "../helpers/kba";
 import { kbaEnvelope, outboxOf, sendableEnvelope, signerRows } from "../helpers/signing";
 import { placedText, signing, storedDocument } from "../helpers/signing-flow";
 import { adminToken, insertEvent, received, receiverUrl, tenantWithEndpoint } from "../helpers/webhooks";
+import { shardDbOf } from "../helpers/shards";
 
 /**
  * A production deployment configured as docs/deploy.md says (SERVICE_ENV unset, Postmark chosen,
@@ -58,7 +59,7 @@ describe("SERVICE_ENV: the KBA sandbox in production", () => {
     const res = await callWith(production({ KBA_PROVIDER: "sandbox" }), "GET", `/signing/${s.buyer}/kba`);
     expectRefused(res, "KBA_PROVIDER");
     // no question set was started for them
-    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM kba_sessions WHERE signer_id IN (SELECT id FROM signers WHERE envelope_id = ?)").bind(s.envelopeId).first())!.n).toBe(0);
+    expect((await shardDbOf(s.envelopeId).prepare("SELECT COUNT(*) AS n FROM kba_sessions WHERE signer_id IN (SELECT id FROM signers WHERE envelope_id = ?)").bind(s.envelopeId).first())!.n).toBe(0);
   });
 });
 
@@ -134,8 +135,8 @@ describe("SERVICE_ENV: the loopback webhook policy in production", () => {
   it("a delivery in production never reaches a loopback URL, whatever WEBHOOK_URL_POLICY says", async () => {
     const { t, target } = await tenantWithEndpoint("ok");
     const eventId = await insertEvent(t.orgId);
-    const [deliveryId] = await fanOutEvent(jobContext(), { eventId });
-    const result = await deliverWebhook(jobContext(production({ WEBHOOK_URL_POLICY: "allow-loopback" })), { deliveryId: deliveryId! });
+    const [deliveryId] = await fanOutEvent(jobContextOf(eventId), { eventId });
+    const result = await deliverWebhook(jobContextOf(deliveryId!, production({ WEBHOOK_URL_POLICY: "allow-loopback" })), { deliveryId: deliveryId! });
     expect(result).toMatchObject({ succeeded: false, responseStatus: null });
     expect(result!.error).toMatch(/URL not allowed/);
     expect(await received(target.path)).toEqual([]);
@@ -159,7 +160,7 @@ describe("the KBA provider is named wherever the outcome is", () => {
 
     const cert = await call("GET", `/partner/envelopes/${s.envelopeId}/vault/certificate`, { key: s.key });
     expect(cert.body.data.identity_verification.signers).toEqual([expect.objectContaining({ signer: s.buyerEmail, status: "passed", provider: "sandbox" })]);
-    const row = await env.DB.prepare("SELECT pdf_key FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1").bind(s.envelopeId).first<{ pdf_key: string }>();
+    const row = await shardDbOf(s.envelopeId).prepare("SELECT pdf_key FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1").bind(s.envelopeId).first<{ pdf_key: string }>();
     const pdf = new Uint8Array(await (await env.DOCS.get(row!.pdf_key))!.arrayBuffer());
     const text = (await placedText(pdf)).pages.join(" ");
     expect(text).toContain("provider sandbox (development provider: verifies nobody)");

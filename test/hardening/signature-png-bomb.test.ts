@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { newTenant } from "../helpers/api";
 import { sentTwoSignerEnvelope, signing, storedDocument, TINY_PNG } from "../helpers/signing-flow";
 import { chunk, dataUrl, drawnSignature, paletteSignature, png, zlibOfZeros } from "../helpers/png";
+import { shardDbOf } from "../helpers/shards";
 
 /** A ~250 KB PNG declaring 8000x8000 RGBA pixels: decoded, over a gigabyte. */
 const BOMB = png({ width: 8000, height: 8000 }, zlibOfZeros(8000 * (1 + 8000 * 4)));
@@ -14,7 +15,7 @@ async function buyerSubmits(slug: string, signature: string) {
 }
 
 async function signerStatus(envelopeId: string, role: string) {
-  return (await env.DB.prepare("SELECT status FROM signers WHERE envelope_id = ? AND role = ?").bind(envelopeId, role).first<{ status: string }>())!.status;
+  return (await shardDbOf(envelopeId).prepare("SELECT status FROM signers WHERE envelope_id = ? AND role = ?").bind(envelopeId, role).first<{ status: string }>())!.status;
 }
 
 describe("a drawn signature cannot be a memory bomb", () => {
@@ -80,14 +81,14 @@ describe("a drawn signature cannot be a memory bomb", () => {
     const t = await newTenant();
     const e = await sentTwoSignerEnvelope(t.key);
     expect((await buyerSubmits(e.buyer, TINY_PNG)).status).toBe(200);
-    const stored = await env.DB.prepare("SELECT value FROM envelope_fields WHERE envelope_id = ? AND name = 'buyer_signature'").bind(e.envelopeId).first<{ value: string }>();
+    const stored = await shardDbOf(e.envelopeId).prepare("SELECT value FROM envelope_fields WHERE envelope_id = ? AND name = 'buyer_signature'").bind(e.envelopeId).first<{ value: string }>();
     // what an earlier submit, taking only the magic bytes and the size, would have stored
     await env.DOCS.put(stored!.value.slice("image:".length), BOMB);
 
     const res = await signing("POST", e.cosigner, "submit", { values: { cosigner_signature: "Cole Signer" } });
     expect(res.status).toBe(422);
     expect(res.body.error).toContain("8000x8000 pixels; a drawn signature is at most 2000x1000");
-    const envelope = await env.DB.prepare("SELECT status FROM envelopes WHERE id = ?").bind(e.envelopeId).first<{ status: string }>();
+    const envelope = await shardDbOf(e.envelopeId).prepare("SELECT status FROM envelopes WHERE id = ?").bind(e.envelopeId).first<{ status: string }>();
     expect(envelope!.status).not.toBe("completed");
     expect(await signerStatus(e.envelopeId, "cosigner")).not.toBe("completed");
     expect((await signing("GET", e.cosigner)).status).toBe(200);

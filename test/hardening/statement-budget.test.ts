@@ -11,6 +11,7 @@ import { signing, TINY_PNG } from "../helpers/signing-flow";
 import { countedCall, countedContext, D1_STATEMENTS_PER_INVOCATION, repeatedStatements, type CountedResponse, type StatementTally } from "../helpers/statement-budget";
 import { absolute, buildPdf } from "../helpers/templates";
 import { adminToken, createEndpoint, receiverUrl } from "../helpers/webhooks";
+import { shardDbOf } from "../helpers/shards";
 
 /** Fails naming the statements that repeat, so the loop that runs them is easy to find. */
 function expectWithinBudget(what: string, tally: Pick<StatementTally, "statements" | "sql">) {
@@ -55,7 +56,7 @@ async function bulkSendChunks(opts: { endpoints: number }): Promise<[string, Sta
     tallies.push([`bulk chunk ${chunk + 1}`, tally]);
     if (outcome === "done") break;
   }
-  const batch = await env.DB.prepare("SELECT status, sent_count FROM bulk_batches WHERE id = ?").bind(batchId).first<{ status: string; sent_count: number }>();
+  const batch = await shardDbOf(batchId).prepare("SELECT status, sent_count FROM bulk_batches WHERE id = ?").bind(batchId).first<{ status: string; sent_count: number }>();
   expect(batch).toEqual({ status: "completed", sent_count: 60 });
   return tallies;
 }
@@ -89,7 +90,7 @@ describe("no request path runs more than D1's 1,000 statements per invocation", 
     expect(res.body.data).toMatchObject({ added: 1000, rejected: [] });
     expect(res.body.data.skipped_no_email).toHaveLength(100);
     expectWithinBudget("POST /bulk-send/:id/items with 1,000 clients", res.tally);
-    const items = await env.DB.prepare("SELECT COUNT(*) AS n, COUNT(DISTINCT position) AS positions, SUM(status = 'skipped') AS skipped FROM bulk_items WHERE batch_id = ?")
+    const items = await shardDbOf(batchId).prepare("SELECT COUNT(*) AS n, COUNT(DISTINCT position) AS positions, SUM(status = 'skipped') AS skipped FROM bulk_items WHERE batch_id = ?")
       .bind(batchId)
       .first<{ n: number; positions: number; skipped: number }>();
     expect(items).toEqual({ n: 1000, positions: 1000, skipped: 100 });

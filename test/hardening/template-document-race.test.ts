@@ -5,6 +5,7 @@ import { call, newTenant } from "../helpers/api";
 import { orgContext } from "../helpers/context";
 import { buildPdf, memberToken } from "../helpers/templates";
 import { racedDb } from "../helpers/raced-db";
+import type { GlobalDb } from "../../src/lib/shards";
 
 
 const taggedPdf = async (tag: string) =>
@@ -24,8 +25,8 @@ describe("two console uploads racing for one template's document", () => {
     // The loser's database runs the winner's whole upload between the loser's check and its batch.
     const loserCtx = { ...orgContext(t.orgId) };
     let winner: Awaited<ReturnType<typeof attachTemplateDocument>> | undefined;
-    loserCtx.db = racedDb(env.DB, async () => (winner = await attachTemplateDocument(winnerCtx, { templateId, form: form(winnerPdf) })));
-    loserCtx.env = { ...loserCtx.env, DB: loserCtx.db };
+    loserCtx.global = racedDb(env.DB, async () => (winner = await attachTemplateDocument(winnerCtx, { templateId, form: form(winnerPdf) }))) as GlobalDb;
+    loserCtx.env = { ...loserCtx.env, DB: loserCtx.global };
 
     await expect(attachTemplateDocument(loserCtx, { templateId, form: form(loserPdf) })).rejects.toMatchObject({ status: 409 });
     expect(winner).toBeDefined();

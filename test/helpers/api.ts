@@ -58,8 +58,13 @@ export const operator = <T = any>(method: string, path: string, body?: unknown) 
 export const ALL_SCOPES = ["envelopes:read", "envelopes:write", "vault:read", "vault:write", "compliance:read", "esign:write", "webhooks:write"];
 
 /** A fresh organization with one key: every test gets its own tenant, so tests never share state. */
-export async function newTenant(opts: { scopes?: string[]; rpm?: number; name?: string } = {}) {
-  const org = await operator("POST", "/orgs", { name: opts.name ?? "Test Lender" });
+/**
+ * A fresh organization (placed as the operator API places it: alternating over the two test shards) and
+ * an API key. `shard` places it on that shard, for a test whose rows must be on one (rows from before
+ * sharding exist only on shard 1).
+ */
+export async function newTenant(opts: { scopes?: string[]; rpm?: number; name?: string; shard?: number } = {}) {
+  const org = await operator("POST", "/orgs", { name: opts.name ?? "Test Lender", ...(opts.shard !== undefined ? { shard_id: opts.shard } : {}) });
   if (org.status !== 201) throw new Error(`org create failed: ${JSON.stringify(org.body)}`);
   const orgId: string = org.body.data.org_id;
   const key = await operator("POST", `/orgs/${orgId}/api-keys`, {

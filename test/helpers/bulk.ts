@@ -1,5 +1,6 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { call, newTenant, operator, type ApiResponse } from "./api";
+import { orgShardNumber, shardDb, shardDbOf } from "./shards";
 import { templateWithRoles } from "./signing";
 
 /** An organization with an admin whose email is known (the sender of its batches), and a partner key. */
@@ -21,12 +22,15 @@ export type BulkTenant = Awaited<ReturnType<typeof bulkTenant>>;
 export async function seedCustomers(orgId: string, n: number, opts: { email?: (i: number) => string | null; contact?: (i: number) => string | null } = {}): Promise<string[]> {
   const at = new Date().toISOString();
   const tag = crypto.randomUUID().slice(0, 8);
+  // on the organization's current shard, each id naming that shard as a customer created there would
+  const shard = await orgShardNumber(orgId);
   const rows = Array.from({ length: n }, (_, i) => {
     const email = opts.email ? opts.email(i) : `client${i}-${tag}@example.com`;
-    return { id: `cust_${tag}${String(i).padStart(6, "0")}`, name: `Client ${i}`, email, contact: opts.contact?.(i) ?? null };
+    return { id: `cust_${shard}_${tag}${String(i).padStart(18, "0")}`, name: `Client ${i}`, email, contact: opts.contact?.(i) ?? null };
   });
+  const db = shardDb(shard);
   const stmts = rows.map((r) =>
-    env.DB.prepare("INSERT INTO customers (id, org_id, name, email, email_normalized, primary_contact_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").bind(
+    db.prepare("INSERT INTO customers (id, org_id, name, email, email_normalized, primary_contact_name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").bind(
       r.id,
       orgId,
       r.name,
@@ -37,7 +41,7 @@ export async function seedCustomers(orgId: string, n: number, opts: { email?: (i
       at,
     ),
   );
-  for (let i = 0; i < stmts.length; i += 200) await env.DB.batch(stmts.slice(i, i + 200));
+  for (let i = 0; i < stmts.length; i += 200) await db.batch(stmts.slice(i, i + 200));
   return rows.map((r) => r.id);
 }
 
@@ -62,7 +66,7 @@ export async function readyBatch(t: BulkTenant, opts: { n?: number; roles?: stri
 export const bulkStub = (batchId: string) => env.BULK_BATCH!.get(env.BULK_BATCH!.idFromName(batchId));
 
 type BatchState = { status: string; sent_count: number; failed_count: number; running_count: number; cancelled_count: number; total_count: number; skipped_count: number };
-export const batchRow = (batchId: string) => env.DB.prepare("SELECT * FROM bulk_batches WHERE id = ?").bind(batchId).first<BatchState>();
+export const batchRow = (batchId: string) => shardDbOf(batchId).prepare("SELECT * FROM bulk_batches WHERE id = ?").bind(batchId).first<BatchState>();
 
 const TERMINAL = ["completed", "cancelled", "failed"];
 
@@ -85,7 +89,7 @@ export async function runToEnd(batchId: string, maxRounds = 2000): Promise<Batch
 
 /** Envelopes per client created by a batch (exactly once: every value 1). */
 export async function envelopesPerClient(batchId: string): Promise<Map<string, number>> {
-  const { results } = await env.DB.prepare(
+  const { results } = await shardDbOf(batchId).prepare(
     "SELECT customer_id, COUNT(*) AS n FROM envelopes WHERE json_extract(metadata, '$.bulk_send.batch_id') = ? GROUP BY customer_id",
   )
     .bind(batchId)

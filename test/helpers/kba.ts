@@ -1,5 +1,5 @@
-import { env } from "cloudflare:test";
 import { call, createEnvelope, newTenant, operator } from "./api";
+import { allShardDbs, shardDbOf } from "./shards";
 import { signing } from "./signing-flow";
 import { consoleTemplate, memberToken } from "./templates";
 
@@ -71,11 +71,13 @@ export async function sentKbaEnvelope(opts: { buyerEmail?: string; dealerIsMembe
 
 /** The organization's KBA usage lines (every envelope also has its `esign_envelope` line: pass `kind` for those). */
 export async function usageLinesOf(orgId: string, kind = "kba_verification") {
-  return (await env.DB.prepare("SELECT * FROM usage_lines WHERE org_id = ? AND kind = ? ORDER BY rowid").bind(orgId, kind).all<Record<string, any>>()).results;
+  const lines: Record<string, any>[] = [];
+  for (const db of allShardDbs()) lines.push(...(await db.prepare("SELECT * FROM usage_lines WHERE org_id = ? AND kind = ? ORDER BY rowid").bind(orgId, kind).all<Record<string, any>>()).results);
+  return lines;
 }
 
 export async function auditOf(envelopeId: string) {
   type Row = { action: string; actor_type: string; actor_id: string | null; ip: string | null; data: string };
-  const { results } = await env.DB.prepare("SELECT action, actor_type, actor_id, ip, data FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(envelopeId).all<Row>();
+  const { results } = await shardDbOf(envelopeId).prepare("SELECT action, actor_type, actor_id, ip, data FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(envelopeId).all<Row>();
   return results.map((r) => ({ ...r, data: JSON.parse(r.data) as Record<string, any> }));
 }

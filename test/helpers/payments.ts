@@ -1,6 +1,6 @@
-import { env } from "cloudflare:test";
 import { inject } from "vitest";
 import { call, createEnvelope, newTenant, operator } from "./api";
+import { shardDbOf } from "./shards";
 import { sendEnvelope, templateWithRoles } from "./signing";
 
 export const CONNECTED_ACCOUNT = "acct_1DealerStandIn";
@@ -67,7 +67,7 @@ export const deliverWebhook = (payload: string, signature: string | null) =>
   call("POST", "/stripe/webhook", { raw: payload, headers: { "Content-Type": "application/json; charset=utf-8", ...(signature === null ? {} : { "Stripe-Signature": signature }) } });
 
 export async function paymentRow(envelopeId: string) {
-  return env.DB.prepare("SELECT * FROM payments WHERE envelope_id = ?").bind(envelopeId).first<Record<string, any>>();
+  return shardDbOf(envelopeId).prepare("SELECT * FROM payments WHERE envelope_id = ?").bind(envelopeId).first<Record<string, any>>();
 }
 
 /** The payer signs, opens the payment step and Stripe reports the payment succeeded: the payment is paid. */

@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { decodePDFRawStream, PDFArray, PDFDocument, PDFRawStream, type PDFPage } from "pdf-lib";
 import { getDocumentProxy } from "unpdf";
 import { call, createEnvelope } from "./api";
+import { shardDbOf } from "./shards";
 import { sendEnvelope } from "./signing";
 import { absolute, buildPdf, choice, uploadTemplate } from "./templates";
 
@@ -92,7 +93,7 @@ export const signing = (method: string, slug: string, action = "", body?: unknow
   call(method, `/signing/${slug}${action ? `/${action}` : ""}`, { body, headers });
 
 export async function storedDocument(envelopeId: string, kind: "original" | "signed") {
-  const row = await env.DB.prepare("SELECT r2_key, sha256, page_count FROM envelope_documents WHERE envelope_id = ? AND kind = ?")
+  const row = await shardDbOf(envelopeId).prepare("SELECT r2_key, sha256, page_count FROM envelope_documents WHERE envelope_id = ? AND kind = ?")
     .bind(envelopeId, kind)
     .first<{ r2_key: string; sha256: string; page_count: number }>();
   if (!row) return null;

@@ -3,6 +3,7 @@ import { openOutboxEmail } from "../../src/services/email/outbox";
 import { signerByCredential } from "../../src/services/signers/resolve-credential";
 import { call, createEnvelope } from "./api";
 import { jobContext } from "./context";
+import { shardDbOf } from "./shards";
 import { absolute, buildPdf, consoleTemplate, memberToken, uploadTemplate } from "./templates";
 
 /** A partner template with one required signature field per role (in that order) and a text field for the first. */
@@ -45,15 +46,15 @@ export type OutboxEmailRow = {
 };
 
 export async function outboxOf(envelopeId: string): Promise<OutboxEmailRow[]> {
-  return (await env.DB.prepare("SELECT * FROM email_outbox WHERE envelope_id = ? ORDER BY rowid").bind(envelopeId).all<OutboxEmailRow>()).results;
+  return (await shardDbOf(envelopeId).prepare("SELECT * FROM email_outbox WHERE envelope_id = ? ORDER BY rowid").bind(envelopeId).all<OutboxEmailRow>()).results;
 }
 
 export async function signerRows(envelopeId: string) {
-  return (await env.DB.prepare("SELECT * FROM signers WHERE envelope_id = ? ORDER BY routing_order, rowid").bind(envelopeId).all<Record<string, any>>()).results;
+  return (await shardDbOf(envelopeId).prepare("SELECT * FROM signers WHERE envelope_id = ? ORDER BY routing_order, rowid").bind(envelopeId).all<Record<string, any>>()).results;
 }
 
 export async function eventsOf(envelopeId: string) {
-  const { results } = await env.DB.prepare("SELECT type, data FROM events WHERE envelope_id = ? ORDER BY created_at, rowid").bind(envelopeId).all<{ type: string; data: string }>();
+  const { results } = await shardDbOf(envelopeId).prepare("SELECT type, data FROM events WHERE envelope_id = ? ORDER BY created_at, rowid").bind(envelopeId).all<{ type: string; data: string }>();
   return results.map((r) => ({ type: r.type, data: JSON.parse(r.data) as Record<string, any> }));
 }
 

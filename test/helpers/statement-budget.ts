@@ -4,6 +4,7 @@ import worker from "../../src/index";
 import { createContext, type Publisher, type RequestContext } from "../../src/lib/context";
 import { BASE, type ApiResponse } from "./api";
 import { interceptDb } from "./db-proxy";
+import { withEveryDb } from "./shards";
 
 /**
  * D1 runs at most 1,000 statements per Worker invocation (each statement of a batch counts; so does
@@ -44,7 +45,7 @@ export function repeatedStatements(tally: StatementTally, top = 5): string {
 export type CountedResponse<T = any> = ApiResponse<T> & { statements: number; tally: StatementTally };
 
 /**
- * One request through the Worker's own fetch handler, as one invocation: its D1 binding counts every
+ * One request through the Worker's own fetch handler, as one invocation: its D1 bindings (global and shards) count every
  * statement the request runs, including the work it leaves to `waitUntil` (webhook fan-out and first
  * attempts, auto-vault), which the runtime bills to the same invocation. Durable Objects the request
  * calls run in invocations of their own and are not counted here. `bindings` replaces others (a
@@ -64,7 +65,7 @@ export async function countedCall<T = any>(
     body = JSON.stringify(opts.body);
     headers["Content-Type"] ??= "application/json";
   }
-  const bindings = { ...(env as Env), ...opts.bindings, DB: countingDb(env.DB, tally) } as Env;
+  const bindings = withEveryDb({ ...(env as Env), ...opts.bindings } as Env, (db) => countingDb(db, tally));
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(path.startsWith("http") ? path : BASE + path, { method, headers, body }), bindings, ctx);
   const text = await res.text();
@@ -85,7 +86,7 @@ export async function countedCall<T = any>(
  */
 export function countedContext(tally: StatementTally, opts: { bindings?: Partial<Env>; publisher?: Publisher } = {}): { ctx: RequestContext; settled: () => Promise<void> } {
   const pending: Promise<unknown>[] = [];
-  const counted = { ...(env as Env), ...opts.bindings, DB: countingDb(env.DB, tally) } as Env;
+  const counted = withEveryDb({ ...(env as Env), ...opts.bindings } as Env, (db) => countingDb(db, tally));
   const ctx = createContext(counted, (p) => void pending.push(p), { requestId: `budget_${crypto.randomUUID()}`, publisher: opts.publisher });
   const settled = async () => {
     // what waits on waitUntil may itself hand more to it

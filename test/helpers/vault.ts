@@ -1,5 +1,7 @@
 import { env, SELF } from "cloudflare:test";
 import { call, createEnvelope, operator, type ApiResponse } from "./api";
+import { shardDbOf } from "./shards";
+import { newShardId, shardOf } from "../../src/lib/shards";
 import { send } from "./templates";
 import { makePdf, sha256Hex } from "./pdf";
 
@@ -27,23 +29,24 @@ export const paperEnvelope = (key: string, overrides: Record<string, unknown> = 
  */
 export async function completedEnvelope(key: string, overrides: Record<string, unknown> = {}, pdf?: Uint8Array) {
   const e = await createEnvelope(key, { secured_party: { name: "First Auto Finance LLC", role: "lender" }, ...overrides });
-  const row = await env.DB.prepare("SELECT org_id FROM envelopes WHERE id = ?").bind(e.envelope_id).first<{ org_id: string }>();
+  const db = shardDbOf(e.envelope_id);
+  const row = await db.prepare("SELECT org_id FROM envelopes WHERE id = ?").bind(e.envelope_id).first<{ org_id: string }>();
   const bytes = pdf ?? (await makePdf({ pages: 2, text: `Signed contract ${e.envelope_id}` }));
   const hash = await sha256Hex(bytes);
   const r2Key = `documents/${row!.org_id}/${e.envelope_id}/signed.pdf`;
   await env.DOCS.put(r2Key, bytes);
-  await env.DB.batch([
-    env.DB.prepare(
+  await db.batch([
+    db.prepare(
       `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at)
        VALUES (?, ?, ?, 'signed', ?, ?, ?, 2, ?)`,
-    ).bind(`doc_${crypto.randomUUID()}`, e.envelope_id, row!.org_id, r2Key, hash, bytes.byteLength, new Date().toISOString()),
-    env.DB.prepare("UPDATE envelopes SET status = 'completed', signed_at = ? WHERE id = ?").bind(new Date().toISOString(), e.envelope_id),
+    ).bind(newShardId("document", shardOf(e.envelope_id)), e.envelope_id, row!.org_id, r2Key, hash, bytes.byteLength, new Date().toISOString()),
+    db.prepare("UPDATE envelopes SET status = 'completed', signed_at = ? WHERE id = ?").bind(new Date().toISOString(), e.envelope_id),
   ]);
   return { ...e, envelope_name: e.envelope_name as string, orgId: row!.org_id, bytes, hash, r2Key };
 }
 
 export async function vaultRecord(envelopeId: string) {
-  return env.DB.prepare("SELECT * FROM vault_records WHERE envelope_id = ?").bind(envelopeId).first<Record<string, any>>();
+  return shardDbOf(envelopeId).prepare("SELECT * FROM vault_records WHERE envelope_id = ?").bind(envelopeId).first<Record<string, any>>();
 }
 
 /** Every R2 key under the envelope's vault prefix. */

@@ -1,10 +1,12 @@
-import { env } from "cloudflare:test";
 import { inject } from "vitest";
 import type { OutboxMessage } from "../../src/env";
-import { outboxInsert, type EventType } from "../../src/services/events/outbox";
+import type { EventType } from "../../src/services/events/outbox";
+import { newShardId } from "../../src/lib/shards";
+import { orgAnchorInsert } from "../../src/services/shards/repository";
 import type { AttemptRow } from "../../src/services/webhooks/repository";
 import type { DeliveryRow } from "../../src/services/webhooks/repository";
 import { call, newTenant, operator } from "./api";
+import { allShardDbs, orgShardNumber, shardDb, shardDbOf } from "./shards";
 
 /** What the receiver (test/global/webhook-receiver.mjs) recorded for one request. */
 export type Received = { method: string; path: string; headers: Record<string, string>; body: string; received_at: number };
@@ -54,20 +56,32 @@ export async function tenantWithEndpoint(behaviour: string, events?: string[]) {
   return { t, token, target, ep };
 }
 
-/** An outbox event written straight to the table, not published: the test decides who dispatches it. */
-export async function insertEvent(orgId: string, type: EventType = "envelope.completed", data: Record<string, unknown> = { note: "test" }) {
-  const event = outboxInsert(env.DB, { orgId, envelopeId: null, type, data, at: new Date().toISOString() });
-  await event.statement.run();
-  return event.id;
+/**
+ * An outbox event written straight to the table, not published: the test decides who dispatches it. It
+ * is an org-level event, so it goes on the organization's current shard, its id naming that shard; or on
+ * shard `onShard` (with the organization's anchor there), as a transfer's event to another organization
+ * lives on the record's shard.
+ */
+export async function insertEvent(orgId: string, type: EventType = "envelope.completed", data: Record<string, unknown> = { note: "test" }, onShard?: number) {
+  const shard = onShard ?? (await orgShardNumber(orgId));
+  const db = shardDb(shard);
+  const id = newShardId("event", shard);
+  const at = new Date().toISOString();
+  await db.batch([
+    orgAnchorInsert(db, orgId, at),
+    db.prepare("INSERT INTO events (id, org_id, envelope_id, type, data, created_at) VALUES (?, ?, NULL, ?, ?, ?)").bind(id, orgId, type, JSON.stringify(data), at),
+  ]);
+  return id;
 }
 
 export async function deliveriesOf(endpointId: string) {
-  const { results } = await env.DB.prepare("SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at, id").bind(endpointId).all<DeliveryRow>();
-  return results;
+  const results: DeliveryRow[] = [];
+  for (const db of allShardDbs()) results.push(...(await db.prepare("SELECT * FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY created_at, id").bind(endpointId).all<DeliveryRow>()).results);
+  return results.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 export async function attemptsOf(deliveryId: string) {
-  const { results } = await env.DB.prepare("SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt").bind(deliveryId).all<AttemptRow>();
+  const { results } = await shardDbOf(deliveryId).prepare("SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt").bind(deliveryId).all<AttemptRow>();
   return results;
 }
 

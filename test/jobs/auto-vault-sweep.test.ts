@@ -3,8 +3,10 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { AUTO_VAULT_GRACE_MS, AUTO_VAULT_PER_RUN, autoVaultSweep } from "../../src/jobs/auto-vault-sweep";
 import { call, newTenant, operator } from "../helpers/api";
-import { jobContext } from "../helpers/context";
+import { jobContextOf, jobContextOnOrg } from "../helpers/context";
 import { completedEnvelope, paperEnvelope, vaultRecord } from "../helpers/vault";
+import { shardDbOf } from "../helpers/shards";
+import { newShardId, shardOf } from "../../src/lib/shards";
 
 /** The minute's cron, as Cloudflare runs it. */
 async function runCron(at: Date) {
@@ -29,28 +31,28 @@ async function custodianToken(orgId: string) {
  */
 async function completedWhileAutoVaultDropped(t: { key: string; orgId: string }, custodian: { token: string }) {
   const e = await completedEnvelope(t.key);
-  await env.DB.prepare("UPDATE envelopes SET status = 'sent' WHERE id = ?").bind(e.envelope_id).run();
+  await shardDbOf(e.envelope_id).prepare("UPDATE envelopes SET status = 'sent' WHERE id = ?").bind(e.envelope_id).run();
   const consent = await call("POST", `/envelopes/${e.envelope_id}/auto-vault-consent`, {
     bearer: custodian.token,
     body: { auto_vault_enabled: true, acknowledge_authoritative_copy: true },
   });
   expect(consent.body.data).toMatchObject({ auto_vault_enabled: true, status: "sent" });
-  await env.DB.prepare("UPDATE envelopes SET status = 'completed' WHERE id = ?").bind(e.envelope_id).run();
+  await shardDbOf(e.envelope_id).prepare("UPDATE envelopes SET status = 'completed' WHERE id = ?").bind(e.envelope_id).run();
   return e;
 }
 
 const statusOf = async (key: string, id: string) => (await call("GET", `/partner/envelopes/${id}/status`, { key })).body.data.status as string;
-const vaultCount = (id: string) => env.DB.prepare("SELECT COUNT(*) AS n FROM vault_records WHERE envelope_id = ?").bind(id).first<number>("n");
+const vaultCount = (id: string) => shardDbOf(id).prepare("SELECT COUNT(*) AS n FROM vault_records WHERE envelope_id = ?").bind(id).first<number>("n");
 const vaultEntries = (id: string) =>
-  env.DB.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE chain_id = ? AND action = 'envelope.vault'").bind(id).first<number>("n");
+  shardDbOf(id).prepare("SELECT COUNT(*) AS n FROM audit_log WHERE chain_id = ? AND action = 'envelope.vault'").bind(id).first<number>("n");
 
 async function requestPayment(envelopeId: string, orgId: string, status: string) {
   const at = new Date().toISOString();
-  await env.DB.prepare(
+  await shardDbOf(envelopeId).prepare(
     `INSERT INTO payments (id, envelope_id, org_id, amount_cents, currency, payer_email, destination_account, application_fee_cents, platform_fee_bps, status, created_at, updated_at)
      VALUES (?, ?, ?, 150000, 'usd', 'ann@example.com', 'acct_1DealerStandIn', 0, 0, ?, ?, ?)`,
   )
-    .bind(`pay_${crypto.randomUUID()}`, envelopeId, orgId, status, at, at)
+    .bind(newShardId("payment", shardOf(envelopeId)), envelopeId, orgId, status, at, at)
     .run();
 }
 
@@ -66,7 +68,7 @@ describe("auto-vault sweep (cron): completed, consented, paid envelopes the comp
     await requestPayment(paid.envelope_id, t.orgId, "paid");
     const paper = await paperEnvelope(t.key);
     await call("POST", `/envelopes/${paper.envelope_id}/auto-vault-consent`, { bearer: custodian.token, body: { auto_vault_enabled: true, acknowledge_authoritative_copy: true } });
-    await env.DB.prepare("UPDATE envelopes SET status = 'completed' WHERE id = ?").bind(paper.envelope_id).run();
+    await shardDbOf(paper.envelope_id).prepare("UPDATE envelopes SET status = 'completed' WHERE id = ?").bind(paper.envelope_id).run();
 
     // Within the grace period the completing request may still be vaulting: the sweep waits.
     await runCron(new Date());
@@ -76,7 +78,7 @@ describe("auto-vault sweep (cron): completed, consented, paid envelopes the comp
     expect(await statusOf(t.key, dropped.envelope_id)).toBe("vaulted");
     expect(await vaultRecord(dropped.envelope_id)).toMatchObject({ source: "signed", document_hash: dropped.hash, actor_type: "system", on_behalf_of: custodian.userId });
     expect(await statusOf(t.key, paid.envelope_id)).toBe("vaulted");
-    const stored = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'vault.stored'").bind(dropped.envelope_id).first<number>("n");
+    const stored = await shardDbOf(dropped.envelope_id).prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'vault.stored'").bind(dropped.envelope_id).first<number>("n");
     expect(stored).toBe(1);
 
     expect(await statusOf(t.key, notConsented.envelope_id)).toBe("completed");
@@ -95,7 +97,7 @@ describe("auto-vault sweep (cron): completed, consented, paid envelopes the comp
     expect(await statusOf(t.key, e.envelope_id)).toBe("vaulted");
     expect(await vaultCount(e.envelope_id)).toBe(1);
     expect(await vaultEntries(e.envelope_id)).toBe(1);
-    const stored = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'vault.stored'").bind(e.envelope_id).first<number>("n");
+    const stored = await shardDbOf(e.envelope_id).prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'vault.stored'").bind(e.envelope_id).first<number>("n");
     expect(stored).toBe(1);
     const verify = await call("GET", `/partner/envelopes/${e.envelope_id}/compliance`, { key: t.key });
     expect(JSON.stringify(verify.body)).not.toContain("does not verify");
@@ -107,7 +109,7 @@ describe("auto-vault sweep (cron): completed, consented, paid envelopes the comp
     const e = await completedWhileAutoVaultDropped(t, custodian);
     const [partner] = await Promise.all([
       call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: t.key, body: {} }),
-      autoVaultSweep(jobContext(), later()),
+      autoVaultSweep(jobContextOf(e.envelope_id), later()),
     ]);
     expect(partner.status).toBe(200);
     expect(partner.body.data.status).toBe("vaulted");
@@ -122,12 +124,13 @@ describe("auto-vault sweep (cron): completed, consented, paid envelopes the comp
     for (let i = 0; i < AUTO_VAULT_PER_RUN + 2; i++) backlog.push((await completedWhileAutoVaultDropped(t, custodian)).envelope_id);
     const vaulted = async () => (await Promise.all(backlog.map(vaultCount))).reduce<number>((sum, n) => sum + (n ?? 0), 0);
 
-    const first = await autoVaultSweep(jobContext(), later());
+    const sweep = await jobContextOnOrg(t.orgId);
+    const first = await autoVaultSweep(sweep, later());
     expect(first.vaulted.length).toBeLessThanOrEqual(AUTO_VAULT_PER_RUN);
     // Earlier tests' envelopes in this file are vaulted already: the backlog is all that is due.
     expect(await vaulted()).toBe(AUTO_VAULT_PER_RUN);
-    await autoVaultSweep(jobContext(), later());
-    await autoVaultSweep(jobContext(), later());
+    await autoVaultSweep(sweep, later());
+    await autoVaultSweep(sweep, later());
     expect(await vaulted()).toBe(AUTO_VAULT_PER_RUN + 2);
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { OutboxMessage } from "../../src/env";
 import { call, createEnvelope, newTenant } from "../helpers/api";
+import { shardDbOf } from "../helpers/shards";
 
 async function runCron(at: Date) {
   const ctx = createExecutionContext();
@@ -12,7 +13,7 @@ async function runCron(at: Date) {
 
 async function sentEnvelope(key: string, expiresAt: string, status = "sent") {
   const e = await createEnvelope(key);
-  await env.DB.prepare("UPDATE envelopes SET status = ?, expires_at = ? WHERE id = ?").bind(status, expiresAt, e.envelope_id).run();
+  await shardDbOf(e.envelope_id).prepare("UPDATE envelopes SET status = ?, expires_at = ? WHERE id = ?").bind(status, expiresAt, e.envelope_id).run();
   return e;
 }
 
@@ -36,12 +37,12 @@ describe("envelope expiry sweep (cron)", () => {
     expect(await status(notDue.envelope_id)).toBe("sent");
     expect(await status(completed.envelope_id)).toBe("completed");
     expect(await status(pending.envelope_id)).toBe("pending");
-    const ev = await env.DB.prepare("SELECT type, data FROM events WHERE envelope_id = ? AND type = 'envelope.expired'").bind(overdueSent.envelope_id).first<{ data: string }>();
+    const ev = await shardDbOf(overdueSent.envelope_id).prepare("SELECT type, data FROM events WHERE envelope_id = ? AND type = 'envelope.expired'").bind(overdueSent.envelope_id).first<{ data: string }>();
     expect(JSON.parse(ev!.data)).toMatchObject({ status: "expired", customer_id: overdueSent.customer_id, expires_at: past });
 
     // A second run finds nothing more to do and emits nothing twice.
     await runCron(now);
-    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'envelope.expired'").bind(overdueSent.envelope_id).first<{ n: number }>();
+    const count = await shardDbOf(overdueSent.envelope_id).prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'envelope.expired'").bind(overdueSent.envelope_id).first<{ n: number }>();
     expect(count!.n).toBe(1);
   });
 });
@@ -50,7 +51,7 @@ describe("transactional outbox", () => {
   it("marks an event dispatched when the queue consumer takes it, and is idempotent per event", async () => {
     const t = await newTenant();
     const e = await createEnvelope(t.key);
-    const event = await env.DB.prepare("SELECT id FROM events WHERE envelope_id = ?").bind(e.envelope_id).first<{ id: string }>();
+    const event = await shardDbOf(e.envelope_id).prepare("SELECT id FROM events WHERE envelope_id = ?").bind(e.envelope_id).first<{ id: string }>();
     const batch = createMessageBatch<OutboxMessage>("esign-vault-webhooks", [
       { id: "m1", timestamp: new Date(), attempts: 1, body: { kind: "event", event_id: event!.id } },
       { id: "m2", timestamp: new Date(), attempts: 1, body: { kind: "event", event_id: event!.id } },
@@ -59,7 +60,7 @@ describe("transactional outbox", () => {
     await worker.queue(batch, env, ctx);
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks.sort()).toEqual(["m1", "m2"]);
-    const row = await env.DB.prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(event!.id).first<{ dispatched_at: string | null }>();
+    const row = await shardDbOf(event!.id).prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(event!.id).first<{ dispatched_at: string | null }>();
     expect(row!.dispatched_at).not.toBeNull();
   });
 
@@ -74,7 +75,7 @@ describe("transactional outbox", () => {
     const e = await createEnvelope(t.key);
     await waitForDispatch(e.envelope_id);
     // As if the queue had lost the message: undispatched, and older than the relay's grace period.
-    await env.DB.prepare("UPDATE events SET dispatched_at = NULL, created_at = ? WHERE envelope_id = ?")
+    await shardDbOf(e.envelope_id).prepare("UPDATE events SET dispatched_at = NULL, created_at = ? WHERE envelope_id = ?")
       .bind(new Date(Date.now() - 5 * 60_000).toISOString(), e.envelope_id)
       .run();
     await runCron(new Date());
@@ -84,7 +85,7 @@ describe("transactional outbox", () => {
 
 async function waitForDispatch(envelopeId: string): Promise<string | null> {
   for (let i = 0; i < 100; i++) {
-    const row = await env.DB.prepare("SELECT dispatched_at FROM events WHERE envelope_id = ?").bind(envelopeId).first<{ dispatched_at: string | null }>();
+    const row = await shardDbOf(envelopeId).prepare("SELECT dispatched_at FROM events WHERE envelope_id = ?").bind(envelopeId).first<{ dispatched_at: string | null }>();
     if (row?.dispatched_at) return row.dispatched_at;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -97,7 +98,7 @@ describe("scheduled jobs", () => {
     const overdue = await sentEnvelope(t.key, new Date(Date.now() - 60_000).toISOString());
     const relayed = await createEnvelope(t.key);
     await waitForDispatch(relayed.envelope_id); // the request's own fan-out (issue 17) first, then "lose" it
-    await env.DB.prepare("UPDATE events SET dispatched_at = NULL, created_at = ? WHERE envelope_id = ?")
+    await shardDbOf(relayed.envelope_id).prepare("UPDATE events SET dispatched_at = NULL, created_at = ? WHERE envelope_id = ?")
       .bind(new Date(Date.now() - 5 * 60_000).toISOString(), relayed.envelope_id)
       .run();
     // The queue refuses every message: the relay fails, the expiry sweep must still run.
@@ -110,7 +111,7 @@ describe("scheduled jobs", () => {
     );
     await expect(run).rejects.toThrow(/relay-outbox: Error: queue down/);
     await waitOnExecutionContext(ctx);
-    const row = await env.DB.prepare("SELECT status FROM envelopes WHERE id = ?").bind(overdue.envelope_id).first<{ status: string }>();
+    const row = await shardDbOf(overdue.envelope_id).prepare("SELECT status FROM envelopes WHERE id = ?").bind(overdue.envelope_id).first<{ status: string }>();
     expect(row!.status).toBe("expired");
   });
 });

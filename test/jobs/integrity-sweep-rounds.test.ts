@@ -3,23 +3,29 @@ import { PDFDocument } from "pdf-lib";
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { continueIntegritySweep, DEFAULT_SWEEP_LIMITS, INTEGRITY_SWEEP_CRON, SWEEP_CONCURRENCY } from "../../src/jobs/integrity-sweep";
-import { systemContext } from "../../src/lib/context";
+import { shardOf } from "../../src/lib/shards";
 import { assessIntegrityCheck, observeAuthoritative, recordIntegrityCheck, recordIntegrityChecks } from "../../src/services/vault/integrity";
 import type { VaultRecordRow } from "../../src/services/vault/repository";
 import { call, newTenant } from "../helpers/api";
 import { sha256Hex } from "../helpers/pdf";
 import { completedEnvelope, compliance, vaultRecord } from "../helpers/vault";
+import { jobContextOn } from "../helpers/context";
+import { allShardDbs, shardDb, shardDbOf } from "../helpers/shards";
 
-const ctx = () => systemContext(env, () => {});
+/** The shard of the test's latest vault record (its organization's): the sweep, its cursor and its counts are per shard. */
+let shard = 1;
+const ctx = () => jobContextOn(shard);
+const onShard = () => shardDb(shard);
 
 async function vault(key: string, pdf?: Uint8Array) {
   const e = await completedEnvelope(key, {}, pdf);
+  shard = shardOf(e.envelope_id);
   expect((await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key, body: {} })).status).toBe(200);
   return { ...e, record: (await vaultRecord(e.envelope_id)) as unknown as VaultRecordRow };
 }
 
 async function sweepChecks(envelopeId: string) {
-  const { results } = await env.DB.prepare(
+  const { results } = await shardDbOf(envelopeId).prepare(
     "SELECT matched, observed_hash, observed_size_bytes FROM vault_integrity_checks WHERE envelope_id = ? AND source = 'sweep' ORDER BY checked_at, rowid",
   )
     .bind(envelopeId)
@@ -27,7 +33,7 @@ async function sweepChecks(envelopeId: string) {
   return results;
 }
 
-const count = async (sql: string, ...args: unknown[]) => (await env.DB.prepare(sql).bind(...args).first<{ n: number }>())!.n;
+const count = async (sql: string, ...args: unknown[]) => (await onShard().prepare(sql).bind(...args).first<{ n: number }>())!.n;
 
 async function runCron(cron: string) {
   const c = createExecutionContext();
@@ -39,7 +45,7 @@ async function runCron(cron: string) {
 async function sweepWholeVault() {
   await runCron(INTEGRITY_SWEEP_CRON);
   for (let i = 0; i < 100; i++) {
-    const state = await env.DB.prepare("SELECT cycle_completed_at FROM job_cursors").first<{ cycle_completed_at: string | null }>();
+    const state = await onShard().prepare("SELECT cycle_completed_at FROM job_cursors").first<{ cycle_completed_at: string | null }>();
     if (state?.cycle_completed_at) return;
     await continueIntegritySweep(ctx(), new Date());
   }
@@ -74,7 +80,7 @@ async function bigPdf(bytes: number): Promise<Uint8Array> {
 }
 
 beforeEach(async () => {
-  await env.DB.prepare("DELETE FROM job_cursors").run();
+  for (const db of allShardDbs()) await db.prepare("DELETE FROM job_cursors").run();
 });
 
 describe("integrity sweep, many copies per run", () => {
@@ -95,7 +101,7 @@ describe("integrity sweep, many copies per run", () => {
     await runCron(INTEGRITY_SWEEP_CRON);
 
     // one run: every copy in the vault (16 here, within one invocation's 25) checked and the cycle done
-    const state = await env.DB.prepare("SELECT processed, failures, cycle_completed_at FROM job_cursors").first<{ processed: number; failures: number; cycle_completed_at: string | null }>();
+    const state = await onShard().prepare("SELECT processed, failures, cycle_completed_at FROM job_cursors").first<{ processed: number; failures: number; cycle_completed_at: string | null }>();
     expect(state).toMatchObject({ processed: vaulted, failures: 1 });
     expect(state!.cycle_completed_at).not.toBeNull();
     for (const d of docs) {
@@ -164,11 +170,11 @@ describe("integrity sweep, many copies per run", () => {
     const t = await newTenant();
     for (let i = 0; i < 5; i++) await vault(t.key);
     const limits = { maxDocuments: 3, maxBytes: 1024 ** 4 };
-    await env.DB.prepare("INSERT INTO job_cursors (job, cycle_started_at, cursor, updated_at) VALUES ('vault_integrity_sweep', ?, '', ?)")
+    await onShard().prepare("INSERT INTO job_cursors (job, cycle_started_at, cursor, updated_at) VALUES ('vault_integrity_sweep', ?, '', ?)")
       .bind(new Date().toISOString(), new Date().toISOString())
       .run();
     // the whole vault of this file's storage, in the sweep's order (earlier tests' documents included)
-    const ids = (await env.DB.prepare("SELECT id FROM vault_records ORDER BY id").all<{ id: string }>()).results.map((r) => r.id);
+    const ids = (await onShard().prepare("SELECT id FROM vault_records ORDER BY id").all<{ id: string }>()).results.map((r) => r.id);
     expect(ids.length).toBeGreaterThanOrEqual(6);
     const sweeps = () => Promise.all(ids.map((id) => count("SELECT COUNT(*) AS n FROM vault_integrity_checks WHERE vault_id = ? AND source = 'sweep'", id)));
     const before = await sweeps();
@@ -176,11 +182,11 @@ describe("integrity sweep, many copies per run", () => {
 
     // (no claim on mismatches: an earlier test of this file left a tampered copy, which may sort among the first three)
     expect(await continueIntegritySweep(ctx(), new Date(), limits)).toMatchObject({ ran: true, checked: 3, cycleCompleted: false });
-    expect(await env.DB.prepare("SELECT cursor, processed FROM job_cursors").first()).toEqual({ cursor: ids[2], processed: 3 });
+    expect(await onShard().prepare("SELECT cursor, processed FROM job_cursors").first()).toEqual({ cursor: ids[2], processed: 3 });
     expect(await added()).toEqual(ids.map((_, i) => (i < 3 ? 1 : 0)));
 
     expect(await continueIntegritySweep(ctx(), new Date(), limits)).toMatchObject({ ran: true, checked: 3 });
-    expect(await env.DB.prepare("SELECT cursor, processed FROM job_cursors").first()).toEqual({ cursor: ids[5], processed: 6 });
+    expect(await onShard().prepare("SELECT cursor, processed FROM job_cursors").first()).toEqual({ cursor: ids[5], processed: 6 });
     expect(await added()).toEqual(ids.map((_, i) => (i < 6 ? 1 : 0)));
   });
 });

@@ -2,16 +2,21 @@ import { createExecutionContext, createScheduledController, env, waitOnExecution
 import { beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { continueIntegritySweep, INTEGRITY_SWEEP_CRON, startIntegritySweep, type SweepBatch } from "../../src/jobs/integrity-sweep";
-import { systemContext } from "../../src/lib/context";
 import { call, newTenant } from "../helpers/api";
 import { makePdf } from "../helpers/pdf";
 import { completedEnvelope, compliance, vaultRecord } from "../helpers/vault";
+import { allShardDbs, orgShardNumber, shardDb, shardDbOf } from "../helpers/shards";
+import { jobContextOn } from "../helpers/context";
 
-const ctx = () => systemContext(env, () => {});
+/** The shard the test's vault records are on (its organization's): each shard keeps its own sweep cursor. */
+let shard = 1;
+const ctx = () => jobContextOn(shard);
+const cursors = () => shardDb(shard);
 const UNBOUNDED_BYTES = 1024 ** 4;
 
 async function vaultedEnvelopes(n: number) {
   const t = await newTenant();
+  shard = await orgShardNumber(t.orgId);
   const out = [];
   for (let i = 0; i < n; i++) {
     const e = await completedEnvelope(t.key);
@@ -22,7 +27,7 @@ async function vaultedEnvelopes(n: number) {
 }
 
 async function sweepRows(envelopeId: string) {
-  const { results } = await env.DB.prepare("SELECT matched FROM vault_integrity_checks WHERE envelope_id = ? AND source = 'sweep' ORDER BY checked_at, rowid")
+  const { results } = await shardDbOf(envelopeId).prepare("SELECT matched FROM vault_integrity_checks WHERE envelope_id = ? AND source = 'sweep' ORDER BY checked_at, rowid")
     .bind(envelopeId)
     .all<{ matched: number }>();
   return results.map((r) => r.matched);
@@ -45,7 +50,7 @@ async function finishCycle(first: SweepBatch, limits: { maxDocuments: number; ma
 }
 
 beforeEach(async () => {
-  await env.DB.prepare("DELETE FROM job_cursors").run();
+  for (const db of allShardDbs()) await db.prepare("DELETE FROM job_cursors").run();
 });
 
 describe("weekly integrity sweep", () => {
@@ -67,9 +72,9 @@ describe("weekly integrity sweep", () => {
     const cert = await call("GET", `/partner/envelopes/${tampered.envelope_id}/vault/certificate`, { key: t.key });
     expect(cert.body.data.ucc_9105_compliance.compliant).toBe(false);
     expect(cert.body.data.ucc_9105_compliance.checks[2]).toMatchObject({ requirement: "unalterable", satisfied: false });
-    const event = await env.DB.prepare("SELECT data FROM events WHERE envelope_id = ? AND type = 'vault.tamper_detected'").bind(tampered.envelope_id).first<{ data: string }>();
+    const event = await shardDbOf(tampered.envelope_id).prepare("SELECT data FROM events WHERE envelope_id = ? AND type = 'vault.tamper_detected'").bind(tampered.envelope_id).first<{ data: string }>();
     expect(JSON.parse(event!.data)).toMatchObject({ detected_by: "sweep", expected_hash: tampered.hash });
-    const audit = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE chain_id = ? AND action = 'vault.tamper_detected'").bind(tampered.envelope_id).first<{ n: number }>();
+    const audit = await shardDbOf(tampered.envelope_id).prepare("SELECT COUNT(*) AS n FROM audit_log WHERE chain_id = ? AND action = 'vault.tamper_detected'").bind(tampered.envelope_id).first<{ n: number }>();
     expect(audit!.n).toBe(1);
     for (const e of envelopes.filter((x) => x !== tampered)) {
       expect((await call("GET", `/partner/envelopes/${e.envelope_id}/status`, { key: t.key })).body.data.compliant).toBe(true);
@@ -77,7 +82,7 @@ describe("weekly integrity sweep", () => {
 
     // The cycle is done: the every-minute run finds nothing to do until next week's trigger.
     expect((await continueIntegritySweep(ctx(), new Date(), limits)).ran).toBe(false);
-    const state = await env.DB.prepare("SELECT cycle_completed_at, cursor, failures FROM job_cursors").first<{ cycle_completed_at: string | null; failures: number }>();
+    const state = await cursors().prepare("SELECT cycle_completed_at, cursor, failures FROM job_cursors").first<{ cycle_completed_at: string | null; failures: number }>();
     expect(state!.cycle_completed_at).not.toBeNull();
     expect(state!.failures).toBeGreaterThanOrEqual(1);
 
@@ -85,7 +90,7 @@ describe("weekly integrity sweep", () => {
     await finishCycle(await startIntegritySweep(ctx(), new Date(), limits), limits);
     expect(await sweepRows(tampered.envelope_id)).toEqual([0, 0]);
     expect(await sweepRows(envelopes[0]!.envelope_id)).toEqual([1, 1]);
-    const events = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'vault.tamper_detected'").bind(tampered.envelope_id).first<{ n: number }>();
+    const events = await shardDbOf(tampered.envelope_id).prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'vault.tamper_detected'").bind(tampered.envelope_id).first<{ n: number }>();
     expect(events!.n).toBe(1);
   });
 
@@ -100,7 +105,7 @@ describe("weekly integrity sweep", () => {
   it("lets only one of two overlapping invocations walk the vault (lease)", async () => {
     await vaultedEnvelopes(2);
     const limits = { maxDocuments: 1, maxBytes: UNBOUNDED_BYTES };
-    await env.DB.prepare(
+    await cursors().prepare(
       "INSERT INTO job_cursors (job, cycle_started_at, cursor, updated_at) VALUES ('vault_integrity_sweep', ?, '', ?)",
     )
       .bind(new Date().toISOString(), new Date().toISOString())
@@ -113,9 +118,9 @@ describe("weekly integrity sweep", () => {
     await vaultedEnvelopes(2);
     const limits = { maxDocuments: 1, maxBytes: UNBOUNDED_BYTES };
     await startIntegritySweep(ctx(), new Date(), limits);
-    const before = await env.DB.prepare("SELECT cycle_started_at, cursor FROM job_cursors").first<{ cycle_started_at: string; cursor: string }>();
+    const before = await cursors().prepare("SELECT cycle_started_at, cursor FROM job_cursors").first<{ cycle_started_at: string; cursor: string }>();
     await startIntegritySweep(ctx(), new Date(Date.now() + 7 * 86_400_000), limits);
-    const after = await env.DB.prepare("SELECT cycle_started_at, cursor FROM job_cursors").first<{ cycle_started_at: string; cursor: string }>();
+    const after = await cursors().prepare("SELECT cycle_started_at, cursor FROM job_cursors").first<{ cycle_started_at: string; cursor: string }>();
     expect(after!.cycle_started_at).toBe(before!.cycle_started_at);
     expect(after!.cursor > before!.cursor).toBe(true);
   });
@@ -123,10 +128,10 @@ describe("weekly integrity sweep", () => {
   it("runs from the scheduled handler: the weekly cron starts a cycle, the every-minute cron continues it", async () => {
     const { envelopes } = await vaultedEnvelopes(1);
     await runCron(INTEGRITY_SWEEP_CRON);
-    const state = await env.DB.prepare("SELECT cycle_started_at, processed FROM job_cursors").first<{ processed: number }>();
+    const state = await cursors().prepare("SELECT cycle_started_at, processed FROM job_cursors").first<{ processed: number }>();
     expect(state!.processed).toBeGreaterThanOrEqual(1);
     for (let i = 0; i < 100; i++) {
-      const s = await env.DB.prepare("SELECT cycle_completed_at FROM job_cursors").first<{ cycle_completed_at: string | null }>();
+      const s = await cursors().prepare("SELECT cycle_completed_at FROM job_cursors").first<{ cycle_completed_at: string | null }>();
       if (s!.cycle_completed_at) break;
       await runCron("* * * * *");
     }

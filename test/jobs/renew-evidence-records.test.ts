@@ -8,31 +8,36 @@ import { readEvidenceRecord } from "../../src/services/vault/evidence-record/rec
 import { renewEvidenceRecord } from "../../src/services/vault/evidence-record/renew-evidence-record";
 import { listDueEvidenceRecords } from "../../src/services/vault/evidence-record/repository";
 import { call, newTenant } from "../helpers/api";
-import { jobContext } from "../helpers/context";
+import { jobContextOn } from "../helpers/context";
+import { shardOf } from "../../src/lib/shards";
 import { sha256Hex } from "../helpers/pdf";
 import { completedEnvelope, vaultObjects, vaultRecord } from "../helpers/vault";
 import { caCertificate, outage, tsaUrl } from "../pdf/seal/evidence-helpers";
+import { shardDbOf } from "../helpers/shards";
 
 const hex = (b: ArrayBuffer | Uint8Array) => Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, "0")).join("");
 
-/** The job as the cron runs it, with SEAL_TSA_URL at a TSA path of the test's own. */
-const withTsa = (path: string) => jobContext({ ...env, SEAL_TSA_URL: tsaUrl(path) } as Env);
+/** The shard of the test's latest vault record: the job runs per shard, as the cron runs it on each. */
+let shard = 1;
+/** The job as the cron runs it on that shard, with SEAL_TSA_URL at a TSA path of the test's own. */
+const withTsa = (path: string) => jobContextOn(shard, { ...env, SEAL_TSA_URL: tsaUrl(path) } as Env);
 const run = (path: string, now = new Date()) => renewEvidenceRecords(withTsa(path), now, { limit: 100 });
 
 async function vaulted() {
   const t = await newTenant();
   const e = await completedEnvelope(t.key);
+  shard = shardOf(e.envelope_id);
   expect((await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: t.key, body: {} })).status).toBe(200);
   return { t, e, record: (await vaultRecord(e.envelope_id))! };
 }
 
 async function rows(vaultId: string) {
-  const { results } = await env.DB.prepare("SELECT * FROM vault_evidence_records WHERE vault_id = ? ORDER BY timestamp_count").bind(vaultId).all<Record<string, any>>();
+  const { results } = await shardDbOf(vaultId).prepare("SELECT * FROM vault_evidence_records WHERE vault_id = ? ORDER BY timestamp_count").bind(vaultId).all<Record<string, any>>();
   return results;
 }
 
 async function chainEntries(envelopeId: string, action: string) {
-  const { results } = await env.DB.prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = ? ORDER BY seq").bind(envelopeId, action).all<{ data: string }>();
+  const { results } = await shardDbOf(envelopeId).prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = ? ORDER BY seq").bind(envelopeId, action).all<{ data: string }>();
   return results.map((r) => JSON.parse(r.data) as Record<string, any>);
 }
 
@@ -118,7 +123,7 @@ describe("evidence records: first record and renewal (RFC 4998)", () => {
   it("does nothing without SEAL_TSA_URL, and the minute cron runs it", async () => {
     const { record } = await vaulted();
     expect(env.SEAL_TSA_URL).toBeFalsy();
-    expect(await renewEvidenceRecords(jobContext(), new Date(), { limit: 100 })).toEqual({ ran: false, created: 0, renewed: 0, waiting: 0 });
+    expect(await renewEvidenceRecords(jobContextOn(shard), new Date(), { limit: 100 })).toEqual({ ran: false, created: 0, renewed: 0, waiting: 0 });
     const c = createExecutionContext();
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), { ...env, SEAL_TSA_URL: tsaUrl("evidence-records-cron") } as Env, c);
     await waitOnExecutionContext(c);
@@ -127,7 +132,7 @@ describe("evidence records: first record and renewal (RFC 4998)", () => {
 
   it("lands one version when two runs renew the same record at once, and leaves no stray object", async () => {
     const { e, record } = await vaulted();
-    const due = (await listDueEvidenceRecords(env.DB, new Date().toISOString(), 1000)).find((d) => d.record.id === record.id)!;
+    const due = (await listDueEvidenceRecords(shardDbOf(record.id), new Date().toISOString(), 1000)).find((d) => d.record.id === record.id)!;
     expect(due.current).toBeNull();
     const outcomes = await Promise.all([renewEvidenceRecord(withTsa("evidence-records-race"), due), renewEvidenceRecord(withTsa("evidence-records-race"), due)]);
     expect(outcomes.map((o) => o.outcome).sort()).toEqual(["created", "raced"]);

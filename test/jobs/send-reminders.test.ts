@@ -6,9 +6,10 @@ import { remindSigners } from "../../src/services/email/remind-signers";
 import { openOutboxEmail } from "../../src/services/email/outbox";
 import { listEnvelopesDueForReminders } from "../../src/services/envelopes/repository";
 import { call, newTenant, operator } from "../helpers/api";
-import { jobContext, orgContext } from "../helpers/context";
+import { jobContextOf, orgContextOf } from "../helpers/context";
 import { invitationSlug, outboxOf, sendableEnvelope, sendEnvelope, type OutboxEmailRow } from "../helpers/signing";
 import { signing, TINY_PNG } from "../helpers/signing-flow";
+import { orgShardDb, shardDbOf } from "../helpers/shards";
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
@@ -23,7 +24,7 @@ async function sent(key: string, create: Record<string, unknown> = {}, opts: { p
   const signers = opts.solo ? [ANN] : [ANN, { ...COLE, routing_order: opts.parallel ? 1 : 2 }];
   const res = await sendEnvelope(key, e.envelope_id, { signers });
   expect(res.status).toBe(200);
-  const row = await env.DB.prepare("SELECT expires_at, expires_in_days FROM envelopes WHERE id = ?").bind(e.envelope_id).first<{ expires_at: string; expires_in_days: number }>();
+  const row = await shardDbOf(e.envelope_id).prepare("SELECT expires_at, expires_in_days FROM envelopes WHERE id = ?").bind(e.envelope_id).first<{ expires_at: string; expires_in_days: number }>();
   const sentAt = Date.parse(row!.expires_at) - row!.expires_in_days * DAY;
   return { id: e.envelope_id, sentAt, expiresAt: Date.parse(row!.expires_at), invitation: await invitationSlug(e.envelope_id, ANN.email) };
 }
@@ -50,7 +51,7 @@ describe("send-reminders (cron, every minute)", () => {
     const t = await newTenant();
     const e = await sent(t.key, { reminder_after_days: 3, reminder_every_days: 2 });
 
-    await sendReminders(jobContext(), at(e.sentAt + 3 * DAY - MINUTE));
+    await sendReminders(jobContextOf(e.id), at(e.sentAt + 3 * DAY - MINUTE));
     expect(await reminders(e.id)).toHaveLength(0);
 
     await runCron(at(e.sentAt + 3 * DAY + MINUTE));
@@ -62,18 +63,18 @@ describe("send-reminders (cron, every minute)", () => {
     const slug = await slugOf(first[0]!);
     expect((await signing("GET", slug)).status).toBe(200);
     expect((await signing("GET", e.invitation)).status).toBe(404);
-    const env1 = await env.DB.prepare("SELECT reminders_sent, last_reminder_at FROM envelopes WHERE id = ?").bind(e.id).first();
+    const env1 = await shardDbOf(e.id).prepare("SELECT reminders_sent, last_reminder_at FROM envelopes WHERE id = ?").bind(e.id).first();
     expect(env1).toEqual({ reminders_sent: 1, last_reminder_at: new Date(e.sentAt + 3 * DAY + MINUTE).toISOString() });
 
     // the same minute again, and a day later: nothing more
-    await sendReminders(jobContext(), at(e.sentAt + 3 * DAY + MINUTE));
-    await sendReminders(jobContext(), at(e.sentAt + 4 * DAY + MINUTE));
+    await sendReminders(jobContextOf(e.id), at(e.sentAt + 3 * DAY + MINUTE));
+    await sendReminders(jobContextOf(e.id), at(e.sentAt + 4 * DAY + MINUTE));
     expect(await reminders(e.id)).toHaveLength(1);
 
     // two days after the first: the second
-    await sendReminders(jobContext(), at(e.sentAt + 5 * DAY + 2 * MINUTE));
+    await sendReminders(jobContextOf(e.id), at(e.sentAt + 5 * DAY + 2 * MINUTE));
     expect(await reminders(e.id)).toHaveLength(2);
-    await sendReminders(jobContext(), at(e.sentAt + 7 * DAY + 3 * MINUTE));
+    await sendReminders(jobContextOf(e.id), at(e.sentAt + 7 * DAY + 3 * MINUTE));
     expect(await reminders(e.id)).toHaveLength(3);
   });
 
@@ -81,7 +82,7 @@ describe("send-reminders (cron, every minute)", () => {
     const t = await newTenant();
     const once = await sent(t.key, { reminder_after_days: 1, reminder_every_days: 0 });
     const none = await sent(t.key);
-    for (const d of [1, 2, 5, 10, 20]) await sendReminders(jobContext(), at(once.sentAt + d * DAY + MINUTE));
+    for (const d of [1, 2, 5, 10, 20]) await sendReminders(jobContextOf(once.id), at(once.sentAt + d * DAY + MINUTE));
     expect(await reminders(once.id)).toHaveLength(1);
     expect(await reminders(none.id)).toHaveLength(0);
   });
@@ -94,15 +95,15 @@ describe("send-reminders (cron, every minute)", () => {
     expect(patched.status).toBe(200);
     expect(patched.body.data).toMatchObject({ reminder_after_days: 2, reminder_every_days: 3 });
 
-    await sendReminders(jobContext(), at(defaulted.sentAt + 2 * DAY + MINUTE));
+    await sendReminders(jobContextOf(defaulted.id), at(defaulted.sentAt + 2 * DAY + MINUTE));
     expect(await reminders(defaulted.id)).toHaveLength(1);
     expect(await reminders(own.id)).toHaveLength(0);
-    await sendReminders(jobContext(), at(defaulted.sentAt + 5 * DAY + 2 * MINUTE));
+    await sendReminders(jobContextOf(defaulted.id), at(defaulted.sentAt + 5 * DAY + 2 * MINUTE));
     expect(await reminders(defaulted.id)).toHaveLength(2);
-    await sendReminders(jobContext(), at(own.sentAt + 6 * DAY + 3 * MINUTE));
+    await sendReminders(jobContextOf(own.id), at(own.sentAt + 6 * DAY + 3 * MINUTE));
     expect(await reminders(own.id)).toHaveLength(1);
     // the organization's every-3-days applies to the envelope that set only its first reminder
-    await sendReminders(jobContext(), at(own.sentAt + 9 * DAY + 4 * MINUTE));
+    await sendReminders(jobContextOf(own.id), at(own.sentAt + 9 * DAY + 4 * MINUTE));
     expect(await reminders(own.id)).toHaveLength(2);
   });
 
@@ -114,7 +115,7 @@ describe("send-reminders (cron, every minute)", () => {
     expect((await signing("POST", seq.invitation, "submit", { values: { buyer_signature: TINY_PNG } })).status).toBe(200);
     expect((await signing("POST", parSlug, "submit", { values: { buyer_signature: TINY_PNG } })).status).toBe(200);
 
-    await sendReminders(jobContext(), at(seq.sentAt + DAY + MINUTE));
+    await sendReminders(jobContextOf(seq.id), at(seq.sentAt + DAY + MINUTE));
     expect((await reminders(seq.id)).map((m) => m.to_email)).toEqual([COLE.email]);
     expect((await reminders(par.id)).map((m) => m.to_email)).toEqual([COLE.email]);
     const cole = (await reminders(seq.id))[0]!;
@@ -140,26 +141,26 @@ describe("send-reminders (cron, every minute)", () => {
     // the expiring one (3 days) was warned on day 1 (the warning goes alone when both are due and counts as the reminder), reminded on day 2, then nothing after its expiry
     expect(await reminders(expiring.id)).toHaveLength(1);
     expect(await warnings(expiring.id)).toHaveLength(1);
-    const status = await env.DB.prepare("SELECT status FROM envelopes WHERE id = ?").bind(expiring.id).first("status");
+    const status = await shardDbOf(expiring.id).prepare("SELECT status FROM envelopes WHERE id = ?").bind(expiring.id).first("status");
     expect(status).toBe("expired");
-    await sendReminders(jobContext(), at(expiring.expiresAt + 5 * DAY));
+    await sendReminders(jobContextOf(expiring.id), at(expiring.expiresAt + 5 * DAY));
     expect(await reminders(expiring.id)).toHaveLength(1);
   });
 
   it("warns the signers whose turn it is once, 2 days before expires_at, with a working link", async () => {
     const t = await newTenant();
     const e = await sent(t.key, {}, { parallel: true });
-    await sendReminders(jobContext(), at(e.expiresAt - 2 * DAY - MINUTE));
+    await sendReminders(jobContextOf(e.id), at(e.expiresAt - 2 * DAY - MINUTE));
     expect(await warnings(e.id)).toHaveLength(0);
 
-    await sendReminders(jobContext(), at(e.expiresAt - 2 * DAY + MINUTE));
+    await sendReminders(jobContextOf(e.id), at(e.expiresAt - 2 * DAY + MINUTE));
     const sentWarnings = await warnings(e.id);
     expect(sentWarnings.map((m) => m.to_email).sort()).toEqual([ANN.email, COLE.email]);
     expect(sentWarnings[0]!.subject).toContain(`expires on ${new Date(e.expiresAt).toISOString().slice(0, 10)}`);
     for (const m of sentWarnings) expect((await signing("GET", await slugOf(m))).status).toBe(200);
 
-    await sendReminders(jobContext(), at(e.expiresAt - DAY));
-    await sendReminders(jobContext(), at(e.expiresAt - MINUTE));
+    await sendReminders(jobContextOf(e.id), at(e.expiresAt - DAY));
+    await sendReminders(jobContextOf(e.id), at(e.expiresAt - MINUTE));
     expect(await warnings(e.id)).toHaveLength(2);
     expect(await reminders(e.id)).toHaveLength(0);
   });
@@ -168,11 +169,11 @@ describe("send-reminders (cron, every minute)", () => {
     const t = await newTenant();
     const e = await sent(t.key, { reminder_after_days: 1, reminder_every_days: 1 });
     const now = new Date(e.sentAt + DAY + MINUTE).toISOString();
-    const [a, b] = await Promise.all([listEnvelopesDueForReminders(env.DB, now, 50), listEnvelopesDueForReminders(env.DB, now, 50)]);
+    const [a, b] = await Promise.all([listEnvelopesDueForReminders(shardDbOf(e.id), now, 50), listEnvelopesDueForReminders(shardDbOf(e.id), now, 50)]);
     const rowA = a.find((r) => r.id === e.id)!;
     const rowB = b.find((r) => r.id === e.id)!;
-    expect(await remindSigners(orgContext(t.orgId), { due: rowA, now })).toHaveLength(1);
-    expect(await remindSigners(orgContext(t.orgId), { due: rowB, now })).toHaveLength(0);
+    expect(await remindSigners(orgContextOf(t.orgId, e.id), { due: rowA, now })).toHaveLength(1);
+    expect(await remindSigners(orgContextOf(t.orgId, e.id), { due: rowB, now })).toHaveLength(0);
     const [reminder] = await reminders(e.id);
     expect(await reminders(e.id)).toHaveLength(1);
     // the link of the one reminder sent still works: the second run did not re-issue it
@@ -188,7 +189,7 @@ describe("reminder settings", () => {
       body: { envelope_name: "Contract", customer_email: "jane@example.com", customer_name: "Jane", reminder_after_days: 30, reminder_every_days: 0 },
     });
     expect(res.status).toBe(201);
-    const row = await env.DB.prepare("SELECT reminder_after_days, reminder_every_days FROM envelopes WHERE id = ?").bind(res.body.data.envelope_id).first();
+    const row = await shardDbOf(res.body.data.envelope_id).prepare("SELECT reminder_after_days, reminder_every_days FROM envelopes WHERE id = ?").bind(res.body.data.envelope_id).first();
     expect(row).toEqual({ reminder_after_days: 30, reminder_every_days: 0 });
   });
 
@@ -207,7 +208,7 @@ describe("reminder settings", () => {
       expect(res.status, JSON.stringify(fields)).toBe(422);
       expect(res.body.details.map((d: { path: string[] }) => d.path.join("."))).toEqual([path]);
     }
-    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM envelopes WHERE org_id = ?").bind(t.orgId).first("n")).toBe(0);
+    expect(await (await orgShardDb(t.orgId)).prepare("SELECT COUNT(*) AS n FROM envelopes WHERE org_id = ?").bind(t.orgId).first("n")).toBe(0);
   });
 
   it("PATCH /operator/orgs/:org_id sets the defaults, null clears them, out of range is 422", async () => {

@@ -7,7 +7,9 @@ import { sweepDeliveries } from "../../src/jobs/sweep-deliveries";
 import { fanOutEvent } from "../../src/services/webhooks/fan-out";
 import { newTenant } from "../helpers/api";
 import { adminToken, attemptsOf, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl, recordingQueue, tenantWithEndpoint } from "../helpers/webhooks";
-import { jobContext } from "../helpers/context";
+import { jobContext, jobContextOf } from "../helpers/context";
+import { orgShardDb, shardDbOf, withShard } from "../helpers/shards";
+import { shardOf } from "../../src/lib/shards";
 
 // the hanging receiver must not cost the suite 10 s per attempt; long enough that a healthy loopback receiver
 // on a fully loaded machine never hits it (at 300 ms a slow answer from the ok/redirect/close receivers
@@ -75,7 +77,7 @@ describe("webhook delivery under faults", () => {
     // The receivers recover (the bad ones are pointed at a healthy path); retries run off the sweep.
     for (const bad of badOnes) await env.DB.prepare("UPDATE webhook_endpoints SET url = ? WHERE id = ?").bind(`${targets.ok.url}-${bad.endpoint_id}`, bad.endpoint_id).run();
     // nothing hangs any more: the retries run with the service's own timeout
-    for (let hour = 1; hour <= 12; hour++) await sweepDeliveries(jobContext(), new Date(start.getTime() + hour * HOUR));
+    for (let hour = 1; hour <= 12; hour++) await sweepDeliveries(jobContextOf(eventIds[0]!), new Date(start.getTime() + hour * HOUR));
 
     const paths = [...Object.values(targets).map((t) => t.path), ...badOnes.map((b) => `${targets.ok.path}-${b.endpoint_id}`)];
     for (const path of paths) {
@@ -83,7 +85,7 @@ describe("webhook delivery under faults", () => {
       const okIds = new Set(got.map((r) => JSON.parse(r.body).event_id));
       expect([...okIds].sort(), path).toEqual([...eventIds].sort());
     }
-    const { results } = await env.DB.prepare("SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE org_id = ? GROUP BY status").bind(tenant.orgId).all();
+    const { results } = await (await orgShardDb(tenant.orgId)).prepare("SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE org_id = ? GROUP BY status").bind(tenant.orgId).all();
     expect(results).toEqual([{ status: "succeeded", n: 6 * 8 }]);
     expect(await received(foreignTarget.path)).toEqual([]);
   }, 60_000); // two rounds of the hanging receiver's timeout, on a loaded machine
@@ -98,15 +100,15 @@ describe("webhook delivery under faults", () => {
     const eventIds: string[] = [];
     for (let i = 0; i < 6; i++) eventIds.push(await insertEvent(tenant.orgId, "envelope.sent", { seq: i }));
 
-    // A database whose fan-out write (the batch's events together: the delivery inserts, dispatched_at
-    // and the read of them, 3 statements) dies inside the transaction, after the inserts ran: every event
-    // message of the batch must be retried, none acked.
+    // A shard whose fan-out write (the batch's events together: the endpoints' anchor rows, the delivery
+    // inserts, dispatched_at and the read of them, 3 statements or more) dies inside the transaction,
+    // after the inserts ran: every event message of the batch must be retried, none acked.
     let writes = 0;
-    const flakyDb = new Proxy(env.DB, {
+    const flaky = (db: D1Database) => new Proxy(db, {
       get(target, prop) {
         if (prop === "batch") {
           return (statements: D1PreparedStatement[]) => {
-            const isFanOutWrite = statements.length === 3;
+            const isFanOutWrite = statements.length >= 3;
             if (isFanOutWrite && ++writes === 1) return target.batch([...statements, target.prepare("INSERT INTO no_such_table VALUES (1)")]);
             return target.batch(statements);
           };
@@ -119,23 +121,23 @@ describe("webhook delivery under faults", () => {
     const lostQueue = { sendBatch: () => Promise.reject(new Error("queue unavailable")), send: () => Promise.reject(new Error("queue unavailable")) } as unknown as Queue<OutboxMessage>;
     const batch = messages(eventIds.map((event_id) => ({ kind: "event" as const, event_id })));
     const ctx = createExecutionContext();
-    await dispatchEvents(jobContext({ ...env, DB: flakyDb, WEBHOOK_QUEUE: lostQueue }), batch);
+    await dispatchEvents(jobContext(withShard({ ...env, WEBHOOK_QUEUE: lostQueue }, shardOf(eventIds[0]!), flaky)), batch);
     const result = await getQueueResult(batch, ctx);
     expect(result.retryMessages).toHaveLength(6);
     expect(result.explicitAcks).toHaveLength(0);
     // Nothing of the failed batch committed: every event is still undispatched, with no deliveries.
-    const undispatched = await env.DB.prepare("SELECT id FROM events WHERE org_id = ? AND dispatched_at IS NULL").bind(tenant.orgId).all<{ id: string }>();
+    const undispatched = await (await orgShardDb(tenant.orgId)).prepare("SELECT id FROM events WHERE org_id = ? AND dispatched_at IS NULL").bind(tenant.orgId).all<{ id: string }>();
     expect(undispatched.results.map((r) => r.id).sort()).toEqual([...eventIds].sort());
-    const orphans = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE org_id = ?").bind(tenant.orgId).first<{ n: number }>();
+    const orphans = await (await orgShardDb(tenant.orgId)).prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE org_id = ?").bind(tenant.orgId).first<{ n: number }>();
     expect(orphans!.n).toBe(0);
 
     // The queue retries the messages (or, if it never does, the relay re-enqueues them); the consumer sends.
     const { queue, sent } = recordingQueue();
     const later = new Date(Date.now() + 60_000);
-    await relayOutbox(jobContext({ ...env, WEBHOOK_QUEUE: queue }), later);
+    await relayOutbox(jobContextOf(eventIds[0]!, { ...env, WEBHOOK_QUEUE: queue }), later);
     expect(sent.map((m) => (m.kind === "event" ? m.event_id : "")).sort()).toEqual([...eventIds].sort());
     await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: lostQueue }), messages(sent));
-    await sweepDeliveries(jobContext(), later);
+    await sweepDeliveries(jobContextOf(eventIds[0]!), later);
 
     for (const target of [a, b]) {
       const ids = (await received(target.path)).map((r) => JSON.parse(r.body).event_id);
@@ -143,7 +145,7 @@ describe("webhook delivery under faults", () => {
     }
     // A duplicate event message fans out nothing twice (unique endpoint+event index).
     await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: lostQueue }), messages([{ kind: "event", event_id: eventIds[0]! }]));
-    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE org_id = ?").bind(tenant.orgId).first<{ n: number }>();
+    const count = await (await orgShardDb(tenant.orgId)).prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE org_id = ?").bind(tenant.orgId).first<{ n: number }>();
     expect(count!.n).toBe(12);
   });
 
@@ -152,13 +154,13 @@ describe("webhook delivery under faults", () => {
     const eventId = await insertEvent(tenant.orgId);
     const { queue } = recordingQueue();
     const now = new Date();
-    const [deliveryId] = await fanOutEvent(jobContext(), { eventId, now });
+    const [deliveryId] = await fanOutEvent(jobContextOf(eventId), { eventId, now });
     // A sender claimed it and died before sending: the row is pending with a claim in the future.
-    await env.DB.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE endpoint_id = ?").bind(new Date(now.getTime() + 2 * 60_000).toISOString(), ep.endpoint_id).run();
+    await shardDbOf(deliveryId!).prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE endpoint_id = ?").bind(new Date(now.getTime() + 2 * 60_000).toISOString(), ep.endpoint_id).run();
     await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: queue }), messages([{ kind: "delivery", delivery_id: deliveryId! }]), { now }); // the message arrives: not due, skipped
-    await sweepDeliveries(jobContext(), new Date(now.getTime() + 60_000));
+    await sweepDeliveries(jobContextOf(deliveryId!), new Date(now.getTime() + 60_000));
     expect(await received(target.path)).toEqual([]);
-    await sweepDeliveries(jobContext(), new Date(now.getTime() + 2 * 60_000 + 1));
+    await sweepDeliveries(jobContextOf(deliveryId!), new Date(now.getTime() + 2 * 60_000 + 1));
     expect(await received(target.path)).toHaveLength(1);
     expect((await deliveriesOf(ep.endpoint_id))[0]).toMatchObject({ status: "succeeded", attempts: 1 });
   });

@@ -8,8 +8,10 @@ import { publishEvents } from "../../src/services/webhooks/publish";
 import { CLAIM_LEASE_MS } from "../../src/services/webhooks/deliver";
 import { createEnvelope as createEnvelopeThroughApi } from "../helpers/api";
 import { createEnvelope } from "../../src/services/compose/create-envelope";
-import { jobContext, orgContext } from "../helpers/context";
+import { jobContext, jobContextOf, orgContextOn } from "../helpers/context";
 import { deliveriesOf, insertEvent, received, tenantWithEndpoint, waitForRequests } from "../helpers/webhooks";
+import { shardDbOf, withEveryDb, withShard } from "../helpers/shards";
+import { shardOf } from "../../src/lib/shards";
 
 /** A queue stand-in that records what is sent (with its options), so the test decides when the consumer runs. */
 function recordingQueue() {
@@ -27,9 +29,9 @@ const messages = (bodies: OutboxMessage[]) =>
     bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
   );
 
-/** A database whose batches of the sizes `size` picks fail, as a write that dies in D1. */
-function dbFailingBatchesOf(size: (n: number) => boolean): D1Database {
-  return new Proxy(env.DB, {
+/** `db` with its batches of the sizes `size` picks failing, as a write that dies in D1. */
+function dbFailingBatchesOf(db: D1Database, size: (n: number) => boolean): D1Database {
+  return new Proxy(db, {
     get(target, prop) {
       if (prop === "batch") {
         return (statements: D1PreparedStatement[]) => (size(statements.length) ? Promise.reject(new Error("D1 write failed")) : target.batch(statements));
@@ -41,12 +43,12 @@ function dbFailingBatchesOf(size: (n: number) => boolean): D1Database {
 }
 
 const eventRow = async (envelopeId: string) =>
-  (await env.DB.prepare("SELECT id, created_at, dispatched_at FROM events WHERE envelope_id = ? AND type = 'envelope.created'")
+  (await shardDbOf(envelopeId).prepare("SELECT id, created_at, dispatched_at FROM events WHERE envelope_id = ? AND type = 'envelope.created'")
     .bind(envelopeId)
     .first<{ id: string; created_at: string; dispatched_at: string | null }>())!;
 
 const eventOf = async (envelopeId: string) =>
-  (await env.DB.prepare("SELECT id FROM events WHERE envelope_id = ? AND type = 'envelope.created'").bind(envelopeId).first<{ id: string }>())!.id;
+  (await shardDbOf(envelopeId).prepare("SELECT id FROM events WHERE envelope_id = ? AND type = 'envelope.created'").bind(envelopeId).first<{ id: string }>())!.id;
 
 describe("webhooks delivered right after commit", () => {
   it("delivers an event once right after the request that committed it, and neither the queue consumer nor the sweep sends it again", async () => {
@@ -60,8 +62,8 @@ describe("webhooks delivered right after commit", () => {
 
     // A stray event message arrives (a relay, a redelivered message), and later sweeps run: nothing is sent again.
     await dispatchEvents(jobContext(), messages([{ kind: "event", event_id: eventId }]));
-    await sweepDeliveries(jobContext(), new Date(Date.now() + 60_000));
-    await sweepDeliveries(jobContext(), new Date(Date.now() + CLAIM_LEASE_MS + 60_000));
+    await sweepDeliveries(jobContextOf(eventId), new Date(Date.now() + 60_000));
+    await sweepDeliveries(jobContextOf(eventId), new Date(Date.now() + CLAIM_LEASE_MS + 60_000));
     expect(await received(target.path)).toHaveLength(1);
     const [delivery, ...others] = await deliveriesOf(ep.endpoint_id);
     expect(others).toEqual([]);
@@ -73,7 +75,7 @@ describe("webhooks delivered right after commit", () => {
     const eventId = await insertEvent(t.orgId, "envelope.sent");
     const { queue, sent } = recordingQueue();
     // The fan-out's batch (deliveries, dispatched_at, the read) dies in D1: nothing commits.
-    await publishEvents(jobContext({ ...env, DB: dbFailingBatchesOf((n) => n >= 2), WEBHOOK_QUEUE: queue } as Env), [eventId]);
+    await publishEvents(jobContextOf(eventId, withShard({ ...env, WEBHOOK_QUEUE: queue } as Env, shardOf(eventId), (db) => dbFailingBatchesOf(db, (n) => n >= 2))), [eventId]);
     expect(await received(target.path)).toEqual([]);
     expect(sent).toEqual([{ body: { kind: "event", event_id: eventId }, delaySeconds: undefined }]);
     // The consumer gets the message and delivers the event itself, once.
@@ -83,7 +85,7 @@ describe("webhooks delivered right after commit", () => {
     // A request that died before its fan-out left the event undispatched: the minute relay queues it.
     const orphan = await insertEvent(t.orgId, "signer.viewed");
     const relayed = recordingQueue();
-    await relayOutbox(jobContext({ ...env, WEBHOOK_QUEUE: relayed.queue }), new Date(Date.now() + 31_000));
+    await relayOutbox(jobContextOf(orphan, { ...env, WEBHOOK_QUEUE: relayed.queue }), new Date(Date.now() + 31_000));
     expect(relayed.sent.map((m) => m.body)).toContainEqual({ kind: "event", event_id: orphan });
     await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: relayed.queue }), messages([{ kind: "event", event_id: orphan }]));
     expect((await received(target.path)).map((r) => JSON.parse(r.body).event_id)).toEqual([eventId, orphan]);
@@ -95,25 +97,27 @@ describe("webhooks delivered right after commit", () => {
     const eventId = await insertEvent(t.orgId, "envelope.sent");
     const { queue, sent } = recordingQueue();
     let batches = 0;
-    const counting = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === "batch") return (statements: D1PreparedStatement[]) => ((batches += 1), target.batch(statements));
-        const value = Reflect.get(target, prop);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    await publishEvents(jobContext({ ...env, DB: counting, WEBHOOK_QUEUE: queue } as Env), [eventId]);
+    // every database's batches count (the global one's and each shard's): one round trip in all
+    const counting = (db: D1Database) =>
+      new Proxy(db, {
+        get(target, prop) {
+          if (prop === "batch") return (statements: D1PreparedStatement[]) => ((batches += 1), target.batch(statements));
+          const value = Reflect.get(target, prop);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    await publishEvents(jobContextOf(eventId, withEveryDb({ ...env, WEBHOOK_QUEUE: queue } as Env, counting)), [eventId]);
     expect(batches).toBe(1);
     expect(sent).toEqual([]);
-    const row = await env.DB.prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(eventId).first<{ dispatched_at: string | null }>();
+    const row = await shardDbOf(eventId).prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(eventId).first<{ dispatched_at: string | null }>();
     expect(row?.dispatched_at).not.toBeNull();
   });
 
   it("a create in an organization with no live endpoint commits its event dispatched in the create's own batch: nothing to publish, no second round trip", async () => {
     const { t, target } = await tenantWithEndpoint("ok");
     const published: string[] = [];
-    const create = (orgId: string) => {
-      const ctx = { ...orgContext(orgId), publish: (...ids: string[]) => void published.push(...ids) };
+    const create = async (orgId: string) => {
+      const ctx = { ...(await orgContextOn(orgId)), publish: (...ids: string[]) => void published.push(...ids) };
       return createEnvelope(ctx, { body: { envelope_name: "Contract", customer_email: "buyer@example.com", customer_name: "Buyer" } });
     };
     // with a live endpoint the event is published (and fanned out) as before
@@ -129,7 +133,7 @@ describe("webhooks delivered right after commit", () => {
     expect(published).toEqual([first.id]);
     // and the relay never picks it up later
     const { queue, sent } = recordingQueue();
-    await relayOutbox(jobContext({ ...env, WEBHOOK_QUEUE: queue }), new Date(Date.now() + 31_000));
+    await relayOutbox(jobContextOf(second.id, { ...env, WEBHOOK_QUEUE: queue }), new Date(Date.now() + 31_000));
     expect(sent.map((m) => m.body)).not.toContainEqual({ kind: "event", event_id: second.id });
     expect(await received(target.path)).toEqual([]);
   });
@@ -141,16 +145,16 @@ describe("webhooks delivered right after commit", () => {
     const now = new Date();
     // The fan-out (one batch: the claimed delivery, dispatched_at and the read of it) commits; the second batch, the record, dies.
     let calls = 0;
-    await publishEvents(jobContext({ ...env, DB: dbFailingBatchesOf(() => ++calls === 2), WEBHOOK_QUEUE: queue }), [eventId]);
+    await publishEvents(jobContextOf(eventId, withShard({ ...env, WEBHOOK_QUEUE: queue }, shardOf(eventId), (db) => dbFailingBatchesOf(db, () => ++calls === 2))), [eventId]);
     expect(await received(target.path)).toHaveLength(1);
     const [claimed] = await deliveriesOf(ep.endpoint_id);
     expect(claimed).toMatchObject({ status: "pending", attempts: 0 });
 
     // Neither a queue message nor a sweep inside the claim sends it; the sweep after the claim does.
     await dispatchEvents(jobContext({ ...env, WEBHOOK_QUEUE: queue }), messages(sent.map((m) => m.body)));
-    await sweepDeliveries(jobContext(), new Date(now.getTime() + 60_000));
+    await sweepDeliveries(jobContextOf(eventId), new Date(now.getTime() + 60_000));
     expect(await received(target.path)).toHaveLength(1);
-    await sweepDeliveries(jobContext(), new Date(now.getTime() + CLAIM_LEASE_MS + 1000));
+    await sweepDeliveries(jobContextOf(eventId), new Date(now.getTime() + CLAIM_LEASE_MS + 1000));
     const got = await received(target.path);
     expect(got).toHaveLength(2);
     expect(new Set(got.map((r) => r.headers["webhook-id"]))).toEqual(new Set([eventId]));
@@ -172,7 +176,7 @@ describe("webhooks delivered right after commit", () => {
     await env.DB.prepare("UPDATE webhook_endpoints SET paused_at = ? WHERE id = ?").bind(new Date().toISOString(), ep.endpoint_id).run();
     const eventId = await insertEvent(t.orgId, "envelope.sent");
     const { queue } = recordingQueue();
-    await publishEvents(jobContext({ ...env, WEBHOOK_QUEUE: queue }), [eventId]);
+    await publishEvents(jobContextOf(eventId, { ...env, WEBHOOK_QUEUE: queue }), [eventId]);
     expect(await received(target.path)).toEqual([]);
     const [delivery] = await deliveriesOf(ep.endpoint_id);
     expect(delivery).toMatchObject({ status: "pending", attempts: 0 });

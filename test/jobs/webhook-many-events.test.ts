@@ -6,27 +6,33 @@ import { publishEvents } from "../../src/services/webhooks/publish";
 import { deliverNow } from "../../src/services/webhooks/deliver-now";
 import { newTenant } from "../helpers/api";
 import { bulkTenant, readyBatch, runToEnd } from "../helpers/bulk";
-import { jobContext } from "../helpers/context";
+import { jobContext, jobContextOf } from "../helpers/context";
 import { adminToken, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl, recordingQueue, waitForRequests } from "../helpers/webhooks";
+import { orgShardDb, orgShardNumber, shardDbOf, withEveryDb } from "../helpers/shards";
+import { orgAnchorInsert } from "../../src/services/shards/repository";
 
 
-/** The database, counting its batches (round trips that write) and the rows they read. */
-function countingDb() {
+/**
+ * The test bindings with every database (the global one and each shard) counting its batches (round
+ * trips that write) and the rows they read, into one counter.
+ */
+function countingDb(bindings: Partial<Env> = {}) {
   const counter = { batches: 0, rowsRead: 0 };
-  const db = new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === "batch")
-        return async (statements: D1PreparedStatement[]) => {
-          counter.batches += 1;
-          const results = await target.batch(statements);
-          for (const r of results) counter.rowsRead += r.meta.rows_read;
-          return results;
-        };
-      const value = Reflect.get(target, prop);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { db, counter };
+  const counting = (db: D1Database) =>
+    new Proxy(db, {
+      get(target, prop) {
+        if (prop === "batch")
+          return async (statements: D1PreparedStatement[]) => {
+            counter.batches += 1;
+            const results = await target.batch(statements);
+            for (const r of results) counter.rowsRead += r.meta.rows_read;
+            return results;
+          };
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return { bindings: withEveryDb({ ...env, ...bindings } as Env, counting), counter };
 }
 
 /** An organization with `n` endpoints on fresh receiver paths, registered in that order. */
@@ -55,9 +61,9 @@ const eventIdsAt = async (path: string) => (await received(path)).map((r) => JSO
 describe("webhooks of several events committed together", () => {
   it("sends the events of one commit to every endpoint in two round trips whatever their number, each once", async () => {
     const { t, targets, eventIds } = await orgWithEvents(3, 12);
-    const { db, counter } = countingDb();
     const { queue, sent } = recordingQueue();
-    await publishEvents(jobContext({ ...env, DB: db, WEBHOOK_QUEUE: queue } as Env), eventIds);
+    const { bindings, counter } = countingDb({ WEBHOOK_QUEUE: queue });
+    await publishEvents(jobContextOf(eventIds[0]!, bindings), eventIds);
 
     expect(counter.batches).toBe(2); // the fan-out of all twelve, then the record of all 36 attempts
     expect(sent).toEqual([]);
@@ -67,24 +73,26 @@ describe("webhooks of several events committed together", () => {
       expect(rows).toHaveLength(12);
       for (const row of rows) expect(row).toMatchObject({ status: "succeeded", attempts: 1 });
     }
-    const undispatched = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE org_id = ? AND dispatched_at IS NULL").bind(t.orgId).first<{ n: number }>();
+    const undispatched = await (await orgShardDb(t.orgId)).prepare("SELECT COUNT(*) AS n FROM events WHERE org_id = ? AND dispatched_at IS NULL").bind(t.orgId).first<{ n: number }>();
     expect(undispatched!.n).toBe(0);
   });
 
   it("sends the events of two organizations fanned out together each to its own organization's subscribed endpoints only", async () => {
     const a = await orgWithEndpoints(1);
     const b = await orgWithEndpoints(1, ["envelope.sent"]);
+    // the events of one commit are on one shard (a transfer's events to both parties are on the record's)
+    const shard = await orgShardNumber(a.t.orgId);
     const aSent = await insertEvent(a.t.orgId, "envelope.sent");
-    const bSent = await insertEvent(b.t.orgId, "envelope.sent");
-    const bCompleted = await insertEvent(b.t.orgId, "envelope.completed");
-    await publishEvents(jobContext(), [aSent, bSent, bCompleted]);
+    const bSent = await insertEvent(b.t.orgId, "envelope.sent", undefined, shard);
+    const bCompleted = await insertEvent(b.t.orgId, "envelope.completed", undefined, shard);
+    await publishEvents(jobContextOf(aSent), [aSent, bSent, bCompleted]);
 
     expect(await eventIdsAt(a.targets[0]!.path)).toEqual([aSent]);
     expect(await eventIdsAt(b.targets[0]!.path)).toEqual([bSent]);
     expect((await deliveriesOf(a.targets[0]!.endpointId)).map((d) => [d.event_id, d.org_id])).toEqual([[aSent, a.t.orgId]]);
     expect((await deliveriesOf(b.targets[0]!.endpointId)).map((d) => [d.event_id, d.org_id])).toEqual([[bSent, b.t.orgId]]);
     // the event nobody subscribes to is dispatched all the same, so the relay never picks it up
-    const row = await env.DB.prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(bCompleted).first<{ dispatched_at: string | null }>();
+    const row = await shardDbOf(bCompleted).prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(bCompleted).first<{ dispatched_at: string | null }>();
     expect(row!.dispatched_at).not.toBeNull();
   });
 
@@ -92,7 +100,7 @@ describe("webhooks of several events committed together", () => {
     const { t, targets } = await orgWithEndpoints(3);
     const eventIds = [await insertEvent(t.orgId, "envelope.sent"), await insertEvent(t.orgId, "envelope.sent"), await insertEvent(t.orgId, "envelope.sent")];
     const { queue, sent } = recordingQueue();
-    const result = await deliverNow(jobContext({ ...env, WEBHOOK_QUEUE: queue }), { eventIds, claimMax: 4 });
+    const result = await deliverNow(jobContextOf(eventIds[0]!, { ...env, WEBHOOK_QUEUE: queue }), { eventIds, claimMax: 4 });
 
     expect(result).toEqual({ sent: 4, queued: 5 });
     // the first event to all three endpoints, the second to the first endpoint registered
@@ -115,16 +123,16 @@ describe("webhooks of several events committed together", () => {
 
   it("fans out more events than one batch takes in batches of 50, in order, the claim cap carried across them", async () => {
     const { targets, eventIds } = await orgWithEvents(3, 60);
-    const { db, counter } = countingDb();
     const { queue, sent } = recordingQueue();
-    const result = await deliverNow(jobContext({ ...env, DB: db, WEBHOOK_QUEUE: queue } as Env), { eventIds });
+    const { bindings, counter } = countingDb({ WEBHOOK_QUEUE: queue });
+    const result = await deliverNow(jobContextOf(eventIds[0]!, bindings), { eventIds });
 
     // 150 first attempts at once (the first 50 events, to all three), the last 10 events' 30 deliveries queued
     expect(result).toEqual({ sent: 150, queued: 30 });
     expect(counter.batches).toBe(3); // two fan-out batches, one record
     for (const target of targets) expect((await eventIdsAt(target.path)).sort()).toEqual(eventIds.slice(0, 50).sort());
     const queuedIds = sent.map((m) => (m.kind === "delivery" ? m.delivery_id : ""));
-    const { results } = await env.DB.prepare("SELECT event_id FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))").bind(JSON.stringify(queuedIds)).all<{ event_id: string }>();
+    const { results } = await shardDbOf(eventIds[0]!).prepare("SELECT event_id FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))").bind(JSON.stringify(queuedIds)).all<{ event_id: string }>();
     expect(results).toHaveLength(30);
     expect(new Set(results.map((r) => r.event_id))).toEqual(new Set(eventIds.slice(50)));
   });
@@ -132,9 +140,9 @@ describe("webhooks of several events committed together", () => {
   it("does not fan an event out twice when it comes again among new ones", async () => {
     const { t, targets } = await orgWithEndpoints(1);
     const first = await insertEvent(t.orgId, "envelope.sent");
-    await publishEvents(jobContext(), [first]);
+    await publishEvents(jobContextOf(first), [first]);
     const second = await insertEvent(t.orgId, "envelope.sent");
-    await publishEvents(jobContext(), [first, second, second]);
+    await publishEvents(jobContextOf(first), [first, second, second]);
 
     expect(await eventIdsAt(targets[0]!.path)).toEqual([first, second]);
     expect(await deliveriesOf(targets[0]!.endpointId)).toHaveLength(2);
@@ -143,15 +151,16 @@ describe("webhooks of several events committed together", () => {
   it("finds the events it fans out by id: the work of a publish does not grow with the events still in flight", async () => {
     const { t, targets } = await orgWithEndpoints(1);
     const quiet = await newTenant();
-    // 300 events of another organization committed and not yet dispatched (a burst in flight)
+    const event = await insertEvent(t.orgId, "envelope.sent");
+    // 300 events of another organization committed and not yet dispatched (a burst in flight), on the same shard
+    const shard = shardDbOf(event);
     const at = new Date().toISOString();
     const inFlight = Array.from({ length: 300 }, (_, i) =>
-      env.DB.prepare("INSERT INTO events (id, org_id, envelope_id, type, data, created_at) VALUES (?, ?, NULL, 'envelope.sent', '{}', ?)").bind(`evt_inflight${i}_${crypto.randomUUID()}`, quiet.orgId, at),
+      shard.prepare("INSERT INTO events (id, org_id, envelope_id, type, data, created_at) VALUES (?, ?, NULL, 'envelope.sent', '{}', ?)").bind(`evt_inflight${i}_${crypto.randomUUID()}`, quiet.orgId, at),
     );
-    await env.DB.batch(inFlight);
-    const event = await insertEvent(t.orgId, "envelope.sent");
-    const { db, counter } = countingDb();
-    await publishEvents(jobContext({ ...env, DB: db } as Env), [event]);
+    await shard.batch([orgAnchorInsert(shard, quiet.orgId, at), ...inFlight]);
+    const { bindings, counter } = countingDb();
+    await publishEvents(jobContextOf(event, bindings), [event]);
     expect(counter.rowsRead).toBeLessThan(100);
     expect(await eventIdsAt(targets[0]!.path)).toEqual([event]);
   });
@@ -165,7 +174,7 @@ describe("webhooks of several events committed together", () => {
     expect((await runToEnd(batchId)).status).toBe("completed");
 
     const got = await waitForRequests(target.path, 8);
-    const { results: envelopes } = await env.DB.prepare("SELECT id FROM envelopes WHERE json_extract(metadata, '$.bulk_send.batch_id') = ? ORDER BY id")
+    const { results: envelopes } = await shardDbOf(batchId).prepare("SELECT id FROM envelopes WHERE json_extract(metadata, '$.bulk_send.batch_id') = ? ORDER BY id")
       .bind(batchId)
       .all<{ id: string }>();
     expect(envelopes).toHaveLength(4);

@@ -6,7 +6,7 @@ import { fanOutEvent } from "../../src/services/webhooks/fan-out";
 import { MAX_ATTEMPTS, nextRetryAt, RETRY_DELAYS_MS } from "../../src/services/webhooks/retry-schedule";
 import { call } from "../helpers/api";
 import { attemptsOf, deliveriesOf, insertEvent, received, tenantWithEndpoint } from "../helpers/webhooks";
-import { jobContext } from "../helpers/context";
+import { jobContextOf, jobContextOnOrg } from "../helpers/context";
 
 const MINUTE = 60_000;
 const at = (iso: string) => Date.parse(iso);
@@ -15,7 +15,7 @@ const at = (iso: string) => Date.parse(iso);
 async function failingDelivery(behaviour = "fail") {
   const { t, token, target, ep } = await tenantWithEndpoint(behaviour);
   const start = new Date();
-  const [deliveryId] = await fanOutEvent(jobContext(), { eventId: await insertEvent(t.orgId), now: start });
+  const [deliveryId] = await fanOutEvent(await jobContextOnOrg(t.orgId), { eventId: await insertEvent(t.orgId), now: start });
   return { t, token, target, ep, start, deliveryId: deliveryId! };
 }
 
@@ -26,10 +26,10 @@ describe("webhook retry schedule", () => {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       // Just before it is due, the sweep leaves it alone.
       if (attempt > 1) {
-        await sweepDeliveries(jobContext(), new Date(now.getTime() - 1000));
+        await sweepDeliveries(jobContextOf(deliveryId), new Date(now.getTime() - 1000));
         expect(await received(target.path)).toHaveLength(attempt - 1);
       }
-      const { attempted } = await sweepDeliveries(jobContext(), now);
+      const { attempted } = await sweepDeliveries(jobContextOf(deliveryId), now);
       expect(attempted, `attempt ${attempt}`).toBe(1);
       const [row] = await deliveriesOf(ep.endpoint_id);
       expect(row!.attempts).toBe(attempt);
@@ -46,7 +46,7 @@ describe("webhook retry schedule", () => {
       }
     }
     // Nothing is due any more, however late the sweep runs.
-    expect((await sweepDeliveries(jobContext(), new Date(start.getTime() + 30 * 24 * 60 * MINUTE))).attempted).toBe(0);
+    expect((await sweepDeliveries(jobContextOf(deliveryId), new Date(start.getTime() + 30 * 24 * 60 * MINUTE))).attempted).toBe(0);
     expect(await received(target.path)).toHaveLength(MAX_ATTEMPTS);
 
     const attempts = await attemptsOf(deliveryId);
@@ -76,35 +76,35 @@ describe("webhook retry schedule", () => {
 
   it("stops at the first 2xx: a receiver that recovers gets the event once more, and no later retry", async () => {
     const { target, deliveryId, start, ep } = await failingDelivery("fail-first/2");
-    await sweepDeliveries(jobContext(), start);
+    await sweepDeliveries(jobContextOf(deliveryId), start);
     let [row] = await deliveriesOf(ep.endpoint_id);
-    await sweepDeliveries(jobContext(), new Date(row!.next_attempt_at!));
+    await sweepDeliveries(jobContextOf(deliveryId), new Date(row!.next_attempt_at!));
     [row] = await deliveriesOf(ep.endpoint_id);
-    await sweepDeliveries(jobContext(), new Date(row!.next_attempt_at!));
+    await sweepDeliveries(jobContextOf(deliveryId), new Date(row!.next_attempt_at!));
     [row] = await deliveriesOf(ep.endpoint_id);
     expect(row).toMatchObject({ status: "succeeded", attempts: 3, response_status: 200, next_attempt_at: null, last_error: null });
-    await sweepDeliveries(jobContext(), new Date(start.getTime() + 24 * 3600_000));
+    await sweepDeliveries(jobContextOf(deliveryId), new Date(start.getTime() + 24 * 3600_000));
     expect(await received(target.path)).toHaveLength(3);
     expect((await attemptsOf(deliveryId)).map((a) => a.succeeded)).toEqual([0, 0, 1]);
   });
 
   it("disabling the endpoint stops retries at once and marks in-flight deliveries failed", async () => {
     const { t, token, target, ep, start, deliveryId } = await failingDelivery();
-    await sweepDeliveries(jobContext(), start);
+    await sweepDeliveries(jobContextOf(deliveryId), start);
     const res = await call("PATCH", `/webhooks/endpoints/${ep.endpoint_id}`, { bearer: token, body: { is_active: false } });
     expect(res.status).toBe(200);
     const [row] = await deliveriesOf(ep.endpoint_id);
     expect(row).toMatchObject({ status: "failed", next_attempt_at: null, last_error: "endpoint disabled", attempts: 1 });
-    await sweepDeliveries(jobContext(), new Date(start.getTime() + 24 * 3600_000));
+    await sweepDeliveries(jobContextOf(deliveryId), new Date(start.getTime() + 24 * 3600_000));
     expect(await received(target.path)).toHaveLength(1);
     expect(await attemptsOf(deliveryId)).toHaveLength(1);
     // A disabled endpoint gets no new deliveries either.
-    expect(await fanOutEvent(jobContext(), { eventId: await insertEvent(t.orgId) })).toEqual([]);
+    expect(await fanOutEvent(await jobContextOnOrg(t.orgId), { eventId: await insertEvent(t.orgId) })).toEqual([]);
   });
 
   it("deleting the endpoint fails its in-flight deliveries and keeps them in the log", async () => {
-    const { token, ep, start } = await failingDelivery();
-    await sweepDeliveries(jobContext(), start);
+    const { token, ep, start, deliveryId } = await failingDelivery();
+    await sweepDeliveries(jobContextOf(deliveryId), start);
     expect((await call("DELETE", `/webhooks/endpoints/${ep.endpoint_id}`, { bearer: token })).status).toBe(200);
     const log = await call("GET", `/webhooks/endpoints/${ep.endpoint_id}/deliveries`, { bearer: token });
     expect(log.body.data).toHaveLength(1);
@@ -114,7 +114,7 @@ describe("webhook retry schedule", () => {
   it("fails a delivery the fan-out created after its endpoint was disabled, without sending it", async () => {
     const { target, ep, deliveryId } = await failingDelivery();
     await env.DB.prepare("UPDATE webhook_endpoints SET is_active = 0 WHERE id = ?").bind(ep.endpoint_id).run();
-    expect(await deliverWebhook(jobContext(), { deliveryId })).toBeNull();
+    expect(await deliverWebhook(jobContextOf(deliveryId), { deliveryId })).toBeNull();
     expect(await received(target.path)).toEqual([]);
     expect((await deliveriesOf(ep.endpoint_id))[0]).toMatchObject({ status: "failed", last_error: "endpoint disabled" });
   });

@@ -9,6 +9,7 @@ import { invitationSlug, sendableEnvelope, sendEnvelope, signerRows } from "../h
 import { accessOf, operations, pathParams, servedDocument, type Op, type Schema } from "./matrix/document";
 import { sample, unknownValue } from "./matrix/samples";
 import { org } from "./matrix/world";
+import { allShardDbs, globalDb } from "../helpers/shards";
 
 /**
  * Hostile input against every operation of the served OpenAPI document, with a valid credential of the
@@ -265,8 +266,15 @@ async function fixture(): Promise<Fixture> {
 const PIPELINE = new Set(["webhook_deliveries", "webhook_attempts", "email_outbox", "email_attempts"]);
 const COUNTED = new Set(["events"]);
 
+/**
+ * Every database the service writes: the global one and each shard (one database when the pool binds
+ * no shard of its own). All run the same migrations, so each has every table; a table's line holds its
+ * rows in each of them.
+ */
+const DATABASES = [...new Set([globalDb, ...allShardDbs()])];
+
 async function tablesOf() {
-  const { results } = await env.DB.prepare(
+  const { results } = await globalDb.prepare(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('d1_migrations', 'idempotency_keys') ORDER BY name",
   ).all<{ name: string }>();
   return results.map((r) => r.name).filter((t) => !PIPELINE.has(t));
@@ -280,27 +288,30 @@ async function tablesOf() {
  */
 const BACKGROUND_COLUMNS = new Set(["api_keys.last_used_at", "webhook_endpoints.consecutive_failures", "webhook_endpoints.failing_since"]);
 
-/** One query per table: every row, without the background columns (`events` by its row count). */
-async function snapshotQueries(tables: string[]): Promise<D1PreparedStatement[]> {
-  return Promise.all(
+/** One query per table and database: every row, without the background columns (`events` by its row count). */
+async function snapshotQueries(tables: string[]): Promise<D1PreparedStatement[][]> {
+  const sql = await Promise.all(
     tables.map(async (t) => {
-      if (COUNTED.has(t)) return env.DB.prepare(`SELECT COUNT(*) AS rows FROM "${t}"`);
-      const { results } = await env.DB.prepare(`SELECT name FROM pragma_table_info('${t}')`).all<{ name: string }>();
+      if (COUNTED.has(t)) return `SELECT COUNT(*) AS rows FROM "${t}"`;
+      const { results } = await globalDb.prepare(`SELECT name FROM pragma_table_info('${t}')`).all<{ name: string }>();
       const columns = results.map((c) => c.name).filter((c) => !BACKGROUND_COLUMNS.has(`${t}.${c}`));
-      return env.DB.prepare(`SELECT ${columns.map((c) => `"${c}"`).join(", ")} FROM "${t}" ORDER BY rowid`);
+      return `SELECT ${columns.map((c) => `"${c}"`).join(", ")} FROM "${t}" ORDER BY rowid`;
     }),
   );
+  return DATABASES.map((db) => sql.map((s) => db.prepare(s)));
 }
 
-/** Every row of every table compared, as one string per table. */
+/** Every row of every table (in every database) compared, as one string per table. */
 async function snapshot(tables: string[]): Promise<string[]> {
-  const rows = await env.DB.batch(queries);
-  return rows.map((r, i) => `${tables[i]}: ${JSON.stringify(r.results)}`);
+  const perDb = await Promise.all(DATABASES.map((db, d) => db.batch(queries[d]!)));
+  return tables.map((t, i) => `${t}: ${perDb.map((rows) => JSON.stringify(rows[i]!.results)).join(" | ")}`);
 }
 
-/** SQLite's count of rows written on the database's connection: unchanged means nothing was written at all. */
+/** SQLite's count of rows written on the databases' connections: unchanged means nothing was written at all. */
 async function writes(): Promise<number> {
-  return (await env.DB.prepare("SELECT total_changes() AS n").first<{ n: number }>())!.n;
+  let n = 0;
+  for (const db of DATABASES) n += (await db.prepare("SELECT total_changes() AS n").first<{ n: number }>())!.n;
+  return n;
 }
 
 const changedTables = (before: string[], after: string[]) => after.flatMap((line, i) => (line !== before[i] ? [line.split(":")[0]] : []));

@@ -12,6 +12,7 @@ import { unaccounted } from "./matrix/routes";
 import { sampleBody } from "./matrix/samples";
 import { changedTables, snapshot } from "./matrix/snapshot";
 import { theWorld } from "./matrix/world";
+import { shardDbOf } from "../helpers/shards";
 
 /**
  * The whole surface, read from the app's router rather than from the document: every route the app
@@ -106,7 +107,7 @@ function aSigner(): Promise<Signer> {
   signer ??= (async () => {
     const { envelopeId } = await sentTwoSignerEnvelope((await theWorld()).self.key);
     const slug = await invitationSlug(envelopeId, "ann@example.com");
-    const row = await env.DB.prepare("SELECT id FROM signers WHERE envelope_id = ? AND email = ?").bind(envelopeId, "ann@example.com").first<{ id: string }>();
+    const row = await shardDbOf(envelopeId).prepare("SELECT id FROM signers WHERE envelope_id = ? AND email = ?").bind(envelopeId, "ann@example.com").first<{ id: string }>();
     return { slug, signerId: row!.id, envelopeId };
   })();
   return signer;
@@ -217,7 +218,7 @@ const PAGE_CHECKS: Record<PageKind, (path: string) => Promise<void>> = {
   },
   "signer-link-page": async (path) => {
     const { slug, envelopeId } = await aSigner();
-    const envelope = await env.DB.prepare("SELECT name FROM envelopes WHERE id = ?").bind(envelopeId).first<{ name: string }>();
+    const envelope = await shardDbOf(envelopeId).prepare("SELECT name FROM envelopes WHERE id = ?").bind(envelopeId).first<{ name: string }>();
     for (const credential of [slug, UNKNOWN_SLUG, FORGED_SESSION]) {
       const res = await fetchJson(path.replace("{slug}", credential));
       expect(res.status).toBe(200);
@@ -230,7 +231,7 @@ const PAGE_CHECKS: Record<PageKind, (path: string) => Promise<void>> = {
   },
   "widget-page": async (path) => {
     const { envelopeId } = await aSigner();
-    const envelope = await env.DB.prepare("SELECT name FROM envelopes WHERE id = ?").bind(envelopeId).first<{ name: string }>();
+    const envelope = await shardDbOf(envelopeId).prepare("SELECT name FROM envelopes WHERE id = ?").bind(envelopeId).first<{ name: string }>();
     const res = await fetchJson(path.replace("{envelopeId}", envelopeId));
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/html/);

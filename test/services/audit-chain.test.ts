@@ -1,8 +1,8 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { hashEntry, type AuditEntry } from "../../src/services/audit/chain";
 import { verifyChain } from "../../src/services/audit/verify-chain";
 import { call, createEnvelope, newTenant, operator } from "../helpers/api";
+import { shardDbOf } from "../helpers/shards";
 
 async function envelopeWithHistory() {
   const t = await newTenant();
@@ -14,33 +14,33 @@ async function envelopeWithHistory() {
 describe("hash-chained audit log", () => {
   it("verifies an untouched chain", async () => {
     const { e } = await envelopeWithHistory();
-    const result = await verifyChain(env.DB, e.envelope_id);
+    const result = await verifyChain(shardDbOf(e.envelope_id), e.envelope_id);
     expect(result).toMatchObject({ verified: true, entries: 2 });
   });
 
   it("detects an edited row and names it", async () => {
     const { e } = await envelopeWithHistory();
-    await env.DB.prepare("UPDATE audit_log SET data = json_set(data, '$.reason', 'nothing to see') WHERE chain_id = ? AND seq = 2").bind(e.envelope_id).run();
-    const result = await verifyChain(env.DB, e.envelope_id);
+    await shardDbOf(e.envelope_id).prepare("UPDATE audit_log SET data = json_set(data, '$.reason', 'nothing to see') WHERE chain_id = ? AND seq = 2").bind(e.envelope_id).run();
+    const result = await verifyChain(shardDbOf(e.envelope_id), e.envelope_id);
     expect(result).toMatchObject({ verified: false, first_broken: { seq: 2, reason: expect.stringMatching(/altered/) } });
   });
 
   it("detects an edited actor or timestamp, a deleted entry, and a re-hashed forgery", async () => {
     const a = await envelopeWithHistory();
-    await env.DB.prepare("UPDATE audit_log SET actor_id = 'key_someoneelse' WHERE chain_id = ? AND seq = 1").bind(a.e.envelope_id).run();
-    expect(await verifyChain(env.DB, a.e.envelope_id)).toMatchObject({ verified: false, first_broken: { seq: 1 } });
+    await shardDbOf(a.e.envelope_id).prepare("UPDATE audit_log SET actor_id = 'key_someoneelse' WHERE chain_id = ? AND seq = 1").bind(a.e.envelope_id).run();
+    expect(await verifyChain(shardDbOf(a.e.envelope_id), a.e.envelope_id)).toMatchObject({ verified: false, first_broken: { seq: 1 } });
 
     const b = await envelopeWithHistory();
-    await env.DB.prepare("DELETE FROM audit_log WHERE chain_id = ? AND seq = 1").bind(b.e.envelope_id).run();
-    expect(await verifyChain(env.DB, b.e.envelope_id)).toMatchObject({ verified: false, first_broken: { seq: 2 } });
+    await shardDbOf(b.e.envelope_id).prepare("DELETE FROM audit_log WHERE chain_id = ? AND seq = 1").bind(b.e.envelope_id).run();
+    expect(await verifyChain(shardDbOf(b.e.envelope_id), b.e.envelope_id)).toMatchObject({ verified: false, first_broken: { seq: 2 } });
 
     // A forger who edits an entry and recomputes its own hash still breaks the next entry's link.
     const c = await envelopeWithHistory();
-    const row = await env.DB.prepare("SELECT * FROM audit_log WHERE chain_id = ? AND seq = 1").bind(c.e.envelope_id).first<AuditEntry & { hash: string; data: string }>();
+    const row = await shardDbOf(c.e.envelope_id).prepare("SELECT * FROM audit_log WHERE chain_id = ? AND seq = 1").bind(c.e.envelope_id).first<AuditEntry & { hash: string; data: string }>();
     const { hash: _old, ...entry } = row!;
     const forged = { ...entry, data: { ...JSON.parse(entry.data), envelope_name: "forged" } };
-    await env.DB.prepare("UPDATE audit_log SET data = ?, hash = ? WHERE id = ?").bind(JSON.stringify(forged.data), await hashEntry(forged), entry.id).run();
-    expect(await verifyChain(env.DB, c.e.envelope_id)).toMatchObject({ verified: false, first_broken: { seq: 2, reason: expect.stringMatching(/previous entry/) } });
+    await shardDbOf(c.e.envelope_id).prepare("UPDATE audit_log SET data = ?, hash = ? WHERE id = ?").bind(JSON.stringify(forged.data), await hashEntry(forged), entry.id).run();
+    expect(await verifyChain(shardDbOf(c.e.envelope_id), c.e.envelope_id)).toMatchObject({ verified: false, first_broken: { seq: 2, reason: expect.stringMatching(/previous entry/) } });
   });
 
   it("is exposed to organization admins through the console, and refused to other roles", async () => {
@@ -54,7 +54,7 @@ describe("hash-chained audit log", () => {
     expect(ok.status).toBe(200);
     expect(ok.body.data).toMatchObject({ envelope_id: e.envelope_id, verified: true, entries: 2 });
 
-    await env.DB.prepare("UPDATE audit_log SET action = 'envelope.nothing' WHERE chain_id = ? AND seq = 2").bind(e.envelope_id).run();
+    await shardDbOf(e.envelope_id).prepare("UPDATE audit_log SET action = 'envelope.nothing' WHERE chain_id = ? AND seq = 2").bind(e.envelope_id).run();
     const broken = await call("GET", `/envelopes/${e.envelope_id}/audit/verify`, { bearer: adminToken });
     expect(broken.body.data).toMatchObject({ verified: false, first_broken: { seq: 2 } });
 

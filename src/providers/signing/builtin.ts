@@ -3,6 +3,7 @@ import type { signingProviderTemplates } from "../../db/schema/templates";
 import type { Env } from "../../env";
 import { stampAndCertify } from "../../pdf";
 import { nowIso } from "../../lib/time";
+import { globalDb, isShardTagged, shardDb, shardOf } from "../../lib/shards";
 import { SigningProviderError, type SigningProvider } from "./interface";
 
 type ProviderTemplateRow = Row<typeof signingProviderTemplates>;
@@ -19,6 +20,16 @@ type ProviderTemplateRow = Row<typeof signingProviderTemplates>;
 export class BuiltinSigningProvider implements SigningProvider {
   constructor(private readonly env: Env) {}
 
+  /**
+   * Where a template's counterpart is kept: beside the template (docs/decisions/shards.md 1), on its
+   * shard for a builder working copy (a tagged id), else in the global database. A tagged id naming a
+   * shard this deployment does not bind has no counterpart anywhere: shard 1 answers "not found".
+   */
+  private store(templateId: string | undefined): D1Database {
+    if (!templateId || !isShardTagged(templateId)) return globalDb(this.env);
+    return shardDb(this.env, shardOf(templateId)) ?? shardDb(this.env, 1)!;
+  }
+
   /** Rendered in the Worker by the PDF room: stamps and the certificate page as incremental updates. */
   async renderSignedDocument(input: Parameters<SigningProvider["renderSignedDocument"]>[0]) {
     return stampAndCertify(input);
@@ -27,7 +38,7 @@ export class BuiltinSigningProvider implements SigningProvider {
   async createTemplate(input: Parameters<SigningProvider["createTemplate"]>[0]) {
     const at = nowIso();
     const row = await this.write(() =>
-      this.env.DB.prepare(
+      this.store(input.templateId).prepare(
         `INSERT INTO signing_provider_templates (instance, org_id, template_id, name, document_key, page_count, fields, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, '[]', ?, ?) RETURNING id`,
       )
@@ -40,7 +51,7 @@ export class BuiltinSigningProvider implements SigningProvider {
 
   async setTemplateDocument(input: Parameters<SigningProvider["setTemplateDocument"]>[0]) {
     const result = await this.write(() =>
-      this.env.DB.prepare("UPDATE signing_provider_templates SET document_key = ?, page_count = ?, updated_at = ? WHERE id = ? AND instance = ?")
+      this.store(input.templateId).prepare("UPDATE signing_provider_templates SET document_key = ?, page_count = ?, updated_at = ? WHERE id = ? AND instance = ?")
         .bind(input.documentKey, input.pageCount, nowIso(), input.providerTemplateId, input.instance)
         .run(),
     );
@@ -49,7 +60,7 @@ export class BuiltinSigningProvider implements SigningProvider {
 
   async setTemplateFields(input: Parameters<SigningProvider["setTemplateFields"]>[0]) {
     const result = await this.write(() =>
-      this.env.DB.prepare("UPDATE signing_provider_templates SET fields = ?, updated_at = ? WHERE id = ? AND instance = ?")
+      this.store(input.templateId).prepare("UPDATE signing_provider_templates SET fields = ?, updated_at = ? WHERE id = ? AND instance = ?")
         .bind(JSON.stringify(input.fields), nowIso(), input.providerTemplateId, input.instance)
         .run(),
     );
@@ -61,7 +72,8 @@ export class BuiltinSigningProvider implements SigningProvider {
    * copy fails (502 to the caller) when the source counterpart is gone or its PDF is no longer in R2.
    */
   async copyTemplate(input: Parameters<SigningProvider["copyTemplate"]>[0]) {
-    const source = await this.env.DB.prepare("SELECT * FROM signing_provider_templates WHERE id = ? AND instance = ?")
+    const store = this.store(input.templateId);
+    const source = await store.prepare("SELECT * FROM signing_provider_templates WHERE id = ? AND instance = ?")
       .bind(input.providerTemplateId, input.from)
       .first<ProviderTemplateRow>();
     if (!source) throw new SigningProviderError("unavailable", `provider template ${input.providerTemplateId} does not exist in ${input.from}`);
@@ -70,7 +82,7 @@ export class BuiltinSigningProvider implements SigningProvider {
     }
     const at = nowIso();
     const row = await this.write(() =>
-      this.env.DB.prepare(
+      store.prepare(
         `INSERT INTO signing_provider_templates (instance, org_id, template_id, name, document_key, page_count, fields, copied_from, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
       )

@@ -39,6 +39,11 @@ export type ResolvedField = {
  * an adapter for an external provider implements the same interface. This is the part templates
  * need; the signing capability extends it with submissions.
  */
+/**
+ * `templateId` names our template a counterpart belongs to. The built-in provider keeps the
+ * counterparts of the organization's templates in the global database and those of a builder working
+ * copy (a shard-tagged template id) on that copy's shard (docs/decisions/shards.md 1).
+ */
 export interface SigningProvider {
   /** Creates the provider's counterpart of a template and returns its integer id. */
   createTemplate(input: {
@@ -51,13 +56,13 @@ export interface SigningProvider {
   }): Promise<{ providerTemplateId: number }>;
 
   /** Gives a template created without a document its PDF (stored in R2 under `documentKey`). */
-  setTemplateDocument(input: { instance: ProviderInstance; providerTemplateId: number; documentKey: string; pageCount: number }): Promise<void>;
+  setTemplateDocument(input: { instance: ProviderInstance; providerTemplateId: number; templateId: string; documentKey: string; pageCount: number }): Promise<void>;
 
   /** Replaces the counterpart's fields with `fields` (the template's whole list). */
-  setTemplateFields(input: { instance: ProviderInstance; providerTemplateId: number; fields: ResolvedField[] }): Promise<void>;
+  setTemplateFields(input: { instance: ProviderInstance; providerTemplateId: number; templateId: string; fields: ResolvedField[] }): Promise<void>;
 
   /** Copies a template, document and fields, into another instance (a KBA package's members live in `cloud`). */
-  copyTemplate(input: { from: ProviderInstance; providerTemplateId: number; to: ProviderInstance }): Promise<{ providerTemplateId: number }>;
+  copyTemplate(input: { from: ProviderInstance; providerTemplateId: number; to: ProviderInstance; templateId?: string }): Promise<{ providerTemplateId: number }>;
 
   /**
    * The completed document of a submission: every value stamped at its field's areas, then the

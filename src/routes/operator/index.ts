@@ -4,15 +4,21 @@ import * as bulkProgress from "./bulk-send/progress";
 import * as addUser from "./orgs/add-user";
 import * as createOrg from "./orgs/create";
 import * as createCustomer from "./orgs/create-customer";
+import * as getOrg from "./orgs/get";
+import * as listOrgs from "./orgs/list";
 import * as recoverControlKeys from "./orgs/recover-control-keys";
 import * as updateOrg from "./orgs/update";
 import * as usage from "./orgs/usage";
+import { shardsRouter } from "./shards";
 import * as createAccessToken from "./users/create-access-token";
 
 /** The operator API: each route checks the OPERATOR_TOKEN itself (operatorRoute). */
 export const operatorRouter = createRouter()
   .openapi(createOrg.route, createOrg.handler)
+  .openapi(listOrgs.route, listOrgs.handler)
+  .openapi(getOrg.route, getOrg.handler)
   .openapi(updateOrg.route, updateOrg.handler)
+  .route("/", shardsRouter)
   .route("/", apiKeysRouter)
   .openapi(addUser.route, addUser.handler)
   .openapi(createAccessToken.route, createAccessToken.handler)

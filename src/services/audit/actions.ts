@@ -47,6 +47,7 @@ export const AUDIT_ACTIONS = {
   // organization chain
   "org.created": "The operator created the organization.",
   "org.updated": "The operator changed the organization.",
+  "org.shard_moved": "The operator moved the organization's current shard (where its new records go); its older records stay where they are.",
   "org.embed_settings_updated": "An admin changed the origins allowed to embed the signing page.",
   "org.esign_disclosure_updated": "An admin saved a new version of the organization's E-SIGN disclosure (its version and SHA-256).",
   "membership.granted": "The operator gave a user a role in the organization.",

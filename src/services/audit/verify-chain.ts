@@ -1,5 +1,6 @@
 import { GENESIS_HASH, hashEntry, type AuditEntry } from "./chain";
 import { chainRowsStatement } from "./repository";
+import { PREFIXES } from "../../lib/ids";
 
 export { chainRowsStatement };
 
@@ -30,14 +31,12 @@ export async function readVerifiedChain(db: D1Database, chainId: string): Promis
   // newest entry (advanced in the batch of every entry) is what says they existed.
   const [rows, owner] = await db.batch<unknown>([
     chainRowsStatement(db, chainId),
-    // SQL exception: the chain's owner record, whichever entity owns the chain (an envelope's or an
-    // organization's), read in the batch of its entries so the two are one snapshot.
-    db
-      .prepare(
-        `SELECT audit_seq, NULL AS audit_head_hash FROM envelopes WHERE id = ?
-         UNION ALL SELECT audit_seq, audit_head_hash FROM organizations WHERE id = ?`,
-      )
-      .bind(chainId, chainId),
+    // SQL exception: the chain's owner record, read in the batch of its entries so the two are one snapshot: an
+    // organization's chain is global (its row keeps the head), any other chain is on a shard, where an
+    // envelope's row keeps its length (docs/decisions/shards.md 1: no statement reads both databases).
+    chainId.startsWith(`${PREFIXES.organization}_`)
+      ? db.prepare("SELECT audit_seq, audit_head_hash FROM organizations WHERE id = ?").bind(chainId)
+      : db.prepare("SELECT audit_seq, NULL AS audit_head_hash FROM envelopes WHERE id = ?").bind(chainId),
   ]);
   const recorded = (owner!.results as { audit_seq: number; audit_head_hash: string | null }[])[0];
   const entries = rows!.results as ChainRow[];

@@ -1,7 +1,7 @@
 import { PDFDocument } from "pdf-lib";
 import { ApiError, unprocessable } from "../../lib/errors";
 import { newDocumentKey, putDocument, type StoredDocument } from "../documents/ingest-pdf";
-import { listTemplateFields, type TemplateRow } from "../templates/repository";
+import { listTemplateFields, templateDb, type TemplateRow } from "../templates/repository";
 import type { ResolvedField } from "../templates/schema";
 import type { OrgContext } from "../../lib/context";
 
@@ -16,7 +16,7 @@ export const MAX_MERGE_BYTES = 32 * 1024 * 1024;
  * only with the same options; radios never join, since a radio's areas are its options, one each.
  */
 export async function mergeTemplates(ctx: OrgContext, input: { templates: TemplateRow[] }): Promise<{ document: StoredDocument; fields: ResolvedField[] }> {
-  const { env, orgId, db } = ctx;
+  const { env, orgId } = ctx;
   const { templates } = input;
   const total = templates.reduce((n, t) => n + (t.document_size_bytes ?? 0), 0);
   if (total > MAX_MERGE_BYTES) {
@@ -30,7 +30,7 @@ export async function mergeTemplates(ctx: OrgContext, input: { templates: Templa
     if (!object) throw new ApiError(502, `The PDF of template ${template.id} could not be fetched from storage`);
     const source = await PDFDocument.load(new Uint8Array(await object.arrayBuffer()), { ignoreEncryption: true, updateMetadata: false });
     for (const page of await merged.copyPages(source, source.getPageIndices())) merged.addPage(page);
-    for (const field of await listTemplateFields(db, template.id)) {
+    for (const field of await listTemplateFields(templateDb(ctx, template.id), template.id)) {
       const moved = { ...field, areas: field.areas.map((a) => ({ ...a, page: a.page + offset })), ...(field.anchor_match ? { anchor_match: { ...field.anchor_match, page: field.anchor_match.page + offset } } : {}) };
       const same = fields.find((f) => f.name === field.name);
       if (same && sameMeaning(same, field)) same.areas.push(...moved.areas);

@@ -1,12 +1,12 @@
-import type { OrgContext } from "../../lib/context";
+import { onShardOf, type OrgContext } from "../../lib/context";
 import { badRequest, conflict } from "../../lib/errors";
-import { newId } from "../../lib/ids";
+import { newShardId } from "../../lib/shards";
 import { addSeconds, nowIso } from "../../lib/time";
-import { commitWithOrgAudit } from "../audit/org-chain";
+import { commitWithBatchAudit } from "../bulk/batch-chain";
 import { templateIdOf } from "../bulk/create-batch";
 import { batchMasterSet, getBatch } from "../bulk/repository";
 import { assertEditable } from "../bulk/serialize";
-import { findTemplate, listTemplateFields, listTemplateRoles } from "../templates/repository";
+import { findTemplate, listTemplateFields, listTemplateRoles, templateDb } from "../templates/repository";
 import { buildWorkingTemplate, sameSource, sessionOut, sourceOf, type StoredSource } from "./open-builder-session";
 import { resolveSources } from "./resolve-sources";
 import type { OpenBuilderSessionInput } from "./schema";
@@ -22,7 +22,9 @@ const SESSION_SECONDS = 3600;
  * the answer adds `roles`, the master's parties in order. Reopening on the same batch and source
  * continues the same master; another source builds a new one and replaces it.
  */
-export async function openBatchBuilderSession(ctx: OrgContext, input: { batchId: string; body: OpenBuilderSessionInput }) {
+export async function openBatchBuilderSession(anywhere: OrgContext, input: { batchId: string; body: OpenBuilderSessionInput }) {
+  // the batch's shard: its master (a builder working copy) is written there, whatever the organization's current shard
+  const ctx = onShardOf(anywhere, input.batchId);
   const { db, orgId } = ctx;
   const { body } = input;
   // the spec's 400s of a batch session come first, whatever the batch
@@ -42,13 +44,14 @@ export async function openBatchBuilderSession(ctx: OrgContext, input: { batchId:
   const source = await resolveSources(ctx, { body: effective });
   const stored = sourceOf(source);
   const at = nowIso();
-  const session = { id: newId("builderSession"), created_at: at, expires_at: addSeconds(at, SESSION_SECONDS) };
+  const session = { id: newShardId("builderSession", ctx.shardId), created_at: at, expires_at: addSeconds(at, SESSION_SECONDS) };
 
-  const existing = batch.master_template_id ? await findTemplate(db, orgId, batch.master_template_id) : null;
+  const existing = batch.master_template_id ? await findTemplate(templateDb(ctx, batch.master_template_id), orgId, batch.master_template_id) : null;
   const previous = batch.master_source ? (JSON.parse(batch.master_source) as StoredSource) : null;
   if (existing && previous && sameSource(previous, stored) && (source.kind !== "new" || source.kbaRequired === (existing.kba_required === 1))) {
-    const fields = await listTemplateFields(db, existing.id);
-    return { ...sessionOut(session, null, existing, previous, true, fields), batch_id: batch.id, roles: await listTemplateRoles(db, existing.id) };
+    const masterDb = templateDb(ctx, existing.id);
+    const fields = await listTemplateFields(masterDb, existing.id);
+    return { ...sessionOut(session, null, existing, previous, true, fields), batch_id: batch.id, roles: await listTemplateRoles(masterDb, existing.id) };
   }
   if (existing && source.kind === "new" && body.kba_required !== undefined && source.kbaRequired !== (existing.kba_required === 1)) {
     throw conflict("kba_required can no longer change: the batch's master template fixed it", { master_template_id: existing.id }, "kba_immutable");
@@ -58,9 +61,9 @@ export async function openBatchBuilderSession(ctx: OrgContext, input: { batchId:
     source,
     name: body.template_name ?? (source.templates.length === 1 ? source.templates[0]!.name : batch.name),
   });
-  const [guard] = await commitWithOrgAudit(
+  const [guard] = await commitWithBatchAudit(
     db,
-    { orgId, action: "bulk_batch.updated", actor: ctx.actor, data: { batch_id: batch.id, master_template_id: template.id, source: stored }, at },
+    { orgId, batchId: batch.id, action: "bulk_batch.updated", actor: ctx.actor, data: { batch_id: batch.id, master_template_id: template.id, source: stored }, at },
     [
       batchMasterSet(db, { batchId: batch.id, templateId: template.id, source: JSON.stringify(stored), kbaRequired: template.kba_required, providerInstance: template.provider_instance, at }),
     ],

@@ -1,8 +1,8 @@
 import { actingUserId } from "../../lib/actor";
 import { ApiError, conflict } from "../../lib/errors";
-import { newId } from "../../lib/ids";
+import { newShardId, type ShardDb } from "../../lib/shards";
 import { addSeconds, nowIso } from "../../lib/time";
-import type { OrgContext } from "../../lib/context";
+import { onShardOf, type OrgContext } from "../../lib/context";
 import { discardDocuments } from "../documents/ingest-pdf";
 import { insertEnvelopeFields, insertOriginalDocument } from "../documents/repository";
 import { builderSessionInsert, getLatestSessionSource } from "./repository";
@@ -10,7 +10,7 @@ import { bindTemplateStatement, getEnvelope, metadataOf, type LoadedEnvelope } f
 import { applyTransition } from "../envelopes/transition";
 import { changeEnvelope } from "../envelopes/commit";
 import { insertTemplate } from "../templates/insert-template";
-import { findTemplate, listTemplateFields, type TemplateRow } from "../templates/repository";
+import { findTemplate, listTemplateFields, templateDb, type TemplateRow } from "../templates/repository";
 import type { ResolvedField } from "../templates/schema";
 import { mergeTemplates } from "./merge-documents";
 import { resolveSources, type BuilderSource } from "./resolve-sources";
@@ -33,7 +33,7 @@ export async function buildWorkingTemplate(ctx: OrgContext, input: { source: Bui
   if (source.templates.length === 0) return { template: await insertTemplate(ctx, { ...base, document: null, fields: [] }), fields: [] };
   if (source.templates.length === 1) {
     const t = source.templates[0]!;
-    const fields = await listTemplateFields(ctx.db, t.id);
+    const fields = await listTemplateFields(templateDb(ctx, t.id), t.id);
     const document = t.document_key ? { key: t.document_key, sha256: t.document_sha256!, sizeBytes: t.document_size_bytes!, pageCount: t.page_count! } : null;
     return { template: await insertTemplate(ctx, { ...base, document, fields }), fields };
   }
@@ -59,16 +59,18 @@ function defaultName(source: BuilderSource, envelope: LoadedEnvelope): string {
  * with the same source, continues the same working template. An envelope whose document came from
  * elsewhere (template_id at creation, an upload) is 409; one past `uploaded` is 422.
  */
-export async function openBuilderSession(ctx: OrgContext, input: { body: OpenBuilderSessionInput }) {
+export async function openBuilderSession(anywhere: OrgContext, input: { body: OpenBuilderSessionInput }) {
+  const source = await resolveSources(anywhere, { body: input.body });
+  // the envelope's shard: its session, working template and document rows are written there
+  const ctx = onShardOf(anywhere, input.body.envelope_id!);
   const db = ctx.db;
-  const source = await resolveSources(ctx, { body: input.body });
   const envelope = await getEnvelope(db, ctx.orgId, input.body.envelope_id!);
   if (envelope.status !== "pending" && envelope.status !== "uploaded") {
     throw new ApiError(422, `Cannot open the builder for an envelope with status ${envelope.status}`, { status: envelope.status });
   }
   const at = nowIso();
-  const session = { id: newId("builderSession"), created_at: at, expires_at: addSeconds(at, SESSION_SECONDS) };
-  const existing = envelope.template_id ? await findTemplate(db, ctx.orgId, envelope.template_id, { includeDeleted: true }) : null;
+  const session = { id: newShardId("builderSession", ctx.shardId), created_at: at, expires_at: addSeconds(at, SESSION_SECONDS) };
+  const existing = envelope.template_id ? await findTemplate(templateDb(ctx, envelope.template_id), ctx.orgId, envelope.template_id, { includeDeleted: true }) : null;
   if (existing || envelope.status !== "pending") {
     const last = existing?.origin === "builder"
       ? await getLatestSessionSource(db, envelope.id)
@@ -81,7 +83,7 @@ export async function openBuilderSession(ctx: OrgContext, input: { body: OpenBui
       });
     }
     await db.batch([sessionInsert(db, { orgId: ctx.orgId, userId: actingUserId(ctx.actor) }, session, envelope.id, existing, previous)]);
-    return sessionOut(session, envelope.id, existing, previous, true, await listTemplateFields(db, existing.id));
+    return sessionOut(session, envelope.id, existing, previous, true, await listTemplateFields(templateDb(ctx, existing.id), existing.id));
   }
 
   const { template, fields } = await buildWorkingTemplate(ctx, { source, name: input.body.template_name ?? defaultName(source, envelope) });
@@ -102,7 +104,7 @@ export async function openBuilderSession(ctx: OrgContext, input: { body: OpenBui
       action: "attach_document",
       data,
       extra: [
-        insertOriginalDocument(db, { id: newId("document"), envelopeId: envelope.id, orgId: ctx.orgId, key: template.document_key, sha256: template.document_sha256!, sizeBytes: template.document_size_bytes!, pageCount: template.page_count, at }),
+        insertOriginalDocument(db, { id: newShardId("document", ctx.shardId), envelopeId: envelope.id, orgId: ctx.orgId, key: template.document_key, sha256: template.document_sha256!, sizeBytes: template.document_size_bytes!, pageCount: template.page_count, at }),
         ...insertEnvelopeFields(db, { envelopeId: envelope.id, orgId: ctx.orgId, fields, sourceTemplateId: template.id, at }),
         ...bind,
       ],
@@ -118,7 +120,7 @@ export async function openBuilderSession(ctx: OrgContext, input: { body: OpenBui
   return sessionOut(session, envelope.id, template, stored, false, fields);
 }
 
-function sessionInsert(db: D1Database, input: { orgId: string; userId: string }, session: { id: string; created_at: string; expires_at: string }, envelopeId: string, template: TemplateRow, source: StoredSource) {
+function sessionInsert(db: ShardDb, input: { orgId: string; userId: string }, session: { id: string; created_at: string; expires_at: string }, envelopeId: string, template: TemplateRow, source: StoredSource) {
   return builderSessionInsert(db, {
     id: session.id,
     org_id: input.orgId,

@@ -1,6 +1,7 @@
 import { badRequest } from "../../lib/errors";
 import { getPackage } from "../packages/repository";
-import { getTemplate, listTemplatesByIds, type TemplateRow } from "../templates/repository";
+import type { GlobalDb } from "../../lib/shards";
+import { getTemplate, listTemplatesByIds, templateDb, type TemplateRow } from "../templates/repository";
 import type { OpenBuilderSessionInput, SourceKind } from "./schema";
 import type { OrgContext } from "../../lib/context";
 
@@ -13,7 +14,7 @@ function firstRepeat(ids: string[]): string | undefined {
 }
 
 /** Templates of the org by id, in the order asked; unknown and deleted ones are a 400 naming the list. */
-async function liveTemplates(db: D1Database, orgId: string, ids: string[], list: string): Promise<TemplateRow[]> {
+async function liveTemplates(db: GlobalDb, orgId: string, ids: string[], list: string): Promise<TemplateRow[]> {
   const byId = new Map((await listTemplatesByIds(db, orgId, ids)).map((t) => [t.id, t]));
   for (const id of ids) {
     const t = byId.get(id);
@@ -34,7 +35,9 @@ function requireDocuments(templates: TemplateRow[], list: string) {
  * template or package is 404 (a batch's own source is filled in by open-batch-session.ts).
  */
 export async function resolveSources(ctx: OrgContext, input: { body: OpenBuilderSessionInput }): Promise<BuilderSource> {
-  const { db, orgId } = ctx;
+  // the sources are the organization's templates and packages (global); a single template_id may
+  // also name a builder working copy (on its shard)
+  const { global: db, orgId } = ctx;
   const { body } = input;
   if (body.envelope_id && body.batch_id) throw badRequest("envelope_id and batch_id are mutually exclusive: send one of them");
   if (!body.envelope_id && !body.batch_id) throw badRequest("envelope_id or batch_id is required");
@@ -74,7 +77,7 @@ export async function resolveSources(ctx: OrgContext, input: { body: OpenBuilder
     return { kind: "package", templates, packageId: body.package_id, kbaRequired: templates.some((t) => t.kba_required === 1) };
   }
   if (body.template_id) {
-    const template = await getTemplate(db, orgId, body.template_id);
+    const template = await getTemplate(templateDb(ctx, body.template_id), orgId, body.template_id);
     return { kind: "template", templates: [template], packageId: null, kbaRequired: template.kba_required === 1 };
   }
   return { kind: "new", templates: [], packageId: null, kbaRequired: body.kba_required ?? false };

@@ -2,7 +2,7 @@ import { bulkBatchFor } from "../../../durable-objects/bulk-batch";
 import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
-import { commitWithOrgAudit } from "../audit/org-chain";
+import { commitWithBatchAudit } from "./batch-chain";
 import { batchCancel, getBatch } from "./repository";
 import { batchDetail } from "./serialize";
 
@@ -18,9 +18,9 @@ export async function cancelBatch(ctx: OrgContext, input: { batchId: string }) {
   const batch = await getBatch(db, orgId, input.batchId);
   if (batch.status !== "running") throw conflict(`Only a running batch can be cancelled; this one is ${batch.status}`, { status: batch.status });
   const at = nowIso();
-  const [guard] = await commitWithOrgAudit(
+  const [guard] = await commitWithBatchAudit(
     db,
-    { orgId, action: "bulk_batch.cancelled", actor: ctx.actor, data: { batch_id: batch.id }, at },
+    { orgId, batchId: batch.id, action: "bulk_batch.cancelled", actor: ctx.actor, data: { batch_id: batch.id }, at },
     batchCancel(db, batch.id, at),
     { guarded: true },
   );

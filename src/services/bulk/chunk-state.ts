@@ -1,16 +1,17 @@
 import type { BulkHooks } from "../../../durable-objects/bulk-batch";
 import type { OrgContext } from "../../lib/context";
-import type { TemplateRow } from "../templates/repository";
+import type { EnvelopeConsent } from "../envelopes/repository";
+import type { FieldRow, TemplateRow } from "../templates/repository";
 import type { ResolvedField } from "../templates/schema";
 import type { ClientData } from "./create-bulk-envelope";
 import type { BatchRow, ChunkItemRow } from "./repository";
 
 /** What one chunk of the bulk-send workflow reads once and shares between its groups (run-chunk.ts). */
-export type Master = { template: TemplateRow; fields: ResolvedField[]; roles: string[] };
+export type Master = { template: TemplateRow; fields: ResolvedField[]; rows: FieldRow[]; roles: string[] };
 export type Sender = { email: string; name: string };
 /** An item of the chunk with what the chunk read beside it: its client and its envelope's status, if created. */
 export type ChunkItem = ChunkItemRow;
-export type RunState = { ctx: OrgContext; batch: BatchRow; master: Master; sender: Sender; orgName: string; hooks: BulkHooks };
+export type RunState = { ctx: OrgContext; batch: BatchRow; master: Master; sender: Sender; orgName: string; consent: EnvelopeConsent; hooks: BulkHooks };
 
 export const isCrash = (err: unknown) => err instanceof Error && err.name === "InjectedCrash";
 

@@ -1,12 +1,12 @@
 import { actingUserId } from "../../lib/actor";
 import type { OrgContext } from "../../lib/context";
 import { unprocessable } from "../../lib/errors";
-import { newId } from "../../lib/ids";
+import { newShardId } from "../../lib/shards";
 import type { ApiIssue } from "../../lib/validation";
 import { nowIso } from "../../lib/time";
-import { commitWithOrgAudit } from "../audit/org-chain";
+import { commitWithBatchAudit } from "./batch-chain";
 import { findPackageKba } from "../packages/repository";
-import { findTemplate } from "../templates/repository";
+import { findTemplate, templateDb } from "../templates/repository";
 import { instanceFor } from "../templates/schema";
 import { batchInsert, getBatch } from "./repository";
 import { batchDetail } from "./serialize";
@@ -22,34 +22,38 @@ export const templateIdOf = (id: string) => (id.startsWith("tpl_") ? `tmpl_${id.
  * `kba_required` and `provider_instance` are derived from it; only a `new` document chooses KBA.
  */
 export async function resolveBatchSource(ctx: OrgContext, body: Pick<CreateBatchInput, "document_source" | "source_template_id" | "source_package_id" | "kba_required">) {
-  const { db, orgId } = ctx;
+  const { orgId } = ctx;
   if (body.document_source !== "new" && body.kba_required !== undefined) {
     throw unprocessable("Validation failed", [issue(["kba_required"], "omitted", String(body.kba_required), "kba_required is derived from the source template or package; it can be set only for document_source new")]);
   }
   if (body.document_source === "template") {
     if (!body.source_template_id) throw unprocessable("Validation failed", [issue(["source_template_id"], "a template id", "undefined", "source_template_id is required for document_source template")]);
     const id = templateIdOf(body.source_template_id);
-    const template = await findTemplate(db, orgId, id);
+    const template = await findTemplate(templateDb(ctx, id), orgId, id);
     if (!template) throw unprocessable("Validation failed", [issue(["source_template_id"], "a template of this organization", body.source_template_id, "Template not found")]);
     return { sourceTemplateId: id, sourcePackageId: null, kbaRequired: template.kba_required === 1 };
   }
   if (body.document_source === "package") {
     if (!body.source_package_id) throw unprocessable("Validation failed", [issue(["source_package_id"], "a package id", "undefined", "source_package_id is required for document_source package")]);
-    const pkg = await findPackageKba(db, orgId, body.source_package_id);
+    const pkg = await findPackageKba(ctx.global, orgId, body.source_package_id);
     if (!pkg) throw unprocessable("Validation failed", [issue(["source_package_id"], "a document package of this organization", body.source_package_id, "Package not found")]);
     return { sourceTemplateId: null, sourcePackageId: body.source_package_id, kbaRequired: pkg.kba_required === 1 };
   }
   return { sourceTemplateId: null, sourcePackageId: null, kbaRequired: body.kba_required ?? false };
 }
 
-/** POST /bulk-send: a `draft` batch; the creating user is the sender of every envelope. */
+/**
+ * POST /bulk-send: a `draft` batch; the creating user is the sender of every envelope. The batch lives
+ * on the organization's current shard (`ctx.db`) with an id naming it, and stays there whatever the
+ * organization's placement later: its items, envelopes and master template follow it.
+ */
 export async function createBatch(ctx: OrgContext, input: { body: CreateBatchInput }) {
   const { db, orgId } = ctx;
   const { body } = input;
   const source = await resolveBatchSource(ctx, body);
-  const id = newId("bulkBatch");
+  const id = newShardId("bulkBatch", ctx.shardId);
   const at = nowIso();
-  await commitWithOrgAudit(db, { orgId, action: "bulk_batch.created", actor: ctx.actor, data: { batch_id: id, name: body.name, document_source: body.document_source }, at }, [
+  await commitWithBatchAudit(db, { orgId, batchId: id, action: "bulk_batch.created", actor: ctx.actor, data: { batch_id: id, name: body.name, document_source: body.document_source }, at }, [
     batchInsert(db, {
       id,
       org_id: orgId,

@@ -1,11 +1,11 @@
 import type { OrgContext } from "../../lib/context";
-import { newId } from "../../lib/ids";
+import { newShardId, shardOf } from "../../lib/shards";
 import { nowIso } from "../../lib/time";
 import { auditInsert, GENESIS_HASH } from "../audit/chain";
-import { copyTemplateFields, insertOriginalDocument } from "../documents/repository";
-import { bulkEnvelopeInsert } from "../envelopes/repository";
+import { copyTemplateFieldRows, insertOriginalDocument } from "../documents/repository";
+import { bulkEnvelopeInsert, type EnvelopeConsent } from "../envelopes/repository";
 import { envelopeCreatedEventInsert } from "../events/repository";
-import type { TemplateRow } from "../templates/repository";
+import type { FieldRow, TemplateRow } from "../templates/repository";
 import type { ResolvedField } from "../templates/schema";
 import { esignEnvelopeUsageInsert } from "../usage/record-usage";
 import { bulkVaultConsentInsert } from "../vault/repository";
@@ -50,7 +50,11 @@ export async function createBulkEnvelope(ctx: OrgContext, input: BulkEnvelopeInp
   ctx.publish(eventId);
 }
 
-export type BulkEnvelopeInput = { batch: BatchRow; item: Pick<ItemRow, "id" | "customer_id" | "envelope_key">; master: TemplateRow; fields: ResolvedField[]; client: ClientData };
+/** `fieldRows`: the master's field rows as read (it may be global while the envelope is on the batch's shard). */
+/** `consent`: the organization's E-SIGN consent for its creates (compose/consent-at-create.ts), read once per chunk from global. */
+export type BulkEnvelopeInput = {
+  batch: BatchRow; item: Pick<ItemRow, "id" | "customer_id" | "envelope_key">; master: TemplateRow; fields: ResolvedField[]; fieldRows: FieldRow[]; consent: EnvelopeConsent; client: ClientData;
+};
 
 /**
  * The statements of `createBulkEnvelope`, not yet committed, so that a chunk can create many clients'
@@ -61,6 +65,8 @@ export async function bulkEnvelopeStatements(ctx: OrgContext, input: BulkEnvelop
   const { db, orgId } = ctx;
   const { batch, item, master, client } = input;
   const envelopeId = item.envelope_key;
+  // the envelope's shard (the batch's: its key was reserved there), where every row below is written
+  const shard = shardOf(envelopeId);
   const at = nowIso();
   const tags = JSON.parse(batch.tag_ids) as string[];
   const metadata = {
@@ -80,10 +86,11 @@ export async function bulkEnvelopeStatements(ctx: OrgContext, input: BulkEnvelop
       metadata: JSON.stringify(metadata),
       kbaRequired: master.kba_required,
       providerInstance: master.provider_instance,
+      consent: input.consent,
       at,
     }),
-    insertOriginalDocument(db, { id: newId("document"), envelopeId, orgId, key: master.document_key!, sha256: master.document_sha256!, sizeBytes: master.document_size_bytes!, pageCount: master.page_count, at }),
-    copyTemplateFields(db, { envelopeId, templateId: master.id, values: clientPrefill(input.fields, client), at }),
+    insertOriginalDocument(db, { id: newShardId("document", shard), envelopeId, orgId, key: master.document_key!, sha256: master.document_sha256!, sizeBytes: master.document_size_bytes!, pageCount: master.page_count, at }),
+    ...copyTemplateFieldRows(db, { envelopeId, fields: input.fieldRows, values: clientPrefill(input.fields, client), at }),
   ];
   if (batch.auto_vault_enabled === 1 && batch.vault_terms_accepted_at) {
     statements.push(bulkVaultConsentInsert(db, { envelopeId, orgId, termsAcceptedAt: batch.vault_terms_accepted_at, termsAcceptedBy: batch.vault_terms_accepted_by, at }));
@@ -97,7 +104,7 @@ export async function bulkEnvelopeStatements(ctx: OrgContext, input: BulkEnvelop
     data: { envelope_name: batch.name, customer_email: client.email.toLowerCase(), document_source: batch.document_source, template_id: master.id, bulk_send: { batch_id: batch.id, item_id: item.id } },
     at,
   });
-  const eventId = newId("event");
+  const eventId = newShardId("event", shard);
   statements.push(
     audit.statement,
     // the event's data is assembled in SQL from the envelope row written by the same batch

@@ -1,7 +1,8 @@
 import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
-import { commitWithOrgAudit } from "../audit/org-chain";
+import { isShardTagged, shardOf } from "../../lib/shards";
+import { commitWithBatchAudit } from "./batch-chain";
 import { batchMasterTemplateArchive } from "../templates/repository";
 import { batchSoftDelete, getBatch } from "./repository";
 import { assertEditable, batchDetail } from "./serialize";
@@ -15,12 +16,16 @@ export async function deleteBatch(ctx: OrgContext, input: { batchId: string }) {
   const batch = await getBatch(db, orgId, input.batchId);
   assertEditable(batch, "delete");
   const at = nowIso();
-  const [guard] = await commitWithOrgAudit(
+  // the master is archived with the batch when it is the batch's builder copy, on the batch's shard
+  // (an organization template named by PATCH master_template_id is global, and is not archived anyway)
+  const master = batch.master_template_id;
+  const archive = master !== null && isShardTagged(master) === isShardTagged(batch.id) && shardOf(master) === shardOf(batch.id);
+  const [guard] = await commitWithBatchAudit(
     db,
-    { orgId, action: "bulk_batch.deleted", actor: ctx.actor, data: { batch_id: batch.id, master_template_id: batch.master_template_id }, at },
+    { orgId, batchId: batch.id, action: "bulk_batch.deleted", actor: ctx.actor, data: { batch_id: batch.id, master_template_id: batch.master_template_id }, at },
     [
       batchSoftDelete(db, batch.id, at),
-      ...(batch.master_template_id ? [batchMasterTemplateArchive(db, { templateId: batch.master_template_id, orgId, batchId: batch.id, at })] : []),
+      ...(archive ? [batchMasterTemplateArchive(db, { templateId: master, orgId, batchId: batch.id, at })] : []),
     ],
     { guarded: true },
   );

@@ -1,4 +1,4 @@
-import { inOrg, type OrgContext, type RequestContext } from "../../lib/context";
+import { inOrg, onShardOf, type OrgContext, type RequestContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import type { BulkItemStatus } from "../../db/schema";
 import { findBatchOrg, getBatch, listItems } from "./repository";
@@ -28,7 +28,8 @@ export async function getBatchProgress(ctx: OrgContext, input: { batchId: string
 
 /** GET /operator/bulk-send/:id: the same progress for the operator, whatever the batch's organization. */
 export async function getBatchProgressAsOperator(ctx: RequestContext, input: { batchId: string; limit?: number; offset?: number; status?: BulkItemStatus }) {
-  const row = await findBatchOrg(ctx.db, input.batchId);
+  const onBatch = onShardOf(ctx, input.batchId); // the batch's shard, named by its id
+  const row = await findBatchOrg(onBatch.db, input.batchId);
   if (!row) throw notFound("Bulk-send batch");
-  return getBatchProgress(inOrg(ctx, row.org_id), input);
+  return getBatchProgress(inOrg(onBatch, row.org_id), input);
 }

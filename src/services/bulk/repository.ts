@@ -1,9 +1,12 @@
 import type { Row } from "../../db/row";
 import type { bulkBatches, bulkItems, BulkItemStatus } from "../../db/schema";
+import type { customers } from "../../db/schema/customers";
 import { notFound } from "../../lib/errors";
+import type { ShardDb } from "../../lib/shards";
 
 /**
- * Statements on `bulk_batches` and `bulk_items`. Several come in pairs for one D1 batch: an item
+ * Statements on `bulk_batches` and `bulk_items`, shard tables: a batch, its items, their reserved
+ * envelopes and its master template all live on the batch's shard (`shardOf(batchId)`). Several come in pairs for one D1 batch: an item
  * change, then the batch's counters moved by `changes()`, the rows the statement just before changed
  * (D1 runs a batch's statements in order, in one transaction). Keep such pairs together and in order.
  */
@@ -14,24 +17,24 @@ export type ItemRow = Row<typeof bulkItems>;
 // ---- bulk_batches: reads ----
 
 /** A batch of the organization that is not deleted; another organization's is not found (404). */
-export async function getBatch(db: D1Database, orgId: string, batchId: string): Promise<BatchRow> {
+export async function getBatch(db: ShardDb, orgId: string, batchId: string): Promise<BatchRow> {
   const row = await db.prepare("SELECT * FROM bulk_batches WHERE id = ? AND org_id = ? AND deleted_at IS NULL").bind(batchId, orgId).first<BatchRow>();
   if (!row) throw notFound("Bulk-send batch");
   return row;
 }
 
 /** The batch as its workflow reads it (deleted or not), or null. */
-export function findBatch(db: D1Database, orgId: string, batchId: string): Promise<BatchRow | null> {
+export function findBatch(db: ShardDb, orgId: string, batchId: string): Promise<BatchRow | null> {
   return db.prepare("SELECT * FROM bulk_batches WHERE id = ? AND org_id = ?").bind(batchId, orgId).first<BatchRow>();
 }
 
 /** The organization of a batch that is not deleted, whatever the organization (the operator's view), or null. */
-export function findBatchOrg(db: D1Database, batchId: string): Promise<Pick<BatchRow, "org_id"> | null> {
+export function findBatchOrg(db: ShardDb, batchId: string): Promise<Pick<BatchRow, "org_id"> | null> {
   return db.prepare("SELECT org_id FROM bulk_batches WHERE id = ? AND deleted_at IS NULL").bind(batchId).first<Pick<BatchRow, "org_id">>();
 }
 
 /** Running (or cancelled, not yet settled) batches unchanged since `cutoff`, oldest first, at most `limit`. */
-export async function listStaleBatches(db: D1Database, cutoff: string, limit: number): Promise<Pick<BatchRow, "id" | "org_id">[]> {
+export async function listStaleBatches(db: ShardDb, cutoff: string, limit: number): Promise<Pick<BatchRow, "id" | "org_id">[]> {
   const { results } = await db
     .prepare(
       `SELECT id, org_id FROM bulk_batches
@@ -46,7 +49,7 @@ export async function listStaleBatches(db: D1Database, cutoff: string, limit: nu
 // ---- bulk_batches: writes ----
 
 export function batchInsert(
-  db: D1Database,
+  db: ShardDb,
   b: Pick<
     BatchRow,
     | "id" | "org_id" | "name" | "document_source" | "source_template_id" | "source_package_id" | "kba_required" | "provider_instance"
@@ -67,14 +70,14 @@ export function batchInsert(
  * The UPDATE of a draft or ready batch: `sets` are [column, value] pairs in order (the columns are the
  * service's own names, never request input), then `updated_at`.
  */
-export function batchUpdate(db: D1Database, batchId: string, sets: [column: string, value: unknown][], at: string): D1PreparedStatement {
+export function batchUpdate(db: ShardDb, batchId: string, sets: [column: string, value: unknown][], at: string): D1PreparedStatement {
   return db
     .prepare(`UPDATE bulk_batches SET ${sets.map(([column]) => `${column} = ?`).join(", ")}, updated_at = ? WHERE id = ? AND status IN ('draft', 'ready') AND deleted_at IS NULL`)
     .bind(...sets.map(([, value]) => value), at, batchId);
 }
 
 /** Auto-vault on, the first acceptance kept (a second one keeps the first stamp); only while draft or ready. */
-export function batchVaultConsentAccept(db: D1Database, batchId: string, userId: string, at: string): D1PreparedStatement {
+export function batchVaultConsentAccept(db: ShardDb, batchId: string, userId: string, at: string): D1PreparedStatement {
   return db
     .prepare(
       `UPDATE bulk_batches SET auto_vault_enabled = 1, vault_terms_accepted_at = COALESCE(vault_terms_accepted_at, ?),
@@ -84,13 +87,13 @@ export function batchVaultConsentAccept(db: D1Database, batchId: string, userId:
 }
 
 /** Auto-vault off and its acceptance cleared; only while draft or ready. */
-export function batchVaultConsentClear(db: D1Database, batchId: string, at: string): D1PreparedStatement {
+export function batchVaultConsentClear(db: ShardDb, batchId: string, at: string): D1PreparedStatement {
   return db.prepare("UPDATE bulk_batches SET auto_vault_enabled = 0, vault_terms_accepted_at = NULL, vault_terms_accepted_by = NULL, updated_at = ? WHERE id = ? AND status IN ('draft', 'ready')").bind(at, batchId);
 }
 
 /** Records the batch's master template and the builder source it was made from; only while draft or ready. */
 export function batchMasterSet(
-  db: D1Database,
+  db: ShardDb,
   input: { batchId: string; templateId: string; source: string; kbaRequired: number; providerInstance: BatchRow["provider_instance"]; at: string },
 ): D1PreparedStatement {
   return db
@@ -102,17 +105,17 @@ export function batchMasterSet(
 }
 
 /** Soft delete, only while draft or ready. */
-export function batchSoftDelete(db: D1Database, batchId: string, at: string): D1PreparedStatement {
+export function batchSoftDelete(db: ShardDb, batchId: string, at: string): D1PreparedStatement {
   return db.prepare("UPDATE bulk_batches SET deleted_at = ?, updated_at = ? WHERE id = ? AND status IN ('draft', 'ready') AND deleted_at IS NULL").bind(at, at, batchId);
 }
 
 /** ready -> running. */
-export function batchSubmit(db: D1Database, batchId: string, at: string): D1PreparedStatement {
+export function batchSubmit(db: ShardDb, batchId: string, at: string): D1PreparedStatement {
   return db.prepare("UPDATE bulk_batches SET status = 'running', submitted_at = ?, updated_at = ? WHERE id = ? AND status = 'ready' AND deleted_at IS NULL").bind(at, at, batchId);
 }
 
 /** running -> ready again, only while nothing was sent: no workflow took the submitted batch. */
-export function batchUnsubmit(db: D1Database, batchId: string): D1PreparedStatement {
+export function batchUnsubmit(db: ShardDb, batchId: string): D1PreparedStatement {
   return db.prepare("UPDATE bulk_batches SET status = 'ready', submitted_at = NULL WHERE id = ? AND status = 'running' AND running_count = 0 AND sent_count = 0 AND failed_count = 0").bind(batchId);
 }
 
@@ -120,7 +123,7 @@ export function batchUnsubmit(db: D1Database, batchId: string): D1PreparedStatem
  * running -> cancelled, in this order in one D1 batch: the batch's status (with its `pending` items
  * counted as cancelled), then those items, only once the batch is cancelled.
  */
-export function batchCancel(db: D1Database, batchId: string, at: string): D1PreparedStatement[] {
+export function batchCancel(db: ShardDb, batchId: string, at: string): D1PreparedStatement[] {
   return [
     db
       .prepare(
@@ -137,7 +140,7 @@ export function batchCancel(db: D1Database, batchId: string, at: string): D1Prep
  * Every item settled (docs/decisions/bulk-send.md): `completed` when at least one envelope was
  * sent, `failed` when none could be (every client failed); a cancelled batch stays `cancelled`.
  */
-export function batchFinish(db: D1Database, batchId: string, at: string): D1PreparedStatement {
+export function batchFinish(db: ShardDb, batchId: string, at: string): D1PreparedStatement {
   return db
     .prepare(
       `UPDATE bulk_batches SET status = CASE WHEN status = 'cancelled' THEN 'cancelled' WHEN sent_count = 0 AND failed_count > 0 THEN 'failed' ELSE 'completed' END,
@@ -147,14 +150,14 @@ export function batchFinish(db: D1Database, batchId: string, at: string): D1Prep
 }
 
 /** A running batch given up, with the reason (at most 500 characters). */
-export function batchFail(db: D1Database, batchId: string, reason: string, at: string): D1PreparedStatement {
+export function batchFail(db: ShardDb, batchId: string, reason: string, at: string): D1PreparedStatement {
   return db.prepare("UPDATE bulk_batches SET status = 'failed', error = ?, finished_at = ?, updated_at = ? WHERE id = ? AND status = 'running'").bind(reason.slice(0, 500), at, at, batchId);
 }
 
 // ---- bulk_items: reads ----
 
 /** One page of the batch's items in list order, all or only those with `status`. */
-export async function listItems(db: D1Database, batchId: string, page: { status?: BulkItemStatus; limit: number; offset: number }): Promise<ItemRow[]> {
+export async function listItems(db: ShardDb, batchId: string, page: { status?: BulkItemStatus; limit: number; offset: number }): Promise<ItemRow[]> {
   const { results } = await db
     .prepare(`SELECT * FROM bulk_items WHERE batch_id = ? ${page.status ? "AND status = ?" : ""} ORDER BY position LIMIT ? OFFSET ?`)
     .bind(...(page.status ? [batchId, page.status] : [batchId]), page.limit, page.offset)
@@ -162,7 +165,7 @@ export async function listItems(db: D1Database, batchId: string, page: { status?
   return results;
 }
 
-export function countPendingItems(db: D1Database, batchId: string): Promise<{ n: number } | null> {
+export function countPendingItems(db: ShardDb, batchId: string): Promise<{ n: number } | null> {
   return db.prepare("SELECT COUNT(*) AS n FROM bulk_items WHERE batch_id = ? AND status = 'pending'").bind(batchId).first<{ n: number }>();
 }
 
@@ -174,7 +177,7 @@ export type ChunkItemRow = ItemRow & { client_name: string | null; client_email:
  * `pending` ones (unless `runningOnly`, for a cancelled batch), in list order, each with its client
  * and its envelope's status (rows of `ChunkItemRow`).
  */
-export function selectChunkItems(db: D1Database, batchId: string, input: { runningOnly: boolean; limit: number }): D1PreparedStatement {
+export function selectChunkItems(db: ShardDb, batchId: string, input: { runningOnly: boolean; limit: number }): D1PreparedStatement {
   const statuses = input.runningOnly ? "('running')" : "('running', 'pending')";
   return db
     .prepare(
@@ -191,7 +194,7 @@ export function selectChunkItems(db: D1Database, batchId: string, input: { runni
 const EDITABLE = "(SELECT status FROM bulk_batches WHERE id = ?) IN ('draft', 'ready')";
 
 /** A new item list's counters (the batch back to `draft` or `ready`), only while draft or ready. */
-export function batchItemsReset(db: D1Database, batchId: string, counts: { status: "draft" | "ready"; total: number; skipped: number }, at: string): D1PreparedStatement {
+export function batchItemsReset(db: ShardDb, batchId: string, counts: { status: "draft" | "ready"; total: number; skipped: number }, at: string): D1PreparedStatement {
   return db
     .prepare(
       `UPDATE bulk_batches SET status = ?, total_count = ?, skipped_count = ?, running_count = 0, sent_count = 0, failed_count = 0, cancelled_count = 0, updated_at = ?
@@ -201,13 +204,13 @@ export function batchItemsReset(db: D1Database, batchId: string, counts: { statu
 }
 
 /** The batch's items removed, only while the batch is editable. */
-export function batchItemsDelete(db: D1Database, batchId: string): D1PreparedStatement {
+export function batchItemsDelete(db: ShardDb, batchId: string): D1PreparedStatement {
   return db.prepare(`DELETE FROM bulk_items WHERE batch_id = ? AND ${EDITABLE}`).bind(batchId, batchId);
 }
 
 /** The batch's new items, only while the batch is editable. */
 export function batchItemsInsert(
-  db: D1Database,
+  db: ShardDb,
   input: { batchId: string; orgId: string; rows: Pick<ItemRow, "id" | "position" | "customer_id" | "customer_name" | "email" | "status" | "envelope_key">[]; at: string },
 ): D1PreparedStatement {
   // One statement for every row, whatever their number: D1 runs at most 1,000 statements per invocation
@@ -224,7 +227,7 @@ export function batchItemsInsert(
 }
 
 /** The item's envelope, once created under its reserved id. */
-export function itemEnvelopeSet(db: D1Database, itemId: string, envelopeId: string, at: string): D1PreparedStatement {
+export function itemEnvelopeSet(db: ShardDb, itemId: string, envelopeId: string, at: string): D1PreparedStatement {
   return db.prepare("UPDATE bulk_items SET envelope_id = ?, updated_at = ? WHERE id = ?").bind(envelopeId, at, itemId);
 }
 
@@ -232,7 +235,7 @@ export function itemEnvelopeSet(db: D1Database, itemId: string, envelopeId: stri
  * pending -> running for the given items (one JSON array), only while the batch runs, then the
  * batch's running counter: the first statement returns the ids it took.
  */
-export function claimItems(db: D1Database, batchId: string, itemIds: string[], at: string): [D1PreparedStatement, D1PreparedStatement] {
+export function claimItems(db: ShardDb, batchId: string, itemIds: string[], at: string): [D1PreparedStatement, D1PreparedStatement] {
   return [
     db
       .prepare(
@@ -246,7 +249,7 @@ export function claimItems(db: D1Database, batchId: string, itemIds: string[], a
 }
 
 /** pending -> running for one item, only while the batch runs, then the running counter if it moved. */
-export function claimItem(db: D1Database, batchId: string, itemId: string, at: string): [D1PreparedStatement, D1PreparedStatement] {
+export function claimItem(db: ShardDb, batchId: string, itemId: string, at: string): [D1PreparedStatement, D1PreparedStatement] {
   return [
     db.prepare("UPDATE bulk_items SET status = 'running', updated_at = ? WHERE id = ? AND status = 'pending' AND (SELECT status FROM bulk_batches WHERE id = ?) = 'running'").bind(at, itemId, batchId),
     db.prepare("UPDATE bulk_batches SET running_count = running_count + 1, updated_at = ? WHERE id = ? AND changes() = 1").bind(at, batchId),
@@ -254,13 +257,13 @@ export function claimItem(db: D1Database, batchId: string, itemId: string, at: s
 }
 
 /** A transient failure of a running item, recorded for a later attempt. */
-export function itemRetryRecord(db: D1Database, itemId: string, attempts: number, error: string, at: string): D1PreparedStatement {
+export function itemRetryRecord(db: ShardDb, itemId: string, attempts: number, error: string, at: string): D1PreparedStatement {
   return db.prepare("UPDATE bulk_items SET attempts = ?, error = ?, updated_at = ? WHERE id = ? AND status = 'running'").bind(attempts, error, at, itemId);
 }
 
 /** running -> sent | failed for one item, then the batch's counters if it moved (a replay changes nothing). */
 export function settleItem(
-  db: D1Database,
+  db: ShardDb,
   batchId: string,
   item: Pick<ItemRow, "id" | "attempts">,
   outcome: { status: "sent" | "failed"; error: string | null },
@@ -279,7 +282,7 @@ export function settleItem(
  * running -> sent for the given items (one JSON array) whose envelope has left `preparing` (read
  * inside the same transaction), then the batch's counters by as many.
  */
-export function settleSentItems(db: D1Database, batchId: string, itemIds: string[], at: string): [D1PreparedStatement, D1PreparedStatement] {
+export function settleSentItems(db: ShardDb, batchId: string, itemIds: string[], at: string): [D1PreparedStatement, D1PreparedStatement] {
   return [
     db
       .prepare(
@@ -290,4 +293,43 @@ export function settleSentItems(db: D1Database, batchId: string, itemIds: string
       .bind(at, JSON.stringify(itemIds), batchId),
     db.prepare("UPDATE bulk_batches SET sent_count = sent_count + changes(), running_count = running_count - changes(), updated_at = ?1 WHERE id = ?2").bind(at, batchId),
   ];
+}
+
+// ---- customers copied onto the batch's shard (set-items.ts) ----
+
+/** A customer row as another shard of the organization holds it, to be copied with its id. */
+export type CustomerCopy = Pick<Row<typeof customers>, "id" | "org_id" | "name" | "email" | "email_normalized" | "primary_contact_name" | "created_at" | "updated_at">;
+
+/** The organization's customers among `ids` (one JSON array) on this shard, whole rows. */
+export async function listCustomerRowsByIds(db: ShardDb, orgId: string, ids: string[]): Promise<CustomerCopy[]> {
+  const { results } = await db
+    .prepare("SELECT id, org_id, name, email, email_normalized, primary_contact_name, created_at, updated_at FROM customers WHERE org_id = ? AND id IN (SELECT value FROM json_each(?))")
+    .bind(orgId, JSON.stringify(ids))
+    .all<CustomerCopy>();
+  return results;
+}
+
+/** The organization's customers on this shard whose normalized email is among `emails`, by that email. */
+export async function listCustomersByEmails(db: ShardDb, orgId: string, emails: string[]): Promise<Map<string, { id: string; name: string; email: string | null; primary_contact_name: string | null }>> {
+  if (emails.length === 0) return new Map();
+  const { results } = await db
+    .prepare("SELECT id, name, email, email_normalized, primary_contact_name FROM customers WHERE org_id = ? AND email_normalized IN (SELECT value FROM json_each(?))")
+    .bind(orgId, JSON.stringify(emails))
+    .all<CustomerCopy>();
+  return new Map(results.map((c) => [c.email_normalized!, { id: c.id, name: c.name, email: c.email, primary_contact_name: c.primary_contact_name }]));
+}
+
+/**
+ * Copies of customers from the organization's other shards, with their ids (docs/decisions/shards.md 2),
+ * in one statement (one JSON array): a copy already there is left as it is.
+ */
+export function customerCopiesInsert(db: ShardDb, rows: CustomerCopy[]): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT OR IGNORE INTO customers (id, org_id, name, email, email_normalized, primary_contact_name, created_at, updated_at)
+       SELECT json_extract(value, '$.id'), json_extract(value, '$.org_id'), json_extract(value, '$.name'), json_extract(value, '$.email'),
+              json_extract(value, '$.email_normalized'), json_extract(value, '$.primary_contact_name'), json_extract(value, '$.created_at'), json_extract(value, '$.updated_at')
+       FROM json_each(?)`,
+    )
+    .bind(JSON.stringify(rows));
 }

@@ -1,13 +1,15 @@
 import type { BulkHooks, ChunkOutcome } from "../../../durable-objects/bulk-batch";
-import type { OrgContext, RequestContext } from "../../lib/context";
+import { onShardOf, type OrgContext, type RequestContext } from "../../lib/context";
+import type { ShardDb } from "../../lib/shards";
 import { ApiError } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
-import { commitWithOrgAudit } from "../audit/org-chain";
+import { commitWithBatchAudit } from "./batch-chain";
 import { getCustomerContact } from "../customers/repository";
 import { findEnvelopeStatus } from "../envelopes/repository";
+import { consentAtCreate } from "../compose/consent-at-create";
 import { sendEnvelope } from "../compose/send-envelope";
 import { selectOrganizationName, selectUserContact } from "../organizations/repository";
-import { fieldFromRow, selectTemplate, selectTemplateFields, type FieldRow, type TemplateRow } from "../templates/repository";
+import { fieldFromRow, selectTemplate, selectTemplateFields, templateDb, type FieldRow, type TemplateRow } from "../templates/repository";
 import { bulkSigners, clientOf, isCrash, logGroupFailure, type ChunkItem, type Master, type RunState, type Sender } from "./chunk-state";
 import { bulkEnvelopeStatements, createBulkEnvelope, type ClientData } from "./create-bulk-envelope";
 import { sendGroup } from "./send-group";
@@ -42,18 +44,21 @@ export const MAX_ITEM_ATTEMPTS = 3;
  * all or nothing), so one bad client cannot hold up the others. Items left `running` by a crash are
  * picked up first, even after a cancel (they were claimed before it).
  */
-export async function runBulkChunk(system: RequestContext, input: { batchId: string; orgId: string; hooks: BulkHooks }): Promise<ChunkOutcome> {
+export async function runBulkChunk(anywhere: RequestContext, input: { batchId: string; orgId: string; hooks: BulkHooks }): Promise<ChunkOutcome> {
+  // everything of the batch is on its shard (named by its id), whatever the organization's current shard
+  const system = onShardOf(anywhere, input.batchId);
   const db = system.db;
   const batch = await findBatch(db, input.orgId, input.batchId);
   if (!batch || (batch.status !== "running" && batch.status !== "cancelled")) return "done";
   // submit checks the batch has a master; were it missing (bound as NULL: no rows), masterOf fails below
   const masterId = batch.master_template_id as string;
-  const [items, sender, org, template, fields] = await db.batch([
-    selectChunkItems(db, batch.id, { runningOnly: batch.status !== "running", limit: CHUNK_SIZE }),
-    selectUserContact(db, batch.created_by),
-    selectOrganizationName(db, batch.org_id),
-    selectTemplate(db, batch.org_id, masterId),
-    selectTemplateFields(db, masterId),
+  // three databases' reads at once: the batch's items (its shard), the sender and the organization
+  // (global), the master (the batch's shard for its builder copy, global for an organization template)
+  const masterDb = templateDb(system, masterId ?? "");
+  const [[items], [sender, org], [template, fields]] = await Promise.all([
+    db.batch([selectChunkItems(db, batch.id, { runningOnly: batch.status !== "running", limit: CHUNK_SIZE })]),
+    system.global.batch([selectUserContact(system.global, batch.created_by), selectOrganizationName(system.global, batch.org_id)]),
+    masterDb.batch([selectTemplate(masterDb, batch.org_id, masterId), selectTemplateFields(masterDb, masterId)]),
   ]);
   const chunk = items!.results as ChunkItem[];
   if (chunk.length === 0) {
@@ -70,6 +75,8 @@ export async function runBulkChunk(system: RequestContext, input: { batchId: str
     master,
     sender: senderRow,
     orgName: (org!.results[0] as { name: string }).name,
+    // the organization's consent for its new envelopes, as a create without `consumer_consent` decides it
+    consent: await consentAtCreate(system.global, { orgId: batch.org_id, requested: null, at: nowIso() }),
     hooks: input.hooks,
   };
 
@@ -85,7 +92,7 @@ function masterOf(batch: BatchRow, template: TemplateRow | undefined, rows: Fiel
   const fields = rows.map(fieldFromRow);
   // the parties in the order of their first field, as listTemplateRoles (submit-batch.ts) lists them
   const roles = [...new Set(fields.map((f) => f.role))];
-  return { template, fields, roles };
+  return { template, fields, rows, roles };
 }
 
 /**
@@ -108,7 +115,7 @@ async function runGroup(state: RunState, group: ChunkItem[]): Promise<"done" | "
     hooks.checkpoint("before_create");
     if (toCreate.length > 0) {
       const built = await Promise.all(
-        toCreate.map((item) => bulkEnvelopeStatements(ctx, { batch, item, master: state.master.template, fields: state.master.fields, client: clientOf(item)! })),
+        toCreate.map((item) => bulkEnvelopeStatements(ctx, { batch, item, master: state.master.template, fields: state.master.fields, fieldRows: state.master.rows, consent: state.consent, client: clientOf(item)! })),
       );
       await db.batch(built.flatMap((b) => b.statements));
       ctx.publish(...built.map((b) => b.eventId));
@@ -141,7 +148,7 @@ async function runGroup(state: RunState, group: ChunkItem[]): Promise<"done" | "
 }
 
 /** pending -> running for the group's pending items, only while the batch runs, with the counter: the ids it took. */
-async function claimGroup(db: D1Database, batchId: string, pending: ChunkItem[]): Promise<Set<string>> {
+async function claimGroup(db: ShardDb, batchId: string, pending: ChunkItem[]): Promise<Set<string>> {
   if (pending.length === 0) return new Set();
   const at = nowIso();
   const [claim] = await db.batch(claimItems(db, batchId, pending.map((i) => i.id), at));
@@ -170,7 +177,7 @@ async function processItem(state: RunState, item: ItemRow): Promise<"done" | "re
     let envelope: { status: string } | null = await findEnvelopeStatus(db, item.envelope_key);
     if (!envelope) {
       hooks.checkpoint("item_before_create");
-      await createBulkEnvelope(ctx, { batch, item, master: state.master.template, fields: state.master.fields, client });
+      await createBulkEnvelope(ctx, { batch, item, master: state.master.template, fields: state.master.fields, fieldRows: state.master.rows, consent: state.consent, client });
       hooks.checkpoint("item_created");
       envelope = { status: "preparing" };
     }
@@ -205,7 +212,7 @@ async function processItem(state: RunState, item: ItemRow): Promise<"done" | "re
 }
 
 /** running -> sent | failed, with the batch's counters, in one guarded batch (a replay changes nothing). */
-async function settleItem(db: D1Database, batchId: string, item: ItemRow, outcome: { status: "sent" | "failed"; error: string | null }) {
+async function settleItem(db: ShardDb, batchId: string, item: ItemRow, outcome: { status: "sent" | "failed"; error: string | null }) {
   await db.batch(settleItemStatements(db, batchId, item, outcome, nowIso()));
 }
 
@@ -213,9 +220,9 @@ async function settleItem(db: D1Database, batchId: string, item: ItemRow, outcom
 async function finishBatch(system: RequestContext, batch: BatchRow) {
   const at = nowIso();
   const db = system.db;
-  const [guard] = await commitWithOrgAudit(
+  const [guard] = await commitWithBatchAudit(
     db,
-    { orgId: batch.org_id, action: "bulk_batch.finished", actor: system.actor, data: { batch_id: batch.id }, at },
+    { orgId: batch.org_id, batchId: batch.id, action: "bulk_batch.finished", actor: system.actor, data: { batch_id: batch.id }, at },
     [batchFinish(db, batch.id, at)],
     { guarded: true },
   );
@@ -223,12 +230,12 @@ async function finishBatch(system: RequestContext, batch: BatchRow) {
 }
 
 /** The workflow gave up (chunks kept failing): the batch is `failed` with the reason; items not reached stay as they are. */
-export async function failBulkBatch(system: RequestContext, input: { batchId: string; orgId: string; reason: string }) {
+export async function failBulkBatch(anywhere: RequestContext, input: { batchId: string; orgId: string; reason: string }) {
   const at = nowIso();
-  const db = system.db;
-  await commitWithOrgAudit(
+  const db = onShardOf(anywhere, input.batchId).db;
+  await commitWithBatchAudit(
     db,
-    { orgId: input.orgId, action: "bulk_batch.finished", actor: system.actor, data: { batch_id: input.batchId, failed: input.reason }, at },
+    { orgId: input.orgId, batchId: input.batchId, action: "bulk_batch.finished", actor: anywhere.actor, data: { batch_id: input.batchId, failed: input.reason }, at },
     [batchFail(db, input.batchId, input.reason, at)],
     { guarded: true },
   );

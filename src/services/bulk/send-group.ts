@@ -1,4 +1,5 @@
 import type { OutboxEmail } from "../../providers/email";
+import type { ShardDb } from "../../lib/shards";
 import { nowIso } from "../../lib/time";
 import { deliverEmails } from "../email/deliver";
 import { selectEnvelopeRoles, selectEnvelopesWithOriginal } from "../documents/repository";
@@ -11,7 +12,7 @@ import { settleSentItems } from "./repository";
 type Facts = { envelopes: Map<string, LoadedEnvelope>; roles: Map<string, string[]>; documents: Set<string>; payments: Set<string> };
 
 /** What `sendEnvelope` reads per envelope (the envelope with its chain head, its roles, its document, a payment), for a whole group in one round trip. */
-async function readGroup(db: D1Database, orgId: string, envelopeIds: string[]): Promise<Facts> {
+async function readGroup(db: ShardDb, orgId: string, envelopeIds: string[]): Promise<Facts> {
   const ids = JSON.stringify(envelopeIds);
   const [envelopes, roles, documents, payments] = await db.batch([
     selectLoadedEnvelopes(db, orgId, ids),

@@ -1,17 +1,45 @@
-import type { OrgContext } from "../../lib/context";
+import { onShard, onShardOf, type OrgContext } from "../../lib/context";
 import { conflict, unprocessable } from "../../lib/errors";
-import { newId } from "../../lib/ids";
+import { newShardId, type ShardDb } from "../../lib/shards";
 import { nowIso } from "../../lib/time";
-import { commitWithOrgAudit } from "../audit/org-chain";
 import { listCustomerContactsByIds, type CustomerContact } from "../customers/repository";
 import { getUserEmailNormalized } from "../organizations/repository";
-import { batchItemsDelete, batchItemsInsert, batchItemsReset, getBatch } from "./repository";
+import { orgShardSet } from "../shards/repository";
+import { commitWithBatchAudit } from "./batch-chain";
+import { batchItemsDelete, batchItemsInsert, batchItemsReset, customerCopiesInsert, getBatch, listCustomersByEmails, listCustomerRowsByIds, type CustomerCopy } from "./repository";
 import { assertEditable } from "./serialize";
 
-/** The organization's customers among `ids`, in one statement (see listCustomerContactsByIds). */
-async function customersById(db: D1Database, orgId: string, ids: string[]): Promise<Map<string, CustomerContact>> {
-  const results = await listCustomerContactsByIds(db, orgId, ids);
-  return new Map(results.map((c) => [c.id, c]));
+/**
+ * The organization's customers among `ids` as the batch's shard will hold them (docs/decisions/shards.md
+ * 2): those already on it, then those found on the organization's other shards (newest shard first),
+ * to be copied onto it with the same id in the batch that sets the items. A copy whose email already
+ * belongs to another customer of the organization on the batch's shard resolves to that customer
+ * (one customer per address per organization and shard), as an envelope create would.
+ */
+async function customersById(ctx: OrgContext, db: ShardDb, ids: string[]): Promise<{ byId: Map<string, CustomerContact>; copies: CustomerCopy[] }> {
+  const { orgId } = ctx;
+  const byId = new Map((await listCustomerContactsByIds(db, orgId, ids)).map((c) => [c.id, c]));
+  const copies: CustomerCopy[] = [];
+  let missing = ids.filter((id) => !byId.has(id));
+  if (missing.length === 0) return { byId, copies };
+  const others = (await orgShardSet(ctx.global, orgId)).filter((n) => n !== ctx.shardId).reverse();
+  for (const n of others) {
+    if (missing.length === 0) break;
+    const found = await listCustomerRowsByIds(onShard(ctx, n).db, orgId, missing);
+    if (found.length === 0) continue;
+    const taken = await listCustomersByEmails(db, orgId, found.flatMap((c) => (c.email_normalized ? [c.email_normalized] : [])));
+    for (const c of found) {
+      const local = c.email_normalized ? taken.get(c.email_normalized) : undefined;
+      if (local) {
+        byId.set(c.id, local);
+      } else {
+        copies.push(c);
+        byId.set(c.id, { id: c.id, name: c.name, email: c.email, primary_contact_name: c.primary_contact_name });
+      }
+    }
+    missing = missing.filter((id) => !byId.has(id));
+  }
+  return { byId, copies };
 }
 
 /**
@@ -22,6 +50,8 @@ async function customersById(db: D1Database, orgId: string, ids: string[]): Prom
  * `ready` once it has a client.
  */
 export async function setBatchItems(ctx: OrgContext, input: { batchId: string; customerIds: string[] }) {
+  // the batch's shard, named by its id
+  ctx = onShardOf(ctx, input.batchId);
   const { db, orgId } = ctx;
   const batch = await getBatch(db, orgId, input.batchId);
   assertEditable(batch, "change the clients of");
@@ -34,9 +64,9 @@ export async function setBatchItems(ctx: OrgContext, input: { batchId: string; c
   });
   if (repeats.length) throw unprocessable("customer_ids repeats an id", repeats);
 
-  const [customers, sender] = await Promise.all([
-    customersById(db, orgId, ids),
-    getUserEmailNormalized(db, batch.created_by),
+  const [{ byId: customers, copies }, sender] = await Promise.all([
+    customersById(ctx, db, ids),
+    getUserEmailNormalized(ctx.global, batch.created_by),
   ]);
   const rejected = ids.filter((id) => !customers.has(id));
   const at = nowIso();
@@ -44,19 +74,22 @@ export async function setBatchItems(ctx: OrgContext, input: { batchId: string; c
     const c = customers.get(id)!;
     const email = c.email?.trim() || null;
     const skipped = !email || email.toLowerCase() === sender?.email;
-    return { id: newId("bulkItem"), position, customer: c, email, status: skipped ? ("skipped" as const) : ("pending" as const), envelopeKey: newId("envelope") };
+    // the item, and the envelope it reserves, on the batch's shard
+    return { id: newShardId("bulkItem", ctx.shardId), position, customer: c, email, status: skipped ? ("skipped" as const) : ("pending" as const), envelopeKey: newShardId("envelope", ctx.shardId) };
   });
   const skipped = kept.filter((k) => k.status === "skipped");
 
   // every row in one statement, whatever their number (see batchItemsInsert)
   const rows = kept.map((r) => ({ id: r.id, position: r.position, customer_id: r.customer.id, customer_name: r.customer.name, email: r.email, status: r.status, envelope_key: r.envelopeKey }));
   const insert = batchItemsInsert(db, { batchId: batch.id, orgId, rows, at });
-  const [guard] = await commitWithOrgAudit(
+  const [guard] = await commitWithBatchAudit(
     db,
-    { orgId, action: "bulk_batch.items_set", actor: ctx.actor, data: { batch_id: batch.id, added: kept.length, skipped: skipped.length, rejected: rejected.length }, at },
+    { orgId, batchId: batch.id, action: "bulk_batch.items_set", actor: ctx.actor, data: { batch_id: batch.id, added: kept.length, skipped: skipped.length, rejected: rejected.length }, at },
     [
       batchItemsReset(db, batch.id, { status: kept.length > 0 ? "ready" : "draft", total: kept.length, skipped: skipped.length }, at),
       batchItemsDelete(db, batch.id),
+      // customers found on the organization's other shards, copied with their ids before the items that reference them
+      ...(copies.length > 0 ? [customerCopiesInsert(db, copies)] : []),
       ...(rows.length > 0 ? [insert] : []),
     ],
     { guarded: true },

@@ -5,8 +5,8 @@ import { nowIso } from "../../lib/time";
 import { assertEmailCanLeave } from "../../providers/email";
 import { loadSealKey } from "../../pdf";
 import { kbaProvider } from "../../providers/kba";
-import { commitWithOrgAudit } from "../audit/org-chain";
-import { findProviderTemplate, findTemplate, listTemplateRoles } from "../templates/repository";
+import { commitWithBatchAudit } from "./batch-chain";
+import { findProviderTemplate, findTemplate, listTemplateRoles, templateDb } from "../templates/repository";
 import { batchSubmit, batchUnsubmit, countPendingItems, getBatch, type BatchRow } from "./repository";
 import { batchDetail } from "./serialize";
 
@@ -16,7 +16,9 @@ const precondition = (path: string, message: string) =>
 /** The preconditions of submit (spec 4.8) that the batch's own rows decide: each a 422 naming what is missing. */
 async function checkReady(ctx: OrgContext, batch: BatchRow) {
   const { db, orgId } = ctx;
-  const master = batch.master_template_id ? await findTemplate(db, orgId, batch.master_template_id) : null;
+  // the master: the batch's builder copy (on the batch's shard) or an organization template (global)
+  const tdb = batch.master_template_id ? templateDb(ctx, batch.master_template_id) : null;
+  const master = tdb && batch.master_template_id ? await findTemplate(tdb, orgId, batch.master_template_id) : null;
   if (!master || !master.document_key) throw precondition("master_template_id", "The batch has no master template with a document: open the builder session with batch_id (or PATCH master_template_id) first");
   const sendable = await countPendingItems(db, batch.id);
   if (!sendable || sendable.n === 0) throw precondition("customer_ids", "The batch has no client with an email address to send to");
@@ -24,7 +26,7 @@ async function checkReady(ctx: OrgContext, batch: BatchRow) {
     throw precondition("auto_vault_enabled", "Auto-vault is on but its terms were not accepted: POST /bulk-send/:id/vault-consent first");
   }
   // the roles of the master template's fields, in field order: the parties the envelopes are addressed to
-  const roles = await listTemplateRoles(db, master.id);
+  const roles = await listTemplateRoles(tdb!, master.id);
   const signers = batch.add_me_as_signer === 1 ? 2 : 1;
   if (roles.length !== signers) {
     throw precondition(
@@ -33,7 +35,7 @@ async function checkReady(ctx: OrgContext, batch: BatchRow) {
     );
   }
   // the signing provider's counterpart of the master: every envelope is cloned from it
-  const counterpart = await findProviderTemplate(db, master.provider_instance, master.provider_template_id);
+  const counterpart = await findProviderTemplate(tdb!, master.provider_instance, master.provider_template_id);
   if (!counterpart) throw new ApiError(502, "Signing provider failure: the master template could not be read from the signing provider", { master_template_id: master.id });
   // a KBA batch needs the KBA provider (503 naming KBA_PROVIDER), checked once here rather than per client
   if (master.kba_required === 1) kbaProvider(ctx.env);
@@ -55,9 +57,9 @@ export async function submitBatch(ctx: OrgContext, input: { batchId: string }) {
   if (!env.BULK_BATCH) throw new ApiError(503, "Bulk send is not configured in this environment: the BULK_BATCH Durable Object binding is missing");
   await checkReady(ctx, batch);
   const at = nowIso();
-  const [guard] = await commitWithOrgAudit(
+  const [guard] = await commitWithBatchAudit(
     db,
-    { orgId, action: "bulk_batch.submitted", actor: ctx.actor, data: { batch_id: batch.id, total_count: batch.total_count, skipped_count: batch.skipped_count }, at },
+    { orgId, batchId: batch.id, action: "bulk_batch.submitted", actor: ctx.actor, data: { batch_id: batch.id, total_count: batch.total_count, skipped_count: batch.skipped_count }, at },
     [batchSubmit(db, batch.id, at)],
     { guarded: true },
   );

@@ -1,8 +1,8 @@
 import type { OrgContext } from "../../lib/context";
 import { conflict, unprocessable } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
-import { commitWithOrgAudit } from "../audit/org-chain";
-import { findTemplate } from "../templates/repository";
+import { commitWithBatchAudit } from "./batch-chain";
+import { findTemplate, templateDb } from "../templates/repository";
 import { instanceFor } from "../templates/schema";
 import { batchUpdate, getBatch } from "./repository";
 import { assertEditable, batchDetail } from "./serialize";
@@ -33,7 +33,7 @@ export async function updateBatch(ctx: OrgContext, input: { batchId: string; bod
     kbaRequired = body.kba_required;
   }
   if (body.master_template_id !== undefined) {
-    const template = await findTemplate(db, orgId, body.master_template_id);
+    const template = await findTemplate(templateDb(ctx, body.master_template_id), orgId, body.master_template_id);
     if (!template) {
       throw unprocessable("Validation failed", [{ code: "invalid_value", expected: "a template of this organization", received: body.master_template_id, path: ["master_template_id"], message: "Template not found" }]);
     }
@@ -63,9 +63,9 @@ export async function updateBatch(ctx: OrgContext, input: { batchId: string; bod
   }
   if (sets.length === 0) return batchDetail(batch);
   const at = nowIso();
-  const [guard] = await commitWithOrgAudit(
+  const [guard] = await commitWithBatchAudit(
     db,
-    { orgId, action: "bulk_batch.updated", actor: ctx.actor, data: { batch_id: batch.id, fields: Object.keys(body) }, at },
+    { orgId, batchId: batch.id, action: "bulk_batch.updated", actor: ctx.actor, data: { batch_id: batch.id, fields: Object.keys(body) }, at },
     [batchUpdate(db, batch.id, sets, at)],
     { guarded: true },
   );

@@ -2,7 +2,7 @@ import { actingUserId } from "../../lib/actor";
 import type { OrgContext } from "../../lib/context";
 import { conflict, unprocessable } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
-import { commitWithOrgAudit } from "../audit/org-chain";
+import { commitWithBatchAudit } from "./batch-chain";
 import { batchVaultConsentAccept, batchVaultConsentClear, getBatch } from "./repository";
 import { assertEditable, batchDetail } from "./serialize";
 
@@ -22,9 +22,9 @@ export async function setBatchVaultConsent(ctx: OrgContext, input: { batchId: st
   }
   const at = nowIso();
   const statement = input.enabled ? batchVaultConsentAccept(db, batch.id, actingUserId(ctx.actor), at) : batchVaultConsentClear(db, batch.id, at);
-  const [guard] = await commitWithOrgAudit(
+  const [guard] = await commitWithBatchAudit(
     db,
-    { orgId, action: "bulk_batch.vault_consent", actor: ctx.actor, data: { batch_id: batch.id, auto_vault_enabled: input.enabled, acknowledge_authoritative_copy: input.acknowledged }, at },
+    { orgId, batchId: batch.id, action: "bulk_batch.vault_consent", actor: ctx.actor, data: { batch_id: batch.id, auto_vault_enabled: input.enabled, acknowledge_authoritative_copy: input.acknowledged }, at },
     [statement],
     { guarded: true },
   );

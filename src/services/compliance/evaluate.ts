@@ -1,4 +1,5 @@
 import type { OrgContext } from "../../lib/context";
+import type { GlobalDb } from "../../lib/shards";
 import { nowIso } from "../../lib/time";
 import { readVerifiedChain } from "../audit/verify-chain";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
@@ -13,23 +14,29 @@ import { findVaultFacts, type VaultRecordRow } from "../vault/repository";
 /** A control step about to be committed, for the certificate issued with it: the record as it leaves it, and its chain entry. */
 export type PendingControlStep = { record: VaultRecordRow; step: { action: string; data: Record<string, unknown> } };
 
+/** Where gatherFacts reads: the envelope's shard (`db`) and the global database (`global`: the parties' names). */
+export type FactsSource = { db: D1Database; global: GlobalDb };
+
 /**
  * Gathers the facts for one envelope from the vault record, its audit chain and the control the chain
  * records (vault/control-history.ts). `pending` is a control step not yet on the chain: the certificate
- * committed with it describes the record as the step leaves it.
+ * committed with it describes the record as the step leaves it. The record and its chain are read on
+ * the envelope's shard, the parties' names in the global database (docs/decisions/shards.md 3); given
+ * one database only (a caller not yet split), both are read there, as before sharding.
  */
-export async function gatherFacts(db: D1Database, envelope: EnvelopeRow, pending?: PendingControlStep): Promise<ComplianceFacts> {
-  const [chain, row] = await Promise.all([readVerifiedChain(db, envelope.id), findVaultFacts(db, envelope.id)]);
+export async function gatherFacts(source: FactsSource | D1Database, envelope: EnvelopeRow, pending?: PendingControlStep): Promise<ComplianceFacts> {
+  const { db, global } = "global" in source ? source : { db: source, global: source as GlobalDb };
+  const [chain, row] = await Promise.all([readVerifiedChain(db, envelope.id), findVaultFacts(db, envelope.id, global)]);
   if (!row) return factsFrom(envelope, null, chain.verification.verified);
   const entries: ChainEntryLike[] = [...chain.rows];
   if (pending) entries.push({ seq: (chain.rows.at(-1)?.seq ?? 0) + 1, action: pending.step.action, data: pending.step.data, actor_id: null, created_at: "" });
   const record = pending?.record ?? row;
   const [controllerName, pledgorName] = pending
-    ? await Promise.all([nameOf(db, record.controller_org_id), record.pledgor_org_id ? nameOf(db, record.pledgor_org_id) : null])
+    ? await Promise.all([nameOf(global, record.controller_org_id), record.pledgor_org_id ? nameOf(global, record.pledgor_org_id) : null])
     : [row.controller_name, row.pledgor_name];
   // the originator is most often the controller or the pledgor, whose names are already read
   const originatorName =
-    row.org_id === record.controller_org_id ? controllerName : row.org_id === record.pledgor_org_id ? pledgorName : await nameOf(db, row.org_id);
+    row.org_id === record.controller_org_id ? controllerName : row.org_id === record.pledgor_org_id ? pledgorName : await nameOf(global, row.org_id);
   const vault: VaultFacts = {
     vaultId: row.id,
     documentHash: row.document_hash,
@@ -41,11 +48,11 @@ export async function gatherFacts(db: D1Database, envelope: EnvelopeRow, pending
   return factsFrom(envelope, vault, chain.verification.verified);
 }
 
-const nameOf = async (db: D1Database, orgId: string) => (await getOrganizationName(db, orgId))?.name ?? null;
+const nameOf = async (db: GlobalDb, orgId: string) => (await getOrganizationName(db, orgId))?.name ?? null;
 
 export async function evaluateCompliance(ctx: OrgContext, input: { envelopeId: string }) {
   const envelope = await getEnvelope(ctx.db, ctx.orgId, input.envelopeId);
-  const checks = runChecks(await gatherFacts(ctx.db, envelope));
+  const checks = runChecks(await gatherFacts(ctx, envelope));
   return {
     envelope_id: envelope.id,
     envelope_name: envelope.name,

@@ -1,18 +1,17 @@
-import { newId } from "../../lib/ids";
+import { newShardId } from "../../lib/shards";
 import { nowIso } from "../../lib/time";
 import { auditInsert, GENESIS_HASH } from "../audit/chain";
 import type { OrgContext } from "../../lib/context";
 import { templateSourceFor } from "./envelope-source";
 import { planPaymentRequest } from "../payments/request-payment";
 import { notFound } from "../../lib/errors";
-import { liveEndpointsOf } from "../webhooks/fan-out";
-import { customerInsertIfAbsent } from "../customers/repository";
+import { listLiveEndpoints } from "../webhooks/repository";
+import { customerOnShard } from "../customers/customer-on-shard";
 import { envelopeCreatedEventInsertReturning } from "../events/repository";
 import { ccRecipientsInsert, createdEnvelopeInsert, envelopeReminderSettingsUpdate, loadedEnvelopeOf, selectLoadedEnvelope, type LoadedEnvelope, type LoadedEnvelopeRow } from "../envelopes/repository";
 import { esignEnvelopeUsageInsert } from "../usage/record-usage";
-import { defaultDisclosureRow } from "../consent/disclosure";
-import { defaultDisclosureInsertIfNone } from "../consent/repository";
-import { envelopeConsentUpdate } from "../envelopes/repository";
+import { orgShardSet } from "../shards/repository";
+import { consentAtCreate } from "./consent-at-create";
 import type { CreateEnvelopeInput } from "./schema";
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
@@ -22,6 +21,11 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase();
  * fly. Customer, envelope, first audit entry, `envelope.created` and the envelope's one e-sign usage
  * line commit in one batch; the customer insert is idempotent on (org, email), so two concurrent
  * creates for a new address share one customer.
+ *
+ * The envelope goes on `ctx.db`, the organization's current shard (docs/decisions/shards.md 3). What
+ * the create needs from the global database (the organization's shard set, its E-SIGN disclosure,
+ * whether it has a live webhook endpoint, the template) is read first, concurrently, and enters the
+ * shard's batch as values: no statement touches both.
  */
 export async function createEnvelope(
   ctx: OrgContext,
@@ -29,26 +33,25 @@ export async function createEnvelope(
 ): Promise<LoadedEnvelope> {
   const { orgId, actor, db } = ctx;
   const { body } = input;
-  // With template_id the template's document and fields are copied onto the envelope (DESIGN.md 3).
-  const template = body.template_id !== undefined ? await templateSourceFor(ctx, { body }) : null;
   const at = nowIso();
-  const envelopeId = newId("envelope");
+  // With template_id the template's document and fields are copied onto the envelope (DESIGN.md 3).
+  const [template, shards, consent, liveEndpoints] = await Promise.all([
+    body.template_id !== undefined ? templateSourceFor(ctx, { body }) : null,
+    orgShardSet(ctx.global, orgId),
+    consentAtCreate(ctx.global, { orgId, requested: body.consumer_consent ?? null, at }),
+    listLiveEndpoints(ctx.global, orgId),
+  ]);
+  const envelopeId = newShardId("envelope", ctx.shardId);
   const email = normalizeEmail(body.customer_email);
   const documentSource = template ? "template" : (body.document_source ?? "new");
   const metadata = template?.metadata ?? { document_source: documentSource };
   // Sign + Pay (DESIGN.md 7): checked (payments on, the organization able to take money) before anything is written.
   // cc recipients (DESIGN.md 12): they get the completed copy, never a signing link
-  const cc = (body.cc ?? []).map((r) => ({ id: newId("ccRecipient"), name: r.name, email: r.email.trim() }));
+  const cc = (body.cc ?? []).map((r) => ({ id: newShardId("ccRecipient", ctx.shardId), name: r.name, email: r.email.trim() }));
   const payment = body.payment ? await planPaymentRequest(ctx, { orgId, envelopeId, documentSource, request: body.payment, at }) : null;
 
-  const insertCustomer = customerInsertIfAbsent(db, {
-    id: newId("customer"),
-    org_id: orgId,
-    name: body.customer_name,
-    email: body.customer_email.trim(),
-    email_normalized: email,
-    at,
-  });
+  // the customer on this shard: found, copied from another shard of the organization with its id, or new
+  const insertCustomer = await customerOnShard(ctx, { shards, name: body.customer_name, email: body.customer_email.trim(), emailNormalized: email, at });
   const insertEnvelope = createdEnvelopeInsert(db, {
     id: envelopeId,
     orgId,
@@ -64,11 +67,9 @@ export async function createEnvelope(
     providerInstance: template?.providerInstance ?? "default",
     expiresInDays: body.expires_in_days ?? 30,
     createdByKeyId: actor.type === "api_key" ? actor.id : null,
+    consent,
     at,
   });
-  // E-SIGN consent (DESIGN.md 12): asked for explicitly with no disclosure saved, the shipped default is stored as version 0 and pinned
-  const pinDefault =
-    body.consumer_consent === true ? [defaultDisclosureInsertIfNone(db, await defaultDisclosureRow({ id: newId("disclosure"), orgId, at }))] : [];
   const audit = await auditInsert(db, {
     orgId,
     chainId: envelopeId,
@@ -89,20 +90,19 @@ export async function createEnvelope(
   });
   // The event's customer_id is only known once the customer insert has resolved, so its data is
   // assembled in SQL from the envelope row written by the same batch. An organization with no live
-  // webhook endpoint (most) has nothing to fan out: the event commits dispatched, and the request
-  // makes no second round trip to find that out (fan-out.ts does the same check for other events).
-  const eventId = newId("event");
-  const insertEvent = envelopeCreatedEventInsertReturning(db, { id: eventId, envelopeId, at, liveEndpoints: liveEndpointsOf("e.org_id") });
+  // webhook endpoint (most; read from the global database above) has nothing to fan out: the event
+  // commits dispatched, and nothing runs after the request to find that out. The statement takes the
+  // endpoints' FROM clause; the answer read above enters it as an always-true or always-false clause.
+  const eventId = newShardId("event", ctx.shardId);
+  const insertEvent = envelopeCreatedEventInsertReturning(db, { id: eventId, envelopeId, at, liveEndpoints: liveEndpoints.length > 0 ? "WHERE 1" : "WHERE 0" });
   // The envelope is read back by the batch's last statement: one D1 round trip for the whole create.
   const results = await db.batch<LoadedEnvelopeRow | { dispatched_at: string | null }>([
-    insertCustomer,
+    ...insertCustomer,
     insertEnvelope,
     // reminders (DESIGN.md 12): the envelope's own schedule; null falls back to the organization's
     ...(body.reminder_after_days !== undefined || body.reminder_every_days !== undefined
       ? [envelopeReminderSettingsUpdate(db, envelopeId, { afterDays: body.reminder_after_days ?? null, everyDays: body.reminder_every_days ?? null })]
       : []),
-    ...pinDefault,
-    envelopeConsentUpdate(db, { envelopeId, orgId, requested: body.consumer_consent ?? null }),
     ...(template?.statements(db, envelopeId, at) ?? []),
     ...(cc.length ? [ccRecipientsInsert(db, { envelopeId, orgId, at, cc })] : []),
     ...(payment ? [payment.statement] : []),

@@ -1,9 +1,9 @@
 import { unprocessable } from "../../lib/errors";
-import { newId } from "../../lib/ids";
+import { newShardId, shardOf, type ShardDb } from "../../lib/shards";
 import type { ApiIssue } from "../../lib/validation";
-import { copyTemplateFields, insertOriginalDocument } from "../documents/repository";
+import { copyTemplateFieldRows, insertOriginalDocument } from "../documents/repository";
 import type { CreateEnvelopeInput } from "./schema";
-import { findTemplate, listTemplateFields } from "../templates/repository";
+import { fieldFromRow, findTemplate, listTemplateFieldRows, templateDb } from "../templates/repository";
 import type { ProviderInstance, ResolvedField } from "../templates/schema";
 import type { OrgContext } from "../../lib/context";
 
@@ -13,8 +13,8 @@ export type TemplateSource = {
   metadata: { document_source: "template"; source_template_id: string };
   kbaRequired: boolean;
   providerInstance: ProviderInstance;
-  /** the envelope's original document (the template's PDF) and its fields, for the create batch */
-  statements(db: D1Database, envelopeId: string, at: string): D1PreparedStatement[];
+  /** the envelope's original document (the template's PDF) and its fields, for the create batch on the envelope's shard */
+  statements(db: ShardDb, envelopeId: string, at: string): D1PreparedStatement[];
 };
 
 const issue = (path: (string | number)[], expected: string, received: string, message: string): ApiIssue => ({ code: "invalid_value", expected, received, path, message });
@@ -53,16 +53,20 @@ function prefillValue(field: ResolvedField, value: string | number | boolean | n
  * `prefilled_data` keys must name fields of the template.
  */
 export async function templateSourceFor(ctx: OrgContext, input: { body: CreateEnvelopeInput }): Promise<TemplateSource> {
-  const { db, orgId } = ctx;
+  const { orgId } = ctx;
   const { body } = input;
   const templateId = body.template_id!;
+  // the organization's template is global (a builder working copy: its shard); the envelope is on ctx.db,
+  // so the fields are read here and inserted as values (docs/decisions/shards.md 3)
+  const db = templateDb(ctx, templateId);
   const template = await findTemplate(db, orgId, templateId);
   if (!template) throw unprocessable("Unknown template_id", [issue(["template_id"], "a template of this organization", templateId, "Template not found")]);
   if (!template.document_key) throw unprocessable("The template has no document yet", [issue(["template_id"], "a template with a PDF", templateId, "Template has no document")]);
   if (body.document_source === "upload") {
     throw unprocessable("A paper envelope (document_source upload) cannot use a template", [issue(["document_source"], "new (or omitted) with template_id", "upload", "template_id implies document_source template")]);
   }
-  const fields = new Map((await listTemplateFields(db, templateId)).map((f) => [f.name, f]));
+  const rows = await listTemplateFieldRows(db, templateId);
+  const fields = new Map(rows.map((r) => [r.name, fieldFromRow(r)]));
   const values: Record<string, string | null> = {};
   const issues: ApiIssue[] = [];
   for (const [name, value] of Object.entries(body.prefilled_data ?? {})) {
@@ -83,8 +87,8 @@ export async function templateSourceFor(ctx: OrgContext, input: { body: CreateEn
     providerInstance: template.provider_instance,
     statements: (db, envelopeId, at) => [
       // Template PDFs are never rewritten in place, so the envelope shares the object instead of copying it.
-      insertOriginalDocument(db, { id: newId("document"), envelopeId, orgId, key: template.document_key!, sha256: template.document_sha256!, sizeBytes: template.document_size_bytes!, pageCount: template.page_count, at }),
-      copyTemplateFields(db, { envelopeId, templateId, values, at }),
+      insertOriginalDocument(db, { id: newShardId("document", shardOf(envelopeId)), envelopeId, orgId, key: template.document_key!, sha256: template.document_sha256!, sizeBytes: template.document_size_bytes!, pageCount: template.page_count, at }),
+      ...copyTemplateFieldRows(db, { envelopeId, fields: rows, values, at }),
     ],
   };
 }

@@ -1,5 +1,6 @@
 import { conflict, unprocessable } from "../../lib/errors";
-import { newId } from "../../lib/ids";
+import { newShardId, shardOf } from "../../lib/shards";
+import { getOrganizationName } from "../organizations/repository";
 import { addDays } from "../../lib/time";
 import type { OrgContext, RequestContext } from "../../lib/context";
 import { assertEmailCanLeave, type OutboxEmail } from "../../providers/email";
@@ -16,20 +17,27 @@ import { getEnvelope, markSendEmailStatement, type LoadedEnvelope } from "../env
 import { assertTransition, canTransition } from "../envelopes/state-machine";
 import { commitEnvelopeChange, planChange, type EnvelopeChange, type PlannedChange } from "../envelopes/commit";
 
-/** What a send needs to know besides the envelope, read in one round trip. */
-// SQL exception: four owners' rows (fields, document, organization, customer) in one batch, the
-// round trip bulk send repeats per envelope; split by owner it would be four.
-async function readSendFacts(db: D1Database, envelope: { id: string; org_id: string; customer_id: string }) {
-  const [roles, document, org, customer] = await db.batch([
-    db.prepare("SELECT role FROM envelope_fields WHERE envelope_id = ? GROUP BY role ORDER BY MIN(seq)").bind(envelope.id),
-    db.prepare("SELECT 1 AS present FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'").bind(envelope.id),
-    db.prepare("SELECT name FROM organizations WHERE id = ?").bind(envelope.org_id),
-    db.prepare("SELECT name, email FROM customers WHERE id = ?").bind(envelope.customer_id),
+/**
+ * What a send needs to know besides the envelope: the organization's name from the global database and,
+ * concurrently, the envelope's facts from its shard in one round trip (docs/decisions/shards.md 3: no
+ * statement reads both).
+ */
+// SQL exception: three owners' rows (fields, document, customer) in one batch, the round trip bulk
+// send repeats per envelope; split by owner it would be three.
+async function readSendFacts(ctx: RequestContext, envelope: { id: string; org_id: string; customer_id: string }) {
+  const db = ctx.db;
+  const [org, [roles, document, customer]] = await Promise.all([
+    getOrganizationName(ctx.global, envelope.org_id),
+    db.batch([
+      db.prepare("SELECT role FROM envelope_fields WHERE envelope_id = ? GROUP BY role ORDER BY MIN(seq)").bind(envelope.id),
+      db.prepare("SELECT 1 AS present FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'").bind(envelope.id),
+      db.prepare("SELECT name, email FROM customers WHERE id = ?").bind(envelope.customer_id),
+    ]),
   ]);
   return {
     roles: (roles!.results as { role: string }[]).map((r) => r.role),
     hasDocument: document!.results.length > 0,
-    orgName: (org!.results[0] as { name: string }).name,
+    orgName: org?.name ?? "",
     customer: customer!.results[0] as { name: string; email: string | null },
   };
 }
@@ -57,7 +65,7 @@ export async function sendEnvelope(ctx: OrgContext, input: { envelopeId: string;
       }
       const preparing = canTransition(envelope.status, "prepare");
       if (!preparing) assertTransition(envelope.status, "send");
-      const facts = await readSendFacts(db, envelope);
+      const facts = await readSendFacts(ctx, envelope);
       if (!facts.hasDocument) {
         throw unprocessable("The envelope has no document to sign: attach one before sending", { status: envelope.status });
       }
@@ -74,7 +82,7 @@ export async function sendEnvelope(ctx: OrgContext, input: { envelopeId: string;
       const planned = planSigners({ roles: facts.roles, customer: facts.customer, signers: body.signers });
       await assertPayerIsSigner(db, envelope.id, planned.map((s) => s.email));
       const signers = newSignerRows(envelope, planned, at);
-      const kba = envelope.kba_required === 1 ? kbaStepFor(ctx.env, db, { envelope, signers, senderEmail: await senderEmailOf(db, ctx.actor), at }) : null;
+      const kba = envelope.kba_required === 1 ? kbaStepFor(ctx.env, db, { envelope, signers, senderEmail: await senderEmailOf(ctx.global, ctx.actor), at }) : null;
       const send = await sendChange(ctx, { envelope, prepare: preparing, planned, signers, kba, sendEmail: body.send_email, orgName: facts.orgName, at });
       return { change: send.change, result: { signers, emails: send.emails } };
     },
@@ -89,7 +97,7 @@ export async function sendEnvelope(ctx: OrgContext, input: { envelopeId: string;
  */
 export function newSignerRows(envelope: { id: string; org_id: string }, planned: PlannedSigner[], at: string): SignerRow[] {
   return planned.map((s) => ({
-    id: newId("signer"),
+    id: newShardId("signer", shardOf(envelope.id)),
     envelope_id: envelope.id,
     org_id: envelope.org_id,
     ...s,

@@ -2,6 +2,7 @@ import { canonicalJson, sha256Hex } from "../../lib/crypto";
 import { DEFAULT_DISCLOSURE } from "./default-disclosure";
 import { findDisclosure, type EsignDisclosureRow } from "./repository";
 import type { EsignDisclosure, SignerConsent } from "./schema";
+import type { GlobalDb } from "../../lib/shards";
 
 type Content = { required: boolean; text: string; paper_copy_contact: string; withdrawal_instructions: string };
 
@@ -62,6 +63,6 @@ export function signerConsentOf(row: Pick<EsignDisclosureRow, "version" | "text"
 }
 
 /** The disclosure version an envelope pinned at create; null (none pinned): the shipped default. */
-export async function pinnedDisclosure(db: D1Database, envelope: { org_id: string; disclosure_id: string | null }): Promise<EsignDisclosureRow | null> {
+export async function pinnedDisclosure(db: GlobalDb, envelope: { org_id: string; disclosure_id: string | null }): Promise<EsignDisclosureRow | null> {
   return envelope.disclosure_id ? findDisclosure(db, envelope.org_id, envelope.disclosure_id) : null;
 }

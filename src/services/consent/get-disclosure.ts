@@ -5,5 +5,5 @@ import type { EsignDisclosure } from "./schema";
 
 /** GET /org/esign-disclosure: the organization's current version, or the shipped default (version 0). */
 export async function getEsignDisclosure(ctx: OrgContext): Promise<EsignDisclosure> {
-  return disclosureView(await findCurrentDisclosure(ctx.db, ctx.orgId));
+  return disclosureView(await findCurrentDisclosure(ctx.global, ctx.orgId));
 }

@@ -14,7 +14,7 @@ import type { EsignDisclosure, EsignDisclosureInput } from "./schema";
  * collide on (org_id, version); the loser reads again and takes the next one.
  */
 export async function saveEsignDisclosure(ctx: OrgContext, input: { disclosure: EsignDisclosureInput }): Promise<EsignDisclosure> {
-  const { db, orgId } = ctx;
+  const { global: db, orgId } = ctx;
   const d = input.disclosure;
   const row = await retryRaces(
     async () => {

@@ -81,16 +81,16 @@ export const serializeControlKey = (row: ControlKeyRow): ControlKey => ({
 export async function addControlKey(ctx: OrgContext, input: { jwk: Record<string, unknown>; signature: string | undefined }): Promise<ControlKey> {
   const { alg, jwk } = await publicControlKey(input.jwk);
   const kid = await calculateJwkThumbprint(jwk as JWK, "sha256");
-  const keys = await listControlKeys(ctx.db, ctx.orgId);
-  const signature = await verifyControlSignature(ctx.db, { orgId: ctx.orgId, header: input.signature, expected: { action: "add_key", kid }, keys });
+  const keys = await listControlKeys(ctx.global, ctx.orgId);
+  const signature = await verifyControlSignature(ctx.global, { orgId: ctx.orgId, header: input.signature, expected: { action: "add_key", kid }, keys });
   if (keys.some((k) => k.kid === kid)) throw conflict("This control key is already registered", { kid }, "control_key_exists");
   if (keys.length >= MAX_CONTROL_KEYS) throw conflict(`An organization holds at most ${MAX_CONTROL_KEYS} control keys: delete one first`, { limit: MAX_CONTROL_KEYS }, "control_key_limit");
   const at = nowIso();
   const row: ControlKeyRow = { org_id: ctx.orgId, kid, alg, jwk: JSON.stringify(jwk), created_at: at };
   const [inserted] = await commitWithOrgAudit(
-    ctx.db,
+    ctx.global,
     { orgId: ctx.orgId, action: "control_key.added", actor: ctx.actor, data: { kid, alg, ...(signature ? { control_signature: signature } : {}) }, at },
-    [controlKeyInsertGuarded(ctx.db, row, signature?.kid ?? null)],
+    [controlKeyInsertGuarded(ctx.global, row, signature?.kid ?? null)],
     { guarded: true },
   );
   if (inserted?.meta.changes !== 1) {

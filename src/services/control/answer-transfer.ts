@@ -1,4 +1,4 @@
-import type { OrgContext } from "../../lib/context";
+import { onShardOf, type OrgContext } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import type { ControlChange } from "../vault/repository";
@@ -43,9 +43,11 @@ export function acceptedChange(transfer: Pick<TransferRow, "kind" | "from_org_id
  * transfer_id, iat }`) is checked before anything commits. Answers the transfer as it is now.
  */
 export async function answerTransfer(
-  ctx: OrgContext,
+  caller: OrgContext,
   input: { transferId: string; answer: TransferAnswer; signatureHeader: string | undefined },
 ): Promise<TransferView> {
+  // the transfer (and its record) on the shard its id names: the record's (docs/decisions/shards.md 4)
+  const ctx = onShardOf(caller, input.transferId);
   const transfer = await getTransfer(ctx.db, input.transferId);
   if (!transfer) throw notFound("Transfer");
   if (transfer.from_org_id !== ctx.orgId && transfer.to_org_id !== ctx.orgId) throw notFound("Transfer");
@@ -56,7 +58,7 @@ export async function answerTransfer(
     throw notPending((await getTransfer(ctx.db, transfer.id)) ?? transfer);
   }
   assertMayAnswer(transfer, ctx.orgId, input.answer);
-  const signature = await verifyControlSignature(ctx.db, {
+  const signature = await verifyControlSignature(ctx.global, {
     orgId: ctx.orgId,
     header: input.signatureHeader,
     expected: { vault_id: transfer.vault_id, action: input.answer, transfer_id: transfer.id },

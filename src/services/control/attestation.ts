@@ -18,6 +18,6 @@ export async function getControlAttestation(ctx: OrgContext, input: { vaultId: s
   if (!verification.verified) {
     throw conflict("The envelope's audit chain does not verify: the service attests control only over a chain that does", { first_broken: verification.first_broken }, AUDIT_CHAIN_BROKEN);
   }
-  const { jws } = await controlAttestation(ctx.env, ctx.db, { envelopeId: state.envelope.id, entries: rows });
+  const { jws } = await controlAttestation(ctx.env, ctx, { envelopeId: state.envelope.id, entries: rows });
   return { jws };
 }

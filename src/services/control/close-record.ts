@@ -32,7 +32,7 @@ export async function closeRecord(
 ): Promise<ControlState> {
   const state = await readControl(ctx.db, input.vaultId);
   assertCanClose(state, ctx.orgId);
-  const signature = await verifyControlSignature(ctx.db, {
+  const signature = await verifyControlSignature(ctx.global, {
     orgId: ctx.orgId,
     header: input.signatureHeader,
     expected: { vault_id: input.vaultId, action: input.status },

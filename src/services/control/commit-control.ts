@@ -9,6 +9,7 @@ import { controlUpdate, latestCertificate, type ControlChange, type VaultRecordR
 import { transferInsert, transferSettle, type TransferRow } from "./repository";
 import type { ControlSignature } from "./signature";
 import { readControl, type ControlState } from "./state";
+import { orgAnchorInsert } from "../shards/repository";
 
 /** The control actions: each is the chain entry's action and the event both parties receive. */
 export type ControlStepAction = Extract<AuditAction, `vault.${"transfer_requested" | "control_transferred" | "transfer_rejected" | "transfer_cancelled" | "transfer_expired" | "pledge_released" | "paid_off" | "paper_out"}`> &
@@ -28,6 +29,11 @@ export type ControlStep = {
   detail?: Record<string, unknown>;
   /** the acting organization's Control-Signature, kept on the chain (null: it has no control keys) */
   signature: ControlSignature | null;
+  /**
+   * Organizations whose anchor row the record's shard gets in the step's batch (an offer: the
+   * transferee, who may never have been placed on this shard; docs/decisions/shards.md "FK anchors").
+   */
+  anchorOrgIds?: string[];
 };
 
 /** The record as a step leaves it. */
@@ -65,7 +71,7 @@ export async function commitControl<T>(
         to_org_id: step.toOrgId,
         controller_org_id: after.controller_org_id,
       };
-      const statements: D1PreparedStatement[] = [];
+      const statements: D1PreparedStatement[] = (step.anchorOrgIds ?? []).map((orgId) => orgAnchorInsert(ctx.db, orgId, at));
       if (step.change) statements.push(controlUpdate(ctx.db, record, step.change));
       if (step.transfer && "insert" in step.transfer) statements.push(transferInsert(ctx.db, step.transfer.insert));
       if (step.transfer && "settle" in step.transfer) statements.push(transferSettle(ctx.db, step.transfer.settle.id, step.transfer.settle.status, at));

@@ -14,21 +14,21 @@ import { verifyControlSignature } from "./signature";
  * on the signing key still being registered.
  */
 export async function deleteControlKey(ctx: OrgContext, input: { kid: string; signature: string | undefined }): Promise<{ kid: string; deleted: true }> {
-  const keys = await listControlKeys(ctx.db, ctx.orgId);
+  const keys = await listControlKeys(ctx.global, ctx.orgId);
   const key = keys.find((k) => k.kid === input.kid);
   if (!key) throw notFound("Control key");
-  const signature = await verifyControlSignature(ctx.db, { orgId: ctx.orgId, header: input.signature, expected: { action: "delete_key", kid: key.kid }, keys });
+  const signature = await verifyControlSignature(ctx.global, { orgId: ctx.orgId, header: input.signature, expected: { action: "delete_key", kid: key.kid }, keys });
   // never null: the organization has the key found above
   if (!signature) throw notFound("Control key");
   const at = nowIso();
   const [deleted] = await commitWithOrgAudit(
-    ctx.db,
+    ctx.global,
     { orgId: ctx.orgId, action: "control_key.deleted", actor: ctx.actor, data: { kid: key.kid, alg: key.alg, control_signature: signature }, at },
-    [controlKeyDeleteGuarded(ctx.db, ctx.orgId, key.kid, signature.kid)],
+    [controlKeyDeleteGuarded(ctx.global, ctx.orgId, key.kid, signature.kid)],
     { guarded: true },
   );
   if (deleted?.meta.changes !== 1) {
-    const still = (await listControlKeys(ctx.db, ctx.orgId)).some((k) => k.kid === key.kid);
+    const still = (await listControlKeys(ctx.global, ctx.orgId)).some((k) => k.kid === key.kid);
     if (!still) throw notFound("Control key");
     throw conflict("The key that signed this deletion was deleted meanwhile: sign with a key the organization still has", { kid: key.kid }, "control_keys_changed");
   }

@@ -6,5 +6,5 @@ import { controlView, type ControlView } from "./view";
 export async function getControlRecord(ctx: OrgContext, input: { vaultId: string }): Promise<ControlView> {
   const state = await readControl(ctx.db, input.vaultId);
   assertVisible(state, ctx.orgId);
-  return controlView(ctx.db, state);
+  return controlView(ctx, state);
 }

@@ -4,5 +4,5 @@ import { listControlKeys } from "./repository";
 
 /** The caller's control keys, oldest first (public keys only: the service never holds a private one). */
 export async function listOrgControlKeys(ctx: OrgContext): Promise<ControlKey[]> {
-  return (await listControlKeys(ctx.db, ctx.orgId)).map(serializeControlKey);
+  return (await listControlKeys(ctx.global, ctx.orgId)).map(serializeControlKey);
 }

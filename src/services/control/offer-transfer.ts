@@ -1,6 +1,8 @@
 import type { OrgContext } from "../../lib/context";
 import { conflict, unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { newShardId, shardOf } from "../../lib/shards";
+import { orgShardInsert } from "../shards/repository";
 import type { TransferKind } from "../../db/schema";
 import { findOrganization } from "../organizations/repository";
 import { commitControl } from "./commit-control";
@@ -49,15 +51,20 @@ export async function offerTransfer(
   if (input.toOrgId === ctx.orgId) {
     throw unprocessable("to_org_id is the caller: a transfer goes to another organization", [{ path: ["to_org_id"], message: "must name another organization" }]);
   }
-  if (!(await findOrganization(ctx.db, input.toOrgId))) {
+  if (!(await findOrganization(ctx.global, input.toOrgId))) {
     throw unprocessable("to_org_id names no organization", [{ path: ["to_org_id"], message: "unknown organization" }]);
   }
-  const signature = await verifyControlSignature(ctx.db, {
+  const signature = await verifyControlSignature(ctx.global, {
     orgId: ctx.orgId,
     header: input.signatureHeader,
     expected: { vault_id: input.vaultId, action: "transfer", to_org_id: input.toOrgId },
   });
-  const id = newId("transfer");
+  const id = newShardId("transfer", shardOf(input.vaultId));
+  // Across databases (docs/decisions/shards.md 4): the global side first, idempotently: the record's
+  // shard joins the transferee's shard set, so its book and incoming transfers (fanned out over that set)
+  // find the record once the offer commits. A crash before the shard's batch leaves only an extra shard
+  // in the set (an empty query there); a retried offer writes the same row again (INSERT OR IGNORE).
+  await orgShardInsert(ctx.global, { orgId: input.toOrgId, shard: ctx.shardId, reason: "vault", at: new Date().toISOString() }).run();
   try {
     return await commitControl(ctx, input.vaultId, async (fresh, at) => {
       assertCanOffer(fresh, ctx.orgId, input.kind);
@@ -84,6 +91,7 @@ export async function offerTransfer(
           // the chain replay (vault/control-history.ts) reads `kind` from this entry
           detail: { kind: input.kind, reference: input.reference },
           signature,
+          anchorOrgIds: [input.toOrgId],
         },
         result: () => transferView(row),
       };

@@ -54,7 +54,7 @@ export async function paperOut(
       },
     });
     const [view, paper_copy] = await Promise.all([
-      controlView(ctx.db, state),
+      controlView(ctx, state),
       signVaultUrl(ctx.env, { record: state.record, envelope: state.envelope, file: "paper", expiresIn: PAPER_URL_TTL_SECONDS }),
     ]);
     return { ...view, paper_copy };

@@ -15,5 +15,5 @@ export async function payOff(ctx: OrgContext, input: { vaultId: string; referenc
     detail: { reference: input.reference },
     signatureHeader: input.signatureHeader,
   });
-  return controlView(ctx.db, state);
+  return controlView(ctx, state);
 }

@@ -13,12 +13,12 @@ import { controlKeysDeleteAll, listControlKeys } from "./repository";
  * operator acted.
  */
 export async function recoverControlKeys(ctx: RequestContext, input: { orgId: string }): Promise<{ org_id: string; removed: string[] }> {
-  if (!(await findOrganization(ctx.db, input.orgId))) throw notFound("Organization");
-  const removed = (await listControlKeys(ctx.db, input.orgId)).map((k) => k.kid);
+  if (!(await findOrganization(ctx.global, input.orgId))) throw notFound("Organization");
+  const removed = (await listControlKeys(ctx.global, input.orgId)).map((k) => k.kid);
   await commitWithOrgAudit(
-    ctx.db,
+    ctx.global,
     { orgId: input.orgId, action: "control_key.recovered", actor: ctx.actor, data: { removed }, at: nowIso() },
-    [controlKeysDeleteAll(ctx.db, input.orgId)],
+    [controlKeysDeleteAll(ctx.global, input.orgId)],
   );
   return { org_id: input.orgId, removed };
 }

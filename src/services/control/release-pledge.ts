@@ -25,7 +25,7 @@ function assertCanRelease(state: ControlState, orgId: string): void {
  */
 export async function releasePledge(ctx: OrgContext, input: { vaultId: string; signatureHeader: string | undefined }): Promise<ControlView> {
   assertCanRelease(await readControl(ctx.db, input.vaultId), ctx.orgId);
-  const signature = await verifyControlSignature(ctx.db, {
+  const signature = await verifyControlSignature(ctx.global, {
     orgId: ctx.orgId,
     header: input.signatureHeader,
     expected: { vault_id: input.vaultId, action: "release_pledge" },
@@ -44,5 +44,5 @@ export async function releasePledge(ctx: OrgContext, input: { vaultId: string; s
       result: () => undefined,
     };
   });
-  return controlView(ctx.db, await readControl(ctx.db, input.vaultId));
+  return controlView(ctx, await readControl(ctx.db, input.vaultId));
 }

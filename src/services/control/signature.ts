@@ -1,6 +1,7 @@
 import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from "jose";
 import { ApiError } from "../../lib/errors";
 import { listControlKeys, type ControlKeyRow } from "./repository";
+import type { GlobalDb } from "../../lib/shards";
 
 /** The actions a control signature covers (DESIGN.md 9). */
 export type ControlAction = "transfer" | "accept" | "reject" | "cancel" | "release_pledge" | "paid_off" | "paper_out" | "add_key" | "delete_key";
@@ -26,7 +27,7 @@ const invalid = (why: string) => new ApiError(403, `Control-Signature is not val
  * read them (the key routes), so they are not read twice.
  */
 export async function verifyControlSignature(
-  db: D1Database,
+  db: GlobalDb,
   input: { orgId: string; header: string | undefined; expected: Record<string, unknown> & { action: ControlAction }; now?: Date; keys?: ControlKeyRow[] },
 ): Promise<ControlSignature | null> {
   const keys = input.keys ?? (await listControlKeys(db, input.orgId));

@@ -1,5 +1,6 @@
 import { gatherFacts } from "../compliance/evaluate";
-import { getOrganizationName } from "../organizations/repository";
+import type { RequestContext } from "../../lib/context";
+import { listOrganizationNames } from "../organizations/repository";
 import { runChecks, summarize } from "../vault/compliance-checks";
 import type { VaultRecordRow } from "../vault/repository";
 import type { TransferRow } from "./repository";
@@ -82,14 +83,11 @@ export function namedOrgIds(record: Pick<VaultRecordRow, "org_id" | "controller_
  * GET /partner/vault/:vault_id: the control record as `state` read it, the parties named, with the live
  * compliance summary (the same eight checks the certificate runs, on the record and its chain).
  */
-export async function controlView(db: D1Database, state: Pick<ControlState, "record" | "envelope" | "pending">): Promise<ControlView> {
+export async function controlView(ctx: RequestContext, state: Pick<ControlState, "record" | "envelope" | "pending">): Promise<ControlView> {
   const { record, envelope, pending } = state;
-  const ids = namedOrgIds(record);
-  const [facts, ...names] = await Promise.all([gatherFacts(db, envelope), ...ids.map((id) => getOrganizationName(db, id))]);
+  // the record and its chain on the record's shard (ctx.db); the parties' names from global, one read
+  const [facts, names] = await Promise.all([gatherFacts(ctx.db, envelope), listOrganizationNames(ctx.global, namedOrgIds(record))]);
   const byId = new Map<string, string>();
-  ids.forEach((id, i) => {
-    const name = names[i]?.name;
-    if (name) byId.set(id, name);
-  });
+  for (const n of names) if (n.name) byId.set(n.id, n.name);
   return { ...controlSummary(record, pending, byId), compliance: summarize(runChecks(facts)) };
 }

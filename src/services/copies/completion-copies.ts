@@ -10,7 +10,7 @@ import { signCopyUrl } from "./copy-url";
 export type CopyFacts = { orgName: string; cc: CcRecipientRow[] };
 
 export async function readCopyFacts(ctx: RequestContext, envelope: Pick<EnvelopeRow, "id" | "org_id">): Promise<CopyFacts> {
-  const [org, cc] = await Promise.all([getOrganizationName(ctx.db, envelope.org_id), listCcRecipients(ctx.db, envelope.id)]);
+  const [org, cc] = await Promise.all([getOrganizationName(ctx.global, envelope.org_id), listCcRecipients(ctx.db, envelope.id)]);
   return { orgName: org?.name ?? "The sender", cc };
 }
 

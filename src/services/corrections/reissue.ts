@@ -21,7 +21,7 @@ export async function readReissueState(ctx: RequestContext & { orgId: string }, 
     getEnvelopeSigner(ctx.db, envelope.id, input.signerId),
     listSigners(ctx.db, envelope.id),
     getKbaCheck(ctx.db, input.signerId),
-    getOrganizationName(ctx.db, envelope.org_id),
+    getOrganizationName(ctx.global, envelope.org_id),
   ]);
   if (!signer) throw notFound("Signer");
   return { envelope, signer, signers, kbaCheck, orgName: org?.name ?? "" };

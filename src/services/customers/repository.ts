@@ -1,5 +1,6 @@
 import type { Row } from "../../db/row";
 import type { customers } from "../../db/schema/customers";
+import type { ShardDb } from "../../lib/shards";
 
 /** Statements on `customers`. */
 
@@ -55,4 +56,25 @@ export function customerInsertIfAbsent(
        VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (org_id, email_normalized) DO NOTHING`,
     )
     .bind(c.id, c.org_id, c.name, c.email, c.email_normalized, c.at, c.at);
+}
+
+// ---- one customer on every shard of its organization (docs/decisions/shards.md 2) ----
+
+/** The organization's customer with this normalized email on one shard, the whole row (to copy it to another shard), or null. */
+export function findCustomerByEmail(db: ShardDb, orgId: string, emailNormalized: string): Promise<CustomerRow | null> {
+  return db.prepare("SELECT * FROM customers WHERE org_id = ? AND email_normalized = ?").bind(orgId, emailNormalized).first<CustomerRow>();
+}
+
+/**
+ * A customer row found on another shard of its organization, copied with the same id onto this one,
+ * in the batch that first references it there. Ignored when the shard has it already (by id, or by
+ * (org, email): a concurrent create on this shard that made its own is what the batch then uses).
+ */
+export function customerCopyInsert(db: ShardDb, row: CustomerRow): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT OR IGNORE INTO customers (id, org_id, name, email, email_normalized, primary_contact_name, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .bind(row.id, row.org_id, row.name, row.email, row.email_normalized, row.primary_contact_name, row.created_at, row.updated_at);
 }

@@ -1,5 +1,5 @@
 import { badRequest, conflict } from "../../lib/errors";
-import { newId } from "../../lib/ids";
+import { newShardId, shardOf } from "../../lib/shards";
 import type { MultipartForm } from "../../lib/multipart";
 import { nowIso } from "../../lib/time";
 import type { OrgContext } from "../../lib/context";
@@ -33,7 +33,7 @@ export async function attachEnvelopeDocument(ctx: OrgContext, input: { envelopeI
       action: "attach_document",
       data: { document: { sha256: document.sha256, size_bytes: document.sizeBytes, page_count: document.pageCount }, fields: document.fields.length },
       extra: [
-        insertOriginalDocument(db, { id: newId("document"), envelopeId: envelope.id, orgId: ctx.orgId, key: document.key, sha256: document.sha256, sizeBytes: document.sizeBytes, pageCount: document.pageCount, at }),
+        insertOriginalDocument(db, { id: newShardId("document", shardOf(envelope.id)), envelopeId: envelope.id, orgId: ctx.orgId, key: document.key, sha256: document.sha256, sizeBytes: document.sizeBytes, pageCount: document.pageCount, at }),
         ...insertEnvelopeFields(db, { envelopeId: envelope.id, orgId: ctx.orgId, fields: document.fields, sourceTemplateId: null, at }),
       ],
     });

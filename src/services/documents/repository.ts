@@ -1,5 +1,6 @@
 import type { Row } from "../../db/row";
 import type { envelopeDocuments, envelopeFields } from "../../db/schema";
+import { jsonLists } from "../../lib/json-lists";
 import type { ResolvedField } from "./schema";
 
 /**
@@ -94,23 +95,36 @@ export function insertEnvelopeFields(
   );
 }
 
+/** A template's field row as copyTemplateFieldRows takes it (templates/repository.ts listTemplateFieldRows). */
+type TemplateFieldValues = {
+  template_id: string; seq: number; org_id: string; name: string; type: string; role: string; required: number; readonly: number;
+  default_value: string | null; options: string | null; placement_mode: string; areas: string; anchor_match: string | null;
+};
+
 /**
- * Copies a template's fields onto an envelope in one statement; `values` (field name -> text or
- * null) overrides the defaults, as prefilled_data does.
+ * Copies a template's fields onto an envelope; `values` (field name -> text or null) overrides the
+ * defaults, as prefilled_data does. The template may be in another database than the envelope (the
+ * organization's templates are global, the envelope on its shard: docs/decisions/shards.md 3, no
+ * statement reads both), so its field rows are read first and travel as one JSON list.
  */
-export function copyTemplateFields(
+export function copyTemplateFieldRows(
   db: D1Database,
-  input: { envelopeId: string; templateId: string; values: Record<string, string | null>; at: string },
-): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO envelope_fields (envelope_id, seq, org_id, name, type, role, required, readonly, default_value, options, value, placement_mode, areas, anchor_match, source_template_id, created_at)
-       SELECT ?1, tf.seq, tf.org_id, tf.name, tf.type, tf.role, tf.required, tf.readonly, tf.default_value, tf.options,
-              CASE WHEN p.key IS NULL THEN tf.default_value ELSE p.value END, tf.placement_mode, tf.areas, tf.anchor_match, tf.template_id, ?2
-       FROM template_fields tf LEFT JOIN json_each(?3) p ON p.key = tf.name
-       WHERE tf.template_id = ?4`,
-    )
-    .bind(input.envelopeId, input.at, JSON.stringify(input.values), input.templateId);
+  input: { envelopeId: string; fields: TemplateFieldValues[]; values: Record<string, string | null>; at: string },
+): D1PreparedStatement[] {
+  // JSON text columns travel as strings inside the list, so json_extract hands back exactly the text stored
+  const rows = input.fields.map((f) => ({
+    template_id: f.template_id, seq: f.seq, org_id: f.org_id, name: f.name, type: f.type, role: f.role, required: f.required, readonly: f.readonly,
+    default_value: f.default_value, options: f.options, placement_mode: f.placement_mode, areas: f.areas, anchor_match: f.anchor_match,
+    value: Object.hasOwn(input.values, f.name) ? input.values[f.name] : f.default_value,
+  }));
+  const col = (name: string) => `json_extract(j.value, '$.${name}')`;
+  const insert = db.prepare(
+    `INSERT INTO envelope_fields (envelope_id, seq, org_id, name, type, role, required, readonly, default_value, options, value, placement_mode, areas, anchor_match, source_template_id, created_at)
+     SELECT ?1, ${["seq", "org_id", "name", "type", "role", "required", "readonly", "default_value", "options", "value", "placement_mode", "areas", "anchor_match", "template_id"].map(col).join(", ")}, ?2
+     FROM json_each(?3) j`,
+  );
+  // one statement per JSON list (lib/json-lists.ts): in practice one, however many fields
+  return jsonLists(rows).map((list) => insert.bind(input.envelopeId, input.at, list));
 }
 
 /**

@@ -23,7 +23,7 @@ export async function inviteNextSigners(ctx: OrgContext, input: { envelopeId: st
   if (metadataOf(envelope).send_email === false) return [];
   const due = signersWhoseTurnItIs(await listSigners(db, envelope.id));
   if (due.length === 0) return [];
-  const org = await getOrganizationName(db, envelope.org_id);
+  const org = await getOrganizationName(ctx.global, envelope.org_id);
   const kbaSignerIds = envelope.kba_required === 1 ? await challengedSignerIds(db, envelope.id) : undefined;
   const queued = await invitationEmails(ctx, { envelope, orgName: org!.name, expiresAt: envelope.expires_at, signers: due, at: nowIso(), kbaSignerIds });
   // each signer's link is stored right before their invitation, both skipped for one already invited

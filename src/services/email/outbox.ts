@@ -1,7 +1,8 @@
 import type { Env } from "../../env";
 import type { RequestContext } from "../../lib/context";
 import type { EmailKind } from "../../db/schema";
-import { newId } from "../../lib/ids";
+import { boundShards, newShardId } from "../../lib/shards";
+import { onEveryShard } from "../shards/fan-out";
 import type { OutboxEmail } from "../../providers/email";
 import { restoreLink, withholdLink } from "./link-at-rest";
 import { emailOutboxInsert, emailOutboxInsertIf, listRecentOutbox, type OutboxRow } from "./repository";
@@ -36,7 +37,8 @@ export async function queueEmail(
   only?: Parameters<typeof emailOutboxInsertIf>[2],
 ): Promise<{ email: OutboxEmail; statement: D1PreparedStatement }> {
   const { env } = ctx;
-  const email: OutboxEmail = { id: newId("email"), kind: input.kind, to: input.to, subject: input.subject, text: input.text, html: input.html };
+  // the email lives on the shard of the change that queues it (ctx.db), its id names that shard
+  const email: OutboxEmail = { id: newShardId("email", ctx.shardId), kind: input.kind, to: input.to, subject: input.subject, text: input.text, html: input.html };
   const stored = input.linkUrl
     ? await withholdLink(env, { emailId: email.id, url: input.linkUrl, text: input.text, html: input.html })
     : { text: input.text, html: input.html, linkShown: null, linkSealed: null };
@@ -73,10 +75,15 @@ export async function openOutboxEmail(env: Env, row: Pick<OutboxRow, "id" | "tex
 
 /**
  * The newest emails of every organization with their links opened, for the dev page (never reachable
- * in production). `opened` is null for a row whose seal does not open.
+ * in production). `opened` is null for a row whose seal does not open. Every shard this deployment
+ * binds is read (each email lives with its envelope), newest first over all of them.
  */
 export async function listRecentEmails(ctx: RequestContext, input: { limit: number }): Promise<{ row: OutboxRow; opened: OpenedEmail | null }[]> {
   const limit = input.limit;
-  const results = await listRecentOutbox(ctx.db, limit);
+  const perShard = await onEveryShard(ctx, boundShards(ctx.env), (shard) => listRecentOutbox(shard.db, limit));
+  const results = perShard
+    .flat()
+    .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.created_at < b.created_at ? 1 : -1))
+    .slice(0, limit);
   return Promise.all(results.map(async (row) => ({ row, opened: await openOutboxEmail(ctx.env, row) })));
 }

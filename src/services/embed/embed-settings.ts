@@ -7,7 +7,7 @@ import { frameAncestorsCsp, normalizeOrigins, parseStoredOrigins, storedOrigins 
 import type { EmbedSettings } from "./schema";
 
 export async function getEmbedSettings(ctx: OrgContext): Promise<EmbedSettings> {
-  const { db, orgId } = ctx;
+  const { global: db, orgId } = ctx;
   const row = await getOrganizationEmbedSettings(db, orgId);
   if (!row) throw notFound("Organization");
   const origins = parseStoredOrigins(row.embed_frame_ancestors);
@@ -16,7 +16,7 @@ export async function getEmbedSettings(ctx: OrgContext): Promise<EmbedSettings> 
 
 /** Replaces the organization's list (normalized, duplicates dropped) with its audit entry in one batch. */
 export async function setFrameAncestors(ctx: OrgContext, input: { frameAncestors: string[] }): Promise<EmbedSettings> {
-  const { db, orgId } = ctx;
+  const { global: db, orgId } = ctx;
   const origins = normalizeOrigins(input.frameAncestors);
   const at = nowIso();
   await commitWithOrgAudit(db, { orgId, action: "org.embed_settings_updated", actor: ctx.actor, data: { frame_ancestors: origins }, at }, [

@@ -1,6 +1,6 @@
 import { errors, jwtVerify, SignJWT } from "jose";
 import type { Env } from "../../env";
-import type { OrgContext } from "../../lib/context";
+import { onShardOf, type OrgContext } from "../../lib/context";
 import { ApiError, conflict, forbidden, PAYMENT_PENDING } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
 import type { Scope } from "../../lib/scopes";
@@ -43,7 +43,9 @@ export async function mintEmbedToken(
   const rule = WIDGET_RULES[input.widgetType];
   if (!input.scopes.includes(rule.scope)) throw forbidden(`Missing required scope: ${rule.scope}`);
   const secret = secretOf(env);
-  const envelope = await getEnvelope(ctx.db, orgId, input.envelopeId);
+  // the envelope id comes in the body, not the path: its own shard, not the organization's current one
+  const db = onShardOf(ctx, input.envelopeId).db;
+  const envelope = await getEnvelope(db, orgId, input.envelopeId);
   if (input.widgetType === "sign" && envelope.kba_required === 1) {
     throw new ApiError(
       409,
@@ -53,7 +55,7 @@ export async function mintEmbedToken(
     );
   }
   // Spec 4.4: a vault widget is refused while a requested payment is unsettled (Sign + Pay), whatever the status.
-  if (input.widgetType === "vault" && (await findUnpaidPayment(ctx.db, envelope))) {
+  if (input.widgetType === "vault" && (await findUnpaidPayment(db, envelope))) {
     throw conflict("A payment requested on this envelope has not been paid yet; the vault widget opens once the payment settles", {
       status: envelope.status,
       widget_type: input.widgetType,

@@ -117,22 +117,27 @@ export function markSendEmailStatement(db: D1Database, envelopeId: string, sendE
 
 /**
  * The INSERT of a bulk-send envelope, `preparing` under its client, with `audit_seq` 1: its
- * `envelope.created` audit entry goes in the same batch.
+ * `envelope.created` audit entry goes in the same batch. `consent` is the organization's E-SIGN consent
+ * as read from the global database before the batch (compose/consent-at-create.ts `consentAtCreate`
+ * with `requested: null`; one read serves a whole chunk).
  */
 export function bulkEnvelopeInsert(
   db: D1Database,
-  e: { id: string; orgId: string; customerId: string; name: string; documentSource: string; templateId: string; metadata: string; kbaRequired: number; providerInstance: string; at: string },
+  e: {
+    id: string; orgId: string; customerId: string; name: string; documentSource: string; templateId: string; metadata: string; kbaRequired: number;
+    providerInstance: string; consent: EnvelopeConsent; at: string;
+  },
 ): D1PreparedStatement {
-  const { consent, disclosureId } = consentColumns("NULL");
   return db
     .prepare(
-      // SQL exception: E-SIGN consent (DESIGN.md 12) follows the organization's current disclosure (its
-      // `required`, and that version pinned), read in the same statement: no statement more per envelope.
       `INSERT INTO envelopes (id, org_id, customer_id, name, status, document_source, template_id, metadata, prefilled_data, kba_required, provider_instance,
          consumer_consent, disclosure_id, audit_seq, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'preparing', ?, ?, ?, ?, ?, ?, ${consent}, ${disclosureId}, 1, ?, ?)`,
+         VALUES (?, ?, ?, ?, 'preparing', ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
     )
-    .bind(e.id, e.orgId, e.customerId, e.name, e.documentSource, e.templateId, e.metadata, null, e.kbaRequired, e.providerInstance, e.at, e.at);
+    .bind(
+      e.id, e.orgId, e.customerId, e.name, e.documentSource, e.templateId, e.metadata, null, e.kbaRequired, e.providerInstance,
+      e.consent.consumerConsent, e.consent.disclosureId, e.at, e.at,
+    );
 }
 
 /** An envelope's status, whatever its organization, or null when there is no such envelope. */
@@ -234,52 +239,36 @@ export async function listEnvelopesPage(
 
 /**
  * The `pending` envelope of a create (compose/create-envelope.ts), its customer_id resolved in SQL from
- * the customer insert placed before it in the same batch.
+ * the customer insert (or copy) placed before it in the same batch, its E-SIGN consent as decided.
  */
 export function createdEnvelopeInsert(
   db: D1Database,
   e: {
     id: string; orgId: string; emailNormalized: string; name: string; documentSource: string; externalId: string | null;
     templateId: string | null; metadata: string; prefilledData: string | null; securedParty: string | null; kbaRequired: number;
-    providerInstance: string; expiresInDays: number; createdByKeyId: string | null; at: string;
+    providerInstance: string; expiresInDays: number; createdByKeyId: string | null; consent: EnvelopeConsent; at: string;
   },
 ): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO envelopes (id, org_id, customer_id, name, status, document_source, external_id, template_id, metadata,
-         prefilled_data, secured_party, kba_required, provider_instance, expires_in_days, created_by_key_id, audit_seq, created_at, updated_at)
-       VALUES (?, ?, (SELECT id FROM customers WHERE org_id = ? AND email_normalized = ?), ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+         prefilled_data, secured_party, kba_required, provider_instance, expires_in_days, created_by_key_id, consumer_consent, disclosure_id,
+         audit_seq, created_at, updated_at)
+       VALUES (?, ?, (SELECT id FROM customers WHERE org_id = ? AND email_normalized = ?), ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
     )
     .bind(
       e.id, e.orgId, e.orgId, e.emailNormalized, e.name, e.documentSource, e.externalId, e.templateId, e.metadata,
-      e.prefilledData, e.securedParty, e.kbaRequired, e.providerInstance, e.expiresInDays, e.createdByKeyId, e.at, e.at,
+      e.prefilledData, e.securedParty, e.kbaRequired, e.providerInstance, e.expiresInDays, e.createdByKeyId,
+      e.consent.consumerConsent, e.consent.disclosureId, e.at, e.at,
     );
 }
 
 /**
- * E-SIGN consent at create (DESIGN.md 12): `requested` (the create field) or else the organization's
- * current `required`; when consent applies the envelope pins the organization's newest disclosure
- * version (`disclosure_id`), so a later save never changes what its signers are shown.
+ * An envelope's E-SIGN consent at create (DESIGN.md 12): whether it applies, and the organization's
+ * disclosure version it pins when it does (so a later save never changes what its signers are shown).
+ * Read from the global database before the create's batch (compose/consent-at-create.ts), passed as values.
  */
-// SQL exception: the organization's current disclosure is read in the create's batch (after the
-// shipped default may have been stored as version 0 by consent/repository.ts), one round trip.
-export function envelopeConsentUpdate(db: D1Database, input: { envelopeId: string; orgId: string; requested: boolean | null }): D1PreparedStatement {
-  const { consent, disclosureId } = consentColumns("?1");
-  return db
-    .prepare(`UPDATE envelopes SET consumer_consent = ${consent}, disclosure_id = ${disclosureId} WHERE id = ?3`)
-    .bind(input.requested === null ? null : input.requested ? 1 : 0, input.orgId, input.envelopeId);
-}
-
-/**
- * The SQL of an envelope's `consumer_consent` and `disclosure_id` at create, in a statement that binds
- * the organization as ?2: `requested` (SQL: 1, 0 or NULL for "the organization's current `required`"),
- * and when consent applies, the organization's newest disclosure version pinned.
- */
-function consentColumns(requested: string): { consent: string; disclosureId: string } {
-  const current = (column: "required" | "id") => `(SELECT ${column} FROM esign_disclosures WHERE org_id = ?2 ORDER BY version DESC LIMIT 1)`;
-  const consent = `COALESCE(${requested}, ${current("required")}, 0)`;
-  return { consent, disclosureId: `CASE WHEN ${consent} = 1 THEN ${current("id")} END` };
-}
+export type EnvelopeConsent = { consumerConsent: 0 | 1; disclosureId: string | null };
 
 // ---- reminders and expiry warnings (DESIGN.md 12; jobs/send-reminders.ts) ----
 
@@ -303,10 +292,16 @@ export type ReminderDueRow = Pick<
  * overdue first. The envelope was sent `expires_in_days` before its `expires_at` (send-envelope.ts
  * sets it so): the first reminder is due `after_days` after that, the next `every_days` after the last
  * one (never when 0); the expiry warning 2 days before `expires_at`, once, for an envelope open longer
- * than 2 days. Reads the organization's defaults beside the envelope.
+ * than 2 days. The organizations' defaults are global rows (docs/decisions/shards.md 3): the caller
+ * reads them first and passes those of the organizations that set any as `orgDefaults`, one JSON array
+ * of `{ id, after, every }` (jobs/send-reminders.ts); `org_name` is left '' for the caller to fill.
  */
-export async function listEnvelopesDueForReminders(db: D1Database, now: string, limit: number): Promise<ReminderDueRow[]> {
-  // SQL exception: the organization's reminder defaults are read beside its envelopes, one statement for the run.
+export async function listEnvelopesDueForReminders(
+  db: D1Database,
+  now: string,
+  limit: number,
+  orgDefaults: { id: string; after: number | null; every: number | null }[] = [],
+): Promise<ReminderDueRow[]> {
   const { results } = await db
     .prepare(
       `SELECT * FROM (
@@ -316,14 +311,16 @@ export async function listEnvelopesDueForReminders(db: D1Database, now: string, 
                     OR (reminders_sent > 0 AND every_days > 0 AND julianday(?1) >= julianday(last_reminder_at) + every_days)
                      ) THEN 1 ELSE 0 END AS reminder_due,
                 CASE WHEN expiry_warned_at IS NULL AND expires_in_days > 2 AND julianday(?1) >= julianday(expires_at) - 2 THEN 1 ELSE 0 END AS warning_due
-         FROM (SELECT e.*, o.name AS org_name, COALESCE(e.reminder_after_days, o.reminder_after_days) AS after_days,
-                      COALESCE(e.reminder_every_days, o.reminder_every_days, 0) AS every_days
-               FROM envelopes e JOIN organizations o ON o.id = e.org_id
+         FROM (SELECT e.*, '' AS org_name, COALESCE(e.reminder_after_days, o.after) AS after_days,
+                      COALESCE(e.reminder_every_days, o.every, 0) AS every_days
+               FROM envelopes e
+               LEFT JOIN (SELECT json_extract(value, '$.id') AS id, json_extract(value, '$.after') AS after, json_extract(value, '$.every') AS every
+                          FROM json_each(?3)) o ON o.id = e.org_id
                WHERE e.status IN ('sent', 'viewed') AND e.expires_at IS NOT NULL AND e.expires_at > ?1)
        ) WHERE reminder_due = 1 OR warning_due = 1
        ORDER BY expires_at LIMIT ?2`,
     )
-    .bind(now, limit)
+    .bind(now, limit, JSON.stringify(orgDefaults))
     .all<ReminderDueRow>();
   return results;
 }

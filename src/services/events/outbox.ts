@@ -1,4 +1,4 @@
-import { newId } from "../../lib/ids";
+import { newShardId, shardOf, type ShardDb } from "../../lib/shards";
 import { dispatchedEventInsert, eventInsert } from "./repository";
 
 /** The event types this service emits today; the webhook catalog grows with later capabilities. */
@@ -31,21 +31,30 @@ export type EventType = keyof typeof EVENT_TYPES;
 
 export type OutboxEvent = { id: string; statement: D1PreparedStatement };
 
-type NewEvent<T extends string> = { orgId: string; envelopeId: string | null; type: T; data: Record<string, unknown>; at: string };
+/**
+ * A new event. Its row goes on the shard `db`, and its id names that shard (docs/decisions/shards.md 2):
+ * an event about an envelope is on the envelope's shard (`shardOf(envelopeId)`, unless `shard` says
+ * otherwise); an organization-level event (no envelope: a test ping, an endpoint paused) names its
+ * shard (`shard`, the organization's current one).
+ */
+type NewEvent<T extends string> = { orgId: string; type: T; data: Record<string, unknown>; at: string } & (
+  | { envelopeId: string; shard?: number }
+  | { envelopeId: null; shard: number }
+);
 
 /** An event row with a fresh id: undispatched (the outbox), or recorded already dispatched (`dispatchedAt`). */
-function newEvent(db: D1Database, input: NewEvent<string>, dispatched: boolean): OutboxEvent {
-  const id = newId("event");
+function newEvent(db: ShardDb, input: NewEvent<string>, dispatched: boolean): OutboxEvent {
+  const id = newShardId("event", input.shard ?? shardOf(input.envelopeId!));
   const row = { id, orgId: input.orgId, envelopeId: input.envelopeId, type: input.type, data: JSON.stringify(input.data), createdAt: input.at };
   return { id, statement: dispatched ? dispatchedEventInsert(db, { ...row, dispatchedAt: input.at }) : eventInsert(db, row) };
 }
 
 /** The INSERT of one outbox event, to be put in the same D1 batch as the change it reports. */
-export const outboxInsert = (db: D1Database, input: NewEvent<EventType>): OutboxEvent => newEvent(db, input, false);
+export const outboxInsert = (db: ShardDb, input: NewEvent<EventType>): OutboxEvent => newEvent(db, input, false);
 
 /** Event types written to the envelope's timeline only: recorded already dispatched, never fanned out to webhooks. */
 export const TIMELINE_TYPES = ["kba.verified"] as const;
 export type TimelineType = (typeof TIMELINE_TYPES)[number];
 
 /** The INSERT of one timeline event (`dispatched_at = at`, so the dispatch never picks it up), for the change's batch. */
-export const timelineInsert = (db: D1Database, input: NewEvent<TimelineType>): OutboxEvent => newEvent(db, input, true);
+export const timelineInsert = (db: ShardDb, input: NewEvent<TimelineType>): OutboxEvent => newEvent(db, input, true);

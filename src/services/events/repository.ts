@@ -1,12 +1,13 @@
 import type { events } from "../../db/schema";
 import type { Row } from "../../db/row";
+import type { ShardDb } from "../../lib/shards";
 
 /** One `events` row as D1 returns it (`data` is the JSON text). */
 export type EventRow = Row<typeof events>;
 
 /** The INSERT of one undispatched outbox event (the dispatch fans it out later). */
 export function eventInsert(
-  db: D1Database,
+  db: ShardDb,
   row: { id: string; orgId: string; envelopeId: string | null; type: string; data: string; createdAt: string },
 ): D1PreparedStatement {
   return db
@@ -16,7 +17,7 @@ export function eventInsert(
 
 /** The INSERT of one event that is never dispatched: it is recorded already dispatched (`dispatched_at = at`). */
 export function dispatchedEventInsert(
-  db: D1Database,
+  db: ShardDb,
   row: { id: string; orgId: string; envelopeId: string | null; type: string; data: string; createdAt: string; dispatchedAt: string },
 ): D1PreparedStatement {
   return db
@@ -25,17 +26,17 @@ export function dispatchedEventInsert(
 }
 
 /** The fields of one event a webhook payload is built from, as a statement (webhooks/get-delivery.ts batches it). */
-export function eventPayloadSelect(db: D1Database, orgId: string, eventId: string): D1PreparedStatement {
+export function eventPayloadSelect(db: ShardDb, orgId: string, eventId: string): D1PreparedStatement {
   return db.prepare("SELECT id, org_id, type, envelope_id, data, created_at FROM events WHERE id = ? AND org_id = ?").bind(eventId, orgId);
 }
 
 /** Marks one event dispatched (an event that is never fanned out, as a webhook test's). */
-export function eventDispatchedUpdate(db: D1Database, eventId: string, at: string): D1PreparedStatement {
+export function eventDispatchedUpdate(db: ShardDb, eventId: string, at: string): D1PreparedStatement {
   return db.prepare("UPDATE events SET dispatched_at = ? WHERE id = ?").bind(at, eventId);
 }
 
 /** Of these event ids, the ones already dispatched. */
-export async function dispatchedEventIds(db: D1Database, eventIds: readonly string[]): Promise<string[]> {
+export async function dispatchedEventIds(db: ShardDb, eventIds: readonly string[]): Promise<string[]> {
   const { results } = await db
     .prepare("SELECT id FROM events WHERE id IN (SELECT value FROM json_each(?)) AND dispatched_at IS NOT NULL")
     .bind(JSON.stringify(eventIds))
@@ -44,7 +45,7 @@ export async function dispatchedEventIds(db: D1Database, eventIds: readonly stri
 }
 
 /** The oldest events still undispatched that were written at or before `cutoff`, at most `limit`. */
-export async function undispatchedEventIds(db: D1Database, input: { cutoff: string; limit: number }): Promise<string[]> {
+export async function undispatchedEventIds(db: ShardDb, input: { cutoff: string; limit: number }): Promise<string[]> {
   const { results } = await db
     .prepare("SELECT id FROM events WHERE dispatched_at IS NULL AND created_at <= ? ORDER BY created_at LIMIT ?")
     .bind(input.cutoff, input.limit)
@@ -53,26 +54,10 @@ export async function undispatchedEventIds(db: D1Database, input: { cutoff: stri
 }
 
 /**
- * The `webhook.endpoint_paused` event of one endpoint, inserted only if the endpoint's UPDATE just before
- * it in the batch paused it (its `paused_at` is `at`): webhooks/record-attempts.ts.
- */
-export function endpointPausedEventInsert(
-  db: D1Database,
-  input: { id: string; orgId: string; endpointId: string; data: string; at: string },
-): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO events (id, org_id, envelope_id, type, data, created_at)
-       SELECT ?, ?, NULL, 'webhook.endpoint_paused', ?, ? WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND paused_at = ?)`,
-    )
-    .bind(input.id, input.orgId, input.data, input.at, input.endpointId, input.at);
-}
-
-/**
  * The `envelope.created` event of an envelope inserted earlier in the same batch: its data is
  * assembled in SQL from the envelope row (services/bulk/create-bulk-envelope.ts).
  */
-export function envelopeCreatedEventInsert(db: D1Database, input: { id: string; envelopeId: string; at: string }): D1PreparedStatement {
+export function envelopeCreatedEventInsert(db: ShardDb, input: { id: string; envelopeId: string; at: string }): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO events (id, org_id, envelope_id, type, data, created_at)
@@ -86,20 +71,23 @@ export function envelopeCreatedEventInsert(db: D1Database, input: { id: string; 
 /**
  * The `envelope.created` event of a single create (compose/create-envelope.ts): data assembled in SQL
  * from the envelope row of the same batch, committed already dispatched when the organization has no
- * live endpoint. `liveEndpoints` is the caller's `FROM … WHERE …` fragment over `e.org_id`
- * (webhooks/fan-out liveEndpointsOf), passed in so events does not import webhooks.
+ * live endpoint. `hasLiveEndpoint` is read from the global database first (webhooks/repository.ts
+ * hasLiveEndpoint): endpoints are global, the event is a shard row. `liveEndpoints` (the former
+ * `FROM … WHERE …` fragment joining webhook_endpoints) is only honoured while shard and global are one
+ * database; pass `hasLiveEndpoint`.
  */
 export function envelopeCreatedEventInsertReturning(
-  db: D1Database,
-  input: { id: string; envelopeId: string; at: string; liveEndpoints: string },
+  db: ShardDb,
+  input: { id: string; envelopeId: string; at: string } & ({ hasLiveEndpoint: boolean; liveEndpoints?: undefined } | { liveEndpoints: string; hasLiveEndpoint?: undefined }),
 ): D1PreparedStatement {
+  const live = input.hasLiveEndpoint === undefined ? `EXISTS (SELECT 1 ${input.liveEndpoints})` : input.hasLiveEndpoint ? "1" : "0";
   return db
     .prepare(
       `INSERT INTO events (id, org_id, envelope_id, type, data, created_at, dispatched_at)
        SELECT ?, e.org_id, e.id, 'envelope.created',
          json_object('envelope_id', e.id, 'envelope_name', e.name, 'status', e.status,
                      'customer_id', e.customer_id, 'external_id', e.external_id), ?,
-         CASE WHEN EXISTS (SELECT 1 ${input.liveEndpoints}) THEN NULL ELSE ? END
+         CASE WHEN ${live} THEN NULL ELSE ? END
        FROM envelopes e WHERE e.id = ?
        RETURNING dispatched_at`,
     )

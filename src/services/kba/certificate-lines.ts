@@ -1,4 +1,5 @@
 import { listKbaResults, type KbaResultRow } from "./repository";
+import type { ShardDb } from "../../lib/shards";
 
 /** "2026-11-23T14:02:11.000Z" -> "2026-11-23 14:02 UTC" */
 const minuteUtc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
@@ -8,6 +9,6 @@ export const kbaLine = (r: Pick<KbaResultRow, "status" | "provider" | "provider_
   `KBA ${r.status} (${r.provider} session ${r.provider_session_id}, ${minuteUtc(r.occurred_at)})`;
 
 /** Each challenged signer's KBA outcome as the signing certificate page states it, by signer id. */
-export async function kbaCertificateLines(db: D1Database, envelopeId: string): Promise<Map<string, string>> {
+export async function kbaCertificateLines(db: ShardDb, envelopeId: string): Promise<Map<string, string>> {
   return new Map((await listKbaResults(db, envelopeId)).map((r) => [r.signer_id, kbaLine(r)]));
 }

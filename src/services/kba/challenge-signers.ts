@@ -1,19 +1,22 @@
 import type { Env } from "../../env";
 import type { Actor } from "../../lib/actor";
+import type { GlobalDb } from "../../lib/shards";
 import { kbaProvider } from "../../providers/kba";
 import { getUserEmailLower } from "../organizations/repository";
 import type { SignerRow } from "../signers/repository";
 import { insertKbaCheck } from "./repository";
+import type { ShardDb } from "../../lib/shards";
 
 /**
  * The lower-cased email of the person who sends: the console user acting (a member sending from the
  * console, or a bulk batch's creator, whose ctx acts as that user). A partner API key is nobody's
  * identity, so a key's send has no sender to spare: every signer is challenged. Only the sender is
  * spared (spec 4.8, part 3): any other member of the organization signing is verified like anyone.
+ * `users` is a global table: pass `ctx.global`.
  */
-export async function senderEmailOf(db: D1Database, actor: Actor): Promise<string | null> {
+export async function senderEmailOf(global: GlobalDb, actor: Actor): Promise<string | null> {
   if (actor.type !== "user" || !actor.id) return null;
-  return getUserEmailLower(db, actor.id);
+  return getUserEmailLower(global, actor.id);
 }
 
 export type KbaStep = { provider: string; challengedIds: Set<string>; challengedEmails: string[]; statements: D1PreparedStatement[] };
@@ -25,7 +28,7 @@ export type KbaStep = { provider: string; challengedIds: Set<string>; challenged
  * never challenged nor billed; another member of the organization is a signer like any other.
  * `kbaProvider` throws the 503 naming KBA_PROVIDER when none is configured, before anything is written.
  */
-export function kbaStepFor(env: Env, db: D1Database, input: { envelope: { id: string; org_id: string }; signers: SignerRow[]; senderEmail: string | null; at: string }): KbaStep {
+export function kbaStepFor(env: Env, db: ShardDb, input: { envelope: { id: string; org_id: string }; signers: SignerRow[]; senderEmail: string | null; at: string }): KbaStep {
   const provider = kbaProvider(env);
   const { envelope, at } = input;
   const sender = input.senderEmail?.trim().toLowerCase() ?? null;

@@ -2,6 +2,7 @@ import { KBA_SETS_PER_DAY } from "../../db/schema/kba";
 import { ApiError } from "../../lib/errors";
 import { addSeconds } from "../../lib/time";
 import { countSessionsSince } from "./repository";
+import type { ShardDb } from "../../lib/shards";
 
 /** The window of the cap on question sets: a rolling day. */
 export const KBA_SET_CAP_WINDOW_SECONDS = 24 * 60 * 60;
@@ -13,7 +14,7 @@ export const KBA_SET_CAP_WINDOW_SECONDS = 24 * 60 * 60;
  * per person and period too). Refused with 429 `kba_daily_limit` naming when a set can start again.
  * getKbaStep repeats the count inside its INSERT, so two racing first loads cannot both pass it.
  */
-export async function assertUnderDailyCap(db: D1Database, signerId: string, since: string): Promise<void> {
+export async function assertUnderDailyCap(db: ShardDb, signerId: string, since: string): Promise<void> {
   const row = await countSessionsSince(db, signerId, since);
   if (!row || row.sets < KBA_SETS_PER_DAY) return;
   const resetsAt = addSeconds(row.oldest!, KBA_SET_CAP_WINDOW_SECONDS);

@@ -1,11 +1,12 @@
 import { ApiError } from "../../lib/errors";
 import type { KbaCheckStatus } from "../../db/schema/kba";
 import { getKbaCheck } from "./repository";
+import type { ShardDb } from "../../lib/shards";
 
 /** What the signing page needs to know: whether this signer answers questions first, and how far they are. */
 export type KbaState = { required: boolean; status: KbaCheckStatus | null };
 
-export async function kbaStateOf(db: D1Database, signerId: string): Promise<KbaState> {
+export async function kbaStateOf(db: ShardDb, signerId: string): Promise<KbaState> {
   const check = await getKbaCheck(db, signerId);
   return check ? { required: true, status: check.status } : { required: false, status: null };
 }
@@ -25,7 +26,7 @@ const WHY: Record<KbaCheckStatus, string> = {
  * `decline` answer 403 with `code: "kba_required"` until this signer has passed. Declining is refused
  * too: the person holding the link has not shown they are the signer.
  */
-export async function assertKbaCleared(db: D1Database, signerId: string): Promise<void> {
+export async function assertKbaCleared(db: ShardDb, signerId: string): Promise<void> {
   const state = await kbaStateOf(db, signerId);
   if (kbaCleared(state)) return;
   throw new ApiError(403, `Identity verification required: ${WHY[state.status!]}`, { kba_status: state.status }, "kba_required");

@@ -1,6 +1,6 @@
 import { KBA_SETS_PER_DAY } from "../../db/schema/kba";
 import { ApiError } from "../../lib/errors";
-import { newId } from "../../lib/ids";
+import { newShardId } from "../../lib/shards";
 import type { RequestContext } from "../../lib/context";
 import { addSeconds, nowIso } from "../../lib/time";
 import type { KbaQuestion } from "../../providers/kba";
@@ -63,7 +63,7 @@ export async function getKbaStep(ctx: RequestContext, input: { signerId: string 
       return { status: "unavailable" as const, attempts_left: 0, session: null };
     }
     const session: KbaSessionRow = {
-      id: newId("kbaSession"),
+      id: newShardId("kbaSession", ctx.shardId),
       signer_id: sc.signer.id,
       envelope_id: sc.envelope.id,
       org_id: sc.envelope.org_id,

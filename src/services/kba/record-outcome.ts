@@ -1,5 +1,5 @@
 import type { KbaOutcome } from "../../db/schema/kba";
-import { newId } from "../../lib/ids";
+import { newShardId } from "../../lib/shards";
 import type { RequestContext } from "../../lib/context";
 import type { EnvelopeChange } from "../envelopes/commit";
 import type { LoadedEnvelope } from "../envelopes/repository";
@@ -55,7 +55,7 @@ export function outcomeChange(
   };
   const statements = [
     kbaResultInsert(db, {
-      id: newId("kbaResult"),
+      id: newShardId("kbaResult", ctx.shardId),
       signer_id: signer.id,
       envelope_id: envelope.id,
       org_id: envelope.org_id,

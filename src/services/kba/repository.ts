@@ -1,20 +1,21 @@
 import type { Row } from "../../db/row";
 import type { KbaCheckStatus, kbaChecks, kbaResults, kbaSessions } from "../../db/schema/kba";
+import type { ShardDb } from "../../lib/shards";
 
 export type KbaCheckRow = Row<typeof kbaChecks>;
 export type KbaSessionRow = Row<typeof kbaSessions>;
 export type KbaResultRow = Row<typeof kbaResults>;
 
 /** The signer's KBA check, or null when the signer is not challenged (not a KBA envelope, or the sender). */
-export function getKbaCheck(db: D1Database, signerId: string): Promise<KbaCheckRow | null> {
+export function getKbaCheck(db: ShardDb, signerId: string): Promise<KbaCheckRow | null> {
   return db.prepare("SELECT * FROM kba_checks WHERE signer_id = ?").bind(signerId).first<KbaCheckRow>();
 }
 
-export function openSessionOf(db: D1Database, signerId: string): Promise<KbaSessionRow | null> {
+export function openSessionOf(db: ShardDb, signerId: string): Promise<KbaSessionRow | null> {
   return db.prepare("SELECT * FROM kba_sessions WHERE signer_id = ? AND status = 'open'").bind(signerId).first<KbaSessionRow>();
 }
 
-export function insertKbaCheck(db: D1Database, row: Pick<KbaCheckRow, "signer_id" | "envelope_id" | "org_id" | "provider">, at: string): D1PreparedStatement {
+export function insertKbaCheck(db: ShardDb, row: Pick<KbaCheckRow, "signer_id" | "envelope_id" | "org_id" | "provider">, at: string): D1PreparedStatement {
   return db
     .prepare("INSERT INTO kba_checks (signer_id, envelope_id, org_id, provider, status, attempts_used, created_at, updated_at) VALUES (?, ?, ?, ?, 'required', 0, ?, ?)")
     .bind(row.signer_id, row.envelope_id, row.org_id, row.provider, at, at);
@@ -30,18 +31,18 @@ export function isKbaConstraint(err: unknown): boolean {
 }
 
 /** The envelope's challenged signers (those with a KBA check). */
-export async function challengedSignerIds(db: D1Database, envelopeId: string): Promise<Set<string>> {
+export async function challengedSignerIds(db: ShardDb, envelopeId: string): Promise<Set<string>> {
   const { results } = await db.prepare("SELECT signer_id FROM kba_checks WHERE envelope_id = ?").bind(envelopeId).all<{ signer_id: string }>();
   return new Set(results.map((r) => r.signer_id));
 }
 
 /** The signer's question set `sessionId`, or null (another signer's session is as unknown as a made-up id). */
-export function getKbaSession(db: D1Database, sessionId: string, signerId: string): Promise<KbaSessionRow | null> {
+export function getKbaSession(db: ShardDb, sessionId: string, signerId: string): Promise<KbaSessionRow | null> {
   return db.prepare("SELECT * FROM kba_sessions WHERE id = ? AND signer_id = ?").bind(sessionId, signerId).first<KbaSessionRow>();
 }
 
 /** How many question sets the signer started after `since`, and when the oldest of them started. */
-export function countSessionsSince(db: D1Database, signerId: string, since: string): Promise<{ sets: number; oldest: string | null } | null> {
+export function countSessionsSince(db: ShardDb, signerId: string, since: string): Promise<{ sets: number; oldest: string | null } | null> {
   return db
     .prepare("SELECT count(*) AS sets, min(created_at) AS oldest FROM kba_sessions WHERE signer_id = ? AND created_at > ?")
     .bind(signerId, since)
@@ -54,7 +55,7 @@ export function countSessionsSince(db: D1Database, signerId: string, since: stri
  * here, inserting nothing). Two racing first loads: the partial unique index on the open set throws.
  */
 export function insertKbaSession(
-  db: D1Database,
+  db: ShardDb,
   session: Pick<KbaSessionRow, "id" | "signer_id" | "envelope_id" | "org_id" | "provider" | "provider_session_id" | "attempt" | "expires_at" | "created_at">,
   guard: { attemptsUsed: number; since: string; cap: number },
 ): Promise<D1Result> {
@@ -85,7 +86,7 @@ export function insertKbaSession(
 }
 
 /** The guard of an `unavailable` outcome: a check that is no longer `required` makes status NULL and fails the batch whole. */
-export function kbaCheckUnavailable(db: D1Database, signerId: string, at: string): D1PreparedStatement {
+export function kbaCheckUnavailable(db: ShardDb, signerId: string, at: string): D1PreparedStatement {
   return db.prepare("UPDATE kba_checks SET status = CASE WHEN status = 'required' THEN 'unavailable' END, updated_at = ? WHERE signer_id = ?").bind(at, signerId);
 }
 
@@ -95,7 +96,7 @@ export function kbaCheckUnavailable(db: D1Database, signerId: string, at: string
  * NULL (which NOT NULL refuses) and the batch fails whole.
  */
 export function kbaSessionSettle(
-  db: D1Database,
+  db: ShardDb,
   session: Pick<KbaSessionRow, "id" | "signer_id" | "attempt">,
   settle: { settledAs: "scored" | "expired"; outcome: string; at: string },
 ): D1PreparedStatement {
@@ -108,12 +109,12 @@ export function kbaSessionSettle(
 }
 
 /** Moves the signer's check to `status` with `attemptsUsed` attempts used. */
-export function kbaCheckMove(db: D1Database, signerId: string, move: { status: KbaCheckStatus; attemptsUsed: number; at: string }): D1PreparedStatement {
+export function kbaCheckMove(db: ShardDb, signerId: string, move: { status: KbaCheckStatus; attemptsUsed: number; at: string }): D1PreparedStatement {
   return db.prepare("UPDATE kba_checks SET status = ?, attempts_used = ?, updated_at = ? WHERE signer_id = ?").bind(move.status, move.attemptsUsed, move.at, signerId);
 }
 
 /** The INSERT of a signer's final KBA result (unique per signer: a second one fails the batch it is in). */
-export function kbaResultInsert(db: D1Database, result: KbaResultRow): D1PreparedStatement {
+export function kbaResultInsert(db: ShardDb, result: KbaResultRow): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO kba_results (id, signer_id, envelope_id, org_id, signer_email, status, provider, provider_session_id, ip_address, price_cents, attempts, occurred_at)
@@ -145,7 +146,7 @@ export function kbaResultInsert(db: D1Database, result: KbaResultRow): D1Prepare
  * entry). The sets keep their start times: the rolling-day cap still counts them. Nothing for a
  * signer without a check.
  */
-export function kbaRestartStatements(db: D1Database, signerId: string, at: string): D1PreparedStatement[] {
+export function kbaRestartStatements(db: ShardDb, signerId: string, at: string): D1PreparedStatement[] {
   return [
     db.prepare("UPDATE kba_sessions SET status = 'expired', outcome = 'superseded', scored_at = ? WHERE signer_id = ? AND status = 'open'").bind(at, signerId),
     db.prepare("UPDATE kba_sessions SET status = 'expired' WHERE signer_id = ? AND status = 'scored'").bind(signerId),

@@ -13,7 +13,18 @@ const Scopes = z
   .max(SCOPES.length)
   .refine((s) => new Set(s).size === s.length, { message: "scopes must not repeat" });
 
-export const CreateOrgBody = z.object({ name: z.string().trim().min(1).max(200) }).openapi("CreateOrg", { example: { name: "Acme Auto Finance" } });
+export const CreateOrgBody = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    shard_id: z
+      .number()
+      .int()
+      .min(1)
+      .max(9999)
+      .optional()
+      .describe("Place the organization on this open shard (a large tenant on a shard of its own); omitted: the open shard with the fewest envelopes."),
+  })
+  .openapi("CreateOrg", { example: { name: "Acme Auto Finance" } });
 export const PatchOrgBody = z
   .object({
     name: z.string().trim().min(1).max(200).optional(),
@@ -34,6 +45,12 @@ export const PatchOrgBody = z
       .nullable()
       .optional()
       .openapi({ description: "Default days between later reminders (1 to 30; 0 or null: remind once)" }),
+    current_shard_id: z
+      .int()
+      .min(1)
+      .max(9999)
+      .optional()
+      .openapi({ description: "Moves where the organization's new envelopes go: an open shard (GET /operator/shards). Its existing records stay where they are, still read and swept." }),
   })
   .openapi("PatchOrg", { example: { stripe_account_id: "acct_1Nv0FGQ9RKHgCVdK", platform_fee_bps: 150, embed_frame_ancestors: ["https://dealer.example.com"] } });
 
@@ -95,3 +112,42 @@ export const ApiKeyWithSecretSchema = ApiKeySchema.extend({
   api_key: z.string().openapi({ description: "The raw key, shown this once", example: "lk_3f9a0c2e7b4d1f6a8c0e2b4d6f8a0c2e4b6d8f0a" }),
 }).openapi("ApiKeyWithSecret");
 export type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecretSchema>;
+
+export const ShardIdParams = z.object({
+  // digits only (no "0x1", "1e0" or " 2"): a number as the registry and the bindings spell it
+  shard_id: z
+    .string()
+    .regex(/^[1-9][0-9]{0,3}$/)
+    .transform(Number)
+    .openapi({ param: { name: "shard_id", in: "path" }, type: "integer", minimum: 1, maximum: 9999, example: 2, description: "The shard's number (binding `SHARD_<n>`)" }),
+});
+
+export const ShardStateEnum = z.enum(["open", "closed"]).openapi({ description: "open: new organizations may be placed or moved here; closed: its data is still read and swept, nothing new lands" });
+
+export const PatchShardBody = z.object({ state: ShardStateEnum }).openapi("PatchShard", { example: { state: "open" } });
+
+export const ShardSchema = z
+  .object({
+    shard_id: z.int(),
+    state: ShardStateEnum,
+    organizations: z.int().openapi({ description: "Organizations whose current shard this is" }),
+    envelopes: z.int().openapi({ description: "Envelopes stored on the shard (its highest envelope rowid; envelopes are never deleted)" }),
+  })
+  .openapi("Shard");
+
+export const ShardIdField = z.int().openapi({ description: "The organization's current shard: where its new envelopes, customers and batches are stored" });
+
+export const OrgSchema = z
+  .object({
+    org_id: z.string(),
+    name: z.string(),
+    stripe_account_id: z.string().nullable(),
+    platform_fee_bps: z.int(),
+    embed_frame_ancestors: z.array(z.string()).openapi({ description: "Origins allowed to frame the signing page and widgets (CSP frame-ancestors); [] for none" }),
+    reminder_after_days: z.int().nullable().openapi({ description: "Default days after sending before the first reminder (null: none by default)" }),
+    reminder_every_days: z.int().nullable().openapi({ description: "Default days between later reminders (0 or null: once)" }),
+    created_at: z.string(),
+    updated_at: z.string(),
+    shard_id: ShardIdField,
+  })
+  .openapi("Organization");

@@ -15,7 +15,7 @@ export async function addUser(
   ctx: RequestContext,
   input: { orgId: string; email: string; name: string; role: "admin" | "custodian" | "member" },
 ) {
-  const db = ctx.db;
+  const db = ctx.global;
   await assertOrgExists(db, input.orgId);
   const email = normalizeEmail(input.email);
   const at = nowIso();
@@ -35,10 +35,10 @@ export async function addUser(
 
 export async function issueAccessToken(ctx: RequestContext, input: { userId: string; orgId?: string; ttlSeconds?: number }) {
   const secret = new TextEncoder().encode(requireSecret(ctx.env, "SESSION_JWT_SECRET"));
-  const user = await findUser(ctx.db, input.userId);
+  const user = await findUser(ctx.global, input.userId);
   if (!user) throw notFound("User");
   if (input.orgId) {
-    const member = await findMembership(ctx.db, input.userId, input.orgId);
+    const member = await findMembership(ctx.global, input.userId, input.orgId);
     if (!member) throw unprocessable("The user is not a member of that organization", { org_id: input.orgId });
   }
   const ttl = input.ttlSeconds ?? 3600;

@@ -31,13 +31,13 @@ export function getOrganizationName(db: GlobalDb, orgId: string): Promise<Pick<O
 
 export type OrganizationSettingsRow = Pick<
   OrganizationRow,
-  "id" | "name" | "stripe_account_id" | "platform_fee_bps" | "embed_frame_ancestors" | "reminder_after_days" | "reminder_every_days" | "created_at" | "updated_at"
+  "id" | "name" | "stripe_account_id" | "platform_fee_bps" | "embed_frame_ancestors" | "reminder_after_days" | "reminder_every_days" | "current_shard_id" | "created_at" | "updated_at"
 >;
 
 /** What the operator sees of an organization. */
 export function getOrganizationSettings(db: GlobalDb, orgId: string): Promise<OrganizationSettingsRow | null> {
   return db
-    .prepare("SELECT id, name, stripe_account_id, platform_fee_bps, embed_frame_ancestors, reminder_after_days, reminder_every_days, created_at, updated_at FROM organizations WHERE id = ?")
+    .prepare("SELECT id, name, stripe_account_id, platform_fee_bps, embed_frame_ancestors, reminder_after_days, reminder_every_days, current_shard_id, created_at, updated_at FROM organizations WHERE id = ?")
     .bind(orgId)
     .first<OrganizationSettingsRow>();
 }
@@ -57,24 +57,35 @@ export function getOrganizationEmbedSettings(db: GlobalDb, orgId: string): Promi
     .first<Pick<OrganizationRow, "embed_frame_ancestors" | "updated_at">>();
 }
 
-/**
- * The frame-ancestors column (JSON text) of the organization of an envelope or of a signer; null when
- * the envelope or signer is unknown.
- */
-export function getFrameAncestorsOf(db: GlobalDb, ref: { envelopeId: string } | { signerId: string }): Promise<{ origins: string | null } | null> {
-  return "envelopeId" in ref
-    ? db
-        .prepare("SELECT o.embed_frame_ancestors AS origins FROM envelopes e JOIN organizations o ON o.id = e.org_id WHERE e.id = ?")
-        .bind(ref.envelopeId)
-        .first<{ origins: string | null }>()
-    : db
-        .prepare("SELECT o.embed_frame_ancestors AS origins FROM signers s JOIN organizations o ON o.id = s.org_id WHERE s.id = ?")
-        .bind(ref.signerId)
-        .first<{ origins: string | null }>();
+/** The frame-ancestors column (JSON text) of an organization; null when the organization is unknown. */
+export function getFrameAncestorsOfOrg(db: GlobalDb, orgId: string): Promise<{ origins: string | null } | null> {
+  return db.prepare("SELECT embed_frame_ancestors AS origins FROM organizations WHERE id = ?").bind(orgId).first<{ origins: string | null }>();
 }
 
-export function organizationInsert(db: GlobalDb, org: { id: string; name: string; at: string }): D1PreparedStatement {
-  return db.prepare("INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)").bind(org.id, org.name, org.at, org.at);
+export function organizationInsert(db: GlobalDb, org: { id: string; name: string; shard: number; at: string }): D1PreparedStatement {
+  return db
+    .prepare("INSERT INTO organizations (id, name, current_shard_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)")
+    .bind(org.id, org.name, org.shard, org.at, org.at);
+}
+
+/** Moves the organization's current shard (guarded on the one read, so two racing moves cannot both record). */
+export function organizationShardUpdate(db: GlobalDb, orgId: string, move: { from: number; to: number; at: string }): D1PreparedStatement {
+  return db
+    .prepare("UPDATE organizations SET current_shard_id = ?, updated_at = ? WHERE id = ? AND current_shard_id = ?")
+    .bind(move.to, move.at, orgId, move.from);
+}
+
+/** Organizations in creation order, after `after` (an org id; keyset over the rowid), for the operator's list. */
+export async function listOrganizations(db: GlobalDb, page: { after: string | null; limit: number }): Promise<Pick<OrganizationRow, "id" | "name" | "current_shard_id" | "created_at">[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT id, name, current_shard_id, created_at FROM organizations
+       WHERE ?1 IS NULL OR rowid > (SELECT rowid FROM organizations WHERE id = ?1)
+       ORDER BY rowid LIMIT ?2`,
+    )
+    .bind(page.after, page.limit)
+    .all<Pick<OrganizationRow, "id" | "name" | "current_shard_id" | "created_at">>();
+  return results;
 }
 
 /** Columns the operator may change on an organization (the keys are trusted names, never request input). */

@@ -1,4 +1,5 @@
 import { unprocessable } from "../../lib/errors";
+import type { GlobalDb } from "../../lib/shards";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import type { ApiIssue } from "../../lib/validation";
@@ -11,7 +12,7 @@ import { getPackage, packageDetail, packageInsert, packageItemInserts, packageIt
 import type { CreatePackageInput, UpdatePackageInput } from "./schema";
 
 /** The member templates, in the order given: each a live template of the organization, none twice. */
-async function memberTemplates(db: D1Database, orgId: string, ids: string[]): Promise<TemplateRow[]> {
+async function memberTemplates(db: GlobalDb, orgId: string, ids: string[]): Promise<TemplateRow[]> {
   const byId = new Map((await listTemplatesByIds(db, orgId, ids)).map((t) => [t.id, t]));
   const issues: ApiIssue[] = [];
   ids.forEach((id, i) => {
@@ -54,7 +55,7 @@ async function deriveItems(ctx: RequestContext, members: TemplateRow[], previous
 
 /** POST /document-packages: `kba_required` and `provider_instance` are derived from the members. */
 export async function createPackage(ctx: OrgContext, input: { body: CreatePackageInput }) {
-  const db = ctx.db;
+  const db = ctx.global;
   const members = await memberTemplates(db, ctx.orgId, input.body.template_ids);
   const { kbaRequired, instance, items } = await deriveItems(ctx, members, []);
   const at = nowIso();
@@ -68,7 +69,7 @@ export async function createPackage(ctx: OrgContext, input: { body: CreatePackag
 
 /** PATCH /document-packages/:id: a new member list replaces the old one and everything is derived again. */
 export async function updatePackage(ctx: OrgContext, input: { packageId: string; body: UpdatePackageInput }) {
-  const db = ctx.db;
+  const db = ctx.global;
   const { pkg, items: previous } = await getPackage(db, ctx.orgId, input.packageId);
   const ids = input.body.template_ids ?? previous.map((i) => i.template_id);
   const members = await memberTemplates(db, ctx.orgId, ids);

@@ -1,11 +1,12 @@
 import { unprocessable } from "../../lib/errors";
 import { findPaymentForEnvelope } from "./repository";
+import type { ShardDb } from "../../lib/shards";
 
 /**
  * At send (DESIGN.md 7): the payer named at create must be one of the signers being attached,
  * otherwise nobody could ever pay and the envelope could never be vaulted. 422 naming the payer.
  */
-export async function assertPayerIsSigner(db: D1Database, envelopeId: string, signerEmails: string[]): Promise<void> {
+export async function assertPayerIsSigner(db: ShardDb, envelopeId: string, signerEmails: string[]): Promise<void> {
   const payment = await findPaymentForEnvelope(db, envelopeId);
   if (!payment) return;
   if (signerEmails.some((email) => email.trim().toLowerCase() === payment.payer_email)) return;

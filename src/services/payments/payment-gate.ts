@@ -1,6 +1,7 @@
 import { conflict, PAYMENT_PENDING } from "../../lib/errors";
 import type { EnvelopeRow } from "../envelopes/repository";
 import { findPaymentForEnvelope } from "./repository";
+import type { ShardDb } from "../../lib/shards";
 
 /**
  * Spec 4.5: vault-in is refused with 409 while a payment requested on the envelope (Sign + Pay) is
@@ -8,7 +9,7 @@ import { findPaymentForEnvelope } from "./repository";
  * refuses auto-vault (which then waits for the payment: the Stripe webhook runs it once paid) and
  * the vault widget's embed token.
  */
-export async function assertNoUnpaidPayment(db: D1Database, envelope: EnvelopeRow): Promise<void> {
+export async function assertNoUnpaidPayment(db: ShardDb, envelope: EnvelopeRow): Promise<void> {
   const unpaid = await findUnpaidPayment(db, envelope);
   if (unpaid) {
     throw conflict(
@@ -20,7 +21,7 @@ export async function assertNoUnpaidPayment(db: D1Database, envelope: EnvelopeRo
 }
 
 /** The envelope's requested payment unless it is `paid`; null when none was requested or it is paid. */
-export async function findUnpaidPayment(db: D1Database, envelope: Pick<EnvelopeRow, "id">): Promise<{ status: string } | null> {
+export async function findUnpaidPayment(db: ShardDb, envelope: Pick<EnvelopeRow, "id">): Promise<{ status: string } | null> {
   const payment = await findPaymentForEnvelope(db, envelope.id);
   return payment && payment.status !== "paid" ? { status: payment.status } : null;
 }

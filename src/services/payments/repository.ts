@@ -1,20 +1,21 @@
 import type { Row } from "../../db/row";
 import type { payments, stripeEvents } from "../../db/schema/payments";
+import type { ShardDb } from "../../lib/shards";
 
 /** A `payments` row as D1 returns it. */
 export type PaymentRow = Row<typeof payments>;
 export type StripeEventRow = Row<typeof stripeEvents>;
 
 /** The payment requested on an envelope, or null (the envelope id is already org-checked by the caller). */
-export function findPaymentForEnvelope(db: D1Database, envelopeId: string): Promise<PaymentRow | null> {
+export function findPaymentForEnvelope(db: ShardDb, envelopeId: string): Promise<PaymentRow | null> {
   return db.prepare("SELECT * FROM payments WHERE envelope_id = ?").bind(envelopeId).first<PaymentRow>();
 }
 
-export function findPaymentByIntent(db: D1Database, intentId: string): Promise<PaymentRow | null> {
+export function findPaymentByIntent(db: ShardDb, intentId: string): Promise<PaymentRow | null> {
   return db.prepare("SELECT * FROM payments WHERE stripe_payment_intent_id = ?").bind(intentId).first<PaymentRow>();
 }
 
-export function findPaymentById(db: D1Database, paymentId: string): Promise<PaymentRow | null> {
+export function findPaymentById(db: ShardDb, paymentId: string): Promise<PaymentRow | null> {
   return db.prepare("SELECT * FROM payments WHERE id = ?").bind(paymentId).first<PaymentRow>();
 }
 
@@ -22,7 +23,7 @@ export function findPaymentById(db: D1Database, paymentId: string): Promise<Paym
 export const intentIdempotencyKey = (payment: Pick<PaymentRow, "id">) => `payment_intent:${payment.id}`;
 
 /** Whether the signer is the payer of an unpaid payment on their envelope (`{ due: 1 }`), or null. */
-export function findPaymentDueFromSigner(db: D1Database, signerId: string): Promise<{ due: number } | null> {
+export function findPaymentDueFromSigner(db: ShardDb, signerId: string): Promise<{ due: number } | null> {
   return db
     .prepare("SELECT 1 AS due FROM signers s JOIN payments p ON p.envelope_id = s.envelope_id WHERE s.id = ? AND p.status != 'paid' AND p.payer_email = lower(trim(s.email))")
     .bind(signerId)
@@ -30,13 +31,13 @@ export function findPaymentDueFromSigner(db: D1Database, signerId: string): Prom
 }
 
 /** Whether the envelope has an unpaid payment (`{ due: 1 }`), or null. */
-export function findPaymentDueOnEnvelope(db: D1Database, envelopeId: string): Promise<{ due: number } | null> {
+export function findPaymentDueOnEnvelope(db: ShardDb, envelopeId: string): Promise<{ due: number } | null> {
   return db.prepare("SELECT 1 AS due FROM payments WHERE envelope_id = ? AND status != 'paid'").bind(envelopeId).first<{ due: number }>();
 }
 
 /** The INSERT of a requested payment, for the envelope create's batch. */
 export function paymentInsert(
-  db: D1Database,
+  db: ShardDb,
   p: Pick<PaymentRow, "id" | "envelope_id" | "org_id" | "amount_cents" | "currency" | "payer_email" | "destination_account" | "application_fee_cents" | "platform_fee_bps"> & {
     at: string;
   },
@@ -51,12 +52,12 @@ export function paymentInsert(
 }
 
 /** Stores the payment's PaymentIntent id unless one is stored already (whichever racing call stores first wins). */
-export function paymentIntentIdUpdate(db: D1Database, paymentId: string, intentId: string, at: string): D1PreparedStatement {
+export function paymentIntentIdUpdate(db: ShardDb, paymentId: string, intentId: string, at: string): D1PreparedStatement {
   return db.prepare("UPDATE payments SET stripe_payment_intent_id = ?, updated_at = ? WHERE id = ? AND stripe_payment_intent_id IS NULL").bind(intentId, at, paymentId);
 }
 
 /** Marks the payment paid, guarded on it still being `requires_payment`. */
-export function paymentPaidUpdate(db: D1Database, paymentId: string, intentId: string, at: string): D1PreparedStatement {
+export function paymentPaidUpdate(db: ShardDb, paymentId: string, intentId: string, at: string): D1PreparedStatement {
   return db
     .prepare(
       `UPDATE payments SET status = 'paid', paid_at = ?, stripe_payment_intent_id = COALESCE(stripe_payment_intent_id, ?), updated_at = ?
@@ -67,7 +68,7 @@ export function paymentPaidUpdate(db: D1Database, paymentId: string, intentId: s
 
 /** Records a failed payment attempt on the payment, guarded on it still being `requires_payment`. */
 export function paymentFailureUpdate(
-  db: D1Database,
+  db: ShardDb,
   paymentId: string,
   failure: { intentId: string; code: string | null; message: string | null; at: string },
 ): D1PreparedStatement {
@@ -83,12 +84,12 @@ export function paymentFailureUpdate(
 // ---- stripe_events ----
 
 /** The outcome recorded for a Stripe event seen before, or null. */
-export function findStripeEvent(db: D1Database, eventId: string): Promise<Pick<StripeEventRow, "outcome"> | null> {
+export function findStripeEvent(db: ShardDb, eventId: string): Promise<Pick<StripeEventRow, "outcome"> | null> {
   return db.prepare("SELECT outcome FROM stripe_events WHERE id = ?").bind(eventId).first<Pick<StripeEventRow, "outcome">>();
 }
 
 /** Records a Stripe event as acted on or ignored; a second record of the same event changes nothing. */
-export function stripeEventInsert(db: D1Database, e: Omit<StripeEventRow, "received_at"> & { at: string }): D1PreparedStatement {
+export function stripeEventInsert(db: ShardDb, e: Omit<StripeEventRow, "received_at"> & { at: string }): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO stripe_events (id, type, payment_intent_id, payment_id, outcome, reason, received_at)

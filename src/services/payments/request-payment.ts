@@ -1,5 +1,5 @@
 import { unprocessable } from "../../lib/errors";
-import { newId } from "../../lib/ids";
+import { newShardId, type GlobalDb, type ShardDb } from "../../lib/shards";
 import { assertPaymentsConfigured } from "../../providers/payments";
 import type { Env } from "../../env";
 import { getOrganizationPaymentSettings } from "../organizations/repository";
@@ -23,9 +23,13 @@ export type PlannedPayment = {
  * A fee of 0 counts as not set: `platform_fee_bps` defaults to 0 for every organization, so 0 cannot
  * tell "no fee agreed" from "never configured", and the platform does not process payments for free
  * by accident.
+ *
+ * The payment settings are the organization's (global); the row is written on the create's shard
+ * (`ctx.db`) and its id names that shard, as the Stripe intent's metadata will (the webhook finds the
+ * shard from it: docs/decisions/shards.md 4).
  */
 export async function planPaymentRequest(
-  ctx: { env: Env; db: D1Database },
+  ctx: { env: Env; global: GlobalDb; db: ShardDb; shardId: number },
   input: { orgId: string; envelopeId: string; documentSource: string; request: PaymentRequest; at: string },
 ): Promise<PlannedPayment> {
   assertPaymentsConfigured(ctx.env);
@@ -40,7 +44,7 @@ export async function planPaymentRequest(
       },
     ]);
   }
-  const org = await getOrganizationPaymentSettings(ctx.db, input.orgId);
+  const org = await getOrganizationPaymentSettings(ctx.global, input.orgId);
   const missing = [
     ...(org?.stripe_account_id ? [] : ["stripe_account_id"]),
     ...(org && org.platform_fee_bps > 0 ? [] : ["platform_fee_bps"]),
@@ -55,7 +59,7 @@ export async function planPaymentRequest(
   const payerEmail = input.request.payer_email.trim().toLowerCase();
   const bps = org!.platform_fee_bps;
   const fee = Math.floor((amount_cents * bps) / 10_000);
-  const id = newId("payment");
+  const id = newShardId("payment", ctx.shardId);
   const statement = paymentInsert(ctx.db, {
     id,
     envelope_id: input.envelopeId,

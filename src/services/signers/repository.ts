@@ -1,6 +1,7 @@
 import type { Row } from "../../db/row";
 import type { signers } from "../../db/schema";
 import type { SIGNER_STATUSES } from "./schema";
+import type { ShardDb } from "../../lib/shards";
 
 export type SignerStatus = (typeof SIGNER_STATUSES)[number];
 
@@ -8,15 +9,15 @@ export type SignerStatus = (typeof SIGNER_STATUSES)[number];
 export type SignerRow = Row<typeof signers>;
 
 /** The envelope's signers in signing order; within one order, in the order the sender listed them. */
-export function selectSigners(db: D1Database, envelopeId: string): D1PreparedStatement {
+export function selectSigners(db: ShardDb, envelopeId: string): D1PreparedStatement {
   return db.prepare("SELECT * FROM signers WHERE envelope_id = ? ORDER BY routing_order, rowid").bind(envelopeId);
 }
 
-export async function listSigners(db: D1Database, envelopeId: string): Promise<SignerRow[]> {
+export async function listSigners(db: ShardDb, envelopeId: string): Promise<SignerRow[]> {
   return (await selectSigners(db, envelopeId).all<SignerRow>()).results;
 }
 
-export function insertSigner(db: D1Database, s: SignerRow): D1PreparedStatement {
+export function insertSigner(db: ShardDb, s: SignerRow): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO signers (id, envelope_id, org_id, role, email, name, routing_order, status, slug_hash, viewed_at, signed_at, created_at)
@@ -40,7 +41,7 @@ export function signersWhoseTurnItIs<S extends Pick<SignerRow, "routing_order" |
 
 /** What a payment token needs of a signer, by id in any organization (payments/signer-payment-token.ts). */
 export function findSignerForPayment(
-  db: D1Database,
+  db: ShardDb,
   signerId: string,
 ): Promise<Pick<SignerRow, "id" | "envelope_id" | "org_id" | "email" | "status" | "last_resent_at" | "consent_given_at"> | null> {
   return db
@@ -54,42 +55,42 @@ export function findSignerForPayment(
  * (their link must keep working): goes right before the invitation's outbox INSERT
  * (email/invitation.ts).
  */
-export function signerInvitationLinkUpdate(db: D1Database, signerId: string, slugHash: string): D1PreparedStatement {
+export function signerInvitationLinkUpdate(db: ShardDb, signerId: string, slugHash: string): D1PreparedStatement {
   return db
     .prepare("UPDATE signers SET slug_hash = ?1 WHERE id = ?2 AND NOT EXISTS (SELECT 1 FROM email_outbox WHERE signer_id = ?2 AND kind = 'invitation')")
     .bind(slugHash, signerId);
 }
 
 /** The signer has signed: a repeat or a declined signer changes nothing. */
-export function signerCompletedStatement(db: D1Database, signerId: string, at: string): D1PreparedStatement {
+export function signerCompletedStatement(db: ShardDb, signerId: string, at: string): D1PreparedStatement {
   return db
     .prepare("UPDATE signers SET status = 'completed', signed_at = ?, viewed_at = COALESCE(viewed_at, ?) WHERE id = ? AND status NOT IN ('completed', 'declined')")
     .bind(at, at, signerId);
 }
 
 /** One signer by id, whatever the organization (the credential that named it was already checked). */
-export function getSigner(db: D1Database, signerId: string): Promise<SignerRow | null> {
+export function getSigner(db: ShardDb, signerId: string): Promise<SignerRow | null> {
   return db.prepare("SELECT * FROM signers WHERE id = ?").bind(signerId).first<SignerRow>();
 }
 
 // ---- appended by helper E: signing verbs and credentials ----
 
 /** The signer's first open: `viewed_at`, and `pending` -> `viewed` (signing/view-signing.ts). */
-export function signerViewedUpdate(db: D1Database, signerId: string, at: string): D1PreparedStatement {
+export function signerViewedUpdate(db: ShardDb, signerId: string, at: string): D1PreparedStatement {
   return db
     .prepare("UPDATE signers SET viewed_at = ?, status = CASE WHEN status = 'pending' THEN 'viewed' ELSE status END WHERE id = ? AND viewed_at IS NULL")
     .bind(at, signerId);
 }
 
 /** The signer consents to electronic records (DESIGN.md 12; signing/consent-signing.ts), once, while still to sign. */
-export function signerConsentUpdate(db: D1Database, signerId: string, at: string): D1PreparedStatement {
+export function signerConsentUpdate(db: ShardDb, signerId: string, at: string): D1PreparedStatement {
   return db
     .prepare("UPDATE signers SET consent_given_at = ? WHERE id = ? AND consent_given_at IS NULL AND status NOT IN ('completed', 'declined')")
     .bind(at, signerId);
 }
 
 /** The signer declines, unless already signed (signing/decline-signing.ts). */
-export function signerDeclinedUpdate(db: D1Database, signerId: string): D1PreparedStatement {
+export function signerDeclinedUpdate(db: ShardDb, signerId: string): D1PreparedStatement {
   return db.prepare("UPDATE signers SET status = 'declined' WHERE id = ? AND status <> 'completed'").bind(signerId);
 }
 
@@ -97,7 +98,7 @@ export function signerDeclinedUpdate(db: D1Database, signerId: string): D1Prepar
  * The signer whose slug hash is `hash`, or whose row still holds the raw slug `raw` (never a value
  * already in the hashed form, prefixed `hashedPrefix`): signers/resolve-credential.ts.
  */
-export function findSignerBySlug(db: D1Database, hash: string, raw: string, hashedPrefix: string): Promise<{ id: string; slug_hash: string } | null> {
+export function findSignerBySlug(db: ShardDb, hash: string, raw: string, hashedPrefix: string): Promise<{ id: string; slug_hash: string } | null> {
   return db
     .prepare(`SELECT id, slug_hash FROM signers WHERE slug_hash = ?1 OR (slug_hash = ?2 AND slug_hash NOT LIKE '${hashedPrefix}%')`)
     .bind(hash, raw)
@@ -105,7 +106,7 @@ export function findSignerBySlug(db: D1Database, hash: string, raw: string, hash
 }
 
 /** Rewrites a raw slug as its hash, guarded on the raw value so two first uses race harmlessly. */
-export async function rehashSignerSlug(db: D1Database, signerId: string, raw: string, hash: string): Promise<void> {
+export async function rehashSignerSlug(db: ShardDb, signerId: string, raw: string, hash: string): Promise<void> {
   await db.prepare("UPDATE signers SET slug_hash = ? WHERE id = ? AND slug_hash = ?").bind(hash, signerId, raw).run();
 }
 
@@ -113,7 +114,7 @@ export async function rehashSignerSlug(db: D1Database, signerId: string, raw: st
 
 
 /** One signer of one envelope (a signer of another envelope, or organization, is as unknown as a made-up id). */
-export function getEnvelopeSigner(db: D1Database, envelopeId: string, signerId: string): Promise<SignerRow | null> {
+export function getEnvelopeSigner(db: ShardDb, envelopeId: string, signerId: string): Promise<SignerRow | null> {
   return db.prepare("SELECT * FROM signers WHERE id = ? AND envelope_id = ?").bind(signerId, envelopeId).first<SignerRow>();
 }
 
@@ -121,7 +122,7 @@ export function getEnvelopeSigner(db: D1Database, envelopeId: string, signerId: 
  * A re-sent invitation: the signer's link re-issued (`slugHash`, the old slug dies) and `last_resent_at`,
  * guarded on the signer still open and the last re-send not after `notAfter` (one per 10 minutes).
  */
-export function signerResendUpdate(db: D1Database, signerId: string, input: { slugHash: string; at: string; notAfter: string }): D1PreparedStatement {
+export function signerResendUpdate(db: ShardDb, signerId: string, input: { slugHash: string; at: string; notAfter: string }): D1PreparedStatement {
   return db
     .prepare(
       `UPDATE signers SET slug_hash = ?1, last_resent_at = ?2
@@ -135,7 +136,7 @@ export function signerResendUpdate(db: D1Database, signerId: string, input: { sl
  * guarded on the signer still open; E-SIGN consent starts over (DESIGN.md 12), as KBA does. The status stays (`viewed` records that the link was opened).
  */
 export function signerCorrectionUpdate(
-  db: D1Database,
+  db: ShardDb,
   signerId: string,
   input: Pick<SignerRow, "name" | "email" | "phone"> & { slugHash: string; at: string },
 ): D1PreparedStatement {
@@ -154,7 +155,7 @@ export function signerCorrectionUpdate(
  * once-per-signer kind (`onceKind`), not when that email was already queued for them.
  */
 export function signerReminderLinkUpdate(
-  db: D1Database,
+  db: ShardDb,
   input: { signerId: string; slugHash: string; guard: { sql: string; binds: (string | number | null)[] }; onceKind: string | null },
 ): D1PreparedStatement {
   // SQL exception: the link changes only in the batch that queues the email carrying it, under that batch's guard on the envelope.

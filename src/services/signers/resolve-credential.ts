@@ -1,4 +1,4 @@
-import type { RequestContext } from "../../lib/context";
+import { onShardOf, type RequestContext } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { isSigningSession, openSigningSession } from "./signing-session";
 import { hashSlug, SLUG_HASH_PREFIX } from "./slug";
@@ -19,14 +19,23 @@ export type SignerCredential = { signerId: string; sessionExpiresAt: number | nu
  * `signers.last_resent_at`) is dead at once, like the slug it stood beside: 404, as an unknown one. The
  * session's issue time rides on `ctx`, and `assertCurrentSession` checks it against the signer's row
  * where a verb reads that row anyway, so a session costs no extra D1 round trip.
+ *
+ * The shard (docs/decisions/shards.md 4, "Signer link"): a slug names its signer's shard (`2_…`), a
+ * session the shard of the signer id it seals. `ctx` is moved onto that shard here, in place (as
+ * `signerSession` is set on it), before any read: the signer routes and the signing page hand the same
+ * `ctx` to the verb they call with the signer id this answers, so every read and write of the request
+ * lands on the signer's shard. The path's `slug` already chose the slug's shard (middleware/record-shard.ts);
+ * a session (`es_…`) names none, so without this it would read shard 1.
  */
 export async function signerByCredential(ctx: RequestContext, credential: string): Promise<SignerCredential> {
   if (isSigningSession(credential)) {
     const { signerId, expiresAt, issuedAt } = await openSigningSession(ctx.env, credential);
+    onSignerShard(ctx, signerId);
     // checked where the signer's row is read anyway (assertCurrentSession), not by a read of its own
     ctx.signerSession = { signerId, issuedAt };
     return { signerId, sessionExpiresAt: expiresAt };
   }
+  onSignerShard(ctx, credential);
   const hash = await hashSlug(credential);
   const row = await findSignerBySlug(ctx.db, hash, credential, SLUG_HASH_PREFIX);
   if (!row) throw notFound("Signing link");
@@ -34,6 +43,12 @@ export async function signerByCredential(ctx: RequestContext, credential: string
     await rehashSignerSlug(ctx.db, row.id, credential, hash);
   }
   return { signerId: row.id, sessionExpiresAt: null };
+}
+
+/** Moves `ctx` (in place) onto the shard `id` names: a signer id, or a slug (`<n>_…`). */
+function onSignerShard(ctx: RequestContext, id: string): void {
+  const { db, shardId } = onShardOf(ctx, id);
+  Object.assign(ctx, { db, shardId, recordShard: true });
 }
 
 /** The same for the signing page, which is served whatever the credential: null when it names no one now. */

@@ -1,6 +1,7 @@
 import type { Env } from "../../env";
 import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
+import { shardOf } from "../../lib/shards";
 import { mintSigningSession } from "./signing-session";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
 import { envelopeDetail } from "../envelopes/serialize";
@@ -22,9 +23,11 @@ export function signingUrl(env: Env, envelope: Pick<EnvelopeRow, "kba_required">
 /**
  * A new permanent link for a signer (an invitation, a reminder, a re-sent invitation): a fresh slug, the
  * hash the signer row stores (the old link dies when it is replaced) and the URL the email carries.
+ * The slug is tagged with the envelope's shard, where the signer row is.
  */
-export async function freshSigningLink(env: Env, envelope: Pick<EnvelopeRow, "kba_required">): Promise<{ slugHash: string; url: string }> {
-  const slug = newSlug();
+export async function freshSigningLink(env: Env, envelope: Pick<EnvelopeRow, "id" | "kba_required">): Promise<{ slugHash: string; url: string }> {
+  // the slug names the shard of the signer's row, which is its envelope's
+  const slug = newSlug(shardOf(envelope.id));
   return { slugHash: await hashSlug(slug), url: signingUrl(env, envelope, slug) };
 }
 

@@ -11,7 +11,9 @@ import { requireSecret } from "../../lib/secrets";
  * AES-GCM under a key derived from EMBED_TOKEN_SECRET: it cannot be read, forged or extended, and the
  * server finds the signer from it without knowing the slug (stored only as a hash).
  * Format: `es_` + base64url(iv ‖ ciphertext ‖ tag), about 115 characters for a signer id, within the
- * signer routes' slug rule (16 to 128 of `[A-Za-z0-9_-]`); a slug never contains `_`.
+ * signer routes' slug rule (16 to 128 of `[A-Za-z0-9_-]`); a slug never starts with `es_` (a sharded
+ * slug starts with its shard's number, `2_…`). The sealed signer id names the signer's shard, where the
+ * request then works (./resolve-credential.ts).
  *
  * The sealed text is `expiresAt.issuedAtMs.signerId`: the issue time lets a correction or a re-sent
  * invitation end every session handed out before it (signers/resolve-credential.ts compares it with

@@ -1,14 +1,16 @@
 import { sha256Hex } from "../../lib/crypto";
-import { randomHex, randomToken } from "../../lib/ids";
-
-/** Signer slugs: 16 bytes (128 bits) from the CSPRNG, the permanent credential of the invitation link. */
-const SLUG_BYTES = 16;
+import { randomHex } from "../../lib/ids";
+import { newShardSlug } from "../../lib/shards";
 
 /** Marks a stored slug as hashed; a raw slug (base64url) never contains `:`. */
 export const SLUG_HASH_PREFIX = "sha256:";
 
-/** A fresh permanent slug: it exists only in the invitation that carries it. */
-export const newSlug = () => randomToken(SLUG_BYTES);
+/**
+ * A fresh permanent slug: it exists only in the invitation that carries it. 16 bytes (128 bits) from
+ * the CSPRNG after the number of the signer's shard (`2_…`, docs/decisions/shards.md 2), so
+ * `/signing/{slug}` reads that shard with no lookup (middleware/record-shard.ts).
+ */
+export const newSlug = (shard: number) => newShardSlug(shard);
 
 /**
  * What `signers.slug_hash` stores for `slug`. Plain SHA-256 is enough: a slug has 128 random bits,

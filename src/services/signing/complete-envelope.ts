@@ -1,4 +1,4 @@
-import { newId } from "../../lib/ids";
+import { newShardId, type ShardDb } from "../../lib/shards";
 import { radioStamp, sealWithEvidence, type EvidenceLevel } from "../../pdf";
 import type { RequestContext } from "../../lib/context";
 import { discardDocuments } from "../documents/ingest-pdf";
@@ -82,11 +82,12 @@ export async function buildSignedDocument(
   const { parts: sealed, sha256 } = outcome;
   const evidence = { level: outcome.level, target: outcome.target, ...(outcome.shortfall ? { shortfall: outcome.shortfall } : {}) };
   if (outcome.shortfall) console.warn(JSON.stringify({ level: "warn", msg: "seal below its target evidence level; the raising job will retry", envelope_id: sc.envelope.id, evidence_level: outcome.level, target: outcome.target, shortfall: outcome.shortfall }));
-  const key = `documents/${sc.envelope.org_id}/${newId("document")}-signed.pdf`;
+  // the R2 key's id part only names the object; the row's id is tagged with the envelope's shard (ctx's)
+  const key = `documents/${sc.envelope.org_id}/${newShardId("document", ctx.shardId)}-signed.pdf`;
   await putParts(env.DOCS, key, sealed, { httpMetadata: { contentType: "application/pdf" }, sha256 });
   const stored = { sha256, sizeBytes: sealed.reduce((n, p) => n + p.byteLength, 0) };
   const statement = signedDocumentInsert(ctx.db, {
-    id: newId("document"),
+    id: newShardId("document", ctx.shardId),
     envelopeId: sc.envelope.id,
     orgId: sc.envelope.org_id,
     key,
@@ -108,7 +109,7 @@ async function readImage(ctx: RequestContext, key: string): Promise<Uint8Array |
 
 /** Each signer's IP and user agent are those of their completing request, as the audit log recorded them. */
 async function certificateSigners(
-  db: D1Database,
+  db: ShardDb,
   signers: SignerRow[],
   input: { completedAt: string; lastSigner: { id: string; origin: RequestOrigin } },
 ): Promise<CertificateSigner[]> {

@@ -17,7 +17,7 @@ async function disclosureOf(ctx: RequestContext, sc: SigningContext) {
   if (!consentApplies(sc.envelope)) {
     throw conflict("This envelope does not ask for consent to electronic records", { consumer_consent: false }, "consent_not_required");
   }
-  const row = await pinnedDisclosure(ctx.db, sc.envelope);
+  const row = await pinnedDisclosure(ctx.global, sc.envelope);
   const view = await disclosureView(row);
   return { row, ref: { version: view.version, sha256: view.sha256 } };
 }

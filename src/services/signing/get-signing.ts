@@ -30,7 +30,7 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
     signer: { name: signer.name, email: signer.email, role: signer.role, routing_order: signer.routing_order, status: signer.status, viewed_at: signer.viewed_at, signed_at: signer.signed_at },
     is_your_turn: turn.some((s) => s.id === signer.id),
     kba,
-    consent: consentApplies(envelope) ? signerConsentOf(await pinnedDisclosure(ctx.db, envelope), signer.consent_given_at) : null,
+    consent: consentApplies(envelope) ? signerConsentOf(await pinnedDisclosure(ctx.global, envelope), signer.consent_given_at) : null,
     fields: sc.fields
       .filter((f) => !copy && cleared && consented && f.role === signer.role)
       .map((f) => ({

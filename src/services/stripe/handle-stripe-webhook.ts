@@ -1,5 +1,6 @@
 import { badRequest } from "../../lib/errors";
-import type { RequestContext } from "../../lib/context";
+import { onShard, onShardOf, type RequestContext } from "../../lib/context";
+import type { ShardDb } from "../../lib/shards";
 import { paymentWebhookVerifier, WebhookSignatureError, type ProcessorEvent } from "../../providers/payments";
 import { appendEnvelopeAudit } from "../envelopes/append-audit";
 import { envelopeEventData } from "../envelopes/serialize";
@@ -41,8 +42,14 @@ type Intent = {
  * - an event seen before answers `duplicate` and changes nothing; other event types, intents this
  *   service did not create, and intents whose metadata, amount or currency do not match the payment
  *   answer 200 `ignored` (Stripe retries anything else for days), never marking anything paid.
+ *
+ * Shards (docs/decisions/shards.md 4): the event is handled, de-duplicated and recorded on the shard
+ * the intent's metadata names, `payment_id` (tagged with the payment's shard at intent creation), else
+ * `envelope_id`; a re-sent event routes identically. An event naming nothing of ours is recorded on
+ * shard 1 (`ignored`), as before sharding.
  */
-export async function handleStripeWebhook(ctx: RequestContext, input: { rawBody: string; signature: string | undefined }): Promise<WebhookOutcome> {
+export async function handleStripeWebhook(base: RequestContext, input: { rawBody: string; signature: string | undefined }): Promise<WebhookOutcome> {
+  let ctx = onShard(base, 1);
   const verify = paymentWebhookVerifier(ctx.env);
   let event: ProcessorEvent;
   try {
@@ -54,6 +61,8 @@ export async function handleStripeWebhook(ctx: RequestContext, input: { rawBody:
   if (!(HANDLED as readonly string[]).includes(event.type)) return { outcome: "ignored", reason: `event type ${event.type} is not handled` };
   const intent = asIntent(event.object);
   if (!intent) return ignore(ctx, event, null, null, "the event does not carry a PaymentIntent");
+  const ours = shardKeyOf(intent);
+  if (ours) ctx = onShardOf(ctx, ours);
 
   const seen = await findStripeEvent(ctx.db, event.id);
   if (seen) {
@@ -83,8 +92,16 @@ function asIntent(object: Record<string, unknown>): Intent | null {
   return { ...(object as Intent), metadata };
 }
 
+/** The id whose tag names the intent's shard: its payment's, else its envelope's; null when it names neither. */
+function shardKeyOf(intent: Intent): string | null {
+  const { payment_id: paymentId, envelope_id: envelopeId } = intent.metadata;
+  if (typeof paymentId === "string" && paymentId) return paymentId;
+  if (typeof envelopeId === "string" && envelopeId) return envelopeId;
+  return null;
+}
+
 /** By the stored intent id, or (if the webhook overtook the store of the id) by the payment named in its metadata. */
-async function paymentOf(db: D1Database, intent: Intent): Promise<PaymentRow | null> {
+async function paymentOf(db: ShardDb, intent: Intent): Promise<PaymentRow | null> {
   const byIntent = await findPaymentByIntent(db, intent.id);
   if (byIntent) return byIntent;
   const paymentId = intent.metadata.payment_id;
@@ -101,7 +118,7 @@ function mismatchOf(payment: PaymentRow, intent: Intent): string | null {
   return null;
 }
 
-const recordEvent = (db: D1Database, event: ProcessorEvent, intentId: string | null, paymentId: string | null, outcome: string, reason: string | null, at: string) =>
+const recordEvent = (db: ShardDb, event: ProcessorEvent, intentId: string | null, paymentId: string | null, outcome: string, reason: string | null, at: string) =>
   stripeEventInsert(db, { id: event.id, type: event.type, payment_intent_id: intentId, payment_id: paymentId, outcome, reason, at });
 
 async function ignore(ctx: RequestContext, event: ProcessorEvent, intentId: string | null, paymentId: string | null, reason: string): Promise<WebhookOutcome> {

@@ -31,18 +31,19 @@ async function scanStoredDocument(ctx: RequestContext, template: TemplateRow, fi
  * the provider gets the template's whole field list, then the rows and the audit entry commit.
  */
 export async function addTemplateFields(ctx: OrgContext, input: { templateId: string; fields: TemplateFieldInput[] }) {
-  const template = await getTemplate(ctx.db, ctx.orgId, input.templateId);
+  // the organization's templates only (global, with their org-chain entry); a builder working copy is not found here
+  const db = ctx.global;
+  const template = await getTemplate(db, ctx.orgId, input.templateId);
   if (!template.document_key) throw conflict("The template has no document yet: fields are placed on its PDF", { template_id: template.id });
-  const existing = await listTemplateFields(ctx.db, template.id);
+  const existing = await listTemplateFields(db, template.id);
   const scan = await scanStoredDocument(ctx, template, input.fields);
   const { fields, issues, located } = resolveFields(input.fields, scan, ["fields"]);
   issues.push(...checkFieldRules(located, new Set(existing.map((f) => f.name))));
   if (issues.length) placementFailed(issues);
 
   await viaProvider("the fields could not be stored", () =>
-    signingProvider(ctx.env).setTemplateFields({ instance: template.provider_instance, providerTemplateId: template.provider_template_id, fields: [...existing, ...fields] }),
+    signingProvider(ctx.env).setTemplateFields({ instance: template.provider_instance, providerTemplateId: template.provider_template_id, templateId: template.id, fields: [...existing, ...fields] }),
   );
-  const db = ctx.db;
   const at = nowIso();
   try {
     await commitWithOrgAudit(db, { orgId: ctx.orgId, action: "template.fields_added", actor: ctx.actor, data: { template_id: template.id, fields: fields.map((f) => f.name) }, at }, [

@@ -14,14 +14,15 @@ import { templateDetail } from "./serialize";
  * having no document, so two racing uploads cannot both win.
  */
 export async function attachTemplateDocument(ctx: OrgContext, input: { templateId: string; form: MultipartForm }) {
-  const db = ctx.db;
+  // the organization's templates only (global, with their org-chain entry); a builder working copy is not found here
+  const db = ctx.global;
   const template = await getTemplate(db, ctx.orgId, input.templateId);
   if (template.document_key) throw conflict("The template already has a document; create a new template for another PDF", { template_id: template.id });
   if (!input.form.file) throw badRequest("Missing required form field: file (the template PDF)");
   const document = await ingestPdf(ctx, { bytes: input.form.file.bytes, fields: [], path: [], tagPath: ["file", "tags"] });
   try {
     const provider = signingProvider(ctx.env);
-    const ref = { instance: template.provider_instance, providerTemplateId: template.provider_template_id };
+    const ref = { instance: template.provider_instance, providerTemplateId: template.provider_template_id, templateId: template.id };
     await viaProvider("the document could not be stored", () => provider.setTemplateDocument({ ...ref, documentKey: document.key, pageCount: document.pageCount }));
     if (document.fields.length) await viaProvider("the fields could not be stored", () => provider.setTemplateFields({ ...ref, fields: document.fields }));
     const at = nowIso();
@@ -44,11 +45,11 @@ export async function attachTemplateDocument(ctx: OrgContext, input: { templateI
  * This upload lost the race after writing its document and fields to the provider: point the provider
  * back at what the winner committed, so the template's counterpart never names the object about to be discarded.
  */
-async function restoreWinner(ctx: OrgContext, templateId: string, ref: { instance: TemplateRow["provider_instance"]; providerTemplateId: number }) {
-  const winner = await getTemplate(ctx.db, ctx.orgId, templateId);
+async function restoreWinner(ctx: OrgContext, templateId: string, ref: { instance: TemplateRow["provider_instance"]; providerTemplateId: number; templateId: string }) {
+  const winner = await getTemplate(ctx.global, ctx.orgId, templateId);
   if (!winner.document_key) return;
   const provider = signingProvider(ctx.env);
-  const fields = await listTemplateFields(ctx.db, templateId);
+  const fields = await listTemplateFields(ctx.global, templateId);
   await viaProvider("the document could not be stored", () => provider.setTemplateDocument({ ...ref, documentKey: winner.document_key!, pageCount: winner.page_count ?? 0 }));
   await viaProvider("the fields could not be stored", () => provider.setTemplateFields({ ...ref, fields }));
 }

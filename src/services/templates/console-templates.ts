@@ -3,7 +3,7 @@ import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { OrgContext } from "../../lib/context";
 import { insertTemplate } from "./insert-template";
-import { getTemplate, listTemplateFields, templateRename, templateSoftDelete } from "./repository";
+import { getTemplate, listTemplateFields, templateDb, templateRename, templateSoftDelete } from "./repository";
 import type { CreateConsoleTemplateInput, UpdateTemplateInput } from "./schema";
 import { templateDetail } from "./serialize";
 
@@ -21,8 +21,9 @@ export async function createConsoleTemplate(ctx: OrgContext, input: { body: Crea
 }
 
 export async function readTemplate(ctx: OrgContext, input: { templateId: string }) {
-  const row = await getTemplate(ctx.db, ctx.orgId, input.templateId);
-  return templateDetail(row, await listTemplateFields(ctx.db, row.id));
+  const db = templateDb(ctx, input.templateId);
+  const row = await getTemplate(db, ctx.orgId, input.templateId);
+  return templateDetail(row, await listTemplateFields(db, row.id));
 }
 
 /**
@@ -30,7 +31,8 @@ export async function readTemplate(ctx: OrgContext, input: { templateId: string 
  * the template): sending a different value is 409, sending the same value is a no-op.
  */
 export async function updateTemplate(ctx: OrgContext, input: { templateId: string; body: UpdateTemplateInput }) {
-  const db = ctx.db;
+  // the organization's templates only (global, with their org-chain entry); a builder working copy is not found here
+  const db = ctx.global;
   const row = await getTemplate(db, ctx.orgId, input.templateId);
   const { kba_required, ...changes } = input.body;
   if (kba_required !== undefined && kba_required !== (row.kba_required === 1)) {
@@ -48,7 +50,7 @@ export async function updateTemplate(ctx: OrgContext, input: { templateId: strin
  * longer start envelopes, join packages or builder sessions.
  */
 export async function deleteTemplate(ctx: OrgContext, input: { templateId: string }) {
-  const db = ctx.db;
+  const db = ctx.global;
   const row = await getTemplate(db, ctx.orgId, input.templateId);
   const at = nowIso();
   await commitWithOrgAudit(db, { orgId: ctx.orgId, action: "template.deleted", actor: ctx.actor, data: { template_id: row.id }, at }, [

@@ -1,5 +1,6 @@
 import { ApiError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { newShardId } from "../../lib/shards";
 import { nowIso } from "../../lib/time";
 import { signingProvider, viaProvider } from "../../providers/signing";
 import { commitWithOrgAudit } from "../audit/org-chain";
@@ -26,17 +27,22 @@ export type NewTemplate = {
  * entry in one D1 batch. If that batch fails the spec's answer is 500 "template record could not be
  * persisted"; the provider's counterpart is then an orphan nobody references, as it would be at an
  * external provider.
+ *
+ * The organization's templates are global (`ctx.global`, untagged id, org chain). A builder working
+ * copy (origin `builder`) is a row of `ctx.db`, the shard of the envelope or batch it is made for (the
+ * caller puts the context there), with an id tagged with that shard; it gets no org-chain entry: the
+ * envelope's or batch's own entry that binds it records its id (docs/decisions/shards-built.md).
  */
 export async function insertTemplate(ctx: OrgContext, t: NewTemplate): Promise<TemplateRow> {
-  const db = ctx.db;
+  const builderCopy = t.origin === "builder";
   const provider = signingProvider(ctx.env);
-  const id = newId("template");
+  const id = builderCopy ? newShardId("template", ctx.shardId) : newId("template");
   const instance = instanceFor(t.kbaRequired);
   const { providerTemplateId } = await viaProvider("the template could not be created", () =>
     provider.createTemplate({ instance, orgId: ctx.orgId, templateId: id, name: t.name, documentKey: t.document?.key ?? null, pageCount: t.document?.pageCount ?? null }),
   );
   if (t.fields.length) {
-    await viaProvider("the fields could not be stored", () => provider.setTemplateFields({ instance, providerTemplateId, fields: t.fields }));
+    await viaProvider("the fields could not be stored", () => provider.setTemplateFields({ instance, providerTemplateId, templateId: id, fields: t.fields }));
   }
   const at = nowIso();
   const row: TemplateRow = {
@@ -56,13 +62,18 @@ export async function insertTemplate(ctx: OrgContext, t: NewTemplate): Promise<T
     updated_at: at,
     deleted_at: null,
   };
-  const insert = templateInsert(db, row);
   try {
-    await commitWithOrgAudit(
-      db,
-      { orgId: ctx.orgId, action: "template.created", actor: ctx.actor, data: { template_id: id, name: t.name, origin: t.origin, kba_required: t.kbaRequired, fields: t.fields.length }, at },
-      [insert, ...insertTemplateFields(db, { templateId: id, orgId: ctx.orgId, fields: t.fields, placements: t.placements, at })],
-    );
+    if (builderCopy) {
+      const db = ctx.db;
+      await db.batch([templateInsert(db, row), ...insertTemplateFields(db, { templateId: id, orgId: ctx.orgId, fields: t.fields, placements: t.placements, at })]);
+    } else {
+      const db = ctx.global;
+      await commitWithOrgAudit(
+        db,
+        { orgId: ctx.orgId, action: "template.created", actor: ctx.actor, data: { template_id: id, name: t.name, origin: t.origin, kba_required: t.kbaRequired, fields: t.fields.length }, at },
+        [templateInsert(db, row), ...insertTemplateFields(db, { templateId: id, orgId: ctx.orgId, fields: t.fields, placements: t.placements, at })],
+      );
+    }
   } catch (err) {
     console.error(JSON.stringify({ level: "error", what: "template insert failed", template_id: id, error: String(err) }));
     throw new ApiError(500, "Template record could not be persisted; nothing was created, retry the request");

@@ -7,7 +7,7 @@ import { partnerTemplateListItem } from "./serialize";
  * its roles and field count; `total` counts them all.
  */
 export async function listTemplates(ctx: OrgContext, input: { page: number; limit: number }) {
-  const { rows, total } = await listTemplatesPage(ctx.db, { orgId: ctx.orgId, limit: input.limit, offset: (input.page - 1) * input.limit });
-  const summaries = await listRolesAndFieldCounts(ctx.db, rows.map((r) => r.id));
+  const { rows, total } = await listTemplatesPage(ctx.global, { orgId: ctx.orgId, limit: input.limit, offset: (input.page - 1) * input.limit });
+  const summaries = await listRolesAndFieldCounts(ctx.global, rows.map((r) => r.id));
   return { items: rows.map((r) => partnerTemplateListItem(r, summaries.get(r.id) ?? { roles: [], fieldCount: 0 })), total };
 }

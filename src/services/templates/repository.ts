@@ -1,7 +1,9 @@
 import type { Row } from "../../db/row";
 import type { signingProviderTemplates, templateFields, templates } from "../../db/schema";
+import { onShardOf, type RequestContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { jsonLists } from "../../lib/json-lists";
+import { isShardTagged, type GlobalDb, type ShardDb } from "../../lib/shards";
 import type { AreaInput, FieldType, ResolvedField } from "./schema";
 
 /**
@@ -13,28 +15,40 @@ export type TemplateRow = Row<typeof templates>;
 export type FieldRow = Row<typeof templateFields>;
 export type ProviderTemplateRow = Row<typeof signingProviderTemplates>;
 
+/**
+ * Where a template's rows are (docs/decisions/shards.md 1): the organization's own templates (origin
+ * upload, console, partner), their fields and provider counterparts in the global database; a builder
+ * working copy (origin builder, a tagged id) on the shard of the envelope or batch it was made for.
+ */
+export type TemplateDb = GlobalDb | ShardDb;
+
+/** The database holding template `templateId`: its shard when the id is tagged (a builder working copy), else global. */
+export function templateDb(ctx: RequestContext, templateId: string): TemplateDb {
+  return isShardTagged(templateId) ? onShardOf(ctx, templateId).db : ctx.global;
+}
+
 // ---- templates ----
 
 /** For a batch: the template (one row, all columns) if it is the organization's, deleted or not. */
-export function selectTemplate(db: D1Database, orgId: string, templateId: string): D1PreparedStatement {
+export function selectTemplate(db: TemplateDb, orgId: string, templateId: string): D1PreparedStatement {
   return db.prepare("SELECT * FROM templates WHERE id = ? AND org_id = ?").bind(templateId, orgId);
 }
 
 /** A template of the organization, deleted ones included only when asked; other orgs' are not found. */
-export async function findTemplate(db: D1Database, orgId: string, templateId: string, opts: { includeDeleted?: boolean } = {}) {
+export async function findTemplate(db: TemplateDb, orgId: string, templateId: string, opts: { includeDeleted?: boolean } = {}) {
   const row = await selectTemplate(db, orgId, templateId).first<TemplateRow>();
   if (!row || (row.deleted_at && !opts.includeDeleted)) return null;
   return row;
 }
 
-export async function getTemplate(db: D1Database, orgId: string, templateId: string): Promise<TemplateRow> {
+export async function getTemplate(db: TemplateDb, orgId: string, templateId: string): Promise<TemplateRow> {
   const row = await findTemplate(db, orgId, templateId);
   if (!row) throw notFound("Template");
   return row;
 }
 
 /** The organization's templates among `ids` (deleted ones included), in no particular order; ids not found are missing. */
-export async function listTemplatesByIds(db: D1Database, orgId: string, ids: string[]): Promise<TemplateRow[]> {
+export async function listTemplatesByIds(db: TemplateDb, orgId: string, ids: string[]): Promise<TemplateRow[]> {
   const { results } = await db
     .prepare(`SELECT * FROM templates WHERE org_id = ? AND id IN (${ids.map(() => "?").join(", ")})`)
     .bind(orgId, ...ids)
@@ -46,7 +60,7 @@ export async function listTemplatesByIds(db: D1Database, orgId: string, ids: str
  * A page of the organization's templates that are not deleted, newest first, and how many there are
  * in all. (Deleted templates cannot start envelopes; their reads are 404 as well.)
  */
-export async function listTemplatesPage(db: D1Database, input: { orgId: string; limit: number; offset: number }): Promise<{ rows: TemplateRow[]; total: number }> {
+export async function listTemplatesPage(db: GlobalDb, input: { orgId: string; limit: number; offset: number }): Promise<{ rows: TemplateRow[]; total: number }> {
   const [rows, count] = await db.batch<TemplateRow | { total: number }>([
     db.prepare("SELECT * FROM templates WHERE org_id = ? AND deleted_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?").bind(input.orgId, input.limit, input.offset),
     db.prepare("SELECT COUNT(*) AS total FROM templates WHERE org_id = ? AND deleted_at IS NULL").bind(input.orgId),
@@ -57,7 +71,7 @@ export async function listTemplatesPage(db: D1Database, input: { orgId: string; 
   };
 }
 
-export function templateInsert(db: D1Database, row: TemplateRow): D1PreparedStatement {
+export function templateInsert(db: TemplateDb, row: TemplateRow): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO templates (id, org_id, name, external_id, kba_required, provider_instance, provider_template_id, origin,
@@ -69,13 +83,13 @@ export function templateInsert(db: D1Database, row: TemplateRow): D1PreparedStat
 }
 
 /** Marks the template changed (its fields were). */
-export function templateTouch(db: D1Database, templateId: string, at: string): D1PreparedStatement {
+export function templateTouch(db: TemplateDb, templateId: string, at: string): D1PreparedStatement {
   return db.prepare("UPDATE templates SET updated_at = ? WHERE id = ?").bind(at, templateId);
 }
 
 /** Gives the template its document, guarded on it having none yet (a losing concurrent upload changes nothing). */
 export function templateDocumentUpdate(
-  db: D1Database,
+  db: TemplateDb,
   templateId: string,
   document: { key: string; sha256: string; sizeBytes: number; pageCount: number },
   at: string,
@@ -86,11 +100,11 @@ export function templateDocumentUpdate(
 }
 
 /** Sets the name and external id of a template that is not deleted. */
-export function templateRename(db: D1Database, templateId: string, next: Pick<TemplateRow, "name" | "external_id" | "updated_at">): D1PreparedStatement {
+export function templateRename(db: TemplateDb, templateId: string, next: Pick<TemplateRow, "name" | "external_id" | "updated_at">): D1PreparedStatement {
   return db.prepare("UPDATE templates SET name = ?, external_id = ?, updated_at = ? WHERE id = ? AND deleted_at IS NULL").bind(next.name, next.external_id, next.updated_at, templateId);
 }
 
-export function templateSoftDelete(db: D1Database, templateId: string, at: string): D1PreparedStatement {
+export function templateSoftDelete(db: TemplateDb, templateId: string, at: string): D1PreparedStatement {
   return db.prepare("UPDATE templates SET deleted_at = ?, updated_at = ? WHERE id = ?").bind(at, at, templateId);
 }
 
@@ -98,7 +112,7 @@ export function templateSoftDelete(db: D1Database, templateId: string, at: strin
  * Archives (soft-deletes) a bulk batch's builder-made master template, only if the batch was deleted
  * at `at` by the statement before it in the same D1 batch (a batch that is no longer editable keeps its master).
  */
-export function batchMasterTemplateArchive(db: D1Database, input: { templateId: string; orgId: string; batchId: string; at: string }): D1PreparedStatement {
+export function batchMasterTemplateArchive(db: ShardDb, input: { templateId: string; orgId: string; batchId: string; at: string }): D1PreparedStatement {
   return db
     .prepare("UPDATE templates SET deleted_at = ?, updated_at = ? WHERE id = ? AND org_id = ? AND origin = 'builder' AND deleted_at IS NULL AND (SELECT deleted_at FROM bulk_batches WHERE id = ?) = ?")
     .bind(input.at, input.at, input.templateId, input.orgId, input.batchId, input.at);
@@ -107,17 +121,17 @@ export function batchMasterTemplateArchive(db: D1Database, input: { templateId: 
 // ---- template_fields ----
 
 /** For a batch: every field row of the template, in field order. */
-export function selectTemplateFields(db: D1Database, templateId: string): D1PreparedStatement {
+export function selectTemplateFields(db: TemplateDb, templateId: string): D1PreparedStatement {
   return db.prepare("SELECT * FROM template_fields WHERE template_id = ? ORDER BY seq").bind(templateId);
 }
 
-export async function listTemplateFields(db: D1Database, templateId: string): Promise<ResolvedField[]> {
+export async function listTemplateFields(db: TemplateDb, templateId: string): Promise<ResolvedField[]> {
   const { results } = await selectTemplateFields(db, templateId).all<FieldRow>();
   return results.map(fieldFromRow);
 }
 
 /** The roles of the template's fields, in the order of each role's first field: the parties it is addressed to. */
-export async function listTemplateRoles(db: D1Database, templateId: string): Promise<string[]> {
+export async function listTemplateRoles(db: TemplateDb, templateId: string): Promise<string[]> {
   const { results } = await db.prepare("SELECT role FROM template_fields WHERE template_id = ? GROUP BY role ORDER BY MIN(seq)").bind(templateId).all<Pick<FieldRow, "role">>();
   return results.map((r) => r.role);
 }
@@ -126,7 +140,7 @@ export async function listTemplateRoles(db: D1Database, templateId: string): Pro
  * For a page of templates (ids travel as one JSON list): each template's roles in the order of each
  * role's first field, and its number of fields. Templates without fields are absent from the map.
  */
-export async function listRolesAndFieldCounts(db: D1Database, templateIds: string[]): Promise<Map<string, { roles: string[]; fieldCount: number }>> {
+export async function listRolesAndFieldCounts(db: GlobalDb, templateIds: string[]): Promise<Map<string, { roles: string[]; fieldCount: number }>> {
   const out = new Map<string, { roles: string[]; fieldCount: number }>();
   if (templateIds.length === 0) return out;
   const { results } = await db
@@ -144,6 +158,12 @@ export async function listRolesAndFieldCounts(db: D1Database, templateIds: strin
     out.set(r.template_id, entry);
   }
   return out;
+}
+
+/** Every field row of the template, in field order (what an envelope made from it copies, as values: see envelopeFieldsFromTemplateInsert). */
+export async function listTemplateFieldRows(db: TemplateDb, templateId: string): Promise<FieldRow[]> {
+  const { results } = await selectTemplateFields(db, templateId).all<FieldRow>();
+  return results;
 }
 
 export function fieldFromRow(row: FieldRow): ResolvedField {
@@ -169,7 +189,7 @@ export function fieldFromRow(row: FieldRow): ResolvedField {
  * them one at a time) never collide.
  */
 export function insertTemplateFields(
-  db: D1Database,
+  db: TemplateDb,
   input: { templateId: string; orgId: string; fields: ResolvedField[]; placements?: unknown[]; at: string; onlyWithDocumentKey?: string },
 ): D1PreparedStatement[] {
   // JSON text columns travel as strings inside the list, so json_extract hands back exactly the text stored today.
@@ -211,6 +231,6 @@ export const isFieldNameConflict = (err: unknown) => err instanceof Error && /UN
 // ---- signing_provider_templates ----
 
 /** The signing provider's own record of a template (its counterpart), if it exists: `{ id }`. */
-export function findProviderTemplate(db: D1Database, instance: ProviderTemplateRow["instance"], providerTemplateId: number): Promise<Pick<ProviderTemplateRow, "id"> | null> {
+export function findProviderTemplate(db: TemplateDb, instance: ProviderTemplateRow["instance"], providerTemplateId: number): Promise<Pick<ProviderTemplateRow, "id"> | null> {
   return db.prepare("SELECT id FROM signing_provider_templates WHERE instance = ? AND id = ?").bind(instance, providerTemplateId).first<Pick<ProviderTemplateRow, "id">>();
 }

@@ -1,6 +1,6 @@
 import type { Row } from "../../db/row";
 import type { usageLines } from "../../db/schema/kba";
-import { randomToken } from "../../lib/ids";
+import { newShardId, shardOf } from "../../lib/shards";
 import { USAGE_KINDS, type UsageKind } from "./prices";
 
 /** Statements on `usage_lines`. */
@@ -33,7 +33,8 @@ export function usageLineInsert(db: D1Database, line: UsageLineInput): D1Prepare
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(
-      `use_${randomToken(16)}`,
+      // the line's shard (docs/decisions/shards.md 2): its envelope's (every line is written in its envelope's batch)
+      newShardId("usageLine", shardOf(line.envelopeId ?? line.signerId ?? "")),
       line.orgId,
       usageMonth(line.at),
       line.kind,
@@ -49,9 +50,11 @@ export function usageLineInsert(db: D1Database, line: UsageLineInput): D1Prepare
 
 export type UsageLineListed = Pick<UsageLineRow, "id" | "kind" | "quantity" | "unit_cents" | "envelope_id" | "signer_id" | "description" | "created_at">;
 
-/** An organization's usage lines of a month, oldest first, for a batch (rows: UsageLineListed). */
-export function selectUsageLines(db: D1Database, orgId: string, month: string): D1PreparedStatement {
-  return db
+/** An organization's usage lines of a month on one shard, oldest first (getUsage merges the shards'). */
+export async function listUsageLines(db: D1Database, orgId: string, month: string): Promise<UsageLineListed[]> {
+  const { results } = await db
     .prepare("SELECT id, kind, quantity, unit_cents, envelope_id, signer_id, description, created_at FROM usage_lines WHERE org_id = ? AND month = ? ORDER BY created_at, rowid")
-    .bind(orgId, month);
+    .bind(orgId, month)
+    .all<UsageLineListed>();
+  return results;
 }

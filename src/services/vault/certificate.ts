@@ -1,5 +1,6 @@
 import type { RequestContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
+import { newShardId, shardOf, type GlobalDb } from "../../lib/shards";
 import { securedPartyOf, type EnvelopeRow } from "../envelopes/repository";
 import { getOrganizationName } from "../organizations/repository";
 import { runChecks, summarize, type ComplianceCheck, type ComplianceFacts, type ControlFacts } from "./compliance-checks";
@@ -108,7 +109,7 @@ function controlBlock(envelope: EnvelopeRow, control: ControlFacts): Certificate
  * The facts with every party of the control block named: vault-in and the integrity checks know the
  * parties' ids only, so the names are read here (one lookup per distinct organization not yet named).
  */
-async function withPartyNames(db: D1Database, envelope: EnvelopeRow, facts: ComplianceFacts): Promise<ComplianceFacts> {
+async function withPartyNames(db: GlobalDb, envelope: EnvelopeRow, facts: ComplianceFacts): Promise<ComplianceFacts> {
   const c = facts.control;
   const originatorOrgId = c.originatorOrgId ?? envelope.org_id;
   const controllerOrgId = c.controllerOrgId ?? originatorOrgId;
@@ -146,18 +147,18 @@ export type IssuedCertificate = {
  * (the caller deletes it); the row, inserted by the caller's batch, is what makes it the current one.
  */
 export async function issueCertificate(
-  ctx: Pick<RequestContext, "db" | "env">,
+  ctx: Pick<RequestContext, "db" | "global" | "env">,
   input: { envelope: EnvelopeRow; vaultId: string; facts: ComplianceFacts; issuedAt: string; reason: string; evidence?: CertificateEvidence | null },
 ): Promise<IssuedCertificate> {
   const { envelope, vaultId, issuedAt, reason } = input;
   const [facts, identity, consent, evidence] = await Promise.all([
-    withPartyNames(ctx.db, envelope, input.facts),
+    withPartyNames(ctx.global, envelope, input.facts),
     identityVerification(ctx.db, envelope),
-    consumerConsentBlock(ctx.db, envelope),
+    consumerConsentBlock(ctx.global, ctx.db, envelope),
     input.evidence !== undefined ? Promise.resolve(input.evidence) : previousEvidence(ctx.db, envelope.id),
   ]);
   const certificate = buildCertificate(envelope, facts, identity, issuedAt, consent, evidence);
-  const id = newId("certificate");
+  const id = newShardId("certificate", shardOf(envelope.id));
   const pdfKey = vaultKeys(envelope.org_id, envelope.id, vaultId).certificate(id);
   await ctx.env.DOCS.put(pdfKey, await renderCertificatePdf(certificate), {
     httpMetadata: { contentType: "application/pdf" },

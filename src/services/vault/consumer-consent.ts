@@ -1,4 +1,5 @@
 import { disclosureView, pinnedDisclosure } from "../consent/disclosure";
+import type { GlobalDb, ShardDb } from "../../lib/shards";
 import type { EnvelopeRow } from "../envelopes/repository";
 import { listSigners } from "../signers/repository";
 
@@ -17,9 +18,9 @@ export type ConsumerConsentBlock = {
 export const NO_CONSENT: ConsumerConsentBlock = { required: false, citation: CONSENT_CITATION, disclosure_version: null, disclosure_sha256: null, signers: [] };
 
 /** Read for a certificate: the envelope's pinned disclosure (its version and hash) and each signer's consent time, in signing order. */
-export async function consumerConsentBlock(db: D1Database, envelope: Pick<EnvelopeRow, "id" | "org_id" | "consumer_consent" | "disclosure_id">): Promise<ConsumerConsentBlock> {
+export async function consumerConsentBlock(global: GlobalDb, db: ShardDb, envelope: Pick<EnvelopeRow, "id" | "org_id" | "consumer_consent" | "disclosure_id">): Promise<ConsumerConsentBlock> {
   if (envelope.consumer_consent !== 1) return NO_CONSENT;
-  const [disclosure, signers] = await Promise.all([pinnedDisclosure(db, envelope).then(disclosureView), listSigners(db, envelope.id)]);
+  const [disclosure, signers] = await Promise.all([pinnedDisclosure(global, envelope).then(disclosureView), listSigners(db, envelope.id)]);
   return {
     required: true,
     citation: CONSENT_CITATION,

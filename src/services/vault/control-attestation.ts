@@ -1,4 +1,5 @@
 import type { Env } from "../../env";
+import type { GlobalDb, ShardDb } from "../../lib/shards";
 import { ApiError } from "../../lib/errors";
 import { loadSealKey } from "../../pdf";
 import { GENESIS_HASH } from "../audit/chain";
@@ -15,10 +16,10 @@ import { findVaultFacts } from "./repository";
  */
 export async function controlAttestation(
   env: Env,
-  db: D1Database,
+  dbs: { global: GlobalDb; db: ShardDb },
   input: { envelopeId: string; entries: (ChainEntryLike & { hash: string })[]; at?: Date },
 ): Promise<{ jws: string; payload: AttestationPayload }> {
-  const [row, seal] = await Promise.all([findVaultFacts(db, input.envelopeId), loadSealKey(env)]);
+  const [row, seal] = await Promise.all([findVaultFacts(dbs.db, input.envelopeId, dbs.global), loadSealKey(env)]);
   if (!row) throw new ApiError(404, "Vaulted document not found: the envelope is not vaulted");
   const payload: AttestationPayload = {
     vault_id: row.id,

@@ -1,6 +1,7 @@
 import type { OrgContext, RequestContext } from "../../lib/context";
 import { ApiError, notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { newShardId, shardOf } from "../../lib/shards";
 import { appendEnvelopeAudit } from "../envelopes/append-audit";
 import { chainRowsStatement, type ChainRow } from "../audit/verify-chain";
 import { buildEvidenceBundle, type ChainEntry } from "../evidence/build-bundle";
@@ -87,7 +88,7 @@ export async function ensureEvidenceBundle(ctx: RequestContext, input: { record:
   // variable, never an unsigned bundle (docs/decisions/signed-evidence-bundle.md).
   const seal = await loadSealKey(ctx.env);
   // The control attestation over the entries packed, by the same key.
-  const { jws: attestation } = await controlAttestation(ctx.env, ctx.db, { envelopeId: envelope.id, entries, at: producedAt });
+  const { jws: attestation } = await controlAttestation(ctx.env, ctx, { envelopeId: envelope.id, entries, at: producedAt });
 
   const built = await buildEvidenceBundle({
     envelope: { id: envelope.id, name: envelope.name },
@@ -105,7 +106,7 @@ export async function ensureEvidenceBundle(ctx: RequestContext, input: { record:
     evidenceRecord: await evidenceRecordForChain(ctx.db, ctx.env.DOCS, record.id, entries),
   });
   const head = entries.at(-1)!;
-  const facts: BundleFacts = { bundle_id: newId("evidence"), sha256: built.sha256, size_bytes: built.sizeBytes, covers_seq: head.seq, head_hash: head.hash, bundle_version: SIGNED_BUNDLE_VERSION };
+  const facts: BundleFacts = { bundle_id: newShardId("evidence", shardOf(record.id)), sha256: built.sha256, size_bytes: built.sizeBytes, covers_seq: head.seq, head_hash: head.hash, bundle_version: SIGNED_BUNDLE_VERSION };
   const key = bundleKey(record, facts.bundle_id);
   await putParts(ctx.env.DOCS, key, built.parts, {
     httpMetadata: { contentType: "application/zip" },

@@ -1,5 +1,6 @@
 import type { EnvelopeRow } from "../envelopes/repository";
 import { listKbaResults } from "../kba/repository";
+import type { ShardDb } from "../../lib/shards";
 
 /** One signer's KBA outcome as the certificate lists it (spec part 2: signer, timestamp, IP, session id). */
 export type IdentityVerificationEntry = {
@@ -17,7 +18,7 @@ export type IdentityVerificationEntry = {
  * compliance checks or the score. One entry per challenged signer's final KBA outcome, in the order
  * they happened.
  */
-export async function identityVerification(db: D1Database, envelope: Pick<EnvelopeRow, "id">): Promise<IdentityVerificationEntry[]> {
+export async function identityVerification(db: ShardDb, envelope: Pick<EnvelopeRow, "id">): Promise<IdentityVerificationEntry[]> {
   const results = await listKbaResults(db, envelope.id);
   return results.map((r) => ({ signer: r.signer_email, status: r.status, timestamp: r.occurred_at, ip_address: r.ip_address, provider: r.provider, session_id: r.provider_session_id }));
 }

@@ -1,4 +1,5 @@
 import { newId } from "../../lib/ids";
+import { newShardId, shardOf } from "../../lib/shards";
 import { SYSTEM_ACTOR } from "../../lib/actor";
 import { appendEnvelopeAudit } from "../envelopes/append-audit";
 import { chainRowsStatement, readVerifiedChain, verifyChainRows, type ChainRow } from "../audit/verify-chain";
@@ -101,7 +102,7 @@ export async function recordIntegrityCheck(
 /** The row of one integrity check of `record`. */
 function checkRow(record: VaultRecordRow, source: IntegritySource, observed: Observation, matched: boolean, at: string): IntegrityCheckRow {
   return {
-    id: newId("integrityCheck"),
+    id: newShardId("integrityCheck", shardOf(record.id)),
     vault_id: record.id,
     envelope_id: record.envelope_id,
     org_id: record.org_id,

@@ -1,4 +1,6 @@
 import type { Row } from "../../db/row";
+import type { GlobalDb } from "../../lib/shards";
+import { listOrganizationNames } from "../organizations/repository";
 import type { jobCursors, vaultCertificates, vaultConsents, vaultIntegrityChecks, vaultRecords } from "../../db/schema";
 
 // Statements on vault_records, vault_integrity_checks, vault_certificates and job_cursors (the
@@ -55,19 +57,25 @@ export type VaultFactsRow = Pick<
   "id" | "org_id" | "document_hash" | "custodian_org_id" | "copy_marked" | "controller_org_id" | "pledgor_org_id" | "control_status" | "transfer_count"
 > & { last_matched: number | null; controller_name: string | null; pledgor_name: string | null };
 
-export function findVaultFacts(db: D1Database, envelopeId: string): Promise<VaultFactsRow | null> {
-  return db
+/**
+ * The record's facts from its shard, then the controller's and pledgor's names from global in one read
+ * (docs/decisions/shards.md: no statement reads a global and a shard table together). A caller that
+ * passes no `global` (not yet split) gets the names read from `db`, as in a one-database deployment.
+ */
+export async function findVaultFacts(db: D1Database, envelopeId: string, global?: GlobalDb): Promise<VaultFactsRow | null> {
+  const row = await db
     .prepare(
-      // SQL exception: the controller's and pledgor's names ride along from organizations, so the
-      // certificate and the live checks name the parties without a second round trip.
       `SELECT v.id, v.org_id, v.document_hash, v.custodian_org_id, v.copy_marked, v.controller_org_id, v.pledgor_org_id, v.control_status, v.transfer_count,
          (SELECT c.matched FROM vault_integrity_checks c WHERE c.vault_id = v.id ORDER BY c.checked_at DESC, c.rowid DESC LIMIT 1) AS last_matched,
-         (SELECT o.name FROM organizations o WHERE o.id = v.controller_org_id) AS controller_name,
-         (SELECT o.name FROM organizations o WHERE o.id = v.pledgor_org_id) AS pledgor_name
+         NULL AS controller_name, NULL AS pledgor_name
        FROM vault_records v WHERE v.envelope_id = ?`,
     )
     .bind(envelopeId)
     .first<VaultFactsRow>();
+  if (!row) return null;
+  const names = await listOrganizationNames((global ?? db) as GlobalDb, [row.controller_org_id, ...(row.pledgor_org_id ? [row.pledgor_org_id] : [])]);
+  const nameOf = (id: string | null) => names.find((n) => n.id === id)?.name || null;
+  return { ...row, controller_name: nameOf(row.controller_org_id), pledgor_name: nameOf(row.pledgor_org_id) };
 }
 
 // ---- vault_integrity_checks ----

@@ -2,6 +2,7 @@ import type { SecuredParty } from "../../db/schema";
 import { sha256HexOfParts } from "../../lib/crypto";
 import { ApiError, conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { newShardId, shardOf } from "../../lib/shards";
 import { isChainConflict } from "../audit/chain";
 import { verifyChain } from "../audit/verify-chain";
 import type { RequestContext } from "../../lib/context";
@@ -61,7 +62,7 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
   const { envelope, bytes, hash } = input;
   const db = ctx.db;
   const bucket = ctx.env.DOCS;
-  const vaultId = newId("vault");
+  const vaultId = newShardId("vault", shardOf(envelope.id));
   const keys = vaultKeys(envelope.org_id, envelope.id, vaultId);
   const now = new Date();
   const at = now.toISOString();
@@ -138,7 +139,7 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
       }),
       // R2 verified the checksum of the bytes it stored: the first integrity check.
       integrityCheckInsert(db, {
-        id: newId("integrityCheck"),
+        id: newShardId("integrityCheck", shardOf(envelope.id)),
         vault_id: vaultId,
         envelope_id: envelope.id,
         org_id: envelope.org_id,
@@ -154,7 +155,7 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
         ? [
             // The upload is the envelope's signed document; it is stored once, as the authoritative copy.
             insertSignedDocumentIfAbsent(db, {
-              id: newId("document"),
+              id: newShardId("document", shardOf(envelope.id)),
               envelopeId: envelope.id,
               orgId: envelope.org_id,
               key: keys.authoritative,

@@ -24,7 +24,7 @@ export type CreateEndpointInput = {
 export async function createEndpoint(ctx: OrgContext, input: CreateEndpointInput) {
   const verdict = checkWebhookUrl(input.url, urlPolicyOf(ctx.env));
   if (!verdict.ok) throw invalidUrl(input.url, verdict.reason);
-  const db = ctx.db;
+  const db = ctx.global;
   const id = newId("webhookEndpoint");
   const secret = input.legacy ? null : newWebhookSecret();
   const events = [...new Set(input.events)];

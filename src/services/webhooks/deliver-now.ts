@@ -1,4 +1,5 @@
-import { enqueueMessages, type RequestContext } from "../../lib/context";
+import { enqueueMessages, onShard, type RequestContext } from "../../lib/context";
+import { shardOf } from "../../lib/shards";
 import { attemptAll, type DeliverOptions } from "./deliver";
 import { fanOutClaiming } from "./fan-out";
 
@@ -46,26 +47,48 @@ export async function deliverNow(
   const { eventIds, claimMax = IMMEDIATE_DELIVERIES, ...opts } = input;
   const now = opts.now ?? new Date();
   const allowed = takeImmediate(ctx, claimMax);
-  let fannedOut: Awaited<ReturnType<typeof fanOutClaiming>>;
-  try {
-    fannedOut = await fanOutClaiming(ctx, { eventIds, now, claimMax: allowed });
-  } catch (err) {
-    giveBackImmediate(ctx, allowed);
-    throw err;
-  }
-  const { claimed, unclaimed } = fannedOut;
-  giveBackImmediate(ctx, allowed - claimed.length);
-  let sent = 0;
-  const queued = [...unclaimed];
-  try {
-    if (claimed.length > 0) {
-      const { results, released } = await attemptAll(ctx, { rows: claimed, ...opts, now });
-      sent = results.length;
-      queued.push(...released);
+  // each event is on the shard its id names (docs/decisions/shards.md 2): one fan-out per shard, in
+  // the order the shards first appear, the claim cap carried across them
+  const byShard = new Map<number, string[]>();
+  for (const id of eventIds) byShard.set(shardOf(id), [...(byShard.get(shardOf(id)) ?? []), id]);
+  const fannedOut: { shardCtx: RequestContext; claimed: Awaited<ReturnType<typeof fanOutClaiming>>["claimed"] }[] = [];
+  const queued: string[] = [];
+  let left = allowed;
+  const failed: { ids: string[]; err: unknown }[] = [];
+  for (const [shard, ids] of byShard) {
+    const shardCtx = onShard(ctx, shard, true);
+    try {
+      const { claimed, unclaimed } = await fanOutClaiming(shardCtx, { eventIds: ids, now, claimMax: left });
+      left -= claimed.length;
+      fannedOut.push({ shardCtx, claimed });
+      queued.push(...unclaimed);
+    } catch (err) {
+      failed.push({ ids, err });
     }
-  } catch (err) {
-    // Claimed, maybe sent, not recorded: the sweep resends once the claim lapses (at-least-once).
-    console.error("webhook immediate attempts failed; the sweep resends after the claim", eventIds.length, err);
+  }
+  if (fannedOut.length === 0 && failed.length > 0) {
+    giveBackImmediate(ctx, allowed);
+    throw failed[0]!.err;
+  }
+  if (failed.length > 0) {
+    // another shard's fan-out committed: only the failed shard's events go on the queue as event messages
+    console.error("webhook immediate fan-out failed on a shard; queueing its events", failed[0]!.err);
+    await enqueueMessages(ctx, failed.flatMap((f) => f.ids.map((id) => ({ kind: "event" as const, event_id: id }))), "the relay will pick them up");
+  }
+  giveBackImmediate(ctx, left);
+  let sent = 0;
+  // one shard after the other: the attempt lanes (deliver.ts ATTEMPT_LANES) are the invocation's
+  for (const { shardCtx, claimed } of fannedOut) {
+    try {
+      if (claimed.length > 0) {
+        const { results, released } = await attemptAll(shardCtx, { rows: claimed, ...opts, now });
+        sent += results.length;
+        queued.push(...released);
+      }
+    } catch (err) {
+      // Claimed, maybe sent, not recorded: the sweep resends once the claim lapses (at-least-once).
+      console.error("webhook immediate attempts failed; the sweep resends after the claim", eventIds.length, err);
+    }
   }
   await enqueueDeliveries(ctx, queued);
   return { sent, queued: queued.length };

@@ -1,8 +1,9 @@
 import type { DeliveryStatus } from "../../db/schema";
 import type { Env } from "../../env";
 import type { EventRow } from "../events/repository";
-import { deliveryClaim, inGraceWindow, loadedDeliverySelect, releaseClaimsUpdate, type LoadedDelivery } from "./repository";
-import { recordAttemptsStatements } from "./record-attempts";
+import { deliveryClaim, deliveryWithEventSelect, endpointTargets, inGraceWindow, loadedWith, releaseClaimsUpdate, type DeliveryWithEvent, type LoadedDelivery } from "./repository";
+import { recordAttempts } from "./record-attempts";
+import type { ShardDb } from "../../lib/shards";
 import { signatureHeaders } from "./signing";
 import { checkWebhookUrl, deliveryUrlPolicyOf } from "./url-policy";
 import { forEachConcurrently } from "../../lib/concurrency";
@@ -52,33 +53,41 @@ export function webhookPayload(event: EventFields) {
 export const claimUntil = (now: Date) => new Date(now.getTime() + CLAIM_LEASE_MS).toISOString();
 
 /**
- * Sends one delivery if it is due and nobody else holds it. The claim and the read of what to send
- * go in one batch (one round trip); the read only counts if the claim took. Returns null when nothing
- * was sent (not due, finished, claimed elsewhere, or its endpoint is gone).
+ * Sends one delivery if it is due and nobody else holds it. `ctx.db` is the delivery's shard. The
+ * claim and the read of the delivery and its event go in one batch on the shard (one round trip; the
+ * read only counts if the claim took), then the endpoint (url, secrets, state, health) is read by id
+ * from the global database. Returns null when nothing was sent (not due, finished, claimed elsewhere,
+ * or its endpoint is gone).
  */
 export async function deliverWebhook(ctx: RequestContext, input: { deliveryId: string } & DeliverOptions): Promise<AttemptResult | null> {
   const { db } = ctx;
   const { deliveryId, ...opts } = input;
   const now = opts.now ?? new Date();
-  const [claim, loaded] = await db.batch([
+  const [claim, read] = await db.batch([
     deliveryClaim(db, { id: deliveryId, until: claimUntil(now), now: now.toISOString() }),
-    loadedDeliverySelect(db, deliveryId),
+    deliveryWithEventSelect(db, deliveryId),
   ]);
   if (claim?.meta.changes !== 1) return null;
-  return attemptLoaded(ctx, deliveryId, (loaded?.results[0] as LoadedDelivery | undefined) ?? null, { ...opts, now });
+  return attemptLoaded(ctx, deliveryId, await withEndpoint(ctx, (read?.results[0] as DeliveryWithEvent | undefined) ?? null), { ...opts, now });
 }
 
-/** One HTTP attempt of a delivery the caller has already claimed. */
+/** One HTTP attempt of a delivery (on `ctx.db`) the caller has already claimed. */
 export async function attemptClaimed(ctx: RequestContext, input: { deliveryId: string } & DeliverOptions & { now: Date }): Promise<AttemptResult | null> {
   const { deliveryId, ...opts } = input;
-  return attemptLoaded(ctx, deliveryId, await loadedDeliverySelect(ctx.db, deliveryId).first<LoadedDelivery>(), opts);
+  const row = await deliveryWithEventSelect(ctx.db, deliveryId).first<DeliveryWithEvent>();
+  return attemptLoaded(ctx, deliveryId, await withEndpoint(ctx, row), opts);
 }
 
-/** The attempt itself, logged and scheduled in one batch (the writes of record-attempts.ts, as for many attempts). */
+/** The delivery with its endpoint's fields, read by id from the global database (null: either is missing). */
+async function withEndpoint(ctx: RequestContext, row: DeliveryWithEvent | null): Promise<LoadedDelivery | null> {
+  if (!row) return null;
+  return loadedWith(row, (await endpointTargets(ctx.global, [row.endpoint_id])).get(row.endpoint_id));
+}
+
+/** The attempt itself, logged and scheduled (the writes of record-attempts.ts, as for many attempts). */
 async function attemptLoaded(ctx: RequestContext, deliveryId: string, row: LoadedDelivery | null, opts: DeliverOptions & { now: Date }): Promise<AttemptResult | null> {
   const sent = await sendAttempt(ctx.env, deliveryId, row, opts);
-  const { statements, results } = recordAttemptsStatements(ctx.db, [sent], opts.now);
-  if (statements.length > 0) await ctx.db.batch(statements);
+  const results = await recordAttempts(ctx, [sent], opts.now);
   return results[0] ?? null;
 }
 
@@ -99,8 +108,8 @@ export const ATTEMPT_START_BUDGET_MS = 20_000;
 /**
  * First attempts of deliveries the caller has claimed and loaded (fan-out.ts fanOutClaiming), ATTEMPT_LANES
  * at a time; what they gave (delivery rows, attempt log, endpoint health) and the release of those never
- * started are written in one batch once every started attempt has answered or timed out: one D1 round
- * trip for all of them. Returns the attempts and the ids of the released deliveries (to be queued).
+ * started are written once every started attempt has answered or timed out: one batch on the shard
+ * and one on the global database (endpoint health) for all of them. `ctx.db` is the rows' shard. Returns the attempts and the ids of the released deliveries (to be queued).
  */
 export async function attemptAll(
   ctx: RequestContext,
@@ -115,14 +124,12 @@ export async function attemptAll(
     else attempts.push(await sendAttempt(ctx.env, row.id, row, opts));
   });
   // a constant number of statements whatever the number of attempts (record-attempts.ts)
-  const recorded = recordAttemptsStatements(ctx.db, attempts, opts.now);
-  const statements = [...recorded.statements, ...releaseClaims(ctx.db, released, opts.now)];
-  if (statements.length > 0) await ctx.db.batch(statements);
-  return { results: recorded.results, released: released.map((r) => r.id) };
+  const results = await recordAttempts(ctx, attempts, opts.now, releaseClaims(ctx.db, released, opts.now));
+  return { results, released: released.map((r) => r.id) };
 }
 
 /** Claimed deliveries handed back unattempted: due at once, so the queue (or the sweep) sends them. */
-function releaseClaims(db: D1Database, rows: LoadedDelivery[], now: Date): D1PreparedStatement[] {
+function releaseClaims(db: ShardDb, rows: LoadedDelivery[], now: Date): D1PreparedStatement[] {
   if (rows.length === 0) return [];
   return [releaseClaimsUpdate(db, rows.map((r) => r.id), now.toISOString())];
 }

@@ -26,11 +26,11 @@ const legacyView = (endpoint: EndpointView | null) => ({
  * endpoint per organization; a concurrent first PATCH that loses the race updates the winner's.
  */
 export async function setLegacyWebhook(ctx: OrgContext, input: { url: string | null }) {
-  const current = await findLegacyEndpoint(ctx.db, ctx.orgId);
+  const current = await findLegacyEndpoint(ctx.global, ctx.orgId);
   // Refused once a console user (an admin) has updated the endpoint since the migration, as the
   // organization's audit chain records it. A secret rotation does not count: an admin may sign the migrated
   // endpoint and the legacy route keeps working (DESIGN.md); a change of its URL, events, state or description does.
-  if (current && (await hasUserUpdatedWebhookEndpoint(ctx.db, ctx.orgId, current.id))) {
+  if (current && (await hasUserUpdatedWebhookEndpoint(ctx.global, ctx.orgId, current.id))) {
     throw conflict("An organization admin has changed the migrated webhook endpoint in the console; it is managed there now", { endpoint_id: current.id });
   }
   if (input.url === null) {
@@ -44,7 +44,7 @@ export async function setLegacyWebhook(ctx: OrgContext, input: { url: string | n
     const { endpoint } = await createEndpoint(ctx, { url: input.url, events: ["*"], description: LEGACY_DESCRIPTION, legacy: true });
     return legacyView(endpoint);
   } catch (err) {
-    const winner = err instanceof Error && /UNIQUE constraint failed: webhook_endpoints\.org_id/.test(err.message) ? await findLegacyEndpoint(ctx.db, ctx.orgId) : null;
+    const winner = err instanceof Error && /UNIQUE constraint failed: webhook_endpoints\.org_id/.test(err.message) ? await findLegacyEndpoint(ctx.global, ctx.orgId) : null;
     if (!winner) throw err;
     return legacyView(await update(winner.id, input.url));
   }

@@ -1,7 +1,7 @@
 import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
-import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
+import { newShardId } from "../../lib/shards";
 import { deliveryView, getDelivery, getEndpoint, redeliveryInsert } from "./repository";
 import { MAX_ATTEMPTS } from "./retry-schedule";
 
@@ -13,12 +13,13 @@ import { MAX_ATTEMPTS } from "./retry-schedule";
  * replaying a backlog must not queue up on the organization's audit chain.
  */
 export async function redeliver(ctx: OrgContext, input: { deliveryId: string }) {
+  // the delivery's shard (record-shard routes the request by its id); the endpoint is global
   const db = ctx.db;
   const original = await getDelivery(db, ctx.orgId, input.deliveryId);
-  const endpoint = await getEndpoint(db, ctx.orgId, original.endpoint_id, { includeDeleted: true });
+  const endpoint = await getEndpoint(ctx.global, ctx.orgId, original.endpoint_id, { includeDeleted: true });
   if (endpoint.deleted_at) throw conflict("The endpoint of this delivery was deleted; its deliveries cannot be replayed");
   if (endpoint.is_active !== 1) throw conflict("The endpoint is disabled; enable it before redelivering");
-  const id = newId("webhookDelivery");
+  const id = newShardId("webhookDelivery", ctx.shardId);
   const at = nowIso();
   await redeliveryInsert(db, { id, orgId: ctx.orgId, original, maxAttempts: MAX_ATTEMPTS, at }).run();
   return deliveryView(await getDelivery(db, ctx.orgId, id));

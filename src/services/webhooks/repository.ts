@@ -1,4 +1,4 @@
-import type { GlobalDb } from "../../lib/shards";
+import type { GlobalDb, ShardDb } from "../../lib/shards";
 import type { webhookAttempts, webhookDeliveries, webhookEndpoints } from "../../db/schema";
 import type { Row } from "../../db/row";
 import { notFound, unprocessable } from "../../lib/errors";
@@ -18,7 +18,7 @@ export async function getEndpoint(db: GlobalDb, orgId: string, endpointId: strin
   return row;
 }
 
-export async function getDelivery(db: D1Database, orgId: string, deliveryId: string) {
+export async function getDelivery(db: ShardDb, orgId: string, deliveryId: string) {
   const row = await db.prepare("SELECT * FROM webhook_deliveries WHERE id = ? AND org_id = ?").bind(deliveryId, orgId).first<DeliveryRow>();
   if (!row) throw notFound("Webhook delivery");
   return row;
@@ -78,9 +78,10 @@ export function deliveryView(row: DeliveryRow) {
 
 /**
  * Stops an endpoint's in-flight deliveries (spec 6.4.4): pending rows become failed at once and the
- * sweep never picks them up again. Goes in the batch that disables or deletes the endpoint.
+ * sweep never picks them up again. Run on every shard of the organization after the global update that
+ * disables or deletes the endpoint (fail-in-flight.ts).
  */
-export function failInFlight(db: D1Database, endpointId: string, reason: string, at: string): D1PreparedStatement {
+export function failInFlight(db: ShardDb, endpointId: string, reason: string, at: string): D1PreparedStatement {
   return db
     .prepare(
       "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = ?, updated_at = ? WHERE endpoint_id = ? AND status = 'pending'",
@@ -170,7 +171,8 @@ export function endpointsRecoveredUpdate(db: GlobalDb, endpointIds: readonly str
 
 /**
  * Extends (or, `recovered`, restarts at `at`) an endpoint's failure run by `failures` attempts, and
- * pauses it at `at` if `pause` and it is not paused yet (record-attempts.ts).
+ * pauses it at `at` if `pause` and it is not paused yet (record-attempts.ts). Returns the endpoint's
+ * `paused_at`: equal to `at` when this UPDATE paused it.
  */
 export function endpointFailuresUpdate(
   db: GlobalDb,
@@ -181,7 +183,8 @@ export function endpointFailuresUpdate(
       `UPDATE webhook_endpoints SET consecutive_failures = CASE WHEN ?1 = 1 THEN 0 ELSE consecutive_failures END + ?2,
          failing_since = CASE WHEN ?1 = 1 THEN ?3 ELSE COALESCE(failing_since, ?3) END,
          paused_at = CASE WHEN ?4 = 1 AND paused_at IS NULL THEN ?3 ELSE paused_at END
-       WHERE id = ?5`,
+       WHERE id = ?5
+       RETURNING id, org_id, paused_at`,
     )
     .bind(input.recovered ? 1 : 0, input.failures, input.at, input.pause ? 1 : 0, input.endpointId);
 }
@@ -190,7 +193,7 @@ export function endpointFailuresUpdate(
 
 /** One page of an endpoint's deliveries, newest first (optionally of one status), and their total: one round trip. */
 export async function listEndpointDeliveries(
-  db: D1Database,
+  db: ShardDb,
   input: { endpointId: string; orgId: string; status?: DeliveryRow["status"]; limit: number; offset: number },
 ): Promise<{ rows: DeliveryRow[]; total: number }> {
   const where = input.status ? "endpoint_id = ? AND org_id = ? AND status = ?" : "endpoint_id = ? AND org_id = ?";
@@ -207,7 +210,7 @@ export async function listEndpointDeliveries(
 
 /** The INSERT of a replay of `original`: a new pending delivery, due at `at`, linked by `redelivery_of`. */
 export function redeliveryInsert(
-  db: D1Database,
+  db: ShardDb,
   input: { id: string; orgId: string; original: Pick<DeliveryRow, "id" | "endpoint_id" | "event_id" | "event_type">; maxAttempts: number; at: string },
 ): D1PreparedStatement {
   const { original } = input;
@@ -221,7 +224,7 @@ export function redeliveryInsert(
 
 /** The INSERT of a test event's single-attempt delivery, born claimed until `claimUntil` (send-test-event.ts). */
 export function testDeliveryInsert(
-  db: D1Database,
+  db: ShardDb,
   input: { id: string; orgId: string; endpointId: string; eventId: string; claimUntil: string; at: string },
 ): D1PreparedStatement {
   return db
@@ -233,35 +236,98 @@ export function testDeliveryInsert(
 }
 
 /** The claim of one due delivery: its `next_attempt_at` pushed to `until`; changes nothing unless it is pending and due at `now`. */
-export function deliveryClaim(db: D1Database, input: { id: string; until: string; now: string }): D1PreparedStatement {
+export function deliveryClaim(db: ShardDb, input: { id: string; until: string; now: string }): D1PreparedStatement {
   return db.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at <= ?").bind(input.until, input.id, input.now);
 }
 
-/** A delivery with what an attempt needs: its endpoint's fields and its event's. */
-export type LoadedDelivery = DeliveryRow &
-  Pick<EndpointRow, "url" | "is_active" | "deleted_at" | "secret" | "previous_secret" | "grace_expires_at" | "consecutive_failures" | "failing_since" | "paused_at"> &
+/** The endpoint fields an attempt needs (and its health), read from the global database. */
+export type EndpointTarget = Pick<
+  EndpointRow,
+  "id" | "org_id" | "url" | "is_active" | "deleted_at" | "secret" | "previous_secret" | "grace_expires_at" | "consecutive_failures" | "failing_since" | "paused_at"
+>;
+
+const ENDPOINT_TARGET_COLUMNS = "id, org_id, url, is_active, deleted_at, secret, previous_secret, grace_expires_at, consecutive_failures, failing_since, paused_at";
+
+/** Endpoints by id, in one read of the global database (deleted ones too: an attempt must see it is gone). */
+export async function endpointTargets(db: GlobalDb, endpointIds: readonly string[]): Promise<Map<string, EndpointTarget>> {
+  const ids = [...new Set(endpointIds)];
+  if (ids.length === 0) return new Map();
+  const { results } = await db
+    .prepare(`SELECT ${ENDPOINT_TARGET_COLUMNS} FROM webhook_endpoints WHERE id IN (SELECT value FROM json_each(?))`)
+    .bind(JSON.stringify(ids))
+    .all<EndpointTarget>();
+  return new Map(results.map((r) => [r.id, r]));
+}
+
+/** The live endpoints of these organizations, in registration order (rowid), for the fan-out. */
+export async function liveEndpointsOfOrgs(db: GlobalDb, orgIds: readonly string[]): Promise<(EndpointTarget & Pick<EndpointRow, "events">)[]> {
+  if (orgIds.length === 0) return [];
+  const { results } = await db
+    .prepare(
+      `SELECT ${ENDPOINT_TARGET_COLUMNS}, events FROM webhook_endpoints
+       WHERE org_id IN (SELECT value FROM json_each(?)) AND is_active = 1 AND deleted_at IS NULL ORDER BY rowid`,
+    )
+    .bind(JSON.stringify([...new Set(orgIds)]))
+    .all<EndpointTarget & Pick<EndpointRow, "events">>();
+  return results;
+}
+
+/** Whether the organization has a live endpoint (a create commits its event already dispatched when not). */
+export async function hasLiveEndpoint(db: GlobalDb, orgId: string): Promise<boolean> {
+  const row = await db.prepare("SELECT 1 AS hit FROM webhook_endpoints WHERE org_id = ? AND is_active = 1 AND deleted_at IS NULL LIMIT 1").bind(orgId).first();
+  return row !== null;
+}
+
+/**
+ * The anchor rows on a shard of the endpoints its deliveries reference (shards/repository.ts
+ * endpointAnchorInsert, for many endpoints in one statement): deleted, inactive, no URL, no events,
+ * never read. `WHERE NOT EXISTS`: on a shard that is also the global database the real row stays, and
+ * the 25-endpoint trigger (which OR IGNORE does not silence) never fires.
+ */
+export function endpointAnchorsInsert(db: ShardDb, endpoints: readonly Pick<EndpointRow, "id" | "org_id">[], at: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT OR IGNORE INTO webhook_endpoints (id, org_id, url, events, is_active, created_at, updated_at, deleted_at)
+       SELECT json_extract(value, '$.id'), json_extract(value, '$.org_id'), '', '[]', 0, ?1, ?1, ?1 FROM json_each(?2)
+       WHERE NOT EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = json_extract(value, '$.id'))`,
+    )
+    .bind(at, JSON.stringify(endpoints.map((e) => ({ id: e.id, org_id: e.org_id }))));
+}
+
+/** A delivery (a shard row) with its event's fields. */
+export type DeliveryWithEvent = DeliveryRow &
   Pick<EventRow, "envelope_id"> & {
     event_data: EventRow["data"];
     event_created_at: EventRow["created_at"];
   };
 
+/** A delivery with what an attempt needs: its event's fields (shard) and its endpoint's (global). */
+export type LoadedDelivery = DeliveryWithEvent & Omit<EndpointTarget, "id" | "org_id">;
+
 /**
- * The deliveries with what an attempt needs (LoadedDelivery); append the WHERE on `d`. Joined on the
- * organization too: a delivery can only ever reach its own organization's endpoint.
+ * The deliveries with their events' fields, on the delivery's shard (DeliveryWithEvent); append the
+ * WHERE on `d`. The endpoint's fields come from the global database (endpointTargets, loadedWith).
  */
-export const SELECT_LOADED_DELIVERIES = `SELECT d.*, e.url, e.is_active, e.deleted_at, e.secret, e.previous_secret, e.grace_expires_at,
-         e.consecutive_failures, e.failing_since, e.paused_at,
-         ev.envelope_id, ev.data AS event_data, ev.created_at AS event_created_at
+export const SELECT_DELIVERIES_WITH_EVENT = `SELECT d.*, ev.envelope_id, ev.data AS event_data, ev.created_at AS event_created_at
   FROM webhook_deliveries d
-  JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.org_id = d.org_id
   JOIN events ev ON ev.id = d.event_id AND ev.org_id = d.org_id`;
 
-/** One delivery, loaded (LoadedDelivery), as a statement. */
-export const loadedDeliverySelect = (db: D1Database, deliveryId: string): D1PreparedStatement =>
-  db.prepare(`${SELECT_LOADED_DELIVERIES} WHERE d.id = ?`).bind(deliveryId);
+/** One delivery with its event, as a statement (its shard). */
+export const deliveryWithEventSelect = (db: ShardDb, deliveryId: string): D1PreparedStatement =>
+  db.prepare(`${SELECT_DELIVERIES_WITH_EVENT} WHERE d.id = ?`).bind(deliveryId);
+
+/**
+ * A delivery joined with its endpoint read from global: null when the endpoint is missing or belongs
+ * to another organization (a delivery can only ever reach its own organization's endpoint).
+ */
+export function loadedWith(row: DeliveryWithEvent | null | undefined, endpoint: EndpointTarget | undefined): LoadedDelivery | null {
+  if (!row || !endpoint || endpoint.org_id !== row.org_id) return null;
+  const { id: _id, org_id: _org, ...fields } = endpoint;
+  return { ...row, ...fields };
+}
 
 /** Claimed deliveries handed back unattempted: due at `at`. */
-export function releaseClaimsUpdate(db: D1Database, deliveryIds: readonly string[], at: string): D1PreparedStatement {
+export function releaseClaimsUpdate(db: ShardDb, deliveryIds: readonly string[], at: string): D1PreparedStatement {
   // `+status`, `+attempts`: found by id; without the unary plus SQLite may walk the pending-delivery
   // index of every organization instead (as in deliveriesAttemptedUpdate).
   return db
@@ -273,7 +339,7 @@ export function releaseClaimsUpdate(db: D1Database, deliveryIds: readonly string
  * The delivery rows of many attempts in one statement: `list` is a JSON list of attempt entries
  * (record-attempts.ts attemptEntry), `at` the attempts' time.
  */
-export function deliveriesAttemptedUpdate(db: D1Database, at: string, list: string): D1PreparedStatement {
+export function deliveriesAttemptedUpdate(db: ShardDb, at: string, list: string): D1PreparedStatement {
   // UPDATE … FROM a json_each of the attempts: one statement for every row. The guard is the
   // sequential one per row (still pending, and at the attempt count read): a delivery an endpoint's
   // disable failed meanwhile stays failed. `+status`, `+attempts`: without the unary plus SQLite walks
@@ -296,7 +362,7 @@ export function deliveriesAttemptedUpdate(db: D1Database, at: string, list: stri
 }
 
 /** Deliveries whose endpoint was gone by the attempt, failed in one statement: `list` is a JSON list of `{ id, reason }`. */
-export function goneDeliveriesFail(db: D1Database, at: string, list: string): D1PreparedStatement {
+export function goneDeliveriesFail(db: ShardDb, at: string, list: string): D1PreparedStatement {
   // the sequential guard per row; `+status` as in deliveriesAttemptedUpdate
   return db
     .prepare(
@@ -313,7 +379,9 @@ export function goneDeliveriesFail(db: D1Database, at: string, list: string): D1
  * `perEndpoint` per endpoint, none for a paused endpoint, and for an endpoint failing
  * `backoffAfter` times in a row one probe a run (`?6`: the failing endpoints already probed);
  * its other deliveries wait for a run after the probe succeeds. One organization's backlog of slow or failing receivers takes
- * its share of a round, never the round.
+ * its share of a round, never the round. The endpoints' health (`?7`, a JSON list of `{ id, consecutive_failures,
+ * paused }`) is read from the global database first (dueDeliveriesFairly); a delivery whose endpoint is not
+ * in it (gone from global) is taken as healthy, so its attempt fails it.
  */
 const DUE_FAIRLY = `
   SELECT id, endpoint_id, consecutive_failures FROM (
@@ -321,8 +389,10 @@ const DUE_FAIRLY = `
            ROW_NUMBER() OVER (PARTITION BY d.org_id ORDER BY d.next_attempt_at, d.id) AS org_rank,
            ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS endpoint_rank,
            e.consecutive_failures
-    FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-    WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND e.paused_at IS NULL
+    FROM webhook_deliveries d
+    JOIN (SELECT json_extract(value, '$.id') AS id, json_extract(value, '$.consecutive_failures') AS consecutive_failures,
+                 json_extract(value, '$.paused') AS paused FROM json_each(?7)) e ON e.id = d.endpoint_id
+    WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND e.paused = 0
       AND NOT (e.consecutive_failures >= ?3 AND d.endpoint_id IN (SELECT value FROM json_each(?6)))
   )
   WHERE org_rank <= ?2 AND endpoint_rank <= CASE WHEN consecutive_failures >= ?3 THEN 1 ELSE ?4 END
@@ -331,14 +401,31 @@ const DUE_FAIRLY = `
 
 export type DueDelivery = Pick<DeliveryRow, "id" | "endpoint_id"> & Pick<EndpointRow, "consecutive_failures">;
 
-/** The deliveries due at `now`, fairly across organizations (DUE_FAIRLY), at most `limit`. */
+/**
+ * The deliveries due at `now` on a shard, fairly across organizations (DUE_FAIRLY), at most `limit`:
+ * the endpoints with due deliveries on the shard, their health from global in one read, then the round.
+ */
 export async function dueDeliveriesFairly(
-  db: D1Database,
+  db: ShardDb,
+  global: GlobalDb,
   input: { now: string; perOrg: number; backoffAfter: number; perEndpoint: number; limit: number; probed: readonly string[] },
 ): Promise<DueDelivery[]> {
+  const { results: due } = await db
+    .prepare("SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?")
+    .bind(input.now)
+    .all<{ endpoint_id: string }>();
+  if (due.length === 0) return [];
+  const targets = await endpointTargets(
+    global,
+    due.map((d) => d.endpoint_id),
+  );
+  const health = due.map(({ endpoint_id }) => {
+    const e = targets.get(endpoint_id);
+    return { id: endpoint_id, consecutive_failures: e?.consecutive_failures ?? 0, paused: e?.paused_at ? 1 : 0 };
+  });
   const { results } = await db
     .prepare(DUE_FAIRLY)
-    .bind(input.now, input.perOrg, input.backoffAfter, input.perEndpoint, input.limit, JSON.stringify(input.probed))
+    .bind(input.now, input.perOrg, input.backoffAfter, input.perEndpoint, input.limit, JSON.stringify(input.probed), JSON.stringify(health))
     .all<DueDelivery>();
   return results;
 }
@@ -346,11 +433,11 @@ export async function dueDeliveriesFairly(
 // ---- webhook_attempts ----
 
 /** A delivery's attempt log, in order, as a statement (get-delivery.ts batches it). */
-export const deliveryAttemptsSelect = (db: D1Database, deliveryId: string): D1PreparedStatement =>
+export const deliveryAttemptsSelect = (db: ShardDb, deliveryId: string): D1PreparedStatement =>
   db.prepare("SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt, id").bind(deliveryId);
 
 /** The attempt log of many attempts in one INSERT: `list` as for deliveriesAttemptedUpdate. */
-export function attemptsLogInsert(db: D1Database, at: string, list: string): D1PreparedStatement {
+export function attemptsLogInsert(db: ShardDb, at: string, list: string): D1PreparedStatement {
   // `ORDER BY key`: the log's rowids follow the order the attempts count in.
   return db
     .prepare(
@@ -368,7 +455,7 @@ export function attemptsLogInsert(db: D1Database, at: string, list: string): D1P
  * `failed`), oldest first. The scan walks the `attempted_at` index, so a run with nothing past the
  * cutoff reads no rows, however long the log.
  */
-export async function pruneSettledAttempts(db: D1Database, input: { cutoff: string; limit: number }): Promise<D1Result> {
+export async function pruneSettledAttempts(db: ShardDb, input: { cutoff: string; limit: number }): Promise<D1Result> {
   return db
     .prepare(
       `DELETE FROM webhook_attempts WHERE id IN (

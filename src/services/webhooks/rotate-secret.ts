@@ -15,7 +15,7 @@ export const ROTATION_GRACE_SECONDS = 48 * 3600;
  * rotations one wins and the other is a 409 (no secret is handed out that never took effect).
  */
 export async function rotateSecret(ctx: OrgContext, input: { endpointId: string }) {
-  const db = ctx.db;
+  const db = ctx.global;
   const current = await getEndpoint(db, ctx.orgId, input.endpointId);
   const secret = newWebhookSecret();
   const at = nowIso();

@@ -5,6 +5,7 @@ import type { Env } from "../../../src/env";
 import { operator } from "../../helpers/api";
 import { BUYER, embedToken, intentStats, payFor, paymentRow, payingTenant, sentPayEnvelope, sign } from "../../helpers/payments";
 import { adminToken, createEndpoint, receiverUrl, waitForRequests } from "../../helpers/webhooks";
+import { shardDbOf } from "../../helpers/shards";
 
 /** POST /embed/payment-intent against a Worker configured with `overrides`. */
 async function intentWith(token: string, overrides: Partial<Env>) {
@@ -29,7 +30,7 @@ describe("POST /embed/payment-intent when Stripe or the configuration fails", ()
     expect(wrongKey.body.error).toContain("STRIPE_SECRET_KEY");
 
     // Stripe refuses the connected account (the stand-in, as Stripe, checks the destination)
-    await env.DB.prepare("UPDATE payments SET destination_account = 'not-an-account' WHERE envelope_id = ?").bind(e.envelopeId).run();
+    await shardDbOf(e.envelopeId).prepare("UPDATE payments SET destination_account = 'not-an-account' WHERE envelope_id = ?").bind(e.envelopeId).run();
     const refused = await intentWith(token, {});
     expect(refused.status).toBe(502);
     expect(refused.body.error).toMatch(/No such destination/);
@@ -42,7 +43,7 @@ describe("POST /embed/payment-intent when Stripe or the configuration fails", ()
     expect((await intentStats(e.envelopeId)).created).toBe(0);
 
     // the refusals left nothing behind: once the account is right, the intent is created
-    await env.DB.prepare("UPDATE payments SET destination_account = 'acct_1DealerStandIn' WHERE envelope_id = ?").bind(e.envelopeId).run();
+    await shardDbOf(e.envelopeId).prepare("UPDATE payments SET destination_account = 'acct_1DealerStandIn' WHERE envelope_id = ?").bind(e.envelopeId).run();
     expect((await intentWith(token, {})).status).toBe(200);
     expect((await intentStats(e.envelopeId)).created).toBe(1);
   });

@@ -16,6 +16,7 @@ import {
   stripeEvent,
 } from "../../helpers/payments";
 import { sendableEnvelope, sendEnvelope } from "../../helpers/signing";
+import { shardDbOf } from "../../helpers/shards";
 
 async function adminToken(orgId: string, role: "admin" | "custodian" = "custodian") {
   const user = await operator("POST", `/orgs/${orgId}/users`, { email: `${role}-${crypto.randomUUID()}@example.com`, name: role, role });
@@ -59,7 +60,7 @@ describe("Sign + Pay: the journey against the Stripe stand-in", () => {
     const widget = await embedToken(t.key, e.envelopeId, BUYER.email, "vault");
     expect(widget.status).toBe(409);
     expect(widget.body.error).toMatch(/payment/i);
-    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM vault_records WHERE envelope_id = ?").bind(e.envelopeId).first("n")).toBe(0);
+    expect(await shardDbOf(e.envelopeId).prepare("SELECT COUNT(*) AS n FROM vault_records WHERE envelope_id = ?").bind(e.envelopeId).first("n")).toBe(0);
 
     // Stripe reports the payment succeeded.
     const event = await stripeEvent("payment_intent.succeeded", row!.stripe_payment_intent_id);
@@ -75,11 +76,11 @@ describe("Sign + Pay: the journey against the Stripe stand-in", () => {
     expect((await embedToken(t.key, e.envelopeId, BUYER.email, "vault")).status).toBe(200);
 
     // invoice.paid went to the outbox for the organization's webhooks; the audit chain records the payment.
-    const invoice = await env.DB.prepare("SELECT org_id, data FROM events WHERE envelope_id = ? AND type = 'invoice.paid'").bind(e.envelopeId).all<{ org_id: string; data: string }>();
+    const invoice = await shardDbOf(e.envelopeId).prepare("SELECT org_id, data FROM events WHERE envelope_id = ? AND type = 'invoice.paid'").bind(e.envelopeId).all<{ org_id: string; data: string }>();
     expect(invoice.results).toHaveLength(1);
     expect(invoice.results[0]!.org_id).toBe(t.orgId);
     expect(JSON.parse(invoice.results[0]!.data)).toMatchObject({ envelope_id: e.envelopeId, payment: { amount_cents: 150_000, currency: "usd", status: "paid", payment_intent_id: pi.id } });
-    const audit = await env.DB.prepare("SELECT action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(e.envelopeId).all<{ action: string }>();
+    const audit = await shardDbOf(e.envelopeId).prepare("SELECT action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(e.envelopeId).all<{ action: string }>();
     expect(audit.results.map((a) => a.action)).toContain("envelope.payment_paid");
     const verify = await call("GET", `/envelopes/${e.envelopeId}/audit/verify`, { bearer: await adminToken(t.orgId, "admin") });
     expect(verify.body.data.verified).toBe(true);

@@ -4,6 +4,7 @@ import { app } from "../../../src/app";
 import { call, envelopeBody, newTenant, operator } from "../../helpers/api";
 import { BUYER, COSIGNER, paymentRow, payingTenant, sentPayEnvelope } from "../../helpers/payments";
 import { sendEnvelope, templateWithRoles } from "../../helpers/signing";
+import { orgShardDb } from "../../helpers/shards";
 
 const create = (key: string, payment: unknown, extra: Record<string, unknown> = {}) =>
   call("POST", "/partner/envelopes", { key, body: envelopeBody({ payment, ...extra }) });
@@ -47,7 +48,7 @@ describe("POST /partner/envelopes with a payment (Sign + Pay)", () => {
       expect(res.status, name).toBe(422);
       expect(res.body.details.map((d: { path: unknown[] }) => d.path.join(".")), name).toContain(`payment.${field}`);
     }
-    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM payments WHERE org_id = ?").bind(t.orgId).first("n");
+    const count = await (await orgShardDb(t.orgId)).prepare("SELECT COUNT(*) AS n FROM payments WHERE org_id = ?").bind(t.orgId).first("n");
     expect(count).toBe(0);
   });
 

@@ -6,7 +6,7 @@ import { ALL_SCOPES, call, createEnvelope, newTenant } from "../../helpers/api";
 import { sha256Hex } from "../../helpers/pdf";
 import { sentTwoSignerEnvelope, signing } from "../../helpers/signing-flow";
 import { completedEnvelope, download } from "../../helpers/vault";
-import { orgContext } from "../../helpers/context";
+import { orgContextOf } from "../../helpers/context";
 
 type Widget = "sign" | "vault";
 
@@ -139,7 +139,7 @@ describe("POST /embed/session: tokens it refuses", () => {
 
   it("says an expired token is expired (401, reason expired)", async () => {
     const { t, flow, body } = await signSetup();
-    const old = await mintEmbedToken(orgContext(t.orgId), {
+    const old = await mintEmbedToken(orgContextOf(t.orgId, flow.envelopeId), {
       scopes: ALL_SCOPES,
       envelopeId: flow.envelopeId,
       userEmail: "ann@example.com",

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, newTenant, operator } from "../../helpers/api";
+import { orgShardDb } from "../../helpers/shards";
 
 const list = (key: string) => call("GET", "/partner/envelopes", { key });
 
@@ -107,7 +108,7 @@ describe("org-level audit under contention", () => {
     const { verifyChain } = await import("../../../src/services/audit/verify-chain");
     const chain = await verifyChain(env.DB, t.orgId);
     expect(chain.verified).toBe(true);
-    const customers = await env.DB.prepare("SELECT COUNT(*) AS n FROM customers WHERE org_id = ?").bind(t.orgId).first<{ n: number }>();
+    const customers = await (await orgShardDb(t.orgId)).prepare("SELECT COUNT(*) AS n FROM customers WHERE org_id = ?").bind(t.orgId).first<{ n: number }>();
     expect(customers!.n).toBe(created);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { frameAncestorsFor } from "../../../src/services/embed/frame-ancestors";
 import { call, newTenant, operator } from "../../helpers/api";
 import { sentTwoSignerEnvelope } from "../../helpers/signing-flow";
-import { jobContext } from "../../helpers/context";
+import { jobContextOf } from "../../helpers/context";
 import { signerIdOf } from "../../helpers/signing";
 
 describe("PATCH /operator/orgs/:org_id", () => {
@@ -28,7 +28,7 @@ describe("PATCH /operator/orgs/:org_id", () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.data.embed_frame_ancestors).toEqual(["https://dealer.example.com", "http://127.0.0.1:8788"]);
-    expect(await frameAncestorsFor(jobContext(), { signerId: await signerIdOf(flow.buyer) })).toEqual(["https://dealer.example.com", "http://127.0.0.1:8788"]);
+    expect(await frameAncestorsFor(jobContextOf(flow.envelopeId), { signerId: await signerIdOf(flow.buyer) })).toEqual(["https://dealer.example.com", "http://127.0.0.1:8788"]);
     const row = await env.DB.prepare("SELECT embed_frame_ancestors FROM organizations WHERE id = ?").bind(t.orgId).first<{ embed_frame_ancestors: string }>();
     expect(JSON.parse(row!.embed_frame_ancestors)).toEqual(["https://dealer.example.com", "http://127.0.0.1:8788"]);
 
@@ -37,7 +37,7 @@ describe("PATCH /operator/orgs/:org_id", () => {
 
     const cleared = await operator("PATCH", `/orgs/${t.orgId}`, { embed_frame_ancestors: null });
     expect(cleared.body.data.embed_frame_ancestors).toEqual([]);
-    expect(await frameAncestorsFor(jobContext(), { signerId: await signerIdOf(flow.buyer) })).toEqual([]);
+    expect(await frameAncestorsFor(jobContextOf(flow.envelopeId), { signerId: await signerIdOf(flow.buyer) })).toEqual([]);
   });
 
   it("refuses a bad origin with 422 at its index and changes nothing", async () => {

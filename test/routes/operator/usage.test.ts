@@ -1,7 +1,7 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createEnvelope, envelopeBody, newTenant, operator } from "../../helpers/api";
 import { sentKbaEnvelope, takeKba } from "../../helpers/kba";
+import { orgShardDb } from "../../helpers/shards";
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
 
@@ -73,7 +73,7 @@ describe("operator usage: GET /operator/orgs/:org_id/usage", () => {
 
   it("reads another month's lines only for that month", async () => {
     const t = await newTenant();
-    await env.DB.prepare(
+    await (await orgShardDb(t.orgId)).prepare(
       "INSERT INTO usage_lines (id, org_id, month, kind, quantity, unit_cents, envelope_id, signer_id, description, unique_key, created_at) VALUES (?, ?, '2026-01', 'kba_verification', 1, 400, NULL, NULL, 'January verification', ?, '2026-01-15T10:00:00.000Z')",
     )
       .bind(`use_${crypto.randomUUID()}`, t.orgId, `test:${crypto.randomUUID()}`)

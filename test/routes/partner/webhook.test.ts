@@ -4,7 +4,7 @@ import { sweepDeliveries } from "../../../src/jobs/sweep-deliveries";
 import { fanOutEvent } from "../../../src/services/webhooks/fan-out";
 import { call, newKey, newTenant } from "../../helpers/api";
 import { adminToken, insertEvent, received, receiverUrl } from "../../helpers/webhooks";
-import { jobContext } from "../../helpers/context";
+import { jobContextOf } from "../../helpers/context";
 
 describe("legacy PATCH /partner/webhook", () => {
   it("creates the organization's migrated endpoint, subscribed to * and unsigned, and delivers to it", async () => {
@@ -20,8 +20,9 @@ describe("legacy PATCH /partner/webhook", () => {
     const list = await call("GET", "/webhooks/endpoints", { bearer: await adminToken(t.orgId) });
     expect(list.body.data).toEqual([expect.objectContaining({ endpoint_id: res.body.data.endpoint_id, secret_set: false, events: ["*"] })]);
 
-    await fanOutEvent(jobContext(), { eventId: await insertEvent(t.orgId, "signer.viewed") });
-    await sweepDeliveries(jobContext());
+    const eventId = await insertEvent(t.orgId, "signer.viewed");
+    await fanOutEvent(jobContextOf(eventId), { eventId });
+    await sweepDeliveries(jobContextOf(eventId));
     const [req] = await received(target.path);
     expect(JSON.parse(req!.body).event_type).toBe("signer.viewed");
     expect(req!.headers["x-service-signature"]).toBeUndefined();

@@ -3,6 +3,8 @@ import { PDFDocument } from "pdf-lib";
 import { describe, expect, it } from "vitest";
 import { call, createEnvelope, newTenant } from "../../helpers/api";
 import { PAGE_SIZES, consoleTemplate, memberToken, uploadTemplate } from "../../helpers/templates";
+import { isShardTagged } from "../../../src/lib/shards";
+import { globalDb, shardDbOf } from "../../helpers/shards";
 
 const open = (bearer: string, body: Record<string, unknown>) => call("POST", "/esign/builder-session", { bearer, body });
 
@@ -26,7 +28,9 @@ async function setup() {
 }
 
 async function storedPdf(templateId: string) {
-  const row = await env.DB.prepare("SELECT document_key FROM templates WHERE id = ?").bind(templateId).first<{ document_key: string }>();
+  // a builder working copy is a row of its envelope's shard, an organization's own template a global one
+  const read = (db: D1Database) => db.prepare("SELECT document_key FROM templates WHERE id = ?").bind(templateId).first<{ document_key: string }>();
+  const row = isShardTagged(templateId) ? await read(shardDbOf(templateId)) : ((await read(globalDb)) ?? (await read(shardDbOf(templateId))));
   return { key: row!.document_key, doc: await PDFDocument.load(new Uint8Array(await (await env.DOCS.get(row!.document_key))!.arrayBuffer())) };
 }
 
@@ -44,7 +48,7 @@ describe("POST /esign/builder-session", () => {
     expect(doc.getPages().map((p) => [Math.round(p.getWidth()), Math.round(p.getHeight())])).toEqual([[595, 842], [612, 1008], [612, 792]]);
     const updated = await call("GET", `/partner/envelopes/${envelope.envelope_id}`, { key: t.key });
     expect(updated.body.data).toMatchObject({ status: "uploaded", template_id: s.template_id, kba_required: true, provider_instance: "cloud", metadata: { document_source: "template" } });
-    const fields = await env.DB.prepare("SELECT COUNT(*) AS n FROM envelope_fields WHERE envelope_id = ?").bind(envelope.envelope_id).first();
+    const fields = await shardDbOf(envelope.envelope_id).prepare("SELECT COUNT(*) AS n FROM envelope_fields WHERE envelope_id = ?").bind(envelope.envelope_id).first();
     expect(fields).toEqual({ n: 3 });
   });
 
@@ -78,7 +82,7 @@ describe("POST /esign/builder-session", () => {
       ["size (2)", ["S", "M", "L"], [2]],
       ["pay (2)", ["Card"], [2]],
     ]);
-    const rows = await env.DB.prepare("SELECT name, options FROM envelope_fields WHERE envelope_id = ? ORDER BY seq").bind(e.envelope_id).all();
+    const rows = await shardDbOf(e.envelope_id).prepare("SELECT name, options FROM envelope_fields WHERE envelope_id = ? ORDER BY seq").bind(e.envelope_id).all();
     expect(rows.results.map((r) => r.options)).toEqual(['["A","B"]', '["S","M"]', '["Card"]', '["S","M","L"]', '["Card"]']);
   });
 
@@ -109,7 +113,7 @@ describe("POST /esign/builder-session", () => {
     const fresh = await open(bearer, { envelope_id: e2.envelope_id, kba_required: true });
     expect(fresh.status).toBe(201);
     expect(fresh.body.data).toMatchObject({ page_count: null, kba_required: true, provider_instance: "cloud", document_source: "new", fields: [] });
-    const row = await env.DB.prepare("SELECT status, kba_required, template_id FROM envelopes WHERE id = ?").bind(e2.envelope_id).first();
+    const row = await shardDbOf(e2.envelope_id).prepare("SELECT status, kba_required, template_id FROM envelopes WHERE id = ?").bind(e2.envelope_id).first();
     expect(row).toEqual({ status: "pending", kba_required: 1, template_id: fresh.body.data.template_id });
   });
 

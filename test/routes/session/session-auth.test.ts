@@ -1,7 +1,7 @@
-import { env } from "cloudflare:test";
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { call, createEnvelope, newTenant, operator } from "../../helpers/api";
+import { shardDbOf } from "../../helpers/shards";
 
 const SECRET = new TextEncoder().encode("test-session-secret-0123456789abcdef");
 
@@ -30,7 +30,7 @@ describe("console session authentication", () => {
     const res = await call("POST", `/envelopes/${e.envelope_id}/void`, { bearer: token.body.data.access_token, body: { reason: "customer asked" } });
     expect(res.status).toBe(200);
     expect(res.body.data.status).toBe("voided");
-    const audit = await env.DB.prepare("SELECT actor_type, actor_id FROM audit_log WHERE chain_id = ? AND seq = 2").bind(e.envelope_id).first();
+    const audit = await shardDbOf(e.envelope_id).prepare("SELECT actor_type, actor_id FROM audit_log WHERE chain_id = ? AND seq = 2").bind(e.envelope_id).first();
     expect(audit).toEqual({ actor_type: "user", actor_id: userId });
   });
 

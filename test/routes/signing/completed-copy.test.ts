@@ -7,6 +7,7 @@ import { call, newTenant } from "../../helpers/api";
 import { outboxOf, sendableEnvelope, sendEnvelope, signerRows } from "../../helpers/signing";
 import { placedText, signing, storedDocument } from "../../helpers/signing-flow";
 import { vaultRecord } from "../../helpers/vault";
+import { shardDbOf } from "../../helpers/shards";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** 30 days after completion, in the link's whole seconds. */
@@ -57,14 +58,14 @@ async function fetchBytes(url: string) {
 const startsWith = (whole: Uint8Array, prefix: Uint8Array) => whole.byteLength > prefix.byteLength && prefix.every((b, i) => whole[i] === b);
 
 const backdateCompletion = (envelopeId: string, days: number) =>
-  env.DB.prepare("UPDATE envelopes SET signed_at = ? WHERE id = ?").bind(new Date(Date.now() - days * DAY_MS).toISOString(), envelopeId).run();
+  shardDbOf(envelopeId).prepare("UPDATE envelopes SET signed_at = ? WHERE id = ?").bind(new Date(Date.now() - days * DAY_MS).toISOString(), envelopeId).run();
 
 describe("the signer's copy: completed_copy emails to every signer and cc recipient (DESIGN.md 12)", () => {
   it("queues one completed_copy per signer and cc recipient in the completion, one per address, with the link withheld at rest", async () => {
     const t = await newTenant();
     const { envelopeId } = await completedWithCc(t.key);
     const signers = await signerRows(envelopeId);
-    const cc = (await env.DB.prepare("SELECT id, email FROM envelope_cc_recipients WHERE envelope_id = ? ORDER BY position").bind(envelopeId).all<{ id: string; email: string }>()).results;
+    const cc = (await shardDbOf(envelopeId).prepare("SELECT id, email FROM envelope_cc_recipients WHERE envelope_id = ? ORDER BY position").bind(envelopeId).all<{ id: string; email: string }>()).results;
     const mail = await copyEmails(envelopeId);
     // ann@example.com is a signer and a cc recipient: she gets one email, as the signer
     expect(mail.map((m) => [m.to_email, m.signer_id])).toEqual([

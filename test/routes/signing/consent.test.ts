@@ -10,6 +10,7 @@ import { pageTexts } from "../../helpers/pdf";
 import { bulkTenant, readyBatch, runToEnd, seedCustomers } from "../../helpers/bulk";
 import { download } from "../../helpers/vault";
 import { adminToken } from "../../helpers/webhooks";
+import { globalDb, shardDbOf } from "../../helpers/shards";
 
 const DISCLOSURE = {
   required: true,
@@ -237,9 +238,8 @@ describe("envelope create: consumer_consent", () => {
     expect(none.consumer_consent).toBe(false);
     const asked = await createEnvelope(plain.key, { consumer_consent: true });
     expect(asked.consumer_consent).toBe(true);
-    const pinned = await env.DB.prepare("SELECT d.version, d.sha256 FROM envelopes e JOIN esign_disclosures d ON d.id = e.disclosure_id WHERE e.id = ?")
-      .bind(asked.envelope_id)
-      .first<{ version: number; sha256: string }>();
+    const pinnedId = await shardDbOf(asked.envelope_id).prepare("SELECT disclosure_id FROM envelopes WHERE id = ?").bind(asked.envelope_id).first<string>("disclosure_id");
+    const pinned = await globalDb.prepare("SELECT version, sha256 FROM esign_disclosures WHERE id = ?").bind(pinnedId).first<{ version: number; sha256: string }>();
     const current = await call("GET", "/org/esign-disclosure", { bearer: await adminToken(plain.orgId) });
     expect(pinned).toEqual({ version: 0, sha256: current.body.data.sha256 });
     expect(current.body.data).toMatchObject({ version: 0, is_default: true });
@@ -248,7 +248,7 @@ describe("envelope create: consumer_consent", () => {
     expect((await createEnvelope(t.key)).consumer_consent).toBe(true);
     const optedOut = await createEnvelope(t.key, { consumer_consent: false });
     expect(optedOut.consumer_consent).toBe(false);
-    const row = await env.DB.prepare("SELECT disclosure_id FROM envelopes WHERE id = ?").bind(optedOut.envelope_id).first<{ disclosure_id: string | null }>();
+    const row = await shardDbOf(optedOut.envelope_id).prepare("SELECT disclosure_id FROM envelopes WHERE id = ?").bind(optedOut.envelope_id).first<{ disclosure_id: string | null }>();
     expect(row?.disclosure_id).toBeNull();
 
     const bad = await call("POST", "/partner/envelopes", { key: t.key, body: { envelope_name: "x", customer_email: "a@example.com", customer_name: "A", consumer_consent: "yes" } });
@@ -266,11 +266,16 @@ describe("bulk send: consumer_consent", () => {
     const { batchId } = await readyBatch(t, { customers });
     expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
     expect((await runToEnd(batchId)).status).toBe("completed");
-    const { results } = await env.DB.prepare(
-      "SELECT e.consumer_consent, d.version FROM bulk_items i JOIN envelopes e ON e.id = i.envelope_id LEFT JOIN esign_disclosures d ON d.id = e.disclosure_id WHERE i.batch_id = ?",
-    )
+    const { results: pinnedRows } = await shardDbOf(batchId)
+      .prepare("SELECT e.consumer_consent, e.disclosure_id FROM bulk_items i JOIN envelopes e ON e.id = i.envelope_id WHERE i.batch_id = ?")
       .bind(batchId)
-      .all();
+      .all<{ consumer_consent: number; disclosure_id: string | null }>();
+    const results = await Promise.all(
+      pinnedRows.map(async (r) => ({
+        consumer_consent: r.consumer_consent,
+        version: r.disclosure_id ? await globalDb.prepare("SELECT version FROM esign_disclosures WHERE id = ?").bind(r.disclosure_id).first<number>("version") : null,
+      })),
+    );
     expect(results).toEqual([
       { consumer_consent: 1, version: 1 },
       { consumer_consent: 1, version: 1 },

@@ -6,6 +6,7 @@ import { call, newTenant } from "../../helpers/api";
 import { sentKbaEnvelope } from "../../helpers/kba";
 import { kbaEnvelope, outboxOf, signerRows } from "../../helpers/signing";
 import { memberToken } from "../../helpers/templates";
+import { shardDbOf } from "../../helpers/shards";
 
 /** POST …/send through the app with `sendEnv`, the way a deployment configured so would answer. */
 async function sendWith(sendEnv: Env, key: string, envelopeId: string, body: unknown = {}) {
@@ -35,7 +36,7 @@ describe("sending a KBA envelope", () => {
     expect((await call("GET", `/partner/envelopes/${e.envelope_id}/status`, { key: t.key })).body.data.status).toBe("pending");
     expect(await signerRows(e.envelope_id)).toHaveLength(0);
     expect(await outboxOf(e.envelope_id)).toHaveLength(0);
-    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM kba_checks WHERE envelope_id = ?").bind(e.envelope_id).first())!.n).toBe(0);
+    expect((await shardDbOf(e.envelope_id).prepare("SELECT COUNT(*) AS n FROM kba_checks WHERE envelope_id = ?").bind(e.envelope_id).first())!.n).toBe(0);
 
     // the same envelope goes out once the provider is configured
     const sent = await sendWith({ ...env, KBA_PROVIDER: "sandbox" }, t.key, e.envelope_id);
@@ -54,9 +55,9 @@ describe("sending a KBA envelope", () => {
 
   it("adds the KBA step automatically: one check per customer-side signer, recorded with the send", async () => {
     const s = await sentKbaEnvelope({ dealerIsSender: true });
-    const checks = await env.DB.prepare("SELECT c.status, c.provider, s.role FROM kba_checks c JOIN signers s ON s.id = c.signer_id WHERE c.envelope_id = ?").bind(s.envelopeId).all();
+    const checks = await shardDbOf(s.envelopeId).prepare("SELECT c.status, c.provider, s.role FROM kba_checks c JOIN signers s ON s.id = c.signer_id WHERE c.envelope_id = ?").bind(s.envelopeId).all();
     expect(checks.results).toEqual([{ status: "required", provider: "sandbox", role: "buyer" }]);
-    const sendEntry = await env.DB.prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = 'envelope.send'").bind(s.envelopeId).first<{ data: string }>();
+    const sendEntry = await shardDbOf(s.envelopeId).prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = 'envelope.send'").bind(s.envelopeId).first<{ data: string }>();
     expect(JSON.parse(sendEntry!.data).kba).toEqual({ provider: "sandbox", challenged: [s.buyerEmail] });
   });
 
@@ -67,7 +68,7 @@ describe("sending a KBA envelope", () => {
     const sent = await call("POST", `/envelopes/${e.envelope_id}/send`, { bearer, body: {} });
     expect(sent.status).toBe(200);
     expect(sent.body.data.signers[0].signing_url).toMatch(new RegExp(`^${env.SIGNING_HOST}/s/`));
-    const checks = await env.DB.prepare("SELECT status FROM kba_checks WHERE envelope_id = ?").bind(e.envelope_id).all();
+    const checks = await shardDbOf(e.envelope_id).prepare("SELECT status FROM kba_checks WHERE envelope_id = ?").bind(e.envelope_id).all();
     expect(checks.results).toEqual([{ status: "required" }]);
     expect((await call("GET", `/signing/${sent.body.data.signers[0].slug}`)).body.data.kba).toEqual({ required: true, status: "required" });
     expect((await call("GET", `/envelopes/${e.envelope_id}/kba`, { bearer })).body).toEqual({ data: [] });

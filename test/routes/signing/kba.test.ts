@@ -4,6 +4,7 @@ import { call } from "../../helpers/api";
 import { answer, answersFor, auditOf, kbaStep, sentKbaEnvelope, takeKba, usageLinesOf } from "../../helpers/kba";
 import { outboxOf } from "../../helpers/signing";
 import { placedText, signing, storedDocument } from "../../helpers/signing-flow";
+import { allShardDbs, globalDb, shardDbOf } from "../../helpers/shards";
 
 const BLOCKED: [string, string, unknown?][] = [
   ["GET", "document"],
@@ -88,12 +89,12 @@ describe("KBA on the signing host: the journey", () => {
     const verify = await call("GET", `/envelopes/${s.envelopeId}/audit/verify`, { bearer: s.bearer });
     expect(verify.body.data.verified).toBe(true);
 
-    const timeline = await env.DB.prepare("SELECT type, data, dispatched_at FROM events WHERE envelope_id = ? AND type = 'kba.verified'").bind(s.envelopeId).all<Record<string, any>>();
+    const timeline = await shardDbOf(s.envelopeId).prepare("SELECT type, data, dispatched_at FROM events WHERE envelope_id = ? AND type = 'kba.verified'").bind(s.envelopeId).all<Record<string, any>>();
     expect(timeline.results).toHaveLength(1);
     expect(JSON.parse(timeline.results[0]!.data)).toMatchObject({ outcome: "passed", signer: { email: s.buyerEmail } });
     // a record, not a webhook: written already dispatched, never fanned out
     expect(timeline.results[0]!.dispatched_at).not.toBeNull();
-    expect((await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE event_id IN (SELECT id FROM events WHERE type = 'kba.verified' AND envelope_id = ?)").bind(s.envelopeId).first())!.n).toBe(0);
+    expect((await shardDbOf(s.envelopeId).prepare("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE event_id IN (SELECT id FROM events WHERE type = 'kba.verified' AND envelope_id = ?)").bind(s.envelopeId).first())!.n).toBe(0);
 
     const lines = await usageLinesOf(s.orgId);
     expect(lines).toHaveLength(1);
@@ -104,7 +105,9 @@ describe("KBA on the signing host: the journey", () => {
     // nowhere: not the choices sent, not the prompts, not the word "answers"
     const dump = JSON.stringify(
       await Promise.all(
-        ["audit_log", "events", "kba_checks", "kba_sessions", "kba_results", "usage_lines", "email_outbox"].map(async (table) => (await env.DB.prepare(`SELECT * FROM ${table} WHERE org_id = ?`).bind(s.orgId).all()).results),
+        ["audit_log", "events", "kba_checks", "kba_sessions", "kba_results", "usage_lines", "email_outbox"].flatMap((table) =>
+          [...new Set([globalDb, ...allShardDbs()])].map(async (db) => (await db.prepare(`SELECT * FROM ${table} WHERE org_id = ?`).bind(s.orgId).all()).results),
+        ),
       ),
     );
     for (const q of session.questions) {
@@ -225,7 +228,7 @@ describe("KBA bad input: clear 4xx, never a second verification", () => {
 
     const next = (await kbaStep(s.buyer)).body.data;
     expect(next.attempts_left).toBe(1);
-    await env.DB.prepare("UPDATE kba_sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE id = ?").bind(next.session.session_id).run();
+    await shardDbOf(s.envelopeId).prepare("UPDATE kba_sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE id = ?").bind(next.session.session_id).run();
     const expired = await answer(s.buyer, { session_id: next.session.session_id, answers: await answersFor(s.buyerEmail, next.session) });
     expect(expired.status).toBe(410);
     expect(expired.body.details).toEqual({ session_status: "expired", kba_status: "failed", attempts_left: 0 });

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createContext } from "../../../src/lib/context";
+import { createContext, onShardOf } from "../../../src/lib/context";
 import { ApiError } from "../../../src/lib/errors";
 import { submitSigning } from "../../../src/services/signing/submit-signing";
 import { call, newTenant } from "../../helpers/api";
@@ -60,14 +60,16 @@ describe("the PAdES seal on the completed document", () => {
     const before = await env.DOCS.list({ prefix: "signatures/" });
 
     for (const missing of ["SEAL_PRIVATE_KEY", "SEAL_CERTIFICATE"] as const) {
-      const unconfigured = createContext({ ...env, [missing]: undefined }, () => {}, { requestId: "req_test" });
-      const err = await submitSigning(unconfigured, { signerId: await signerIdOf(e.cosigner), values: { cosigner_signature: TINY_PNG } }).catch((x: unknown) => x);
+      const signerId = await signerIdOf(e.cosigner);
+      const unconfigured = onShardOf(createContext({ ...env, [missing]: undefined }, () => {}, { requestId: "req_test" }), signerId);
+      const err = await submitSigning(unconfigured, { signerId, values: { cosigner_signature: TINY_PNG } }).catch((x: unknown) => x);
       expect(err).toBeInstanceOf(ApiError);
       expect((err as ApiError).status).toBe(503);
       expect((err as ApiError).message).toContain(missing);
     }
-    const wrongKey = createContext({ ...env, SEAL_PRIVATE_KEY: "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----" }, () => {}, { requestId: "req_test" });
-    const err = await submitSigning(wrongKey, { signerId: await signerIdOf(e.cosigner), values: { cosigner_signature: "Cole Signer" } }).catch((x: unknown) => x);
+    const signerId = await signerIdOf(e.cosigner);
+    const wrongKey = onShardOf(createContext({ ...env, SEAL_PRIVATE_KEY: "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----" }, () => {}, { requestId: "req_test" }), signerId);
+    const err = await submitSigning(wrongKey, { signerId, values: { cosigner_signature: "Cole Signer" } }).catch((x: unknown) => x);
     expect((err as ApiError).status).toBe(503);
     expect((err as ApiError).message).toContain("SEAL_PRIVATE_KEY");
 

@@ -1,10 +1,10 @@
-import { env } from "cloudflare:test";
 import { PDFDict, PDFDocument, PDFName, PDFRawStream } from "pdf-lib";
 import { describe, expect, it } from "vitest";
 import { call, eventually, newTenant } from "../../helpers/api";
 import { eventsOf, outboxOf, signerRows } from "../../helpers/signing";
 import { giveAutoVaultConsent, vaultRecord } from "../../helpers/vault";
 import { AREAS, placedText, sentTwoSignerEnvelope, signing, storedDocument, TINY_PNG } from "../../helpers/signing-flow";
+import { shardDbOf } from "../../helpers/shards";
 
 const TOL = 0.01;
 
@@ -55,7 +55,7 @@ describe("the signer API: view, submit in signing order, completion with the sta
 
     const envelope = (await call("GET", `/partner/envelopes/${e.envelopeId}`, { key: t.key })).body.data;
     expect(envelope.status).toBe("completed");
-    const signedAt = await env.DB.prepare("SELECT signed_at FROM envelopes WHERE id = ?").bind(e.envelopeId).first<{ signed_at: string }>();
+    const signedAt = await shardDbOf(e.envelopeId).prepare("SELECT signed_at FROM envelopes WHERE id = ?").bind(e.envelopeId).first<{ signed_at: string }>();
     expect(signedAt!.signed_at).toMatch(/Z$/);
     expect((await signerRows(e.envelopeId)).map((s) => s.status)).toEqual(["completed", "completed"]);
 
@@ -80,7 +80,7 @@ describe("the signer API: view, submit in signing order, completion with the sta
     });
     expect(JSON.stringify(events)).not.toContain(e.buyer);
 
-    const audit = await env.DB.prepare("SELECT action, actor_type, ip, user_agent FROM audit_log WHERE chain_id = ? AND action LIKE 'signer.%' ORDER BY seq").bind(e.envelopeId).all();
+    const audit = await shardDbOf(e.envelopeId).prepare("SELECT action, actor_type, ip, user_agent FROM audit_log WHERE chain_id = ? AND action LIKE 'signer.%' ORDER BY seq").bind(e.envelopeId).all();
     expect(audit.results).toContainEqual({ action: "signer.completed", actor_type: "signer", ip: "203.0.113.7", user_agent: "SignerBrowser/1.0" });
 
     // The signed PDF: values at their areas, the drawn signature on page 1, the certificate page last.
@@ -189,7 +189,7 @@ describe("the signer API: view, submit in signing order, completion with the sta
     expect([a.body.data.completed, b.body.data.completed].filter(Boolean)).toHaveLength(1);
     const events = await eventsOf(e.envelopeId);
     expect(events.filter((ev) => ev.type === "envelope.completed")).toHaveLength(1);
-    const docs = await env.DB.prepare("SELECT COUNT(*) AS n FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'").bind(e.envelopeId).first<{ n: number }>();
+    const docs = await shardDbOf(e.envelopeId).prepare("SELECT COUNT(*) AS n FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'").bind(e.envelopeId).first<{ n: number }>();
     expect(docs!.n).toBe(1);
   });
 });

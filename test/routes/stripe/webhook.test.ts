@@ -12,6 +12,7 @@ import {
   standIn,
   stripeEvent,
 } from "../../helpers/payments";
+import { shardDbOf } from "../../helpers/shards";
 
 /** A payer who has opened the payment step: the envelope's PaymentIntent exists at the stand-in. */
 async function openedPayment() {
@@ -24,9 +25,9 @@ async function openedPayment() {
 }
 
 const events = async (envelopeId: string) =>
-  (await env.DB.prepare("SELECT type FROM events WHERE envelope_id = ? AND type = 'invoice.paid'").bind(envelopeId).all()).results.length;
+  (await shardDbOf(envelopeId).prepare("SELECT type FROM events WHERE envelope_id = ? AND type = 'invoice.paid'").bind(envelopeId).all()).results.length;
 const auditActions = async (envelopeId: string) =>
-  (await env.DB.prepare("SELECT action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(envelopeId).all<{ action: string }>()).results.map((a) => a.action);
+  (await shardDbOf(envelopeId).prepare("SELECT action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(envelopeId).all<{ action: string }>()).results.map((a) => a.action);
 const sign = (payload: string, opts: { timestamp?: number; secret?: string } = {}) =>
   standIn<{ signature_header: string }>("/_sign", { payload, ...opts }).then((r) => r.signature_header);
 
@@ -77,7 +78,7 @@ describe("POST /stripe/webhook", () => {
     const tampered = event.payload.replace('"amount": 150000', '"amount": 1');
     expect((await deliverWebhook(tampered, event.signature_header)).status).toBe(400);
     expect((await paymentRow(e.envelopeId))!.status).toBe("requires_payment");
-    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM stripe_events WHERE id = ?").bind(event.event.id).first("n")).toBe(0);
+    expect(await shardDbOf(e.envelopeId).prepare("SELECT COUNT(*) AS n FROM stripe_events WHERE id = ?").bind(event.event.id).first("n")).toBe(0);
     expect(await events(e.envelopeId)).toBe(0);
   });
 

@@ -43,6 +43,8 @@ export function sample(doc: Document, schema: Schema | undefined, depth = 0): un
 /** A path parameter's value for a resource that does not exist (but passes the parameter's own rules). */
 export function unknownValue(schema: Schema | undefined): string {
   if (Array.isArray(schema?.enum)) return String(schema!.enum[0]);
+  // a number parameter (a shard's): the highest it allows, which no test deployment binds
+  if (schema?.type === "integer" || schema?.type === "number") return String(schema.maximum ?? 9999);
   const length = Math.min(Math.max(schema?.minLength ?? 0, 26), schema?.maxLength ?? 64);
   return `zz${"0".repeat(length - 2)}`;
 }

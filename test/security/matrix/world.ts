@@ -1,9 +1,10 @@
-import { env } from "cloudflare:test";
 import { exportJWK, generateKeyPair } from "jose";
 import { ALL_SCOPES, call, createEnvelope, newKey, newTenant, OPERATOR_TOKEN } from "../../helpers/api";
 import { memberToken } from "../../helpers/templates";
 import { completedEnvelope, vaultRecord } from "../../helpers/vault";
 import { createEndpoint, receiverUrl } from "../../helpers/webhooks";
+import { newShardId, shardOf } from "../../../src/lib/shards";
+import { shardDbOf } from "../../helpers/shards";
 
 /**
  * One organization with one resource of every kind a path can name, and its credentials. The matrix
@@ -46,8 +47,8 @@ export async function org(name: string): Promise<Org> {
   const batch = await call("POST", "/bulk-send", { bearer: admin, body: { name: `${name} batch`, document_source: "new" } });
   if (batch.status !== 201) throw new Error(`bulk batch: ${batch.status} ${JSON.stringify(batch.body)}`);
   // a signer of the vaulted envelope (corrections name one: `…/signers/{signer_id}`; the helper's envelope was completed without any)
-  const signer = { id: `sgn_${crypto.randomUUID().replaceAll("-", "")}` };
-  await env.DB.prepare(
+  const signer = { id: newShardId("signer", shardOf(envelope.envelope_id)) };
+  await shardDbOf(envelope.envelope_id).prepare(
     `INSERT INTO signers (id, envelope_id, org_id, role, email, name, routing_order, status, slug_hash, signed_at, created_at)
      VALUES (?, ?, ?, 'buyer', 'buyer@example.com', 'Buyer', 1, 'completed', ?, ?, ?)`,
   )

@@ -4,9 +4,10 @@ import { addControlKey } from "../../../src/services/control/add-control-key";
 import { deleteControlKey } from "../../../src/services/control/delete-control-key";
 import { call, refusal } from "../../helpers/api";
 import { party } from "../../helpers/control";
-import { orgContext } from "../../helpers/context";
 import { controlSignature, makeControlKey, registerControlKey } from "../../helpers/control-keys";
 import { racedDb } from "../../helpers/raced-db";
+import type { GlobalDb } from "../../../src/lib/shards";
+import { orgContext } from "../../helpers/context";
 
 const kids = async (apiKey: string) => ((await call("GET", "/partner/vault/control-keys", { key: apiKey })).body.data as { kid: string }[]).map((k) => k.kid);
 const entries = async (orgId: string, action: string) =>
@@ -18,7 +19,7 @@ describe("control keys under a race between the verb's read and its write", () =
     const t = await party();
     const winner = await makeControlKey("ES256");
     const loser = await makeControlKey("EdDSA");
-    const ctx = { ...orgContext(t.orgId), db: racedDb(env.DB, () => registerControlKey(t.key, winner)) };
+    const ctx = { ...orgContext(t.orgId), global: racedDb(env.DB, () => registerControlKey(t.key, winner)) as GlobalDb };
     const err = await refusal(addControlKey(ctx, { jwk: loser.jwk as Record<string, unknown>, signature: undefined }));
     expect([err.status, err.code]).toEqual([409, "control_keys_changed"]);
     expect(await kids(t.key)).toEqual([winner.kid]);
@@ -36,7 +37,7 @@ describe("control keys under a race between the verb's read and its write", () =
 
     const c = await makeControlKey("EdDSA");
     const added = addControlKey(
-      { ...orgContext(t.orgId), db: racedDb(env.DB, deleteA) },
+      { ...orgContext(t.orgId), global: racedDb(env.DB, deleteA) as GlobalDb },
       { jwk: c.jwk as Record<string, unknown>, signature: await controlSignature(a, { action: "add_key", kid: c.kid }) },
     );
     expect((await refusal(added)).code).toBe("control_keys_changed");
@@ -45,7 +46,7 @@ describe("control keys under a race between the verb's read and its write", () =
     // b deletes itself, signed by a key (a, re-added) that the competitor deletes first
     expect((await registerControlKey(t.key, a, b)).status).toBe(201);
     const deleted = deleteControlKey(
-      { ...orgContext(t.orgId), db: racedDb(env.DB, deleteA) },
+      { ...orgContext(t.orgId), global: racedDb(env.DB, deleteA) as GlobalDb },
       { kid: b.kid, signature: await controlSignature(a, { action: "delete_key", kid: b.kid }) },
     );
     expect((await refusal(deleted)).code).toBe("control_keys_changed");

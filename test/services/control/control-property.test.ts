@@ -1,4 +1,3 @@
-import { env } from "cloudflare:test";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../../../src/lib/errors";
@@ -17,8 +16,9 @@ import { createRecordUrl } from "../../../src/services/control/vault-urls";
 import { getEnvelope } from "../../../src/services/envelopes/repository";
 import { runChecks } from "../../../src/services/vault/compliance-checks";
 import { call, newTenant } from "../../helpers/api";
-import { jobContext, orgContext } from "../../helpers/context";
+import { jobContextOf, orgContextOf } from "../../helpers/context";
 import { completedEnvelope } from "../../helpers/vault";
+import { shardDbOf } from "../../helpers/shards";
 
 const ORGS = 4;
 
@@ -106,13 +106,13 @@ describe("control of the authoritative copy under random sequences of operations
         const e = await completedEnvelope(keys[originator]!);
         const vaulted = await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: keys[originator]!, body: {} });
         expect(vaulted.status).toBe(200);
-        const record = await env.DB.prepare("SELECT id FROM vault_records WHERE envelope_id = ?").bind(e.envelope_id).first<{ id: string }>();
+        const record = await shardDbOf(e.envelope_id).prepare("SELECT id FROM vault_records WHERE envelope_id = ?").bind(e.envelope_id).first<{ id: string }>();
         const vaultId = record!.id;
         let m: Model = { controller: originator, pledgor: null, status: "active", pending: null, lastTransferId: null };
 
         for (const c of commands) {
           const may = allowed(m, c);
-          const ctxOf = (i: number) => orgContext(orgIds[i]!);
+          const ctxOf = (i: number) => orgContextOf(orgIds[i]!, vaultId);
           const transferId = m.pending?.id ?? m.lastTransferId ?? "vtr_none";
           let offered: string | null = null;
           const run = async () => {
@@ -127,8 +127,8 @@ describe("control of the authoritative copy under random sequences of operations
               case "cancel":
                 return void (await cancelTransfer(ctxOf(c.actor), { transferId, signatureHeader: undefined }));
               case "expire": {
-                const row = await getTransfer(env.DB, transferId);
-                const expired = row ? await expireTransfer(jobContext(), row, new Date(Date.now() + 8 * 24 * 3600 * 1000)) : null;
+                const row = await getTransfer(shardDbOf(vaultId), transferId);
+                const expired = row ? await expireTransfer(jobContextOf(vaultId), row, new Date(Date.now() + 8 * 24 * 3600 * 1000)) : null;
                 if (!expired) throw new ApiError(409, "nothing pending to expire");
                 return;
               }
@@ -153,24 +153,24 @@ describe("control of the authoritative copy under random sequences of operations
           if (outcome !== "ok") expect(outcome).toBeLessThan(500);
           if (may) m = apply(m, c, offered);
 
-          const row = await env.DB.prepare("SELECT controller_org_id, pledgor_org_id, control_status FROM vault_records WHERE id = ?")
+          const row = await shardDbOf(vaultId).prepare("SELECT controller_org_id, pledgor_org_id, control_status FROM vault_records WHERE id = ?")
             .bind(vaultId)
             .first<{ controller_org_id: string; pledgor_org_id: string | null; control_status: string }>();
           expect(row).toEqual({ controller_org_id: orgIds[m.controller], pledgor_org_id: m.pledgor === null ? null : orgIds[m.pledgor], control_status: m.status });
-          const pending = await env.DB.prepare("SELECT COUNT(*) AS n FROM vault_transfers WHERE vault_id = ? AND status = 'pending'").bind(vaultId).first<{ n: number }>();
+          const pending = await shardDbOf(vaultId).prepare("SELECT COUNT(*) AS n FROM vault_transfers WHERE vault_id = ? AND status = 'pending'").bind(vaultId).first<{ n: number }>();
           expect(pending!.n).toBe(m.pending ? 1 : 0);
         }
 
         // The chain verifies and check 5 (controlled amendments) holds after everything that happened.
-        const chain = await readVerifiedChain(env.DB, e.envelope_id);
+        const chain = await readVerifiedChain(shardDbOf(e.envelope_id), e.envelope_id);
         expect(chain.verification.verified).toBe(true);
-        const envelope = await getEnvelope(env.DB, orgIds[originator]!, e.envelope_id);
-        const checks = runChecks(await gatherFacts(env.DB, envelope));
+        const envelope = await getEnvelope(shardDbOf(e.envelope_id), orgIds[originator]!, e.envelope_id);
+        const checks = runChecks(await gatherFacts(shardDbOf(e.envelope_id), envelope));
         expect(checks.find((x) => x.requirement === "controlled_amendments")?.satisfied).toBe(true);
 
         // Only the controller of the moment is handed the authoritative copy (while control is open).
         for (let i = 0; i < ORGS; i++) {
-          const url = await createRecordUrl(orgContext(orgIds[i]!), { vaultId, file: "authoritative", expiresIn: 300 }).then(
+          const url = await createRecordUrl(orgContextOf(orgIds[i]!, vaultId), { vaultId, file: "authoritative", expiresIn: 300 }).then(
             () => 200,
             (err: unknown) => (err instanceof ApiError ? err.status : 500),
           );

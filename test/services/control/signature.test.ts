@@ -12,7 +12,7 @@ describe("verifyControlSignature on a control action's payload", () => {
     const other = await party();
     const key = await makeControlKey("EdDSA");
     expect((await registerControlKey(t.key, key)).status).toBe(201);
-    const db = jobContext().db;
+    const db = jobContext().global;
     const forA = { vault_id: "vlt_a", action: "accept", transfer_id: "vtr_a" } as const;
     const jws = await controlSignature(key, forA);
 
@@ -41,7 +41,7 @@ describe("verifyControlSignature on a control action's payload", () => {
     const t = await party();
     const key = await makeControlKey("ES256");
     expect((await registerControlKey(t.key, key)).status).toBe(201);
-    const db = jobContext().db;
+    const db = jobContext().global;
     const payload = { vault_id: "vlt_a", action: "transfer", to_org_id: "org_b" } as const;
     const now = Math.floor(Date.now() / 1000);
     expect(await verifyControlSignature(db, { orgId: t.orgId, header: await controlSignature(key, payload, { iat: now - 240 }), expected: payload })).not.toBeNull();

@@ -5,12 +5,15 @@ import { OutboxOnlyTransport } from "../../../src/providers/email/outbox-only";
 import { deliverEmails } from "../../../src/services/email/deliver";
 import { queueEmail } from "../../../src/services/email/outbox";
 import { newTenant } from "../../helpers/api";
-import { jobContext } from "../../helpers/context";
+import { jobContextOnOrg } from "../../helpers/context";
+import { allShardDbs, orgShardDb } from "../../helpers/shards";
 
+/** `n` emails queued on the organization's current shard (where its signers' emails are). */
 async function queued(orgId: string, n: number): Promise<OutboxEmail[]> {
+  const ctx = await jobContextOnOrg(orgId);
   const emails = await Promise.all(
     Array.from({ length: n }, (_, i) =>
-      queueEmail(jobContext(), {
+      queueEmail(ctx, {
         orgId,
         envelopeId: null,
         signerId: `sgn_test_${crypto.randomUUID()}`,
@@ -24,18 +27,25 @@ async function queued(orgId: string, n: number): Promise<OutboxEmail[]> {
       }),
     ),
   );
-  await env.DB.batch(emails.map((e) => e.statement));
+  await ctx.db.batch(emails.map((e) => e.statement));
   return emails.map((e) => e.email);
 }
 
-const rowOf = (id: string) => env.DB.prepare("SELECT status, sent_at, error FROM email_outbox WHERE id = ?").bind(id).first<{ status: string; sent_at: string | null; error: string | null }>();
+/** The outbox row `id`, on whichever shard holds it. */
+async function rowOf(id: string) {
+  for (const db of allShardDbs()) {
+    const row = await db.prepare("SELECT status, sent_at, error FROM email_outbox WHERE id = ?").bind(id).first<{ status: string; sent_at: string | null; error: string | null }>();
+    if (row) return row;
+  }
+  return null;
+}
 
 describe("email delivery through the transport", () => {
   it("the default transport is outbox-only: every email stays queued", async () => {
     const t = await newTenant();
     expect(emailTransport(env)).toBeInstanceOf(OutboxOnlyTransport);
     const [email] = await queued(t.orgId, 1);
-    expect(await deliverEmails(jobContext(), { emails: [email!] })).toEqual([{ status: "queued" }]);
+    expect(await deliverEmails(await jobContextOnOrg(t.orgId), { emails: [email!] })).toEqual([{ status: "queued" }]);
     expect(await rowOf(email!.id)).toEqual({ status: "queued", sent_at: null, error: null });
   });
 
@@ -51,7 +61,7 @@ describe("email delivery through the transport", () => {
         return { status: "sent" };
       },
     };
-    const outcomes = await deliverEmails(jobContext(), { emails: [ok!, refused!, broken!], transport });
+    const outcomes = await deliverEmails(await jobContextOnOrg(t.orgId), { emails: [ok!, refused!, broken!], transport });
     expect(outcomes.map((o) => o.status)).toEqual(["sent", "failed", "failed"]);
     expect(seen.map((e) => e.to.email)).toEqual(["s0@example.com", "s1@example.com", "s2@example.com"]);
     expect(await rowOf(ok!.id)).toMatchObject({ status: "sent", error: null });
@@ -63,18 +73,19 @@ describe("email delivery through the transport", () => {
   it("never overwrites an outcome already recorded", async () => {
     const t = await newTenant();
     const [email] = await queued(t.orgId, 1);
-    await deliverEmails(jobContext(), { emails: [email!], transport: { deliver: async () => ({ status: "sent" }) } });
-    await deliverEmails(jobContext(), { emails: [email!], transport: { deliver: async () => ({ status: "failed", error: "late" }) } });
+    await deliverEmails(await jobContextOnOrg(t.orgId), { emails: [email!], transport: { deliver: async () => ({ status: "sent" }) } });
+    await deliverEmails(await jobContextOnOrg(t.orgId), { emails: [email!], transport: { deliver: async () => ({ status: "failed", error: "late" }) } });
     expect((await rowOf(email!.id))!.status).toBe("sent");
   });
 
   it("queues one email of a kind per signer", async () => {
     const t = await newTenant();
     const [email] = await queued(t.orgId, 1);
-    const signer = await env.DB.prepare("SELECT signer_id FROM email_outbox WHERE id = ?").bind(email!.id).first<{ signer_id: string }>();
-    const again = await queueEmail(jobContext(), { orgId: t.orgId, envelopeId: null, signerId: signer!.signer_id, kind: "invitation", to: { email: "x@example.com", name: "X" }, subject: "s", text: "t", html: "h", linkUrl: null, at: new Date().toISOString() });
+    const shard = await orgShardDb(t.orgId);
+    const signer = await shard.prepare("SELECT signer_id FROM email_outbox WHERE id = ?").bind(email!.id).first<{ signer_id: string }>();
+    const again = await queueEmail(await jobContextOnOrg(t.orgId), { orgId: t.orgId, envelopeId: null, signerId: signer!.signer_id, kind: "invitation", to: { email: "x@example.com", name: "X" }, subject: "s", text: "t", html: "h", linkUrl: null, at: new Date().toISOString() });
     const result = await again.statement.all();
     expect(result.results).toEqual([]);
-    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM email_outbox WHERE signer_id = ?").bind(signer!.signer_id).first()).toEqual({ n: 1 });
+    expect(await shard.prepare("SELECT COUNT(*) AS n FROM email_outbox WHERE signer_id = ?").bind(signer!.signer_id).first()).toEqual({ n: 1 });
   });
 });

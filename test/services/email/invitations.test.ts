@@ -1,14 +1,16 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { inOrg, systemContext } from "../../../src/lib/context";
+import { inOrg, onShardOf, systemContext } from "../../../src/lib/context";
 import { inviteNextSigners } from "../../../src/services/email/invite-next-signers";
 import { renderInvitation } from "../../../src/services/email/invitation";
 import { call, newTenant } from "../../helpers/api";
 import { invitationSlug, outboxOf, sendableEnvelope, sendEnvelope } from "../../helpers/signing";
+import { shardDbOf } from "../../helpers/shards";
 
-const ctx = () => systemContext(env, () => {});
+/** A job's context on the shard of the envelope it acts on. */
+const ctx = (envelopeId: string) => onShardOf(systemContext(env, () => {}), envelopeId);
 const complete = (envelopeId: string, email: string) =>
-  env.DB.prepare("UPDATE signers SET status = 'completed', signed_at = ? WHERE envelope_id = ? AND email = ?").bind(new Date().toISOString(), envelopeId, email).run();
+  shardDbOf(envelopeId).prepare("UPDATE signers SET status = 'completed', signed_at = ? WHERE envelope_id = ? AND email = ?").bind(new Date().toISOString(), envelopeId, email).run();
 
 /** Buyer and co-buyer sign in parallel (order 1), then the dealer (order 2). */
 async function sentInOrders(sendEmail = true) {
@@ -29,7 +31,7 @@ async function sentInOrders(sendEmail = true) {
 describe("invitations by routing order (inviteNextSigners, for the signing flow)", () => {
   it("invites the next order only once every signer of the previous one has completed, and only once", async () => {
     const { t, envelopeId, links } = await sentInOrders();
-    const next = () => inviteNextSigners(inOrg(ctx(), t.orgId), { envelopeId });
+    const next = () => inviteNextSigners(inOrg(ctx(envelopeId), t.orgId), { envelopeId });
     expect(await next()).toEqual([]); // the first order was invited by the send
     await complete(envelopeId, "jane@example.com");
     expect(await next()).toEqual([]); // John has not signed yet
@@ -54,26 +56,26 @@ describe("invitations by routing order (inviteNextSigners, for the signing flow)
     const quiet = await sentInOrders(false);
     await complete(quiet.envelopeId, "jane@example.com");
     await complete(quiet.envelopeId, "john@example.com");
-    expect(await inviteNextSigners(inOrg(ctx(), quiet.t.orgId), { envelopeId: quiet.envelopeId })).toEqual([]);
+    expect(await inviteNextSigners(inOrg(ctx(quiet.envelopeId), quiet.t.orgId), { envelopeId: quiet.envelopeId })).toEqual([]);
     expect(await outboxOf(quiet.envelopeId)).toEqual([]);
 
     const declined = await sentInOrders();
     await complete(declined.envelopeId, "jane@example.com");
-    await env.DB.prepare("UPDATE signers SET status = 'declined' WHERE envelope_id = ? AND email = 'john@example.com'").bind(declined.envelopeId).run();
-    expect(await inviteNextSigners(inOrg(ctx(), declined.t.orgId), { envelopeId: declined.envelopeId })).toEqual([]);
+    await shardDbOf(declined.envelopeId).prepare("UPDATE signers SET status = 'declined' WHERE envelope_id = ? AND email = 'john@example.com'").bind(declined.envelopeId).run();
+    expect(await inviteNextSigners(inOrg(ctx(declined.envelopeId), declined.t.orgId), { envelopeId: declined.envelopeId })).toEqual([]);
 
     const voided = await sentInOrders();
     await call("POST", `/partner/envelopes/${voided.envelopeId}/void`, { key: voided.t.key, body: { reason: "x" } });
     await complete(voided.envelopeId, "jane@example.com");
     await complete(voided.envelopeId, "john@example.com");
-    expect(await inviteNextSigners(inOrg(ctx(), voided.t.orgId), { envelopeId: voided.envelopeId })).toEqual([]);
+    expect(await inviteNextSigners(inOrg(ctx(voided.envelopeId), voided.t.orgId), { envelopeId: voided.envelopeId })).toEqual([]);
     expect(await outboxOf(voided.envelopeId)).toHaveLength(2);
   });
 
   it("does not reach another organization's envelope", async () => {
     const { envelopeId } = await sentInOrders();
     const other = await newTenant();
-    await expect(inviteNextSigners(inOrg(ctx(), other.orgId), { envelopeId })).rejects.toThrow("Envelope not found");
+    await expect(inviteNextSigners(inOrg(ctx(envelopeId), other.orgId), { envelopeId })).rejects.toThrow("Envelope not found");
   });
 });
 

@@ -9,7 +9,8 @@ import { NotConfiguredTransport } from "../../../src/providers/email/not-configu
 import { mailbox, PostmarkTransport } from "../../../src/providers/email/postmark";
 import { call, newTenant } from "../../helpers/api";
 import { outboxOf, sendableEnvelope } from "../../helpers/signing";
-import { jobContext } from "../../helpers/context";
+import { jobContextOf } from "../../helpers/context";
+import { shardDbOf } from "../../helpers/shards";
 
 const TOKEN = "test-postmark-server-token"; // what test/global/postmark-stand-in.mjs accepts
 const FROM = '"Dealer Finance" <sign@example.com>';
@@ -110,8 +111,8 @@ describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
     const [row] = sent.rows;
     expect(row).toMatchObject({ status: "failed", attempts: 1, next_attempt_at: null });
     expect(row!.error).toMatch(/^Postmark refused the email \(HTTP 422, ErrorCode 300\): Invalid 'To' address/);
-    await retryEmails(jobContext(postmarkEnv(base)), later(minutes(60)));
-    await retryEmails(jobContext(postmarkEnv(base)), later(minutes(600)));
+    await retryEmails(jobContextOf(sent.envelopeId, postmarkEnv(base)), later(minutes(60)));
+    await retryEmails(jobContextOf(sent.envelopeId, postmarkEnv(base)), later(minutes(600)));
     expect(await received(base)).toHaveLength(1);
     expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "failed", attempts: 1 });
   });
@@ -162,17 +163,17 @@ describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
       const before = await row();
       const next = Date.parse(before.next_attempt_at!);
       gaps.push(Math.round((next - at) / 60_000));
-      await retryEmails(jobContext(sendEnv), new Date(next - 1_000)); // a second early: not due
+      await retryEmails(jobContextOf(sent.envelopeId, sendEnv), new Date(next - 1_000)); // a second early: not due
       expect((await row()).attempts).toBe(attempt - 1);
       at = next;
-      await retryEmails(jobContext(sendEnv), new Date(next));
+      await retryEmails(jobContextOf(sent.envelopeId, sendEnv), new Date(next));
       expect(await row()).toMatchObject({ status: "failed", attempts: attempt });
     }
     expect(gaps).toEqual([1, 5, 30, 120]);
     expect(await row()).toMatchObject({ status: "failed", attempts: 5, next_attempt_at: null });
     expect((await row()).error).toMatch(/^Postmark answered HTTP 500: <html>/);
     expect((await row()).error!.length).toBeLessThanOrEqual(500);
-    await retryEmails(jobContext(sendEnv), later(minutes(60 * 24)));
+    await retryEmails(jobContextOf(sent.envelopeId, sendEnv), later(minutes(60 * 24)));
     expect((await received(base)).filter((r) => r.body.Metadata.email_id === id)).toHaveLength(5);
   });
 
@@ -183,7 +184,7 @@ describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
     expect(row).toMatchObject({ status: "failed", attempts: 1 });
     expect(row!.error).toContain("HTTP 401, ErrorCode 10");
     expect(row!.next_attempt_at).not.toBeNull();
-    await retryEmails(jobContext(postmarkEnv(base)), later(minutes(2)));
+    await retryEmails(jobContextOf(sent.envelopeId, postmarkEnv(base)), later(minutes(2)));
     expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "sent", attempts: 2 });
   });
 
@@ -217,9 +218,9 @@ describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
     // queued under the outbox-only default, i.e. committed but never handed to Postmark
     const sent = await sendWith(outboxEnv);
     expect(sent.rows[0]).toMatchObject({ status: "queued", attempts: 0 });
-    await retryEmails(jobContext(postmarkEnv(base)), later(minutes(1)));
+    await retryEmails(jobContextOf(sent.envelopeId, postmarkEnv(base)), later(minutes(1)));
     expect((await rowsOf(sent.envelopeId))[0]!.status).toBe("queued"); // may still be in its sender's hands
-    await retryEmails(jobContext(postmarkEnv(base)), later(minutes(6)));
+    await retryEmails(jobContextOf(sent.envelopeId, postmarkEnv(base)), later(minutes(6)));
     expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "sent", attempts: 1 });
     expect((await received(base)).filter((r) => r.body.Metadata.email_id === sent.rows[0]!.id)).toHaveLength(1);
   });
@@ -231,17 +232,18 @@ describe("what the retry cron leaves alone", () => {
     const sent = await sendWith(postmarkEnv(base));
     expect(sent.rows[0]).toMatchObject({ status: "failed", attempts: 1 });
     expect((await call("POST", `/partner/envelopes/${sent.envelopeId}/void`, { key: sent.key, body: { reason: "deal fell through" } })).status).toBe(200);
-    await retryEmails(jobContext(postmarkEnv(base)), later(minutes(2)));
+    await retryEmails(jobContextOf(sent.envelopeId, postmarkEnv(base)), later(minutes(2)));
     expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "failed", attempts: 1, error: "Not sent: the envelope is voided", next_attempt_at: null });
-    await retryEmails(jobContext(postmarkEnv(base)), later(minutes(60)));
-    expect(await received(base)).toHaveLength(1);
+    await retryEmails(jobContextOf(sent.envelopeId, postmarkEnv(base)), later(minutes(60)));
+    // (other tests' rows still due on the same shard go to this run's base too: count this invitation's)
+    expect((await received(base)).filter((r) => r.body.Metadata.email_id === sent.rows[0]!.id)).toHaveLength(1);
   });
 
   it("switching to postmark does not mail the backlog queued under the outbox-only transport", async () => {
     const base = standIn("ok");
     const old = await sendWith(outboxEnv);
-    await env.DB.prepare("UPDATE email_outbox SET created_at = ? WHERE envelope_id = ?").bind(new Date(Date.now() - minutes(60 * 25)).toISOString(), old.envelopeId).run();
-    await retryEmails(jobContext(postmarkEnv(base)), new Date());
+    await shardDbOf(old.envelopeId).prepare("UPDATE email_outbox SET created_at = ? WHERE envelope_id = ?").bind(new Date(Date.now() - minutes(60 * 25)).toISOString(), old.envelopeId).run();
+    await retryEmails(jobContextOf(old.envelopeId, postmarkEnv(base)), new Date());
     expect((await rowsOf(old.envelopeId))[0]).toMatchObject({ status: "queued", attempts: 0 });
     expect((await received(base)).filter((r) => r.body.Metadata.email_id === old.rows[0]!.id)).toEqual([]);
   });
@@ -252,7 +254,7 @@ describe("email transport configuration", () => {
     expect(emailTransport({ ...env, EMAIL_TRANSPORT: undefined }).constructor.name).toBe("OutboxOnlyTransport");
     expect(emailTransport({ ...env, EMAIL_TRANSPORT: "outbox" }).constructor.name).toBe("OutboxOnlyTransport");
     const sent = await sendWith(outboxEnv);
-    expect(await retryEmails(jobContext(outboxEnv), later(minutes(60)))).toEqual({ retried: 0 });
+    expect(await retryEmails(jobContextOf(sent.envelopeId, outboxEnv), later(minutes(60)))).toEqual({ retried: 0 });
     expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "queued", attempts: 0, next_attempt_at: null });
   });
 
@@ -268,7 +270,7 @@ describe("email transport configuration", () => {
       error: "Email not configured: EMAIL_TRANSPORT is postmark but POSTMARK_SERVER_TOKEN and EMAIL_FROM are not set",
     });
     // the cron sends nothing and fails loudly while the variable is missing; the email keeps its attempts
-    await expect(retryEmails(jobContext(broken), later(minutes(5)))).rejects.toThrow("POSTMARK_SERVER_TOKEN and EMAIL_FROM are not set");
+    await expect(retryEmails(jobContextOf(sent.envelopeId, broken), later(minutes(5)))).rejects.toThrow("POSTMARK_SERVER_TOKEN and EMAIL_FROM are not set");
     const ctx = createExecutionContext();
     await expect(worker.scheduled(createScheduledController({ scheduledTime: later(minutes(5)).getTime(), cron: "* * * * *" }), broken, ctx)).rejects.toThrow(
       /retry-emails: Error: Email not configured/,
@@ -277,7 +279,7 @@ describe("email transport configuration", () => {
     expect(await received(base)).toEqual([]);
     expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "failed", attempts: 0 });
 
-    await retryEmails(jobContext(postmarkEnv(base)), later(minutes(6)));
+    await retryEmails(jobContextOf(sent.envelopeId, postmarkEnv(base)), later(minutes(6)));
     expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "sent", attempts: 1, error: null });
   });
 

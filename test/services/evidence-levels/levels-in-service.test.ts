@@ -6,12 +6,13 @@ import { autoVaultSweep } from "../../../src/jobs/auto-vault-sweep";
 import { sha256Hex } from "../../../src/lib/crypto";
 import { autoVaultIfConsented } from "../../../src/services/vault/auto-vault";
 import { callWith, newTenant } from "../../helpers/api";
-import { jobContext } from "../../helpers/context";
+import { jobContextOf } from "../../helpers/context";
 import { sendableEnvelope, sendEnvelope } from "../../helpers/signing";
 import { storedDocument } from "../../helpers/signing-flow";
 import { giveAutoVaultConsent, vaultRecord } from "../../helpers/vault";
 import { party, transferred } from "../../helpers/control";
 import { checkSignatures, ltEnv, outage } from "../../pdf/seal/evidence-helpers";
+import { shardDbOf } from "../../helpers/shards";
 
 /**
  * DESIGN.md 11 in the service: the completing submit seals as high as the configuration allows and
@@ -32,15 +33,15 @@ async function complete(bindings: Env, opts: { consent?: boolean; tenant?: Await
 }
 
 const signedRow = (envelopeId: string) =>
-  env.DB.prepare("SELECT r2_key, sha256, evidence_level FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'").bind(envelopeId).first<{ r2_key: string; sha256: string; evidence_level: string }>();
+  shardDbOf(envelopeId).prepare("SELECT r2_key, sha256, evidence_level FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'").bind(envelopeId).first<{ r2_key: string; sha256: string; evidence_level: string }>();
 
 async function auditOf(envelopeId: string) {
-  const { results } = await env.DB.prepare("SELECT action, data FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(envelopeId).all<{ action: string; data: string }>();
+  const { results } = await shardDbOf(envelopeId).prepare("SELECT action, data FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(envelopeId).all<{ action: string; data: string }>();
   return results.map((r) => ({ action: r.action, data: JSON.parse(r.data) as Record<string, any> }));
 }
 
 async function statusOf(envelopeId: string) {
-  return (await env.DB.prepare("SELECT status FROM envelopes WHERE id = ?").bind(envelopeId).first<{ status: string }>())!.status;
+  return (await shardDbOf(envelopeId).prepare("SELECT status FROM envelopes WHERE id = ?").bind(envelopeId).first<{ status: string }>())!.status;
 }
 
 /** The authoritative copy's bytes as vaulted, read from R2 by the record's key. */
@@ -99,18 +100,18 @@ describe("evidence levels: completion, the raising job, vaulting", () => {
 
       // the completion's own auto-vault waited; so does a later one
       expect(await statusOf(envelopeId)).toBe("completed");
-      const waiting = await autoVaultIfConsented(jobContext(bindings), { envelopeId });
+      const waiting = await autoVaultIfConsented(jobContextOf(envelopeId, bindings), { envelopeId });
       expect(waiting.vaulted).toBe(false);
       expect(waiting).toMatchObject({ reason: expect.stringContaining("B-LTA") });
 
       // still down: the job adds nothing and changes nothing
-      await raiseEvidenceJob(jobContext(bindings));
+      await raiseEvidenceJob(jobContextOf(envelopeId, bindings));
       expect(await signedRow(envelopeId)).toEqual(before);
     } finally {
       await outage(env.TEST_TSA_URL, "/tsa/evl-tsa-down", false);
     }
 
-    const run = await raiseEvidenceJob(jobContext(bindings));
+    const run = await raiseEvidenceJob(jobContextOf(envelopeId, bindings));
     expect(run?.raised, JSON.stringify(run)).toContainEqual({ envelopeId, from: "B-B", to: "B-LTA" });
     const after = (await signedRow(envelopeId))!;
     expect(after.evidence_level).toBe("B-LTA");
@@ -123,7 +124,7 @@ describe("evidence levels: completion, the raising job, vaulting", () => {
     expect(raisedEntry.data).toMatchObject({ from: "B-B", to: "B-LTA", target: "B-LTA", sha256_before: before.sha256, sha256: after.sha256 });
 
     // the sweep (past its grace) vaults the raised bytes
-    const sweep = await autoVaultSweep(jobContext(bindings), new Date(Date.now() + 5 * 60_000));
+    const sweep = await autoVaultSweep(jobContextOf(envelopeId, bindings), new Date(Date.now() + 5 * 60_000));
     expect(sweep.vaulted).toContain(envelopeId);
     const record = await vaultRecord(envelopeId);
     expect(record).toMatchObject({ evidence_level: "B-LTA", document_hash: after.sha256 });
@@ -134,7 +135,7 @@ describe("evidence levels: completion, the raising job, vaulting", () => {
     expect(cert.document_integrity.evidence_level_target).toBeUndefined();
 
     // vaulted: the job leaves the authoritative copy alone
-    await raiseEvidenceJob(jobContext(bindings));
+    await raiseEvidenceJob(jobContextOf(envelopeId, bindings));
     expect((await vaultRecord(envelopeId))!.document_hash).toBe(after.sha256);
   });
 
@@ -153,7 +154,7 @@ describe("evidence levels: completion, the raising job, vaulting", () => {
     } finally {
       await outage(env.TEST_OCSP_URL, "/ocsp-outage-service", false);
     }
-    const run = await raiseEvidenceJob(jobContext(bindings));
+    const run = await raiseEvidenceJob(jobContextOf(envelopeId, bindings));
     expect(run?.raised, JSON.stringify(run)).toContainEqual({ envelopeId, from: "B-T", to: "B-LTA" });
     expect((await signedRow(envelopeId))!.evidence_level).toBe("B-LTA");
     expect(await statusOf(envelopeId)).toBe("completed");
@@ -173,17 +174,17 @@ describe("evidence levels: completion, the raising job, vaulting", () => {
       expect(cert.document_integrity).toMatchObject({ evidence_level: "B-B", evidence_level_target: "B-LTA" });
       expect(cert.document_integrity.evidence_level_reason).toContain("SEAL_EVIDENCE_WAIT_MINUTES");
       // the certificate PDF prints it too
-      const pdfKey = (await env.DB.prepare("SELECT pdf_key FROM vault_certificates WHERE envelope_id = ?").bind(envelopeId).first<{ pdf_key: string }>())!.pdf_key;
+      const pdfKey = (await shardDbOf(envelopeId).prepare("SELECT pdf_key FROM vault_certificates WHERE envelope_id = ?").bind(envelopeId).first<{ pdf_key: string }>())!.pdf_key;
       expect((await env.DOCS.get(pdfKey))).not.toBeNull();
       const hash = record!.document_hash;
       // a change of control re-issues the certificate: the vaulted bytes, and so their level, are unchanged
       await transferred(dealer, record!.id as string, await party("Lender"));
-      const latest = await env.DB.prepare("SELECT version, body FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1").bind(envelopeId).first<{ version: number; body: string }>();
+      const latest = await shardDbOf(envelopeId).prepare("SELECT version, body FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1").bind(envelopeId).first<{ version: number; body: string }>();
       expect(latest!.version).toBeGreaterThan(1);
       expect(JSON.parse(latest!.body).document_integrity).toEqual(cert.document_integrity);
       // the TSA back, the job does not touch what was vaulted
       await outage(env.TEST_TSA_URL, "/tsa/evl-bound", false);
-      await raiseEvidenceJob(jobContext(bindings));
+      await raiseEvidenceJob(jobContextOf(envelopeId, bindings));
       expect(await sha256Hex(await authoritative(envelopeId))).toBe(hash);
     } finally {
       await outage(env.TEST_TSA_URL, "/tsa/evl-bound", false);
@@ -218,6 +219,6 @@ describe("evidence levels: completion, the raising job, vaulting", () => {
     const cert = await certificateOf(env, t.key, envelopeId);
     expect(cert.document_integrity).toEqual({ hash_algorithm: "SHA-256", document_hash: (await vaultRecord(envelopeId))!.document_hash, evidence_level: "B-B" });
     // nothing to raise at B-B
-    expect(await raiseEvidenceJob(jobContext(env))).toBeNull();
+    expect(await raiseEvidenceJob(jobContextOf(envelopeId, env))).toBeNull();
   });
 });

@@ -6,14 +6,16 @@ import { tryTimestampForDigest } from "../../../src/pdf";
 import { verifyEvidence } from "../../../src/services/evidence/verifier";
 import { newEvidenceRecord, readEvidenceRecord } from "../../../src/services/vault/evidence-record/record";
 import { newTenant } from "../../helpers/api";
-import { jobContext } from "../../helpers/context";
+import { jobContextOf } from "../../helpers/context";
 import { sha256Hex } from "../../helpers/pdf";
 import { vaultRecord } from "../../helpers/vault";
 import { tsaUrl } from "../../pdf/seal/evidence-helpers";
 import { bundleOf, forge, sealedBundle, serviceSeal, servicePin, signManifest, type Files } from "../evidence/forge";
+import { shardDbOf } from "../../helpers/shards";
 
 const dec = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
-const withTsa = () => jobContext({ ...env, SEAL_TSA_URL: tsaUrl("evidence-records-bundle") } as Env);
+/** The renewal job on the shard of the envelope's record, with SEAL_TSA_URL set. */
+const withTsa = (envelopeId: string) => jobContextOf(envelopeId, { ...env, SEAL_TSA_URL: tsaUrl("evidence-records-bundle") } as Env);
 const verify = async (files: Files) => verifyEvidence(files, sha256Hex, { sealSha256: [await servicePin()] });
 const brokenOf = async (files: Files) => {
   const verdict = await verify(files);
@@ -29,11 +31,11 @@ describe("the evidence record in the evidence bundle", () => {
     expect(JSON.parse(dec(before["manifest.json"])).evidence_record).toBeNull();
 
     const record = (await vaultRecord(envelopeId))!;
-    expect((await renewEvidenceRecords(withTsa(), new Date(), { limit: 100 })).created).toBeGreaterThanOrEqual(1);
+    expect((await renewEvidenceRecords(withTsa(envelopeId), new Date(), { limit: 100 })).created).toBeGreaterThanOrEqual(1);
     const files = await bundleOf(t.key, envelopeId);
     const ers = files["evidence-record.ers"]!;
     expect(ers).toBeDefined();
-    const row = await env.DB.prepare("SELECT * FROM vault_evidence_records WHERE vault_id = ? ORDER BY timestamp_count DESC").bind(record.id).first<Record<string, any>>();
+    const row = await shardDbOf(record.id).prepare("SELECT * FROM vault_evidence_records WHERE vault_id = ? ORDER BY timestamp_count DESC").bind(record.id).first<Record<string, any>>();
     expect(await sha256Hex(ers)).toBe(row!.record_sha256);
     const manifest = JSON.parse(dec(files["manifest.json"]));
     expect(manifest.evidence_record).toMatchObject({ file: "evidence-record.ers", sha256: row!.record_sha256 });
@@ -45,7 +47,7 @@ describe("the evidence record in the evidence bundle", () => {
     expect(verdict.checks.join("\n")).toMatch(/evidence record: 1 archive timestamp\(s\) \(\d{14}Z\), the first over the document's SHA-256, each next over the one before/);
 
     // renewed: the next bundle (the chain grew) carries the two-timestamp version
-    await renewEvidenceRecords(withTsa(), new Date(new Date(row!.renew_by).getTime() + 1000), { limit: 100 });
+    await renewEvidenceRecords(withTsa(envelopeId), new Date(new Date(row!.renew_by).getTime() + 1000), { limit: 100 });
     const renewed = await bundleOf(t.key, envelopeId);
     expect(readEvidenceRecord(renewed["evidence-record.ers"]!).chains[0]).toHaveLength(2);
     const again = await verify(renewed);
@@ -58,7 +60,7 @@ describe("the evidence record in the evidence bundle", () => {
   it("refuses a swapped or forged evidence record, naming why", async () => {
     const t = await newTenant();
     const { envelopeId } = await sealedBundle(t.key);
-    await renewEvidenceRecords(withTsa(), new Date(), { limit: 100 });
+    await renewEvidenceRecords(withTsa(envelopeId), new Date(), { limit: 100 });
     const files = await bundleOf(t.key, envelopeId);
     expect(await verify(files)).toMatchObject({ verified: true });
 

@@ -9,6 +9,7 @@ import { call, newTenant } from "../../helpers/api";
 import { makePdf, sha256Hex } from "../../helpers/pdf";
 import { download, paperEnvelope, uploadPaper } from "../../helpers/vault";
 import { bundleOf, fingerprint, forge, otherPin, otherSeal, sealedBundle, serviceSeal, servicePin, signManifest, type Files } from "./forge";
+import { shardDbOf } from "../../helpers/shards";
 
 const sha = (bytes: Uint8Array) => sha256Hex(bytes);
 const enc = (value: string) => new TextEncoder().encode(value);
@@ -193,14 +194,14 @@ describe("the signed evidence bundle, checked against a pinned seal certificate"
     const t = await newTenant();
     const { envelopeId } = await sealedBundle(t.key);
     const entryOf = async () =>
-      (await env.DB.prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = 'vault.evidence_bundle' ORDER BY seq DESC LIMIT 1").bind(envelopeId).first<{ data: string }>())!.data;
+      (await shardDbOf(envelopeId).prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = 'vault.evidence_bundle' ORDER BY seq DESC LIMIT 1").bind(envelopeId).first<{ data: string }>())!.data;
     const facts = JSON.parse(await entryOf());
     expect(facts.bundle_version).toBe(2);
     // the same stored bundle recorded as an earlier, unsigned one would be (no bundle_version)
     const { appendEnvelopeAudit } = await import("../../../src/services/envelopes/append-audit");
-    const { jobContext } = await import("../../helpers/context");
+    const { jobContextOf } = await import("../../helpers/context");
     const { bundle_version: _v, ...unversioned } = facts;
-    await appendEnvelopeAudit(jobContext(), { orgId: t.orgId, envelopeId, actor: { type: "system", id: null }, build: async () => ({ action: "vault.evidence_bundle", data: unversioned, statements: [] }) });
+    await appendEnvelopeAudit(jobContextOf(envelopeId), { orgId: t.orgId, envelopeId, actor: { type: "system", id: null }, build: async () => ({ action: "vault.evidence_bundle", data: unversioned, statements: [] }) });
     const files = await bundleOf(t.key, envelopeId);
     const fresh = JSON.parse(await entryOf());
     expect(fresh.bundle_id).not.toBe(facts.bundle_id);
@@ -212,14 +213,14 @@ describe("the signed evidence bundle, checked against a pinned seal certificate"
     const e = await paperEnvelope(t.key);
     expect((await uploadPaper(t.key, e.envelope_id, await makePdf({ pages: 1, text: "Wet-ink contract" }))).status).toBe(200);
     const { createEvidenceUrl } = await import("../../../src/services/vault/evidence-bundle");
-    const { inOrg, systemContext } = await import("../../../src/lib/context");
+    const { inOrg, onShardOf, systemContext } = await import("../../../src/lib/context");
     for (const [variable, value] of [["SEAL_PRIVATE_KEY", undefined], ["SEAL_CERTIFICATE", "garbage"]] as const) {
-      const ctx = inOrg(systemContext({ ...env, [variable]: value }, () => {}), t.orgId);
+      const ctx = onShardOf(inOrg(systemContext({ ...env, [variable]: value }, () => {}), t.orgId), e.envelope_id);
       const err = (await createEvidenceUrl(ctx, { envelopeId: e.envelope_id, expiresIn: 300 }).catch((x: unknown) => x)) as { status: number; message: string };
       expect(err.status).toBe(503);
       expect(err.message).toContain(variable);
     }
-    const recorded = await env.DB.prepare("SELECT COUNT(*) AS n FROM audit_log WHERE chain_id = ? AND action = 'vault.evidence_bundle'").bind(e.envelope_id).first<{ n: number }>();
+    const recorded = await shardDbOf(e.envelope_id).prepare("SELECT COUNT(*) AS n FROM audit_log WHERE chain_id = ? AND action = 'vault.evidence_bundle'").bind(e.envelope_id).first<{ n: number }>();
     expect(recorded!.n).toBe(0);
   });
 
@@ -240,10 +241,10 @@ describe("the signed evidence bundle, checked against a pinned seal certificate"
     const { envelopeId, files: plain } = await sealedBundle(t.key);
     expect(plain["manifest.tsr"]).toBeUndefined();
     const { createEvidenceUrl } = await import("../../../src/services/vault/evidence-bundle");
-    const { inOrg, systemContext } = await import("../../../src/lib/context");
+    const { inOrg, onShardOf, systemContext } = await import("../../../src/lib/context");
     // the chain grows (a re-issued certificate), so the next request produces a fresh bundle, under a TSA
     const { appendEnvelopeAudit } = await import("../../../src/services/envelopes/append-audit");
-    const ctx = inOrg(systemContext({ ...env, SEAL_TSA_URL: env.TEST_TSA_URL }, () => {}), t.orgId);
+    const ctx = onShardOf(inOrg(systemContext({ ...env, SEAL_TSA_URL: env.TEST_TSA_URL }, () => {}), t.orgId), envelopeId);
     await appendEnvelopeAudit(ctx, { orgId: t.orgId, envelopeId, actor: { type: "system", id: null }, build: async () => ({ action: "vault.certificate_reissued", data: { reason: "test" }, statements: [] }) });
     const url = await createEvidenceUrl(ctx, { envelopeId, expiresIn: 300 });
     const { unzipSync } = await import("fflate");

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { inOrg, systemContext } from "../../../src/lib/context";
+import { inOrg, onShardOf, systemContext } from "../../../src/lib/context";
 import { verifyEvidence } from "../../../src/services/evidence/verifier";
 import { appendEnvelopeAudit } from "../../../src/services/envelopes/append-audit";
 import { createEvidenceUrl } from "../../../src/services/vault/evidence-bundle";
@@ -12,6 +12,7 @@ import { bulkTenant, readyBatch } from "../../helpers/bulk";
 import { sha256Hex } from "../../helpers/pdf";
 import { download } from "../../helpers/vault";
 import { sealedBundle, servicePin, type Files } from "./forge";
+import { shardDbOf } from "../../helpers/shards";
 
 // Reviewer R27 (issue 27 against DESIGN.md 11): gaps found in review, each proved here.
 
@@ -22,7 +23,7 @@ const verify = (files: Files, pins: string[]) => verifyEvidence(files, (b) => sh
 async function timestampedBundle(): Promise<Files> {
   const t = await newTenant();
   const { envelopeId } = await sealedBundle(t.key);
-  const ctx = inOrg(systemContext({ ...env, SEAL_TSA_URL: env.TEST_TSA_URL }, () => {}), t.orgId);
+  const ctx = onShardOf(inOrg(systemContext({ ...env, SEAL_TSA_URL: env.TEST_TSA_URL }, () => {}), t.orgId), envelopeId);
   // the chain grows, so the next request produces a fresh bundle, now under a TSA
   await appendEnvelopeAudit(ctx, { orgId: t.orgId, envelopeId, actor: { type: "system", id: null }, build: async () => ({ action: "vault.certificate_reissued", data: { reason: "review" }, statements: [] }) });
   const url = await createEvidenceUrl(ctx, { envelopeId, expiresIn: 300 });
@@ -56,11 +57,11 @@ describe("review of issue 27: no envelope goes out that could not be sealed", ()
     const submit = await callWith({ ...env, BULK_BATCH: idleBulkNamespace }, "POST", `/bulk-send/${batchId}/submit`, { bearer: t.admin, headers: { "X-Org-Id": t.orgId }, body: {} });
     expect(submit.status, JSON.stringify(submit.body)).toBe(202);
     // the deployment loses its seal key before the batch's chunk runs
-    const unsealed = systemContext({ ...env, SEAL_PRIVATE_KEY: undefined } as Env, () => {});
+    const unsealed = onShardOf(systemContext({ ...env, SEAL_PRIVATE_KEY: undefined } as Env, () => {}), batchId);
     await runBulkChunk(unsealed, { batchId, orgId: t.orgId, hooks: { checkpoint: () => {} } });
-    const sent = await env.DB.prepare("SELECT COUNT(*) AS n FROM envelopes WHERE json_extract(metadata, '$.bulk_send.batch_id') = ? AND status <> 'preparing'").bind(batchId).first<{ n: number }>();
+    const sent = await shardDbOf(batchId).prepare("SELECT COUNT(*) AS n FROM envelopes WHERE json_extract(metadata, '$.bulk_send.batch_id') = ? AND status <> 'preparing'").bind(batchId).first<{ n: number }>();
     expect(sent!.n).toBe(0);
-    const { results: items } = await env.DB.prepare("SELECT status, error FROM bulk_items WHERE batch_id = ?").bind(batchId).all<{ status: string; error: string | null }>();
+    const { results: items } = await shardDbOf(batchId).prepare("SELECT status, error FROM bulk_items WHERE batch_id = ?").bind(batchId).all<{ status: string; error: string | null }>();
     expect(items).toHaveLength(2);
     for (const item of items) {
       expect(item.status).not.toBe("sent");

@@ -1,14 +1,16 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { systemContext } from "../../../src/lib/context";
+import { onShardOf, systemContext } from "../../../src/lib/context";
+import { shardOf } from "../../../src/lib/shards";
 import { appendEnvelopeAudit } from "../../../src/services/envelopes/append-audit";
 import { submitSigning } from "../../../src/services/signing/submit-signing";
 import { newTenant } from "../../helpers/api";
 import { giveAutoVaultConsent } from "../../helpers/vault";
-import { jobContext } from "../../helpers/context";
+import { jobContextOf } from "../../helpers/context";
 import { racedDb } from "../../helpers/raced-db";
 import { signerIdOf } from "../../helpers/signing";
 import { sentTwoSignerEnvelope, signing } from "../../helpers/signing-flow";
+import { shardDbOf, withShard } from "../../helpers/shards";
 
 /** A two-signer envelope whose buyer has signed, with the custodian's auto-vault consent: the cosigner's submit completes it. */
 async function awaitingLastSigner() {
@@ -20,7 +22,7 @@ async function awaitingLastSigner() {
 }
 
 const statusOf = async (envelopeId: string) =>
-  (await env.DB.prepare("SELECT status FROM envelopes WHERE id = ?").bind(envelopeId).first<{ status: string }>())!.status;
+  (await shardDbOf(envelopeId).prepare("SELECT status FROM envelopes WHERE id = ?").bind(envelopeId).first<{ status: string }>())!.status;
 
 /** A bucket that counts the signed documents written to it (each one is a full render, stamp and seal). */
 function countingBucket(bucket: R2Bucket) {
@@ -43,7 +45,7 @@ describe("the last signer's submit", () => {
   it("answers before auto-vault runs: the envelope is completed when the signer hears back, and vaulted once the work left behind finishes", async () => {
     const e = await awaitingLastSigner();
     const leftBehind: Promise<unknown>[] = [];
-    const ctx = systemContext(env, (p) => leftBehind.push(p));
+    const ctx = onShardOf(systemContext(env, (p) => leftBehind.push(p)), e.envelopeId);
     const result = await submitSigning(ctx, { signerId: e.cosignerId, values: { cosigner_signature: "Cole Signer" } });
     expect(result).toEqual({ signer_status: "completed", envelope_status: "completed", completed: true });
     expect(await statusOf(e.envelopeId)).toBe("completed");
@@ -56,20 +58,20 @@ describe("the last signer's submit", () => {
     const { bucket, signedPuts } = countingBucket(env.DOCS);
     // Another writer appends to the envelope's chain between the submit's read and its batch.
     const competitor = () =>
-      appendEnvelopeAudit(jobContext(), {
+      appendEnvelopeAudit(jobContextOf(e.envelopeId), {
         orgId: e.orgId,
         envelopeId: e.envelopeId,
         actor: { type: "system", id: null },
         build: async () => ({ action: "vault.certificate_reissued", data: { reason: "race" }, statements: [] }),
       });
-    const ctx = systemContext({ ...env, DB: racedDb(env.DB, competitor), DOCS: bucket }, () => {});
+    const ctx = onShardOf(systemContext(withShard({ ...env, DOCS: bucket }, shardOf(e.envelopeId), (db) => racedDb(db, competitor)), () => {}), e.envelopeId);
     const result = await submitSigning(ctx, { signerId: e.cosignerId, values: { cosigner_signature: "Cole Signer" } });
     expect(result.completed).toBe(true);
     expect(signedPuts).toHaveLength(1);
-    const stored = await env.DB.prepare("SELECT r2_key FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'").bind(e.envelopeId).first<{ r2_key: string }>();
+    const stored = await shardDbOf(e.envelopeId).prepare("SELECT r2_key FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'").bind(e.envelopeId).first<{ r2_key: string }>();
     expect(stored!.r2_key).toBe(signedPuts[0]);
     expect(await env.DOCS.head(signedPuts[0]!)).not.toBeNull();
-    const actions = await env.DB.prepare("SELECT action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(e.envelopeId).all<{ action: string }>();
+    const actions = await shardDbOf(e.envelopeId).prepare("SELECT action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(e.envelopeId).all<{ action: string }>();
     expect(actions.results.map((r) => r.action).slice(-4)).toEqual(["vault.certificate_reissued", "signer.started", "signer.completed", "envelope.complete"]);
   });
 });

@@ -22,12 +22,12 @@ describe("signing provider", () => {
     expect(Number.isInteger(a.providerTemplateId)).toBe(true);
     expect(b.providerTemplateId).toBeGreaterThan(a.providerTemplateId);
     const field = { name: "s", type: "signature" as const, role: "buyer", required: true, readonly: false, default_value: null, options: null, placement_mode: "absolute" as const, areas: [{ page: 1, x: 0, y: 0, w: 0.1, h: 0.1 }] };
-    await provider.setTemplateFields({ instance: "default", providerTemplateId: a.providerTemplateId, fields: [field] });
-    const copy = await provider.copyTemplate({ from: "default", providerTemplateId: a.providerTemplateId, to: "cloud" });
+    await provider.setTemplateFields({ instance: "default", providerTemplateId: a.providerTemplateId, templateId: "tmpl_a", fields: [field] });
+    const copy = await provider.copyTemplate({ from: "default", providerTemplateId: a.providerTemplateId, to: "cloud", templateId: "tmpl_a" });
     const row = await env.DB.prepare("SELECT instance, fields, copied_from FROM signing_provider_templates WHERE id = ?").bind(copy.providerTemplateId).first<{ fields: string }>();
     expect(row).toMatchObject({ instance: "cloud", copied_from: a.providerTemplateId });
     expect(JSON.parse(row!.fields)).toEqual([field]);
-    await expect(provider.setTemplateFields({ instance: "cloud", providerTemplateId: a.providerTemplateId, fields: [] })).rejects.toMatchObject({ kind: "rejected" });
+    await expect(provider.setTemplateFields({ instance: "cloud", providerTemplateId: a.providerTemplateId, templateId: "tmpl_a", fields: [] })).rejects.toMatchObject({ kind: "rejected" });
     await expect(provider.copyTemplate({ from: "cloud", providerTemplateId: 999_999, to: "default" })).rejects.toMatchObject({ kind: "unavailable" });
   });
 });

@@ -1,11 +1,13 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { systemContext } from "../../../src/lib/context";
+import { onShardOf, systemContext } from "../../../src/lib/context";
 import { autoVaultIfConsented } from "../../../src/services/vault/auto-vault";
 import { call, newTenant, operator } from "../../helpers/api";
 import { completedEnvelope, paperEnvelope, vaultRecord } from "../../helpers/vault";
+import { shardDbOf } from "../../helpers/shards";
 
-const ctx = () => systemContext(env, () => {});
+/** A job's context on the shard of the envelope it acts on. */
+const ctx = (envelopeId: string) => onShardOf(systemContext(env, () => {}), envelopeId);
 
 async function tokenFor(orgId: string, role: "admin" | "custodian" | "member") {
   const user = await operator("POST", `/orgs/${orgId}/users`, { email: `${role}-${crypto.randomUUID()}@example.com`, name: role, role });
@@ -31,7 +33,7 @@ describe("auto-vault consent and the completion hook", () => {
     });
     expect(res.body.data.vault_in_terms_accepted_at).toMatch(/\.\d{3}Z$/);
     expect(await vaultRecord(e.envelope_id)).toMatchObject({ actor_type: "system", actor_id: null, on_behalf_of: custodian.userId });
-    const audit = await env.DB.prepare("SELECT action, actor_type, actor_id, data FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(e.envelope_id).all<{ action: string; actor_type: string; actor_id: string | null; data: string }>();
+    const audit = await shardDbOf(e.envelope_id).prepare("SELECT action, actor_type, actor_id, data FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(e.envelope_id).all<{ action: string; actor_type: string; actor_id: string | null; data: string }>();
     expect(audit.results.map((a) => [a.action, a.actor_type])).toEqual([
       ["envelope.created", "api_key"],
       ["envelope.auto_vault_consent", "user"],
@@ -46,38 +48,38 @@ describe("auto-vault consent and the completion hook", () => {
     const t = await newTenant();
     const e = await completedEnvelope(t.key);
     // Seeded as completed (signing does not exist yet); step back to `sent` to consent before completion.
-    await env.DB.prepare("UPDATE envelopes SET status = 'sent' WHERE id = ?").bind(e.envelope_id).run();
+    await shardDbOf(e.envelope_id).prepare("UPDATE envelopes SET status = 'sent' WHERE id = ?").bind(e.envelope_id).run();
     const admin = await tokenFor(t.orgId, "admin");
     const res = await consent(admin.token, e.envelope_id, { auto_vault_enabled: true, acknowledge_authoritative_copy: true });
     expect(res.body.data).toMatchObject({ auto_vault_enabled: true, status: "sent", vaulted: false });
-    expect(await autoVaultIfConsented(ctx(), { envelopeId: e.envelope_id })).toEqual({ vaulted: false, reason: "status sent" });
+    expect(await autoVaultIfConsented(ctx(e.envelope_id), { envelopeId: e.envelope_id })).toEqual({ vaulted: false, reason: "status sent" });
 
-    await env.DB.prepare("UPDATE envelopes SET status = 'completed' WHERE id = ?").bind(e.envelope_id).run();
-    expect(await autoVaultIfConsented(ctx(), { envelopeId: e.envelope_id })).toEqual({ vaulted: true });
+    await shardDbOf(e.envelope_id).prepare("UPDATE envelopes SET status = 'completed' WHERE id = ?").bind(e.envelope_id).run();
+    expect(await autoVaultIfConsented(ctx(e.envelope_id), { envelopeId: e.envelope_id })).toEqual({ vaulted: true });
     const status = await call("GET", `/partner/envelopes/${e.envelope_id}/status`, { key: t.key });
     expect(status.body.data).toMatchObject({ status: "vaulted", vaulted: true, compliant: true });
     // Calling it again is harmless.
-    expect(await autoVaultIfConsented(ctx(), { envelopeId: e.envelope_id })).toEqual({ vaulted: true });
+    expect(await autoVaultIfConsented(ctx(e.envelope_id), { envelopeId: e.envelope_id })).toEqual({ vaulted: true });
   });
 
   it("leaves a completed envelope alone without consent, after consent is withdrawn, and for paper envelopes", async () => {
     const t = await newTenant();
     const e = await completedEnvelope(t.key);
-    expect(await autoVaultIfConsented(ctx(), { envelopeId: e.envelope_id })).toEqual({ vaulted: false, reason: "no auto-vault consent" });
+    expect(await autoVaultIfConsented(ctx(e.envelope_id), { envelopeId: e.envelope_id })).toEqual({ vaulted: false, reason: "no auto-vault consent" });
 
-    await env.DB.prepare("UPDATE envelopes SET status = 'viewed' WHERE id = ?").bind(e.envelope_id).run();
+    await shardDbOf(e.envelope_id).prepare("UPDATE envelopes SET status = 'viewed' WHERE id = ?").bind(e.envelope_id).run();
     const admin = await tokenFor(t.orgId, "admin");
     await consent(admin.token, e.envelope_id, { auto_vault_enabled: true, acknowledge_authoritative_copy: true });
     const off = await consent(admin.token, e.envelope_id, { auto_vault_enabled: false, acknowledge_authoritative_copy: false });
     expect(off.body.data).toMatchObject({ auto_vault_enabled: false, vault_in_terms_accepted_at: null, vault_in_terms_accepted_by: null });
-    await env.DB.prepare("UPDATE envelopes SET status = 'completed' WHERE id = ?").bind(e.envelope_id).run();
-    expect(await autoVaultIfConsented(ctx(), { envelopeId: e.envelope_id })).toEqual({ vaulted: false, reason: "no auto-vault consent" });
+    await shardDbOf(e.envelope_id).prepare("UPDATE envelopes SET status = 'completed' WHERE id = ?").bind(e.envelope_id).run();
+    expect(await autoVaultIfConsented(ctx(e.envelope_id), { envelopeId: e.envelope_id })).toEqual({ vaulted: false, reason: "no auto-vault consent" });
     expect((await call("GET", `/partner/envelopes/${e.envelope_id}`, { key: t.key })).body.data.status).toBe("completed");
 
     const paper = await paperEnvelope(t.key);
     await consent(admin.token, paper.envelope_id, { auto_vault_enabled: true, acknowledge_authoritative_copy: true });
-    await env.DB.prepare("UPDATE envelopes SET status = 'completed' WHERE id = ?").bind(paper.envelope_id).run();
-    expect((await autoVaultIfConsented(ctx(), { envelopeId: paper.envelope_id })).vaulted).toBe(false);
+    await shardDbOf(paper.envelope_id).prepare("UPDATE envelopes SET status = 'completed' WHERE id = ?").bind(paper.envelope_id).run();
+    expect((await autoVaultIfConsented(ctx(paper.envelope_id), { envelopeId: paper.envelope_id })).vaulted).toBe(false);
   });
 
   it("requires the acknowledgement to enable (422), the admin or custodian role (403), and an open envelope (422)", async () => {

@@ -1,4 +1,3 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { renderCertificatePdf } from "../../../src/pdf";
 import { getEnvelope } from "../../../src/services/envelopes/repository";
@@ -7,12 +6,13 @@ import { factsFrom } from "../../../src/services/vault/compliance-checks";
 import { newTenant } from "../../helpers/api";
 import { pageTexts } from "../../helpers/pdf";
 import { completedEnvelope } from "../../helpers/vault";
+import { shardDbOf } from "../../helpers/shards";
 
 describe("the certificate's control block", () => {
   it("names the controller, the pledgor and the transfers of a pledged record, in the JSON and the PDF", async () => {
     const t = await newTenant({ name: "Sunrise Motors" });
     const e = await completedEnvelope(t.key);
-    const envelope = await getEnvelope(env.DB, t.orgId, e.envelope_id);
+    const envelope = await getEnvelope(shardDbOf(e.envelope_id), t.orgId, e.envelope_id);
     const facts = factsFrom(
       envelope,
       {
@@ -57,7 +57,7 @@ describe("the certificate's control block", () => {
   it("still renders a certificate issued before control could move (no control block)", async () => {
     const t = await newTenant();
     const e = await completedEnvelope(t.key);
-    const envelope = await getEnvelope(env.DB, t.orgId, e.envelope_id);
+    const envelope = await getEnvelope(shardDbOf(e.envelope_id), t.orgId, e.envelope_id);
     const { control: _omitted, ...legacy } = buildCertificate(envelope, factsFrom(envelope, null, true), [], new Date().toISOString());
     const text = (await pageTexts(await renderCertificatePdf(legacy))).join("\n");
     expect(text).toContain("Certificate of Compliance");

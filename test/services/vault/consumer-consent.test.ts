@@ -1,4 +1,3 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { renderCertificatePdf } from "../../../src/pdf";
 import { getEnvelope } from "../../../src/services/envelopes/repository";
@@ -8,11 +7,12 @@ import { NO_CONSENT } from "../../../src/services/vault/consumer-consent";
 import { newTenant } from "../../helpers/api";
 import { pageTexts } from "../../helpers/pdf";
 import { completedEnvelope } from "../../helpers/vault";
+import { shardDbOf } from "../../helpers/shards";
 
 async function certificateWith(consent: Parameters<typeof buildCertificate>[4]) {
   const t = await newTenant({ name: "Sunrise Motors" });
   const e = await completedEnvelope(t.key);
-  const envelope = await getEnvelope(env.DB, t.orgId, e.envelope_id);
+  const envelope = await getEnvelope(shardDbOf(e.envelope_id), t.orgId, e.envelope_id);
   const facts = factsFrom(
     envelope,
     {

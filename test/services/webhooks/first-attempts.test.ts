@@ -1,17 +1,18 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Env, OutboxMessage } from "../../../src/env";
-import { createContext } from "../../../src/lib/context";
+import { createContext, onShardOf } from "../../../src/lib/context";
 import { publishEvents } from "../../../src/services/webhooks/publish";
 import type { SentAttempt } from "../../../src/services/webhooks/deliver";
 import type { LoadedDelivery } from "../../../src/services/webhooks/repository";
 import { deliverNow, IMMEDIATE_DELIVERIES } from "../../../src/services/webhooks/deliver-now";
 import { fanOutClaiming } from "../../../src/services/webhooks/fan-out";
-import { recordAttemptsStatements } from "../../../src/services/webhooks/record-attempts";
+import { recordAttempts } from "../../../src/services/webhooks/record-attempts";
 import { newTenant } from "../../helpers/api";
-import { jobContext } from "../../helpers/context";
+import { jobContextOf } from "../../helpers/context";
 import { countingDb, type StatementTally } from "../../helpers/statement-budget";
 import { adminToken, createEndpoint, deliveriesOf, insertEvent, receiverUrl, recordingQueue } from "../../helpers/webhooks";
+import { orgShardDb, shardDbOf, withEveryDb } from "../../helpers/shards";
 
 
 /** An organization with one endpoint per behaviour, registered in that order, and `events` envelope.sent events committed. */
@@ -30,8 +31,9 @@ const endpointHealth = (id: string) =>
     .bind(id)
     .first<{ consecutive_failures: number; failing_since: string | null; paused_at: string | null }>();
 
-const pausedEvents = (orgId: string) =>
-  env.DB.prepare("SELECT data FROM events WHERE org_id = ? AND type = 'webhook.endpoint_paused'")
+/** The organization's `webhook.endpoint_paused` events: org-level events, on its current shard. */
+const pausedEvents = async (orgId: string) =>
+  (await orgShardDb(orgId)).prepare("SELECT data FROM events WHERE org_id = ? AND type = 'webhook.endpoint_paused'")
     .bind(orgId)
     .all<{ data: string }>()
     .then((r) => r.results.map((e) => JSON.parse(e.data) as Record<string, unknown>));
@@ -44,7 +46,7 @@ const answered = (row: LoadedDelivery, status: number): SentAttempt => ({
 
 /** The deliveries of `eventIds` claimed and loaded (not sent): what the caller of the recording holds. */
 async function claimedRows(eventIds: string[], now: Date) {
-  const { claimed } = await fanOutClaiming(jobContext(), { eventIds, now, claimMax: 1000 });
+  const { claimed } = await fanOutClaiming(jobContextOf(eventIds[0]!), { eventIds, now, claimMax: 1000 });
   return claimed;
 }
 
@@ -57,13 +59,14 @@ describe("first attempts sent at once are recorded in a constant number of state
     const tally: StatementTally = { statements: 0, sql: [] };
     const { queue, sent } = recordingQueue();
 
-    const result = await deliverNow(jobContext({ ...env, DB: countingDb(env.DB, tally), WEBHOOK_QUEUE: queue } as Env), { eventIds });
+    const result = await deliverNow(jobContextOf(eventIds[0]!, withEveryDb({ ...env, WEBHOOK_QUEUE: queue } as Env, (db) => countingDb(db, tally))), { eventIds });
 
     expect(result).toEqual({ sent: 30, queued: 0 });
     expect(sent).toEqual([]);
-    // the fan-out's three, then the deliveries and their log, and at most one health statement per endpoint
-    // (the statement per attempt ran 3 x 30 here)
-    expect(tally.statements, tally.sql.join("\n")).toBeLessThanOrEqual(3 + 2 + endpoints.length);
+    // the fan-out: the undispatched events (shard) and their organizations' live endpoints (global) read
+    // first, then its three with the endpoint anchors (shard); then the deliveries and their log, and at
+    // most one health statement per endpoint (the statement per attempt ran 3 x 30 here)
+    expect(tally.statements, tally.sql.join("\n")).toBeLessThanOrEqual(2 + 4 + 2 + endpoints.length);
     for (const id of [healthy, recovering]) {
       const rows = await deliveriesOf(id);
       expect(rows).toHaveLength(10);
@@ -74,7 +77,7 @@ describe("first attempts sent at once are recorded in a constant number of state
       expect(row.response_body).toHaveLength(2048);
       expect(Date.parse(row.next_attempt_at!)).toBeGreaterThan(Date.now());
     }
-    const log = await env.DB.prepare(
+    const log = await (await orgShardDb(t.orgId)).prepare(
       `SELECT a.delivery_id, a.attempt, a.succeeded, a.response_status, a.next_attempt_at, d.next_attempt_at AS due
        FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.org_id = ?`,
     )
@@ -105,7 +108,7 @@ describe("first attempts sent at once are recorded in a constant number of state
     const [r1, r2, r3, r4] = of(resumed) as [LoadedDelivery, LoadedDelivery, LoadedDelivery, LoadedDelivery];
     const attempts = [answered(r1, 500), answered(r2, 200), answered(r3, 500), answered(r4, 503), ...of(stillDown).map((r) => answered(r, 500))];
 
-    await env.DB.batch(recordAttemptsStatements(env.DB, attempts, now).statements);
+    await recordAttempts(jobContextOf(eventIds[0]!), attempts, now);
 
     expect(await endpointHealth(resumed)).toEqual({ consecutive_failures: 2, failing_since: now.toISOString(), paused_at: null });
     // no success: the run goes on from where it stood
@@ -126,7 +129,7 @@ describe("first attempts sent at once are recorded in a constant number of state
       ...toAnswering.map((r, i) => answered(r, i === 0 ? 200 : 500)),
     ];
 
-    await env.DB.batch(recordAttemptsStatements(env.DB, attempts, now).statements);
+    await recordAttempts(jobContextOf(eventIds[0]!), attempts, now);
 
     expect(await endpointHealth(pausing)).toEqual({ consecutive_failures: 20, failing_since: fourDaysAgo, paused_at: now.toISOString() });
     expect(await endpointHealth(answering)).toEqual({ consecutive_failures: 15, failing_since: now.toISOString(), paused_at: null });
@@ -140,11 +143,10 @@ describe("first attempts sent at once are recorded in a constant number of state
     const now = new Date();
     const [raced, gone, normal] = (await claimedRows(eventIds, now)) as [LoadedDelivery, LoadedDelivery, LoadedDelivery];
     // an admin disabled the endpoint after one delivery was loaded: the disable failed that delivery
-    await env.DB.prepare("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'endpoint disabled' WHERE id = ?").bind(raced.id).run();
+    await shardDbOf(raced.id).prepare("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'endpoint disabled' WHERE id = ?").bind(raced.id).run();
     const attempts: SentAttempt[] = [answered(raced, 200), { kind: "gone", deliveryId: gone.id, reason: "endpoint deleted" }, answered(normal, 200)];
 
-    const { statements, results } = recordAttemptsStatements(env.DB, attempts, now);
-    await env.DB.batch(statements);
+    const results = await recordAttempts(jobContextOf(eventIds[0]!), attempts, now);
 
     expect(results.map((r) => [r.deliveryId, r.status])).toEqual([
       [raced.id, "succeeded"],
@@ -161,14 +163,14 @@ describe("first attempts sent at once are recorded in a constant number of state
     const { t, eventIds } = await orgWith(Array.from({ length: 25 }, () => "ok"), 14);
     const { queue, sent } = recordingQueue();
     const pending: Promise<unknown>[] = [];
-    const ctx = createContext({ ...env, WEBHOOK_QUEUE: queue } as Env, (p) => void pending.push(p), { requestId: "two-publishes", publisher: publishEvents });
+    const ctx = onShardOf(createContext({ ...env, WEBHOOK_QUEUE: queue } as Env, (p) => void pending.push(p), { requestId: "two-publishes", publisher: publishEvents }), eventIds[0]!);
 
     // as a bulk chunk does: the envelopes' events after the create, then others after the send
     ctx.publish(...eventIds.slice(0, 7));
     ctx.publish(...eventIds.slice(7));
     await Promise.all(pending);
 
-    const attempted = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.org_id = ?")
+    const attempted = await (await orgShardDb(t.orgId)).prepare("SELECT COUNT(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.org_id = ?")
       .bind(t.orgId)
       .first<{ n: number }>();
     expect(attempted!.n).toBe(IMMEDIATE_DELIVERIES);

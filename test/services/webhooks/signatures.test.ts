@@ -6,7 +6,7 @@ import { deliverWebhook } from "../../../src/services/webhooks/deliver";
 import { fanOutEvent } from "../../../src/services/webhooks/fan-out";
 import { call, createEnvelope, newTenant } from "../../helpers/api";
 import { adminToken, createEndpoint, insertEvent, received, type Received, receiverUrl, tenantWithEndpoint, waitForRequests } from "../../helpers/webhooks";
-import { jobContext } from "../../helpers/context";
+import { jobContextOf } from "../../helpers/context";
 
 const HOUR = 3600_000;
 const OTHER_SECRET = `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))}`;
@@ -27,8 +27,8 @@ async function verifiesWith(secret: string, req: Received) {
 
 async function deliverOnce(orgId: string, now = new Date()) {
   const eventId = await insertEvent(orgId, "envelope.completed", { envelope_name: "Contract", amount: 1234.5, note: "ünïcødé ✓" });
-  const ids = await fanOutEvent(jobContext(), { eventId, now });
-  for (const id of ids) await deliverWebhook(jobContext(), { deliveryId: id, now });
+  const ids = await fanOutEvent(jobContextOf(eventId), { eventId, now });
+  for (const id of ids) await deliverWebhook(jobContextOf(id), { deliveryId: id, now });
   return { eventId, deliveryIds: ids };
 }
 
@@ -102,9 +102,9 @@ describe("webhook payload, headers and signatures", () => {
     const now = new Date();
     const { eventId, deliveryIds } = await deliverOnce(t.orgId, now);
     expect(deliveryIds).toHaveLength(2);
-    for (const id of deliveryIds) await deliverWebhook(jobContext(), { deliveryId: id, now: new Date(now.getTime() + 2 * 60_000) }); // a's retry
+    for (const id of deliveryIds) await deliverWebhook(jobContextOf(id), { deliveryId: id, now: new Date(now.getTime() + 2 * 60_000) }); // a's retry
     const replay = await call("POST", `/webhooks/deliveries/${deliveryIds[1]}/redeliver`, { bearer: token, body: {} });
-    await deliverWebhook(jobContext(), { deliveryId: replay.body.data.delivery_id, now: new Date(now.getTime() + 3 * 60_000) });
+    await deliverWebhook(jobContextOf(replay.body.data.delivery_id), { deliveryId: replay.body.data.delivery_id, now: new Date(now.getTime() + 3 * 60_000) });
 
     const toA = await received(a.path);
     const toB = await received(b.path);

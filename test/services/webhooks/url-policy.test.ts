@@ -6,7 +6,7 @@ import { fanOutEvent } from "../../../src/services/webhooks/fan-out";
 import { checkWebhookUrl } from "../../../src/services/webhooks/url-policy";
 import { call, newTenant } from "../../helpers/api";
 import { adminToken, attemptsOf, createEndpoint, insertEvent, received, receiverUrl, tenantWithEndpoint } from "../../helpers/webhooks";
-import { jobContext } from "../../helpers/context";
+import { jobContextOf } from "../../helpers/context";
 
 const strict = (url: string) => checkWebhookUrl(url, "public-https");
 const loopback = (url: string) => checkWebhookUrl(url, "allow-loopback");
@@ -160,15 +160,15 @@ describe("webhook URL rules", () => {
   it("re-checks the URL before every attempt: a URL the policy no longer allows is never contacted", async () => {
     const { t, token, target, ep } = await tenantWithEndpoint("ok");
     const eventId = await insertEvent(t.orgId);
-    const [deliveryId] = await fanOutEvent(jobContext(), { eventId });
+    const [deliveryId] = await fanOutEvent(jobContextOf(eventId), { eventId });
     // The same stored URL, now under the production policy.
-    const result = await deliverWebhook(jobContext({ ...env, WEBHOOK_URL_POLICY: "public-https" }), { deliveryId: deliveryId! });
+    const result = await deliverWebhook(jobContextOf(deliveryId!, { ...env, WEBHOOK_URL_POLICY: "public-https" }), { deliveryId: deliveryId! });
     expect(result).toMatchObject({ succeeded: false, status: "pending", responseStatus: null });
     expect(result!.error).toMatch(/URL not allowed: only https/);
     expect(await received(target.path)).toEqual([]);
     // A URL changed behind the API's back is caught the same way.
     await env.DB.prepare("UPDATE webhook_endpoints SET url = 'https://169.254.169.254/latest/meta-data/' WHERE id = ?").bind(ep.endpoint_id).run();
-    const again = await deliverWebhook(jobContext(), { deliveryId: deliveryId!, now: new Date(Date.now() + 2 * 3600_000) });
+    const again = await deliverWebhook(jobContextOf(deliveryId!), { deliveryId: deliveryId!, now: new Date(Date.now() + 2 * 3600_000) });
     expect(again!.error).toMatch(/URL not allowed: link-local/);
     const attempts = await attemptsOf(deliveryId!);
     expect(attempts.map((a) => a.response_status)).toEqual([null, null]);

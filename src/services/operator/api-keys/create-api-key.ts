@@ -13,7 +13,7 @@ export async function createApiKey(
   ctx: RequestContext,
   input: { orgId: string; scopes: Scope[]; rateLimitRpm?: number; name?: string },
 ): Promise<ApiKeyWithSecret> {
-  const { db } = ctx;
+  const { global: db } = ctx;
   await assertOrgExists(db, input.orgId);
   const raw = newRawApiKey();
   const keyId = newId("apiKeyId");

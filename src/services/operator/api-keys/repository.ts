@@ -85,6 +85,24 @@ export function apiKeyUpdate(db: GlobalDb, keyId: string, changes: ApiKeyChanges
     .bind(at, ...columns.map((c) => changes[c]!), keyId);
 }
 
+/**
+ * Moves every key of the organization's record version forward (`updated_at`), in the batch that moves
+ * its current shard: the record pushed to each key's RateLimiter afterwards, or read from D1 by a
+ * limiter whose push was lost, is then newer than any it holds.
+ */
+export function apiKeysTouchForOrg(db: GlobalDb, orgId: string, at: string): D1PreparedStatement {
+  return db.prepare("UPDATE api_keys SET updated_at = ? WHERE org_id = ?").bind(at, orgId);
+}
+
+/** Every key of the organization as its RateLimiter caches it (with the organization's current shard). */
+export async function loadKeysOfOrg(db: GlobalDb, orgId: string): Promise<LoadedKeyRow[]> {
+  const { results } = await db
+    .prepare("SELECT k.*, (SELECT o.current_shard_id FROM organizations o WHERE o.id = k.org_id) AS current_shard_id FROM api_keys k WHERE k.org_id = ?")
+    .bind(orgId)
+    .all<LoadedKeyRow>();
+  return results;
+}
+
 // ---- idempotency_keys (middleware/idempotency.ts) ----
 
 /**
@@ -136,5 +154,18 @@ export function completeIdempotencyKey(db: GlobalDb, claim: { keyId: string; key
        WHERE key_id = ? AND idempotency_key = ? AND state = 'in_progress' AND created_at = ?`,
     )
     .bind(response.status, response.body, claim.keyId, claim.key, claim.claimedAt)
+    .run();
+}
+
+/**
+ * Deletes up to `limit` Idempotency-Key records created before `cutoff`, oldest first. The inner
+ * SELECT walks `idempotency_created_idx` from its start, so a run with nothing old enough reads one
+ * index entry, however many records there are. A record past the 24 h window answers nothing any more
+ * (claimIdempotencyKey takes it over), so deleting it changes no response.
+ */
+export function pruneIdempotencyKeys(db: GlobalDb, input: { cutoff: string; limit: number }): Promise<D1Result> {
+  return db
+    .prepare("DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT ?)")
+    .bind(input.cutoff, input.limit)
     .run();
 }

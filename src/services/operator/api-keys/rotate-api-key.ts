@@ -14,7 +14,7 @@ import { apiKeyRotate, displayPrefix, limiterRecord, loadKey, serializeKey } fro
  * refused from the next request on.
  */
 export async function rotateApiKey(ctx: RequestContext, input: { keyId: string }): Promise<ApiKeyWithSecret> {
-  const { db, env } = ctx;
+  const { global: db, env } = ctx;
   const before = await loadKey(db, input.keyId);
   const raw = newRawApiKey();
   const hash = await sha256Hex(raw);

@@ -11,7 +11,7 @@ export async function updateApiKey(
   ctx: RequestContext,
   input: { keyId: string; scopes?: Scope[]; rateLimitRpm?: number; active?: boolean },
 ): Promise<ApiKey> {
-  const { db, env } = ctx;
+  const { global: db, env } = ctx;
   const before = await loadKey(db, input.keyId);
   const changes: ApiKeyChanges = {};
   if (input.scopes !== undefined) changes.scopes = JSON.stringify(input.scopes);

@@ -1,6 +1,7 @@
 import type { RequestContext } from "../../../lib/context";
 import { sha256Hex } from "../../../lib/crypto";
 import { newId } from "../../../lib/ids";
+import { newShardId, shardOf } from "../../../lib/shards";
 import { tryTimestampForDigest } from "../../../pdf";
 import { appendEnvelopeAudit } from "../../envelopes/append-audit";
 import { checkEvidenceRecord } from "./check";
@@ -76,7 +77,7 @@ export async function renewEvidenceRecord(ctx: RequestContext, input: DueRecord 
   const newest = readBack.chains[0]!.at(-1)!;
   const previousCount = current?.timestamp_count ?? 0;
   const count = previousCount + 1;
-  const id = newId("evidenceRecord");
+  const id = newShardId("evidenceRecord", shardOf(record.id));
   const key = `${keyDir(record.authoritative_key)}evidence-record-${count}-${id}.ers`;
   const sha256 = await sha256Hex(der);
   const renewBy = renewByFor(newest.genTime, newest.tsaNotAfter, input.marginDays);

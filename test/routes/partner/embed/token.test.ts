@@ -3,10 +3,11 @@ import { decodeJwt, decodeProtectedHeader, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { verifyEmbedToken } from "../../../../src/services/embed/tokens";
 import { ALL_SCOPES, call, createEnvelope, newKey, newTenant } from "../../../helpers/api";
+import { shardDbOf } from "../../../helpers/shards";
 
 async function envelopeIn(key: string, status: string, kba = false) {
   const e = await createEnvelope(key);
-  await env.DB.prepare("UPDATE envelopes SET status = ?, kba_required = ? WHERE id = ?").bind(status, kba ? 1 : 0, e.envelope_id).run();
+  await shardDbOf(e.envelope_id).prepare("UPDATE envelopes SET status = ?, kba_required = ? WHERE id = ?").bind(status, kba ? 1 : 0, e.envelope_id).run();
   return e;
 }
 

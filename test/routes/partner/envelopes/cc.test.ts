@@ -1,7 +1,7 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createEnvelope, envelopeBody, newTenant } from "../../../helpers/api";
 import { outboxOf, sendableEnvelope, sendEnvelope } from "../../../helpers/signing";
+import { orgShardDb, shardDbOf } from "../../../helpers/shards";
 
 const CC = [
   { name: "Dealer Desk", email: "contracts@dealer.example" },
@@ -9,9 +9,9 @@ const CC = [
 ];
 
 const ccRows = (envelopeId: string) =>
-  env.DB.prepare("SELECT id, name, email, position FROM envelope_cc_recipients WHERE envelope_id = ? ORDER BY position").bind(envelopeId).all<{ id: string; name: string; email: string; position: number }>();
+  shardDbOf(envelopeId).prepare("SELECT id, name, email, position FROM envelope_cc_recipients WHERE envelope_id = ? ORDER BY position").bind(envelopeId).all<{ id: string; name: string; email: string; position: number }>();
 
-const envelopeCount = async (orgId: string) => (await env.DB.prepare("SELECT COUNT(*) AS n FROM envelopes WHERE org_id = ?").bind(orgId).first<{ n: number }>())!.n;
+const envelopeCount = async (orgId: string) => (await (await orgShardDb(orgId)).prepare("SELECT COUNT(*) AS n FROM envelopes WHERE org_id = ?").bind(orgId).first<{ n: number }>())!.n;
 
 describe("cc recipients on create (DESIGN.md 12 Recipients)", () => {
   it("stores the cc recipients in order and shows them on the create answer and the envelope read", async () => {

@@ -5,6 +5,7 @@ import { call, newKey, newTenant } from "../../../helpers/api";
 import { auditOf, kbaStep, sentKbaEnvelope, takeKba, usageLinesOf } from "../../../helpers/kba";
 import { invitationSlug, outboxOf, sendableEnvelope, sendEnvelope, signerRows } from "../../../helpers/signing";
 import { signing } from "../../../helpers/signing-flow";
+import { shardDbOf } from "../../../helpers/shards";
 
 const resend = (key: string, envelopeId: string, signerId: string) => call("POST", `/partner/envelopes/${envelopeId}/signers/${signerId}/resend`, { key });
 const correct = (key: string, envelopeId: string, signerId: string, body: unknown) => call("PATCH", `/partner/envelopes/${envelopeId}/signers/${signerId}`, { key, body });
@@ -71,7 +72,7 @@ describe("POST /partner/envelopes/:id/signers/:signer_id/resend", () => {
     expect((await outboxOf(e.envelopeId)).filter((m) => m.kind === "invitation")).toHaveLength(2);
     // ten minutes later
     const past = new Date(Date.now() - 10 * 60 * 1000 - 1000).toISOString();
-    await env.DB.prepare("UPDATE signers SET last_resent_at = ? WHERE id = ?").bind(past, e.signerId).run();
+    await shardDbOf(e.envelopeId).prepare("UPDATE signers SET last_resent_at = ? WHERE id = ?").bind(past, e.signerId).run();
     expect((await resend(e.key, e.envelopeId, e.signerId)).status).toBe(200);
     expect((await outboxOf(e.envelopeId)).filter((m) => m.kind === "invitation")).toHaveLength(3);
   });
@@ -85,7 +86,7 @@ describe("POST /partner/envelopes/:id/signers/:signer_id/resend", () => {
     const notYet = await resend(e.key, e.envelopeId, dealer);
     expect(notYet.status).toBe(409);
     expect(notYet.body.code).toBe("not_signers_turn");
-    await env.DB.prepare("UPDATE signers SET status = 'completed' WHERE id = ?").bind(e.signerId).run();
+    await shardDbOf(e.envelopeId).prepare("UPDATE signers SET status = 'completed' WHERE id = ?").bind(e.signerId).run();
     const finished = await resend(e.key, e.envelopeId, e.signerId);
     expect(finished.status).toBe(409);
     expect(finished.body.code).toBe("signer_finished");
@@ -131,15 +132,15 @@ describe("PATCH /partner/envelopes/:id/signers/:signer_id", () => {
     const signerId = k.sent.signers.find((s: { role: string }) => s.role === "buyer").signer_id;
     const slug = await invitationSlug(k.envelopeId, k.buyerEmail);
     expect((await takeKba(slug, k.buyerEmail, { wrong: true })).res.status).toBe(200);
-    expect(await env.DB.prepare("SELECT status, attempts_used FROM kba_checks WHERE signer_id = ?").bind(signerId).first()).toEqual({ status: "required", attempts_used: 1 });
+    expect(await shardDbOf(k.envelopeId).prepare("SELECT status, attempts_used FROM kba_checks WHERE signer_id = ?").bind(signerId).first()).toEqual({ status: "required", attempts_used: 1 });
     const res = await correct(k.key, k.envelopeId, signerId, { name: "Jane Q. Buyer" });
     expect(res.status).toBe(200);
-    expect(await env.DB.prepare("SELECT status, attempts_used FROM kba_checks WHERE signer_id = ?").bind(signerId).first()).toEqual({ status: "required", attempts_used: 0 });
+    expect(await shardDbOf(k.envelopeId).prepare("SELECT status, attempts_used FROM kba_checks WHERE signer_id = ?").bind(signerId).first()).toEqual({ status: "required", attempts_used: 0 });
     expect((await signing("GET", slug, "kba")).status).toBe(404);
     // a second wrong set would have been the last attempt; after the correction it is the first
     const fresh = await newestInvitationSlug(k.envelopeId, k.buyerEmail);
     expect((await takeKba(fresh, k.buyerEmail, { wrong: true })).res.status).toBe(200);
-    expect(await env.DB.prepare("SELECT status, attempts_used FROM kba_checks WHERE signer_id = ?").bind(signerId).first()).toEqual({ status: "required", attempts_used: 1 });
+    expect(await shardDbOf(k.envelopeId).prepare("SELECT status, attempts_used FROM kba_checks WHERE signer_id = ?").bind(signerId).first()).toEqual({ status: "required", attempts_used: 1 });
     const entry = (await auditOf(k.envelopeId)).find((a) => a.action === "signer.corrected");
     expect(entry?.data).toMatchObject({ changes: { name: { from: "Jane Buyer", to: "Jane Q. Buyer" } }, kba_restarted: true });
   });
@@ -149,11 +150,11 @@ describe("PATCH /partner/envelopes/:id/signers/:signer_id", () => {
     const signerId = k.sent.signers.find((s: { role: string }) => s.role === "buyer").signer_id;
     expect((await takeKba(await invitationSlug(k.envelopeId, k.buyerEmail), k.buyerEmail)).res.status).toBe(200);
     expect((await correct(k.key, k.envelopeId, signerId, { email: "jane.other@example.com" })).status).toBe(200);
-    expect(await env.DB.prepare("SELECT status FROM kba_checks WHERE signer_id = ?").bind(signerId).first()).toEqual({ status: "required" });
+    expect(await shardDbOf(k.envelopeId).prepare("SELECT status FROM kba_checks WHERE signer_id = ?").bind(signerId).first()).toEqual({ status: "required" });
     const fresh = await newestInvitationSlug(k.envelopeId, "jane.other@example.com");
     expect((await signing("GET", fresh, "document")).status).toBe(403);
     expect((await takeKba(fresh, "jane.other@example.com")).res.status).toBe(200);
-    const results = await env.DB.prepare("SELECT status, signer_email FROM kba_results WHERE signer_id = ?").bind(signerId).all();
+    const results = await shardDbOf(k.envelopeId).prepare("SELECT status, signer_email FROM kba_results WHERE signer_id = ?").bind(signerId).all();
     expect(results.results).toEqual([{ status: "passed", signer_email: "jane.other@example.com" }]);
     expect((await usageLinesOf(k.orgId)).filter((l) => l.kind === "kba_verification")).toHaveLength(2);
   });
@@ -165,7 +166,7 @@ describe("PATCH /partner/envelopes/:id/signers/:signer_id", () => {
     const open = await kbaStep(slug);
     const oldSet = open.body.data.session.session_id;
     expect((await correct(k.key, k.envelopeId, signerId, { email: "jane.new@example.com" })).status).toBe(200);
-    expect(await env.DB.prepare("SELECT status FROM kba_sessions WHERE id = ?").bind(oldSet).first()).toEqual({ status: "expired" });
+    expect(await shardDbOf(k.envelopeId).prepare("SELECT status FROM kba_sessions WHERE id = ?").bind(oldSet).first()).toEqual({ status: "expired" });
     const step = await kbaStep(await newestInvitationSlug(k.envelopeId, "jane.new@example.com"));
     expect(step.status).toBe(200);
     expect(step.body.data.session.session_id).not.toBe(oldSet);
@@ -192,11 +193,11 @@ describe("PATCH /partner/envelopes/:id/signers/:signer_id", () => {
     const other = await newTenant();
     expect((await correct(other.key, e.envelopeId, e.signerId, { name: "X" })).status).toBe(404);
     expect((await correct(e.key, e.envelopeId, "sgn_nobody", { name: "X" })).status).toBe(404);
-    await env.DB.prepare("UPDATE signers SET status = 'declined' WHERE id = ?").bind(e.signerId).run();
+    await shardDbOf(e.envelopeId).prepare("UPDATE signers SET status = 'declined' WHERE id = ?").bind(e.signerId).run();
     const finished = await correct(e.key, e.envelopeId, e.signerId, { name: "X" });
     expect(finished.status).toBe(409);
     expect(finished.body.code).toBe("signer_finished");
-    await env.DB.prepare("UPDATE signers SET status = 'pending' WHERE id = ?").bind(e.signerId).run();
+    await shardDbOf(e.envelopeId).prepare("UPDATE signers SET status = 'pending' WHERE id = ?").bind(e.signerId).run();
     expect((await call("POST", `/partner/envelopes/${e.envelopeId}/void`, { key: e.key, body: { reason: "wrong deal" } })).status).toBe(200);
     expect((await correct(e.key, e.envelopeId, e.signerId, { name: "X" })).status).toBe(409);
     // nothing changed, the original link is the only invitation

@@ -1,6 +1,6 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createEnvelope, envelopeBody, newTenant } from "../../../helpers/api";
+import { globalDb, orgShardDb, shardDbOf } from "../../../helpers/shards";
 
 describe("POST /partner/envelopes", () => {
   it("creates a pending envelope, provisions the customer, and answers 201 with the envelope", async () => {
@@ -16,8 +16,8 @@ describe("POST /partner/envelopes", () => {
     });
     expect(res.status).toBe(201);
     const data = res.body.data;
-    expect(data.envelope_id).toMatch(/^env_[0-9a-z]{26}$/);
-    expect(data.customer_id).toMatch(/^cust_[0-9a-z]{26}$/);
+    expect(data.envelope_id).toMatch(/^env_(?:[1-9][0-9]{0,3}_)?[0-9a-z]{26}$/);
+    expect(data.customer_id).toMatch(/^cust_(?:[1-9][0-9]{0,3}_)?[0-9a-z]{26}$/);
     expect(data).toMatchObject({
       status: "pending",
       external_id: "deal-1042",
@@ -53,11 +53,11 @@ describe("POST /partner/envelopes", () => {
   it("writes envelope.created into the outbox and the first audit entry with the envelope", async () => {
     const t = await newTenant();
     const e = await createEnvelope(t.key, { external_id: "ref-7" });
-    const event = await env.DB.prepare("SELECT type, org_id, data FROM events WHERE envelope_id = ?").bind(e.envelope_id).first<{ type: string; org_id: string; data: string }>();
+    const event = await shardDbOf(e.envelope_id).prepare("SELECT type, org_id, data FROM events WHERE envelope_id = ?").bind(e.envelope_id).first<{ type: string; org_id: string; data: string }>();
     expect(event!.type).toBe("envelope.created");
     expect(event!.org_id).toBe(t.orgId);
     expect(JSON.parse(event!.data)).toMatchObject({ envelope_id: e.envelope_id, customer_id: e.customer_id, external_id: "ref-7", status: "pending" });
-    const audit = await env.DB.prepare("SELECT action, seq, actor_type, actor_id FROM audit_log WHERE chain_id = ?").bind(e.envelope_id).all();
+    const audit = await shardDbOf(e.envelope_id).prepare("SELECT action, seq, actor_type, actor_id FROM audit_log WHERE chain_id = ?").bind(e.envelope_id).all();
     expect(audit.results).toEqual([{ action: "envelope.created", seq: 1, actor_type: "api_key", actor_id: t.keyId }]);
   });
 
@@ -85,7 +85,7 @@ describe("POST /partner/envelopes", () => {
     const res = await call("POST", "/partner/envelopes", { key: t.key, body: envelopeBody({ template_id: "tmpl_unknown" }) });
     expect(res.status).toBe(422);
     expect(res.body.details[0].path).toEqual(["template_id"]);
-    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM envelopes WHERE org_id = ?").bind(t.orgId).first<{ n: number }>();
+    const count = await (await orgShardDb(t.orgId)).prepare("SELECT COUNT(*) AS n FROM envelopes WHERE org_id = ?").bind(t.orgId).first<{ n: number }>();
     expect(count!.n).toBe(0);
   });
 
@@ -120,7 +120,7 @@ describe("Idempotency-Key on POST /partner/envelopes", () => {
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     expect(second.headers.get("Idempotent-Replayed")).toBe("true");
-    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM envelopes WHERE org_id = ?").bind(t.orgId).first<{ n: number }>();
+    const count = await (await orgShardDb(t.orgId)).prepare("SELECT COUNT(*) AS n FROM envelopes WHERE org_id = ?").bind(t.orgId).first<{ n: number }>();
     expect(count!.n).toBe(1);
   });
 
@@ -131,7 +131,7 @@ describe("Idempotency-Key on POST /partner/envelopes", () => {
       Array.from({ length: 6 }, () => call("POST", "/partner/envelopes", { key: t.key, body, headers: { "Idempotency-Key": "race" } })),
     );
     for (const r of results) expect([201, 409]).toContain(r.status);
-    const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM envelopes WHERE org_id = ?").bind(t.orgId).first<{ n: number }>();
+    const count = await (await orgShardDb(t.orgId)).prepare("SELECT COUNT(*) AS n FROM envelopes WHERE org_id = ?").bind(t.orgId).first<{ n: number }>();
     expect(count!.n).toBe(1);
     const ids = new Set(results.filter((r) => r.status === 201).map((r) => r.body.data.envelope_id));
     expect(ids.size).toBe(1);
@@ -158,7 +158,7 @@ describe("Idempotency-Key on POST /partner/envelopes", () => {
   it("lets a key be reused after 24 hours", async () => {
     const t = await newTenant();
     const first = await call("POST", "/partner/envelopes", { key: t.key, body: envelopeBody(), headers: { "Idempotency-Key": "old" } });
-    await env.DB.prepare("UPDATE idempotency_keys SET created_at = ? WHERE key_id = ?").bind(new Date(Date.now() - 25 * 3600_000).toISOString(), t.keyId).run();
+    await globalDb.prepare("UPDATE idempotency_keys SET created_at = ? WHERE key_id = ?").bind(new Date(Date.now() - 25 * 3600_000).toISOString(), t.keyId).run();
     const again = await call("POST", "/partner/envelopes", { key: t.key, body: envelopeBody(), headers: { "Idempotency-Key": "old" } });
     expect(again.status).toBe(201);
     expect(again.body.data.envelope_id).not.toBe(first.body.data.envelope_id);

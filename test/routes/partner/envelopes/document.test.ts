@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { call, createEnvelope, newKey, newTenant } from "../../../helpers/api";
 import { buildPdf, send, uploadTemplate } from "../../../helpers/templates";
 import { pageTexts } from "../../../helpers/pdf";
+import { shardDbOf } from "../../../helpers/shards";
 
 async function putDocument(key: string, envelopeId: string, file: Uint8Array | null) {
   const form = new FormData();
@@ -21,15 +22,15 @@ describe("PUT /partner/envelopes/:envelope_id/document", () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ envelope_id: e.envelope_id, status: "uploaded", document: { page_count: 1 }, metadata: { document_source: "new" } });
     expect(res.body.data.fields).toEqual([expect.objectContaining({ name: "buyer_signature", type: "signature", required: true, placement_mode: "tag", value: null })]);
-    const doc = await env.DB.prepare("SELECT kind, r2_key, sha256, size_bytes, page_count FROM envelope_documents WHERE envelope_id = ?").bind(e.envelope_id).first<{ r2_key: string; sha256: string }>();
+    const doc = await shardDbOf(e.envelope_id).prepare("SELECT kind, r2_key, sha256, size_bytes, page_count FROM envelope_documents WHERE envelope_id = ?").bind(e.envelope_id).first<{ r2_key: string; sha256: string }>();
     expect(doc).toMatchObject({ kind: "original", page_count: 1, sha256: res.body.data.document.sha256 });
     const stored = new Uint8Array(await (await env.DOCS.get(doc!.r2_key))!.arrayBuffer());
     const text = (await pageTexts(stored)).join("\n");
     expect(text).toMatch(/Buyer:/);
     expect(text).not.toMatch(/\{\{/);
-    const fields = await env.DB.prepare("SELECT name, seq FROM envelope_fields WHERE envelope_id = ?").bind(e.envelope_id).all();
+    const fields = await shardDbOf(e.envelope_id).prepare("SELECT name, seq FROM envelope_fields WHERE envelope_id = ?").bind(e.envelope_id).all();
     expect(fields.results).toEqual([{ name: "buyer_signature", seq: 1 }]);
-    const audit = await env.DB.prepare("SELECT action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(e.envelope_id).all();
+    const audit = await shardDbOf(e.envelope_id).prepare("SELECT action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(e.envelope_id).all();
     expect(audit.results.map((r) => r.action)).toEqual(["envelope.created", "envelope.attach_document"]);
     const get = await call("GET", `/partner/envelopes/${e.envelope_id}`, { key: t.key });
     expect(get.body.data.status).toBe("uploaded");

@@ -1,6 +1,6 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createEnvelope, newTenant } from "../../../helpers/api";
+import { shardDbOf } from "../../../helpers/shards";
 
 describe("GET /partner/envelopes", () => {
   it("lists newest first with page, limit and total", async () => {
@@ -59,7 +59,7 @@ describe("GET /partner/envelopes/:id and /status", () => {
     const t = await newTenant();
     const e = await createEnvelope(t.key);
     // Internal metadata written by the service must never reach the partner.
-    await env.DB.prepare("UPDATE envelopes SET metadata = json_set(metadata, '$.vault_path', 'vault/secret/path.pdf', '$.internal_note', 'x') WHERE id = ?")
+    await shardDbOf(e.envelope_id).prepare("UPDATE envelopes SET metadata = json_set(metadata, '$.vault_path', 'vault/secret/path.pdf', '$.internal_note', 'x') WHERE id = ?")
       .bind(e.envelope_id)
       .run();
     const res = await call("GET", `/partner/envelopes/${e.envelope_id}`, { key: t.key });
@@ -121,7 +121,7 @@ describe("GET /partner/envelopes/:id/compliance", () => {
   it("fails check 8 without a secured party and check 7 once the audit chain is altered", async () => {
     const t = await newTenant();
     const e = await createEnvelope(t.key);
-    await env.DB.prepare("UPDATE audit_log SET data = json_set(data, '$.envelope_name', 'forged') WHERE chain_id = ?").bind(e.envelope_id).run();
+    await shardDbOf(e.envelope_id).prepare("UPDATE audit_log SET data = json_set(data, '$.envelope_name', 'forged') WHERE chain_id = ?").bind(e.envelope_id).run();
     const res = await call("GET", `/partner/envelopes/${e.envelope_id}/compliance`, { key: t.key });
     const checks = res.body.data.compliance.checks;
     expect(checks[6].satisfied).toBe(false);

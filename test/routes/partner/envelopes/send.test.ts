@@ -4,12 +4,13 @@ import { call, createEnvelope, newKey, newTenant } from "../../../helpers/api";
 import { eventsOf, invitationSlug, kbaEnvelope, outboxOf, sendableEnvelope, sendEnvelope, signerRows } from "../../../helpers/signing";
 import { buildPdf, send } from "../../../helpers/templates";
 import { tenantWithEndpoint, waitForRequests } from "../../../helpers/webhooks";
+import { shardDbOf } from "../../../helpers/shards";
 
 const DAY = 86_400_000;
-const SLUG = /^[0-9abcdefghjkmnpqrstvwxyz]{26}$/; // 128 bits in Crockford base32
+const SLUG = /^(?:[1-9][0-9]{0,3}_)?[0-9abcdefghjkmnpqrstvwxyz]{26}$/; // its shard's number, then 128 bits in Crockford base32
 
 async function auditActions(envelopeId: string) {
-  const { results } = await env.DB.prepare("SELECT action, data FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(envelopeId).all<{ action: string; data: string }>();
+  const { results } = await shardDbOf(envelopeId).prepare("SELECT action, data FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(envelopeId).all<{ action: string; data: string }>();
   return results;
 }
 
@@ -172,7 +173,7 @@ describe("POST /partner/envelopes/:id/send", () => {
   it("sends an envelope already in preparing (bulk send's state) with the send move only", async () => {
     const t = await newTenant();
     const e = await sendableEnvelope(t.key);
-    await env.DB.prepare("UPDATE envelopes SET status = 'preparing' WHERE id = ?").bind(e.envelope_id).run();
+    await shardDbOf(e.envelope_id).prepare("UPDATE envelopes SET status = 'preparing' WHERE id = ?").bind(e.envelope_id).run();
     const res = await sendEnvelope(t.key, e.envelope_id);
     expect(res.status).toBe(200);
     expect((await auditActions(e.envelope_id)).map((a) => a.action)).toEqual(["envelope.created", "envelope.send"]);

@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createEnvelope, newKey, newTenant } from "../../../helpers/api";
 import { kbaEnvelope, sendableEnvelope, sendEnvelope } from "../../../helpers/signing";
+import { shardDbOf } from "../../../helpers/shards";
 
 const links = (key: string, envelopeId: string) => call("GET", `/partner/envelopes/${envelopeId}/signing-links`, { key });
 
@@ -37,7 +38,7 @@ describe("GET /partner/envelopes/:id/signing-links", () => {
     const t = await newTenant();
     const e = await sendableEnvelope(t.key);
     await sendEnvelope(t.key, e.envelope_id);
-    await env.DB.prepare("UPDATE signers SET status = 'viewed' WHERE envelope_id = ?").bind(e.envelope_id).run();
+    await shardDbOf(e.envelope_id).prepare("UPDATE signers SET status = 'viewed' WHERE envelope_id = ?").bind(e.envelope_id).run();
     expect((await links(t.key, e.envelope_id)).body.data.signers[0].status).toBe("viewed");
   });
 

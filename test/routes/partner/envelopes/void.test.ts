@@ -1,9 +1,9 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createEnvelope, newTenant } from "../../../helpers/api";
+import { shardDbOf } from "../../../helpers/shards";
 
 async function setStatus(envelopeId: string, status: string) {
-  await env.DB.prepare("UPDATE envelopes SET status = ? WHERE id = ?").bind(status, envelopeId).run();
+  await shardDbOf(envelopeId).prepare("UPDATE envelopes SET status = ? WHERE id = ?").bind(status, envelopeId).run();
 }
 
 describe("POST /partner/envelopes/:id/void", () => {
@@ -13,10 +13,10 @@ describe("POST /partner/envelopes/:id/void", () => {
     const res = await call("POST", `/partner/envelopes/${e.envelope_id}/void`, { key: t.key, body: { reason: "Deal restructured" } });
     expect(res.status).toBe(200);
     expect(res.body.data.status).toBe("voided");
-    const events = await env.DB.prepare("SELECT type, data FROM events WHERE envelope_id = ? ORDER BY created_at").bind(e.envelope_id).all<{ type: string; data: string }>();
+    const events = await shardDbOf(e.envelope_id).prepare("SELECT type, data FROM events WHERE envelope_id = ? ORDER BY created_at").bind(e.envelope_id).all<{ type: string; data: string }>();
     expect(events.results.map((r) => r.type)).toEqual(["envelope.created", "envelope.voided"]);
     expect(JSON.parse(events.results[1]!.data)).toMatchObject({ status: "voided", reason: "Deal restructured", customer_id: e.customer_id });
-    const row = await env.DB.prepare("SELECT voided_reason FROM envelopes WHERE id = ?").bind(e.envelope_id).first<{ voided_reason: string }>();
+    const row = await shardDbOf(e.envelope_id).prepare("SELECT voided_reason FROM envelopes WHERE id = ?").bind(e.envelope_id).first<{ voided_reason: string }>();
     expect(row!.voided_reason).toBe("Deal restructured");
   });
 
@@ -27,7 +27,7 @@ describe("POST /partner/envelopes/:id/void", () => {
     const res = await call("POST", `/partner/envelopes/${e.envelope_id}/void`, { key: t.key, body: { reason: "x" } });
     expect(res.status).toBe(422);
     expect(res.body.error).toBe("Cannot void an envelope with status completed");
-    const events = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ?").bind(e.envelope_id).first<{ n: number }>();
+    const events = await shardDbOf(e.envelope_id).prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ?").bind(e.envelope_id).first<{ n: number }>();
     expect(events!.n).toBe(1);
   });
 
@@ -45,7 +45,7 @@ describe("POST /partner/envelopes/:id/void", () => {
     const results = await Promise.all([1, 2, 3].map((i) => call("POST", `/partner/envelopes/${e.envelope_id}/void`, { key: t.key, body: { reason: `r${i}` } })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of results.filter((r) => r.status !== 200)) expect([409, 422]).toContain(r.status);
-    const events = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'envelope.voided'").bind(e.envelope_id).first<{ n: number }>();
+    const events = await shardDbOf(e.envelope_id).prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'envelope.voided'").bind(e.envelope_id).first<{ n: number }>();
     expect(events!.n).toBe(1);
   });
 });

@@ -4,6 +4,7 @@ import { app } from "../../../../src/app";
 import { BASE, call, createEnvelope, newKey, newTenant } from "../../../helpers/api";
 import { kbaStep } from "../../../helpers/kba";
 import { absolute, anchor, buildPdf, failingDb, send, uploadTemplate } from "../../../helpers/templates";
+import { shardDbOf } from "../../../helpers/shards";
 
 const storedTemplate = (id: string) =>
   env.DB.prepare("SELECT * FROM templates WHERE id = ?").bind(id).first<{ org_id: string; document_key: string; document_sha256: string; page_count: number; provider_template_id: number; provider_instance: string; kba_required: number }>();
@@ -275,7 +276,7 @@ describe("POST /partner/templates kba_required", () => {
     const sent = await call("POST", `/partner/envelopes/${envelope.envelope_id}/send`, { key: t.key, body: {} });
     expect(sent.status).toBe(200);
     expect(sent.body.data).toMatchObject({ status: "sent", kba_required: true, provider_instance: "cloud" });
-    const checks = await env.DB.prepare("SELECT status FROM kba_checks WHERE envelope_id = ?").bind(envelope.envelope_id).all();
+    const checks = await shardDbOf(envelope.envelope_id).prepare("SELECT status FROM kba_checks WHERE envelope_id = ?").bind(envelope.envelope_id).all();
     expect(checks.results).toEqual([{ status: "required" }]);
     const slug = sent.body.data.signers[0].slug as string;
     expect((await call("GET", `/signing/${slug}`)).body.data.kba).toEqual({ required: true, status: "required" });

@@ -1,7 +1,7 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, envelopeBody, newTenant } from "../../../helpers/api";
 import { absolute, buildPdf, uploadTemplate } from "../../../helpers/templates";
+import { globalDb, orgShardDb, shardDbOf } from "../../../helpers/shards";
 
 async function contractTemplate(key: string) {
   const { bytes } = await buildPdf([{ lines: [{ text: "Vehicle: {{vin;type=text;role=buyer}}", x: 72, y: 700 }] }, { lines: [{ text: "Sign", x: 72, y: 200 }] }]);
@@ -27,15 +27,17 @@ describe("POST /partner/envelopes with template_id", () => {
     expect(res.status).toBe(201);
     const e = res.body.data;
     expect(e).toMatchObject({ status: "pending", template_id: templateId, kba_required: false, provider_instance: "default", metadata: { document_source: "template", source_template_id: templateId } });
-    const fields = await env.DB.prepare("SELECT name, type, value, default_value, source_template_id FROM envelope_fields WHERE envelope_id = ? ORDER BY seq").bind(e.envelope_id).all();
+    const fields = await shardDbOf(e.envelope_id).prepare("SELECT name, type, value, default_value, source_template_id FROM envelope_fields WHERE envelope_id = ? ORDER BY seq").bind(e.envelope_id).all();
     expect(fields.results).toEqual([
       { name: "vin", type: "text", value: "1HGCM82633A004352", default_value: null, source_template_id: templateId },
       { name: "down_payment", type: "number", value: "2500", default_value: "0", source_template_id: templateId },
       { name: "agree", type: "checkbox", value: "true", default_value: null, source_template_id: templateId },
       { name: "buyer_signature", type: "signature", value: null, default_value: null, source_template_id: templateId },
     ]);
-    const doc = await env.DB.prepare("SELECT d.r2_key = t.document_key AS same, d.sha256 = t.document_sha256 AS hash, d.page_count FROM envelope_documents d, templates t WHERE d.envelope_id = ? AND t.id = ?")
-      .bind(e.envelope_id, templateId)
+    const template = await globalDb.prepare("SELECT document_key, document_sha256 FROM templates WHERE id = ?").bind(templateId).first<{ document_key: string; document_sha256: string }>();
+    const doc = await shardDbOf(e.envelope_id)
+      .prepare("SELECT r2_key = ? AS same, sha256 = ? AS hash, page_count FROM envelope_documents WHERE envelope_id = ?")
+      .bind(template!.document_key, template!.document_sha256, e.envelope_id)
       .first();
     expect(doc).toEqual({ same: 1, hash: 1, page_count: 2 });
   });
@@ -44,7 +46,7 @@ describe("POST /partner/envelopes with template_id", () => {
     const t = await newTenant();
     const templateId = await contractTemplate(t.key);
     const res = await create(t.key, { template_id: templateId });
-    const row = await env.DB.prepare("SELECT value FROM envelope_fields WHERE envelope_id = ? AND name = 'down_payment'").bind(res.body.data.envelope_id).first();
+    const row = await shardDbOf(res.body.data.envelope_id).prepare("SELECT value FROM envelope_fields WHERE envelope_id = ? AND name = 'down_payment'").bind(res.body.data.envelope_id).first();
     expect(row).toEqual({ value: "0" });
   });
 
@@ -53,13 +55,13 @@ describe("POST /partner/envelopes with template_id", () => {
     const other = await newTenant();
     const foreignId = await contractTemplate(other.key);
     const ownId = await contractTemplate(t.key);
-    await env.DB.prepare("UPDATE templates SET deleted_at = ? WHERE id = ?").bind(new Date().toISOString(), ownId).run();
+    await globalDb.prepare("UPDATE templates SET deleted_at = ? WHERE id = ?").bind(new Date().toISOString(), ownId).run();
     for (const id of ["tmpl_unknown", foreignId, ownId]) {
       const res = await create(t.key, { template_id: id });
       expect(res.status, id).toBe(422);
       expect(res.body).toMatchObject({ error: "Unknown template_id", details: [{ path: ["template_id"], message: "Template not found" }] });
     }
-    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM envelopes WHERE org_id = ?").bind(t.orgId).first()).toEqual({ n: 0 });
+    expect(await (await orgShardDb(t.orgId)).prepare("SELECT COUNT(*) AS n FROM envelopes WHERE org_id = ?").bind(t.orgId).first()).toEqual({ n: 0 });
   });
 
   it("answers 422 for prefilled_data naming no field, prefilling a signature, or a value of the wrong kind, and for a paper envelope", async () => {

@@ -2,6 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, createEnvelope, envelopeBody, newTenant } from "../../../helpers/api";
 import { absolute, anchor, buildPdf, choice, send, uploadTemplate } from "../../../helpers/templates";
+import { shardDbOf } from "../../../helpers/shards";
 
 const AREA = { page: 1, x: 0.1, y: 0.2, w: 0.3, h: 0.04 };
 const DOTS = [0.3, 0.35, 0.4].map((y) => ({ page: 1, x: 0.1, y, w: 0.03, h: 0.03 }));
@@ -113,7 +114,7 @@ describe("options of select and radio fields", () => {
       ["invalid_value", "prefilled_data.term", "a radio field takes one of its options: 12 months, 24 months, 36 months"],
     ]);
     const e = await createEnvelope(t.key, { template_id: templateId, prefilled_data: { term: "24 months" } });
-    const rows = await env.DB.prepare("SELECT name, options, value FROM envelope_fields WHERE envelope_id = ? ORDER BY seq").bind(e.envelope_id).all();
+    const rows = await shardDbOf(e.envelope_id).prepare("SELECT name, options, value FROM envelope_fields WHERE envelope_id = ? ORDER BY seq").bind(e.envelope_id).all();
     expect(rows.results).toEqual([
       { name: "plan", options: JSON.stringify(["Monthly", "Yearly"]), value: "Monthly" },
       { name: "term", options: JSON.stringify(TERMS), value: "24 months" },
@@ -140,7 +141,7 @@ describe("options of select and radio fields", () => {
       ["plan", ["Monthly", "Yearly"], 1],
       ["pay", ["Card", "Transfer"], 2],
     ]);
-    const rows = await env.DB.prepare("SELECT name, options FROM envelope_fields WHERE envelope_id = ? ORDER BY seq").bind(e.envelope_id).all();
+    const rows = await shardDbOf(e.envelope_id).prepare("SELECT name, options FROM envelope_fields WHERE envelope_id = ? ORDER BY seq").bind(e.envelope_id).all();
     expect(rows.results).toEqual([
       { name: "plan", options: '["Monthly","Yearly"]' },
       { name: "pay", options: '["Card","Transfer"]' },

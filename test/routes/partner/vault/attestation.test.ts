@@ -3,6 +3,7 @@ import { compactVerify, decodeProtectedHeader, importX509 } from "jose";
 import { describe, expect, it } from "vitest";
 import { call, newKey } from "../../../helpers/api";
 import { party, transferred, vaulted } from "../../../helpers/control";
+import { shardDbOf } from "../../../helpers/shards";
 
 
 
@@ -19,7 +20,7 @@ async function verifyOffline(jws: string) {
 }
 
 const chainHead = (envelopeId: string) =>
-  env.DB.prepare("SELECT a.hash FROM audit_log a JOIN envelopes e ON e.id = a.chain_id AND a.seq = e.audit_seq WHERE e.id = ?").bind(envelopeId).first<{ hash: string }>();
+  shardDbOf(envelopeId).prepare("SELECT a.hash FROM audit_log a JOIN envelopes e ON e.id = a.chain_id AND a.seq = e.audit_seq WHERE e.id = ?").bind(envelopeId).first<{ hash: string }>();
 
 describe("GET /partner/vault/{vault_id}/attestation", () => {
   it("is a JWS by the seal key (x5c = the seal certificate) that jose verifies offline, stating the record's control as of now", async () => {
@@ -85,7 +86,7 @@ describe("GET /partner/vault/{vault_id}/attestation", () => {
     const noScope = await newKey(a.orgId, ["envelopes:read"]);
     expect((await attestation(noScope.key, vaultId)).status).toBe(403);
 
-    await env.DB.prepare("UPDATE audit_log SET data = json_set(data, '$.hash', ?) WHERE chain_id = ? AND action = 'envelope.vault'").bind("0".repeat(64), e.envelope_id).run();
+    await shardDbOf(e.envelope_id).prepare("UPDATE audit_log SET data = json_set(data, '$.hash', ?) WHERE chain_id = ? AND action = 'envelope.vault'").bind("0".repeat(64), e.envelope_id).run();
     const refused = await attestation(a.key, vaultId);
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe("audit_chain_broken");

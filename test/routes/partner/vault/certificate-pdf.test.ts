@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { call, newKey, newTenant } from "../../../helpers/api";
 import { pageTexts } from "../../../helpers/pdf";
 import { completedEnvelope, download } from "../../../helpers/vault";
+import { shardDbOf } from "../../../helpers/shards";
 
 const certificateUrl = (key: string, envelopeId: string, query = "") => call("GET", `/partner/envelopes/${envelopeId}/vault/certificate/signed-url${query}`, { key });
 
@@ -20,13 +21,13 @@ describe("GET /partner/envelopes/:id/vault/certificate/signed-url", () => {
     expect(Object.keys(res.body.data).sort()).toEqual(["expires_at", "expires_in", "filename", "signed_url"]);
     expect(res.body.data.expires_in).toBe(600);
     expect(res.body.data.filename).toMatch(new RegExp(`${e.envelope_id}_certificate\\.pdf$`));
-    expect(res.body.data.signed_url).toMatch(/\/v\/vlt_[a-z0-9]+\/certificate\?exp=\d+&sig=[0-9a-f]{64}$/);
+    expect(res.body.data.signed_url).toMatch(/\/v\/vlt_(?:[1-9][0-9]{0,3}_)?[a-z0-9]+\/certificate\?exp=\d+&sig=[0-9a-f]{64}$/);
 
     const file = await download(res.body.data.signed_url);
     expect(file.status).toBe(200);
     expect(file.headers.get("content-type")).toBe("application/pdf");
     expect(file.headers.get("content-disposition")).toContain("_certificate.pdf");
-    const row = await env.DB.prepare("SELECT pdf_key FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1").bind(e.envelope_id).first<{ pdf_key: string }>();
+    const row = await shardDbOf(e.envelope_id).prepare("SELECT pdf_key FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1").bind(e.envelope_id).first<{ pdf_key: string }>();
     const stored = new Uint8Array(await (await env.DOCS.get(row!.pdf_key))!.arrayBuffer());
     expect(file.bytes).toEqual(stored);
     expect((await pageTexts(file.bytes)).join("\n")).toContain(e.hash);

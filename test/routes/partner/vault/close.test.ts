@@ -2,20 +2,22 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { paperOut } from "../../../../src/services/control/paper-out";
 import { call } from "../../../helpers/api";
-import { orgContext } from "../../../helpers/context";
+import type { ShardDb } from "../../../../src/lib/shards";
+import { orgContextOf } from "../../../helpers/context";
 import { pageTexts, pdfInfo, sha256Hex } from "../../../helpers/pdf";
 import { racedDb } from "../../../helpers/raced-db";
 import { party, vaulted, type Party } from "../../../helpers/control";
 import { download } from "../../../helpers/vault";
+import { shardDbOf } from "../../../helpers/shards";
 
 
 
 const post = (key: string, vaultId: string, what: string, body?: unknown, headers: Record<string, string> = {}) =>
   call("POST", `/partner/vault/${vaultId}/${what}`, { key, body, headers });
-const record = (vaultId: string) => env.DB.prepare("SELECT * FROM vault_records WHERE id = ?").bind(vaultId).first<Record<string, any>>();
+const record = (vaultId: string) => shardDbOf(vaultId).prepare("SELECT * FROM vault_records WHERE id = ?").bind(vaultId).first<Record<string, any>>();
 const paperKey = (r: Record<string, any>) => `vault/${r.org_id}/${r.envelope_id}/${r.id}/paper-out.pdf`;
 const lastEntry = async (envelopeId: string) => {
-  const row = await env.DB.prepare("SELECT action, actor_id, data FROM audit_log WHERE chain_id = ? ORDER BY seq DESC LIMIT 1").bind(envelopeId).first<Record<string, any>>();
+  const row = await shardDbOf(envelopeId).prepare("SELECT action, actor_id, data FROM audit_log WHERE chain_id = ? ORDER BY seq DESC LIMIT 1").bind(envelopeId).first<Record<string, any>>();
   return { ...row!, data: JSON.parse(row!.data) };
 };
 
@@ -54,7 +56,7 @@ describe("POST /partner/vault/{vault_id}/paid-off", () => {
     expect(await lastEntry(e.envelope_id)).toMatchObject({ action: "vault.paid_off", actor_id: b.keyId, data: { reference: "Payoff letter #88213", control_status: "paid_off", controller_org_id: b.orgId } });
     await expectClosed(b.key, vaultId, a.orgId);
     // the event went to the controller
-    const ev = await env.DB.prepare("SELECT org_id FROM events WHERE envelope_id = ? AND type = 'vault.paid_off'").bind(e.envelope_id).all();
+    const ev = await shardDbOf(e.envelope_id).prepare("SELECT org_id FROM events WHERE envelope_id = ? AND type = 'vault.paid_off'").bind(e.envelope_id).all();
     expect(ev.results).toEqual([{ org_id: b.orgId }]);
   });
 
@@ -143,7 +145,8 @@ describe("POST /partner/vault/{vault_id}/paper-out", () => {
   it("deletes the stored paper copy when the commit does not happen (the record was paid off meanwhile)", async () => {
     const a = await party();
     const { vaultId, record: vr } = await vaulted(a);
-    const ctx = { ...orgContext(a.orgId), db: racedDb(env.DB, () => post(a.key, vaultId, "paid-off", { reference: "raced" })) };
+    const onRecord = orgContextOf(a.orgId, vaultId);
+    const ctx = { ...onRecord, db: racedDb(onRecord.db, () => post(a.key, vaultId, "paid-off", { reference: "raced" })) as ShardDb };
     const err = await paperOut(ctx, { vaultId, reason: "lost race", signatureHeader: undefined }).catch((e) => e);
     expect(err).toMatchObject({ status: 409, code: "control_closed" });
     expect(await record(vaultId)).toMatchObject({ control_status: "paid_off", closed_note: "raced" });

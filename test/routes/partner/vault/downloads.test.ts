@@ -4,6 +4,7 @@ import { app } from "../../../../src/app";
 import { call, createEnvelope, newTenant } from "../../../helpers/api";
 import { makePdf, sha256Hex } from "../../../helpers/pdf";
 import { completedEnvelope, compliance, download, signedUrl, vaultRecord } from "../../../helpers/vault";
+import { shardDbOf } from "../../../helpers/shards";
 
 async function vaulted() {
   const t = await newTenant();
@@ -35,7 +36,7 @@ describe("GET …/vault/signed-url and …/vault/copy/signed-url", () => {
     expect(expiresAt).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 3600_000);
     expect(expiresAt).toBeLessThanOrEqual(Date.now() + 3600_000);
     expect(data.expires_at).toMatch(/\.\d{3}Z$/);
-    expect(data.signed_url).toMatch(/^http:\/\/localhost:8787\/storage\/v\/vlt_[0-9a-z]{26}\/authoritative\?exp=\d+&sig=[0-9a-f]{64}$/);
+    expect(data.signed_url).toMatch(/^http:\/\/localhost:8787\/storage\/v\/vlt_(?:[1-9][0-9]{0,3}_)?[0-9a-z]{26}\/authoritative\?exp=\d+&sig=[0-9a-f]{64}$/);
     expect(data.filename).toBe(`${e.envelope_name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}_${e.envelope_id}.pdf`);
     for (const expires of ["60", "86400"]) expect((await signedUrl(t.key, e.envelope_id, "copy", `?expires=${expires}`)).status).toBe(200);
   });
@@ -148,10 +149,10 @@ describe("tamper detection on the authoritative download", () => {
     expect(refused.status).toBe(409);
     expect(refused.json()).toMatchObject({ code: "integrity_check_failed", error: expect.stringMatching(/integrity check/) });
 
-    const audit = await env.DB.prepare("SELECT action, actor_type, data FROM audit_log WHERE chain_id = ? AND action = 'vault.tamper_detected'").bind(e.envelope_id).all<{ action: string; actor_type: string; data: string }>();
+    const audit = await shardDbOf(e.envelope_id).prepare("SELECT action, actor_type, data FROM audit_log WHERE chain_id = ? AND action = 'vault.tamper_detected'").bind(e.envelope_id).all<{ action: string; actor_type: string; data: string }>();
     expect(audit.results).toHaveLength(1);
     expect(JSON.parse(audit.results[0]!.data)).toMatchObject({ detected_by: "download", expected_hash: e.hash, observed_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    const events = await env.DB.prepare("SELECT data FROM events WHERE envelope_id = ? AND type = 'vault.tamper_detected'").bind(e.envelope_id).all<{ data: string }>();
+    const events = await shardDbOf(e.envelope_id).prepare("SELECT data FROM events WHERE envelope_id = ? AND type = 'vault.tamper_detected'").bind(e.envelope_id).all<{ data: string }>();
     expect(events.results).toHaveLength(1);
     expect(JSON.parse(events.results[0]!.data)).toMatchObject({ envelope_id: e.envelope_id, customer_id: e.customer_id, detected_by: "download", expected_hash: e.hash });
     expect(events.results[0]!.data).not.toContain(record.authoritative_key);
@@ -165,7 +166,7 @@ describe("tamper detection on the authoritative download", () => {
     const cert = await call("GET", `/partner/envelopes/${e.envelope_id}/vault/certificate`, { key: t.key });
     expect(cert.body.data.ucc_9105_compliance).toMatchObject({ compliant: false, score: 0.88 });
     expect(cert.body.data.esign_act_compliance.compliant).toBe(false);
-    const versions = await env.DB.prepare("SELECT version, compliant, reason FROM vault_certificates WHERE envelope_id = ? ORDER BY version").bind(e.envelope_id).all();
+    const versions = await shardDbOf(e.envelope_id).prepare("SELECT version, compliant, reason FROM vault_certificates WHERE envelope_id = ? ORDER BY version").bind(e.envelope_id).all();
     expect(versions.results).toEqual([
       { version: 1, compliant: 1, reason: "vault_in" },
       { version: 2, compliant: 0, reason: "integrity_check:download" },
@@ -173,9 +174,9 @@ describe("tamper detection on the authoritative download", () => {
 
     // Downloading again is refused again, without a second tamper event; the chain still verifies.
     expect((await download(url)).status).toBe(409);
-    const again = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'vault.tamper_detected'").bind(e.envelope_id).first<{ n: number }>();
+    const again = await shardDbOf(e.envelope_id).prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'vault.tamper_detected'").bind(e.envelope_id).first<{ n: number }>();
     expect(again!.n).toBe(1);
-    const checks = await env.DB.prepare("SELECT source, matched FROM vault_integrity_checks WHERE envelope_id = ? ORDER BY checked_at, rowid").bind(e.envelope_id).all();
+    const checks = await shardDbOf(e.envelope_id).prepare("SELECT source, matched FROM vault_integrity_checks WHERE envelope_id = ? ORDER BY checked_at, rowid").bind(e.envelope_id).all();
     expect(checks.results).toEqual([
       { source: "vault_in", matched: 1 },
       { source: "download", matched: 1 },
@@ -199,7 +200,7 @@ describe("tamper detection on the authoritative download", () => {
     expect((await compliance(t.key, e.envelope_id)).compliant).toBe(true);
     const status = await call("GET", `/partner/envelopes/${e.envelope_id}/status`, { key: t.key });
     expect(status.body.data.compliant).toBe(true);
-    const actions = await env.DB.prepare("SELECT action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(e.envelope_id).all<{ action: string }>();
+    const actions = await shardDbOf(e.envelope_id).prepare("SELECT action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(e.envelope_id).all<{ action: string }>();
     expect(actions.results.map((a) => a.action).slice(-2)).toEqual(["vault.tamper_detected", "vault.integrity_restored"]);
   });
 });

@@ -9,6 +9,7 @@ import { ALL_SCOPES, call, newKey, newTenant } from "../../../helpers/api";
 import { makePdf, sha256Hex } from "../../../helpers/pdf";
 import { sentTwoSignerEnvelope, signing, TINY_PNG } from "../../../helpers/signing-flow";
 import { completedEnvelope, download } from "../../../helpers/vault";
+import { shardDbOf } from "../../../helpers/shards";
 
 const evidenceUrl = (key: string, envelopeId: string, query = "") => call("GET", `/partner/envelopes/${envelopeId}/vault/evidence/signed-url${query}`, { key });
 const sha = (bytes: Uint8Array) => sha256Hex(bytes);
@@ -49,7 +50,7 @@ async function fetchBundle(key: string, envelopeId: string) {
 }
 
 async function bundleEntries(envelopeId: string) {
-  const { results } = await env.DB.prepare("SELECT seq, data FROM audit_log WHERE chain_id = ? AND action = 'vault.evidence_bundle' ORDER BY seq").bind(envelopeId).all<{ seq: number; data: string }>();
+  const { results } = await shardDbOf(envelopeId).prepare("SELECT seq, data FROM audit_log WHERE chain_id = ? AND action = 'vault.evidence_bundle' ORDER BY seq").bind(envelopeId).all<{ seq: number; data: string }>();
   return results.map((r) => ({ seq: r.seq, ...(JSON.parse(r.data) as { sha256: string; size_bytes: number; covers_seq: number }) }));
 }
 
@@ -75,14 +76,14 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
       ].sort(),
     );
 
-    const record = await env.DB.prepare("SELECT document_hash FROM vault_records WHERE envelope_id = ?").bind(envelopeId).first<{ document_hash: string }>();
+    const record = await shardDbOf(envelopeId).prepare("SELECT document_hash FROM vault_records WHERE envelope_id = ?").bind(envelopeId).first<{ document_hash: string }>();
     expect(await sha(files["document.pdf"]!)).toBe(record!.document_hash);
     const pem = new TextDecoder().decode(files["seal-certificate.pem"]);
     const configured = env.SEAL_CERTIFICATE!.replace(/\s+/g, "");
     expect(pem.replace(/\s+/g, "")).toBe(configured);
 
     const chain = JSON.parse(new TextDecoder().decode(files["audit-chain.json"]));
-    const { results } = await env.DB.prepare("SELECT seq, hash, prev_hash, action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(envelopeId).all();
+    const { results } = await shardDbOf(envelopeId).prepare("SELECT seq, hash, prev_hash, action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(envelopeId).all();
     // every entry up to the bundle's own (recorded after it was made), in order, with its hashes
     expect(chain.entries.map((x: { seq: number; hash: string; prev_hash: string; action: string }) => ({ seq: x.seq, hash: x.hash, prev_hash: x.prev_hash, action: x.action }))).toEqual(
       results.filter((r) => r.action !== "vault.evidence_bundle"),
@@ -147,8 +148,8 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
     const first = await fetchBundle(t.key, e.envelope_id);
     // the chain gains an entry that is not a bundle's (a re-issued certificate): a fresh bundle covers it and lists the first
     const { appendEnvelopeAudit } = await import("../../../../src/services/envelopes/append-audit");
-    const { jobContext } = await import("../../../helpers/context");
-    await appendEnvelopeAudit(jobContext(), {
+    const { jobContextOf } = await import("../../../helpers/context");
+    await appendEnvelopeAudit(jobContextOf(e.envelope_id), {
       orgId: t.orgId,
       envelopeId: e.envelope_id,
       actor: { type: "system", id: null },
@@ -163,7 +164,7 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
 
     // the stored bundle replaced behind the service's back: its download is refused (409), and the next
     // request produces a fresh one rather than reusing it
-    const record = await env.DB.prepare("SELECT id FROM vault_records WHERE envelope_id = ?").bind(e.envelope_id).first<{ id: string }>();
+    const record = await shardDbOf(e.envelope_id).prepare("SELECT id FROM vault_records WHERE envelope_id = ?").bind(e.envelope_id).first<{ id: string }>();
     const listed = await env.DOCS.list({ prefix: `vault/${t.orgId}/${e.envelope_id}/${record!.id}/evidence-` });
     const newest = (await bundleEntries(e.envelope_id)).at(-1) as unknown as { bundle_id: string };
     const key = listed.objects.map((o) => o.key).find((k) => k.includes(newest.bundle_id))!;

@@ -1,9 +1,9 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { call, newKey } from "../../../helpers/api";
 import { sha256Hex } from "../../../helpers/pdf";
 import { party, transferred, offered, vaulted, type Party } from "../../../helpers/control";
 import { completedEnvelope, download } from "../../../helpers/vault";
+import { shardDbOf } from "../../../helpers/shards";
 
 
 
@@ -19,7 +19,7 @@ describe("GET /partner/envelopes/{envelope_id}: vault_id", () => {
     expect(before.status).toBe(200);
     expect(before.body.data.vault_id).toBeNull();
     const vaultIn = await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: a.key, body: {} });
-    const row = await env.DB.prepare("SELECT id FROM vault_records WHERE envelope_id = ?").bind(e.envelope_id).first<{ id: string }>();
+    const row = await shardDbOf(e.envelope_id).prepare("SELECT id FROM vault_records WHERE envelope_id = ?").bind(e.envelope_id).first<{ id: string }>();
     expect(row!.id).toMatch(/^vlt_/);
     expect(vaultIn.body.data.vault_id).toBe(row!.id);
     const after = await get(a.key, `/partner/envelopes/${e.envelope_id}`);
@@ -214,7 +214,7 @@ describe("GET /partner/vault/{vault_id}/control-history", () => {
     expect(history[1]).toMatchObject({ from_org_id: a.orgId, to_org_id: b.orgId, transfer_id: t1.transfer_id, actor_key_id: b.keyId });
     expect(history[3]).toMatchObject({ transfer_id: t2.transfer_id, actor_key_id: b.keyId });
 
-    const { results } = await env.DB.prepare("SELECT seq, action, hash, created_at FROM audit_log WHERE chain_id = ? AND action LIKE 'vault.%' ORDER BY seq").bind(e.envelope_id).all<Record<string, unknown>>();
+    const { results } = await shardDbOf(e.envelope_id).prepare("SELECT seq, action, hash, created_at FROM audit_log WHERE chain_id = ? AND action LIKE 'vault.%' ORDER BY seq").bind(e.envelope_id).all<Record<string, unknown>>();
     const rows = results.filter((r) => history.some((h) => h.seq === r.seq));
     expect(history.map((h) => ({ seq: h.seq, action: h.action, hash: h.entry_hash, created_at: h.at }))).toEqual(rows);
     const seqs = history.map((h) => h.seq as number);

@@ -1,9 +1,9 @@
-import { env } from "cloudflare:test";
 import { calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
 import { ALL_SCOPES, call, newKey } from "../../../helpers/api";
 import { offered, party, vaulted, type Party } from "../../../helpers/control";
 import { adminToken, createEndpoint, received, receiverUrl, waitForRequests } from "../../../helpers/webhooks";
+import { globalDb, shardDbOf } from "../../../helpers/shards";
 
 
 
@@ -11,14 +11,14 @@ const offer = (key: string, vaultId: string, body: Record<string, unknown>, head
   call("POST", `/partner/vault/${vaultId}/transfers`, { key, body, headers });
 const answer = (key: string, transferId: string, verb: "accept" | "reject" | "cancel", headers: Record<string, string> = {}) =>
   call("POST", `/partner/vault/transfers/${transferId}/${verb}`, { key, headers });
-const record = (vaultId: string) => env.DB.prepare("SELECT * FROM vault_records WHERE id = ?").bind(vaultId).first<Record<string, any>>();
-const transferRow = (id: string) => env.DB.prepare("SELECT * FROM vault_transfers WHERE id = ?").bind(id).first<Record<string, any>>();
+const record = (vaultId: string) => shardDbOf(vaultId).prepare("SELECT * FROM vault_records WHERE id = ?").bind(vaultId).first<Record<string, any>>();
+const transferRow = (id: string) => shardDbOf(id).prepare("SELECT * FROM vault_transfers WHERE id = ?").bind(id).first<Record<string, any>>();
 const chain = async (envelopeId: string) =>
-  (await env.DB.prepare("SELECT seq, action, actor_type, actor_id, data FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(envelopeId).all<Record<string, any>>()).results.map(
+  (await shardDbOf(envelopeId).prepare("SELECT seq, action, actor_type, actor_id, data FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(envelopeId).all<Record<string, any>>()).results.map(
     (r) => ({ ...r, data: JSON.parse(r.data) }) as { seq: number; action: string; actor_type: string; actor_id: string | null; data: Record<string, any> },
   );
 const certificateVersions = async (envelopeId: string) =>
-  (await env.DB.prepare("SELECT MAX(version) AS v FROM vault_certificates WHERE envelope_id = ?").bind(envelopeId).first<{ v: number }>())!.v;
+  (await shardDbOf(envelopeId).prepare("SELECT MAX(version) AS v FROM vault_certificates WHERE envelope_id = ?").bind(envelopeId).first<{ v: number }>())!.v;
 
 
 describe("POST /partner/vault/{vault_id}/transfers", () => {
@@ -31,7 +31,7 @@ describe("POST /partner/vault/{vault_id}/transfers", () => {
     const t = res.body.data;
     expect(Object.keys(t).sort()).toEqual(["created_at", "expires_at", "from_org_id", "kind", "reference", "status", "to_org_id", "transfer_id", "vault_id"]);
     expect(t).toMatchObject({ vault_id: vaultId, kind: "assignment", from_org_id: a.orgId, to_org_id: b.orgId, status: "pending", reference: "Pool 2026-11 / 1042" });
-    expect(t.transfer_id).toMatch(/^vtr_[0-9a-z]{26}$/);
+    expect(t.transfer_id).toMatch(/^vtr_(?:[1-9][0-9]{0,3}_)?[0-9a-z]{26}$/);
     expect(Date.parse(t.created_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(Date.parse(t.expires_at) - Date.parse(t.created_at)).toBe(7 * 24 * 3600 * 1000);
     // control does not move on an offer
@@ -48,7 +48,7 @@ describe("POST /partner/vault/{vault_id}/transfers", () => {
     const res = await offer(c.key, vaultId, { kind: "assignment", to_org_id: b.orgId });
     expect(res.status).toBe(404);
     expect((await offer(a.key, "vlt_00000000000000000000000000", { kind: "assignment", to_org_id: b.orgId })).status).toBe(404);
-    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM vault_transfers WHERE vault_id = ?").bind(vaultId).first("n")).toBe(0);
+    expect(await shardDbOf(vaultId).prepare("SELECT COUNT(*) AS n FROM vault_transfers WHERE vault_id = ?").bind(vaultId).first("n")).toBe(0);
   });
 
   it("answers 403 not_controller to a party that no longer controls (the originator after it sold)", async () => {
@@ -75,7 +75,7 @@ describe("POST /partner/vault/{vault_id}/transfers", () => {
     const bad = await offer(a.key, vaultId, { kind: "sale", to_org_id: a.orgId });
     expect(bad.status).toBe(422);
     expect(bad.body.details[0].path).toEqual(["kind"]);
-    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM vault_transfers WHERE vault_id = ?").bind(vaultId).first("n")).toBe(0);
+    expect(await shardDbOf(vaultId).prepare("SELECT COUNT(*) AS n FROM vault_transfers WHERE vault_id = ?").bind(vaultId).first("n")).toBe(0);
   });
 
   it("answers 409 transfer_pending while a transfer is pending", async () => {
@@ -93,7 +93,7 @@ describe("POST /partner/vault/{vault_id}/transfers", () => {
     const results = await Promise.all([b, c].map((to) => offer(a.key, vaultId, { kind: "assignment", to_org_id: to.orgId })));
     expect(results.map((r) => r.status).sort()).toEqual([201, 409]);
     expect(results.find((r) => r.status === 409)!.body.code).toBe("transfer_pending");
-    const { results: rows } = await env.DB.prepare("SELECT id, status FROM vault_transfers WHERE vault_id = ?").bind(vaultId).all();
+    const { results: rows } = await shardDbOf(vaultId).prepare("SELECT id, status FROM vault_transfers WHERE vault_id = ?").bind(vaultId).all();
     expect(rows).toEqual([{ id: results.find((r) => r.status === 201)!.body.data.transfer_id, status: "pending" }]);
   });
 
@@ -125,7 +125,7 @@ describe("POST /partner/vault/{vault_id}/transfers", () => {
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body.data.transfer_id).toBe(first.body.data.transfer_id);
-    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM vault_transfers WHERE vault_id = ?").bind(vaultId).first("n")).toBe(1);
+    expect(await shardDbOf(vaultId).prepare("SELECT COUNT(*) AS n FROM vault_transfers WHERE vault_id = ?").bind(vaultId).first("n")).toBe(1);
   });
 });
 
@@ -242,7 +242,7 @@ describe("POST /partner/vault/transfers/{transfer_id}/accept|reject|cancel", () 
     const [a, b] = await Promise.all([party(), party()]);
     const { e, vaultId } = await vaulted(a);
     const t = await offered(a, vaultId, b);
-    await env.DB.prepare("UPDATE vault_transfers SET expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 1000).toISOString(), t.transfer_id).run();
+    await shardDbOf(vaultId).prepare("UPDATE vault_transfers SET expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 1000).toISOString(), t.transfer_id).run();
     const res = await answer(b.key, t.transfer_id, "accept");
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ code: "transfer_not_pending", details: { status: "expired" } });
@@ -319,7 +319,7 @@ describe("Control-Signature on transfers", () => {
     const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
     const jwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(jwk);
-    await env.DB.prepare("INSERT INTO control_keys (org_id, kid, alg, jwk, created_at) VALUES (?, ?, 'ES256', ?, ?)").bind(org.orgId, kid, JSON.stringify(jwk), new Date().toISOString()).run();
+    await globalDb.prepare("INSERT INTO control_keys (org_id, kid, alg, jwk, created_at) VALUES (?, ?, 'ES256', ?, ?)").bind(org.orgId, kid, JSON.stringify(jwk), new Date().toISOString()).run();
     const sign = (payload: Record<string, unknown>) =>
       new CompactSign(new TextEncoder().encode(JSON.stringify({ ...payload, iat: Math.floor(Date.now() / 1000) }))).setProtectedHeader({ alg: "ES256", kid }).sign(privateKey);
     return { kid, sign };
@@ -338,7 +338,7 @@ describe("Control-Signature on transfers", () => {
     // b's key does not sign for a
     const foreign = await offer(a.key, vaultId, { kind: "assignment", to_org_id: b.orgId }, { "Control-Signature": await kb.sign({ vault_id: vaultId, action: "transfer", to_org_id: b.orgId }) });
     expect(foreign.body.code).toBe("control_signature_invalid");
-    expect(await env.DB.prepare("SELECT COUNT(*) AS n FROM vault_transfers WHERE vault_id = ?").bind(vaultId).first("n")).toBe(0);
+    expect(await shardDbOf(vaultId).prepare("SELECT COUNT(*) AS n FROM vault_transfers WHERE vault_id = ?").bind(vaultId).first("n")).toBe(0);
 
     const jws = await ka.sign({ vault_id: vaultId, action: "transfer", to_org_id: b.orgId });
     const ok = await offer(a.key, vaultId, { kind: "assignment", to_org_id: b.orgId }, { "Control-Signature": jws });

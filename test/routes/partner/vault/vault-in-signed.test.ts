@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { call, createEnvelope, newTenant } from "../../../helpers/api";
 import { makePdf, sha256Hex } from "../../../helpers/pdf";
 import { completedEnvelope, download, paperEnvelope, signedUrl, vaultObjects, vaultRecord } from "../../../helpers/vault";
+import { shardDbOf } from "../../../helpers/shards";
 
 const vaultIn = (key: string, id: string, body: unknown = {}) => call("POST", `/partner/envelopes/${id}/vault-in-signed`, { key, body });
 
@@ -18,10 +19,10 @@ describe("e-sign path: POST /partner/envelopes/:id/vault-in-signed", () => {
     expect(record).toMatchObject({ document_hash: e.hash, size_bytes: e.bytes.byteLength, copy_marked: 1, custodian_org_id: e.orgId, source: "signed", actor_type: "api_key" });
     const stored = await env.DOCS.get(record!.authoritative_key);
     expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(e.bytes);
-    const event = await env.DB.prepare("SELECT data FROM events WHERE envelope_id = ? AND type = 'vault.stored'").bind(e.envelope_id).first<{ data: string }>();
+    const event = await shardDbOf(e.envelope_id).prepare("SELECT data FROM events WHERE envelope_id = ? AND type = 'vault.stored'").bind(e.envelope_id).first<{ data: string }>();
     expect(JSON.parse(event!.data)).toMatchObject({ path: record!.authoritative_key, hash: e.hash });
     // The vault path is for the webhook only: not in the audit log either.
-    const audit = await env.DB.prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = 'envelope.vault'").bind(e.envelope_id).first<{ data: string }>();
+    const audit = await shardDbOf(e.envelope_id).prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = 'envelope.vault'").bind(e.envelope_id).first<{ data: string }>();
     expect(audit!.data).not.toContain(record!.authoritative_key);
     expect(JSON.parse(audit!.data)).toMatchObject({ from: "completed", to: "vaulted", vault_id: record!.id, hash: e.hash });
   });
@@ -45,14 +46,14 @@ describe("e-sign path: POST /partner/envelopes/:id/vault-in-signed", () => {
     expect(results.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
     for (const r of results.filter((r) => r.status === 200)) expect(r.body.data.status).toBe("vaulted");
 
-    const rows = await env.DB.prepare("SELECT COUNT(*) AS n FROM vault_records WHERE envelope_id = ?").bind(e.envelope_id).first<{ n: number }>();
+    const rows = await shardDbOf(e.envelope_id).prepare("SELECT COUNT(*) AS n FROM vault_records WHERE envelope_id = ?").bind(e.envelope_id).first<{ n: number }>();
     expect(rows!.n).toBe(1);
     const record = await vaultRecord(e.envelope_id);
     const keys = await vaultObjects(e.orgId, e.envelope_id);
     expect(keys.filter((k) => k.endsWith("/authoritative.pdf"))).toEqual([record!.authoritative_key]);
     expect(keys.filter((k) => k.endsWith("/copy.pdf"))).toEqual([record!.copy_key]);
     expect(keys.every((k) => k.includes(`/${record!.id}/`))).toBe(true);
-    const events = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'vault.stored'").bind(e.envelope_id).first<{ n: number }>();
+    const events = await shardDbOf(e.envelope_id).prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'vault.stored'").bind(e.envelope_id).first<{ n: number }>();
     expect(events!.n).toBe(1);
   });
 
@@ -73,7 +74,7 @@ describe("e-sign path: POST /partner/envelopes/:id/vault-in-signed", () => {
     const res = await vaultIn(t.key, e.envelope_id);
     expect(res.status).toBe(422);
     expect(res.body.error).toBe("Cannot vault an envelope with status pending");
-    await env.DB.prepare("UPDATE envelopes SET status = 'sent' WHERE id = ?").bind(e.envelope_id).run();
+    await shardDbOf(e.envelope_id).prepare("UPDATE envelopes SET status = 'sent' WHERE id = ?").bind(e.envelope_id).run();
     expect((await vaultIn(t.key, e.envelope_id)).body.error).toBe("Cannot vault an envelope with status sent");
   });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { BASE, call, createEnvelope, newTenant } from "../../../helpers/api";
 import { makePdf, pageTexts, pdfInfo, sha256Hex } from "../../../helpers/pdf";
 import { compliance, download, paperEnvelope, signedUrl, uploadPaper, vaultObjects, vaultRecord } from "../../../helpers/vault";
+import { shardDbOf } from "../../../helpers/shards";
 
 describe("paper path: POST /partner/envelopes/:id/vault-in-upload", () => {
   it("vaults the upload end to end: authoritative copy, marked copy, certificate, all 8 checks", async () => {
@@ -59,12 +60,12 @@ describe("paper path: POST /partner/envelopes/:id/vault-in-upload", () => {
     expect(live.checks.every((c: { satisfied: boolean }) => c.satisfied)).toBe(true);
 
     // Recorded: the signed document, the audit chain (completed then vaulted), vault.stored with path + hash.
-    const doc = await env.DB.prepare("SELECT r2_key, sha256 FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'").bind(e.envelope_id).first<{ r2_key: string; sha256: string }>();
+    const doc = await shardDbOf(e.envelope_id).prepare("SELECT r2_key, sha256 FROM envelope_documents WHERE envelope_id = ? AND kind = 'signed'").bind(e.envelope_id).first<{ r2_key: string; sha256: string }>();
     const record = await vaultRecord(e.envelope_id);
     expect(doc).toEqual({ r2_key: record!.authoritative_key, sha256: hash });
-    const audit = await env.DB.prepare("SELECT action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(e.envelope_id).all<{ action: string }>();
+    const audit = await shardDbOf(e.envelope_id).prepare("SELECT action FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(e.envelope_id).all<{ action: string }>();
     expect(audit.results.map((a) => a.action)).toEqual(["envelope.created", "envelope.record_paper_signed", "envelope.vault"]);
-    const stored = await env.DB.prepare("SELECT data FROM events WHERE envelope_id = ? AND type = 'vault.stored'").bind(e.envelope_id).first<{ data: string }>();
+    const stored = await shardDbOf(e.envelope_id).prepare("SELECT data FROM events WHERE envelope_id = ? AND type = 'vault.stored'").bind(e.envelope_id).first<{ data: string }>();
     expect(JSON.parse(stored!.data)).toMatchObject({ path: record!.authoritative_key, hash, status: "vaulted", customer_id: e.customer_id });
     const certificates = (await vaultObjects(record!.org_id, e.envelope_id)).filter((k) => /certificate-.*\.pdf$/.test(k));
     expect(certificates).toHaveLength(1);
@@ -82,7 +83,7 @@ describe("paper path: POST /partner/envelopes/:id/vault-in-upload", () => {
     const other = await uploadPaper(t.key, e.envelope_id, await makePdf({ text: "another document" }));
     expect(other.status).toBe(409);
     expect(other.body.error).toMatch(/already vaulted with a different document/);
-    const events = await env.DB.prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'vault.stored'").bind(e.envelope_id).first<{ n: number }>();
+    const events = await shardDbOf(e.envelope_id).prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'vault.stored'").bind(e.envelope_id).first<{ n: number }>();
     expect(events!.n).toBe(1);
   });
 
@@ -90,7 +91,7 @@ describe("paper path: POST /partner/envelopes/:id/vault-in-upload", () => {
     const t = await newTenant();
     for (const status of ["uploaded", "completed"]) {
       const e = await paperEnvelope(t.key);
-      await env.DB.prepare("UPDATE envelopes SET status = ? WHERE id = ?").bind(status, e.envelope_id).run();
+      await shardDbOf(e.envelope_id).prepare("UPDATE envelopes SET status = ? WHERE id = ?").bind(status, e.envelope_id).run();
       const res = await uploadPaper(t.key, e.envelope_id, await makePdf());
       expect(res.status, status).toBe(200);
       expect(res.body.data.status).toBe("vaulted");

@@ -1,6 +1,6 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { batchRow, bulkStub, bulkTenant, envelopesPerClient, readyBatch, runToEnd } from "../../../helpers/bulk";
+import { shardDbOf } from "../../../helpers/shards";
 
 /**
  * The workflow's object is aborted between two of its writes (BULK_TEST_HOOKS, tests only). A group of
@@ -16,25 +16,26 @@ const ITEM_STEPS = ["item_before_create", "item_created", "item_before_send", "i
 async function expectExactlyOnce(batchId: string, customers: string[]) {
   const perClient = await envelopesPerClient(batchId);
   expect(customers.map((c) => perClient.get(c) ?? 0)).toEqual(customers.map(() => 1));
-  const { results } = await env.DB.prepare("SELECT e.status, i.envelope_id = e.id AS linked FROM bulk_items i JOIN envelopes e ON e.id = i.envelope_key WHERE i.batch_id = ?")
+  const db = shardDbOf(batchId);
+  const { results } = await db.prepare("SELECT e.status, i.envelope_id = e.id AS linked FROM bulk_items i JOIN envelopes e ON e.id = i.envelope_key WHERE i.batch_id = ?")
     .bind(batchId)
     .all<{ status: string; linked: number }>();
   expect(results.map((r) => [r.status, r.linked])).toEqual(customers.map(() => ["sent", 1]));
-  const signerCounts = await env.DB.prepare(
+  const signerCounts = await db.prepare(
     "SELECT COUNT(*) AS n FROM signers s JOIN bulk_items i ON i.envelope_key = s.envelope_id WHERE i.batch_id = ?",
   )
     .bind(batchId)
     .first<{ n: number }>();
   expect(signerCounts!.n).toBe(customers.length);
-  const usage = await env.DB.prepare("SELECT COUNT(*) AS n FROM usage_lines u JOIN bulk_items i ON i.envelope_key = u.envelope_id WHERE i.batch_id = ?").bind(batchId).first<{ n: number }>();
+  const usage = await db.prepare("SELECT COUNT(*) AS n FROM usage_lines u JOIN bulk_items i ON i.envelope_key = u.envelope_id WHERE i.batch_id = ?").bind(batchId).first<{ n: number }>();
   expect(usage!.n).toBe(customers.length);
-  const invitations = await env.DB.prepare(
+  const invitations = await db.prepare(
     "SELECT i.customer_id, COUNT(o.id) AS n FROM bulk_items i LEFT JOIN email_outbox o ON o.envelope_id = i.envelope_key AND o.kind = 'invitation' WHERE i.batch_id = ? GROUP BY i.customer_id",
   )
     .bind(batchId)
     .all<{ customer_id: string; n: number }>();
   expect(invitations.results.map((r) => r.n)).toEqual(customers.map(() => 1));
-  const created = await env.DB.prepare(
+  const created = await db.prepare(
     "SELECT COUNT(*) AS n FROM audit_log a JOIN bulk_items i ON i.envelope_key = a.chain_id WHERE i.batch_id = ? AND a.action IN ('envelope.created', 'envelope.send')",
   )
     .bind(batchId)
@@ -96,7 +97,7 @@ describe("bulk send: exactly one envelope per client, whatever crashes", () => {
     const failed = (await t.as("GET", `/bulk-send/${batchId}?status=failed`)).body.data.items[0];
     expect(failed.error).toMatch(/injected failure/);
     expect(failed.envelope_id).toMatch(/^env_/);
-    const envelope = await env.DB.prepare("SELECT status, customer_id FROM envelopes WHERE id = ?").bind(failed.envelope_id).first<{ status: string; customer_id: string }>();
+    const envelope = await shardDbOf(failed.envelope_id).prepare("SELECT status, customer_id FROM envelopes WHERE id = ?").bind(failed.envelope_id).first<{ status: string; customer_id: string }>();
     expect(envelope).toEqual({ status: "preparing", customer_id: failed.customer_id });
     const byHand = await t.as("POST", `/envelopes/${failed.envelope_id}/send`, { send_email: true });
     expect(byHand.status).toBe(200);
@@ -105,7 +106,7 @@ describe("bulk send: exactly one envelope per client, whatever crashes", () => {
   it("completes a batch with a failed client beside sent ones (a client that lost its email fails at once)", async () => {
     const t = await bulkTenant();
     const { batchId, customers } = await readyBatch(t, { n: 3 });
-    await env.DB.prepare("UPDATE customers SET email = NULL WHERE id = ?").bind(customers[1]).run();
+    await shardDbOf(batchId).prepare("UPDATE customers SET email = NULL WHERE id = ?").bind(customers[1]).run();
     expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
     expect(await runToEnd(batchId)).toMatchObject({ status: "completed", sent_count: 2, failed_count: 1 });
     const failed = (await t.as("GET", `/bulk-send/${batchId}?status=failed`)).body.data.items;

@@ -1,9 +1,9 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { bulkTenant, envelopesPerClient, runToEnd, seedCustomers } from "../../../helpers/bulk";
 import { takeKba } from "../../../helpers/kba";
 import { invitationSlug } from "../../../helpers/signing";
 import { consoleTemplate } from "../../../helpers/templates";
+import { orgShardDb, shardDbOf } from "../../../helpers/shards";
 
 const SIGN = (role: string) => `Sign {{${role}_signature;type=signature;role=${role};required=true}}`;
 
@@ -21,7 +21,7 @@ describe("bulk send with KBA", () => {
     expect((await t.as("POST", `/bulk-send/${id}/submit`)).status).toBe(202);
     expect((await runToEnd(id)).status).toBe("completed");
 
-    const { results: signers } = await env.DB.prepare(
+    const { results: signers } = await shardDbOf(id).prepare(
       `SELECT s.id, s.envelope_id, s.email, s.role, e.kba_required, e.provider_instance, (SELECT COUNT(*) FROM kba_checks k WHERE k.signer_id = s.id) AS checks
        FROM signers s JOIN bulk_items i ON i.envelope_id = s.envelope_id JOIN envelopes e ON e.id = s.envelope_id WHERE i.batch_id = ? ORDER BY i.position, s.role`,
     )
@@ -38,7 +38,7 @@ describe("bulk send with KBA", () => {
       const { res } = await takeKba(await invitationSlug(client.envelope_id, client.email), client.email);
       expect(res.body.data.status).toBe("passed");
     }
-    const usage = await env.DB.prepare("SELECT kind, COUNT(*) AS n FROM usage_lines WHERE org_id = ? GROUP BY kind ORDER BY kind").bind(t.orgId).all<{ kind: string; n: number }>();
+    const usage = await (await orgShardDb(t.orgId)).prepare("SELECT kind, COUNT(*) AS n FROM usage_lines WHERE org_id = ? GROUP BY kind ORDER BY kind").bind(t.orgId).all<{ kind: string; n: number }>();
     expect(usage.results).toEqual([
       { kind: "esign_envelope", n: 2 },
       { kind: "kba_verification", n: 2 },

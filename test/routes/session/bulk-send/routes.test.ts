@@ -4,6 +4,7 @@ import { operator } from "../../../helpers/api";
 import { bulkTenant, readyBatch, seedCustomers } from "../../../helpers/bulk";
 import { templateWithRoles } from "../../../helpers/signing";
 import { consoleTemplate, memberToken } from "../../../helpers/templates";
+import { shardDbOf } from "../../../helpers/shards";
 
 describe("bulk send routes (spec 4.8)", () => {
   it("creates a draft batch with derived provider_instance and kba_required, admins only", async () => {
@@ -102,14 +103,15 @@ describe("bulk send routes (spec 4.8)", () => {
     // the acceptance is stamped onto each envelope
     const { runToEnd } = await import("../../../helpers/bulk");
     await runToEnd(id);
-    const stamps = await env.DB.prepare("SELECT v.terms_accepted_by FROM vault_consents v JOIN bulk_items i ON i.envelope_id = v.envelope_id WHERE i.batch_id = ?").bind(id).all<{ terms_accepted_by: string }>();
+    const stamps = await shardDbOf(id).prepare("SELECT v.terms_accepted_by FROM vault_consents v JOIN bulk_items i ON i.envelope_id = v.envelope_id WHERE i.batch_id = ?").bind(id).all<{ terms_accepted_by: string }>();
     expect(stamps.results.map((r) => r.terms_accepted_by)).toEqual([t.userId, t.userId]);
   });
 
   it("answers 502 when the master template cannot be read from the signing provider, 503 when bulk send is not configured", async () => {
     const t = await bulkTenant();
     const { batchId, session } = await readyBatch(t, { n: 1 });
-    await env.DB.prepare("DELETE FROM signing_provider_templates WHERE id = ?").bind(session.provider_template_id).run();
+    // the batch's master template is a builder working copy: its provider template is a row of the batch's shard
+    await shardDbOf(batchId).prepare("DELETE FROM signing_provider_templates WHERE id = ?").bind(session.provider_template_id).run();
     const res = await t.as("POST", `/bulk-send/${batchId}/submit`);
     expect(res.status).toBe(502);
     const { app } = await import("../../../../src/app");
@@ -145,7 +147,7 @@ describe("bulk send routes (spec 4.8)", () => {
     const deleted = await t.as("DELETE", `/bulk-send/${batchId}`);
     expect(deleted.status).toBe(200);
     expect((await t.as("GET", `/bulk-send/${batchId}`)).status).toBe(404);
-    const master = await env.DB.prepare("SELECT deleted_at FROM templates WHERE id = ?").bind(session.template_id).first<{ deleted_at: string | null }>();
+    const master = await shardDbOf(batchId).prepare("SELECT deleted_at FROM templates WHERE id = ?").bind(session.template_id).first<{ deleted_at: string | null }>();
     expect(master!.deleted_at).not.toBeNull();
   });
 

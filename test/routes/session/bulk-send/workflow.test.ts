@@ -1,13 +1,13 @@
-import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { batchRow, bulkStub, bulkTenant, envelopesPerClient, readyBatch, runToEnd, seedCustomers } from "../../../helpers/bulk";
+import { orgShardDb, shardDbOf } from "../../../helpers/shards";
 
 async function signersOf(envelopeId: string) {
-  const { results } = await env.DB.prepare("SELECT role, email, name, routing_order FROM signers WHERE envelope_id = ? ORDER BY routing_order, role").bind(envelopeId).all<{ role: string; email: string; name: string; routing_order: number }>();
+  const { results } = await shardDbOf(envelopeId).prepare("SELECT role, email, name, routing_order FROM signers WHERE envelope_id = ? ORDER BY routing_order, role").bind(envelopeId).all<{ role: string; email: string; name: string; routing_order: number }>();
   return results;
 }
 async function invitedEmails(envelopeId: string) {
-  const { results } = await env.DB.prepare("SELECT to_email FROM email_outbox WHERE envelope_id = ? ORDER BY to_email").bind(envelopeId).all<{ to_email: string }>();
+  const { results } = await shardDbOf(envelopeId).prepare("SELECT to_email FROM email_outbox WHERE envelope_id = ? ORDER BY to_email").bind(envelopeId).all<{ to_email: string }>();
   return results.map((r) => r.to_email);
 }
 
@@ -31,7 +31,7 @@ describe("bulk send: the workflow sends one ordinary envelope per client", () =>
       expect(item.sent_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
       const e = await t.as("GET", `/partner/envelopes/${item.envelope_id}`);
       void e;
-      const row = await env.DB.prepare("SELECT status, customer_id, name, metadata FROM envelopes WHERE id = ?").bind(item.envelope_id).first<{ status: string; customer_id: string; name: string; metadata: string }>();
+      const row = await shardDbOf(item.envelope_id).prepare("SELECT status, customer_id, name, metadata FROM envelopes WHERE id = ?").bind(item.envelope_id).first<{ status: string; customer_id: string; name: string; metadata: string }>();
       expect(row!.status).toBe("sent");
       expect(row!.customer_id).toBe(item.customer_id);
       expect(row!.name).toBe("Rate change addendum");
@@ -44,9 +44,9 @@ describe("bulk send: the workflow sends one ordinary envelope per client", () =>
     expect([...(await envelopesPerClient(batchId)).values()]).toEqual([1, 1, 1]);
 
     // the envelope.created audit entry records the batch; each envelope counts once toward e-sign usage
-    const audit = await env.DB.prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = 'envelope.created'").bind(first.envelope_id).first<{ data: string }>();
+    const audit = await shardDbOf(first.envelope_id).prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = 'envelope.created'").bind(first.envelope_id).first<{ data: string }>();
     expect(JSON.parse(audit!.data).bulk_send).toEqual({ batch_id: batchId, item_id: first.item_id });
-    const usage = await env.DB.prepare("SELECT kind, COUNT(*) AS n FROM usage_lines WHERE org_id = ? GROUP BY kind").bind(t.orgId).all<{ kind: string; n: number }>();
+    const usage = await (await orgShardDb(t.orgId)).prepare("SELECT kind, COUNT(*) AS n FROM usage_lines WHERE org_id = ? GROUP BY kind").bind(t.orgId).all<{ kind: string; n: number }>();
     expect(usage.results).toEqual([{ kind: "esign_envelope", n: 3 }]);
   });
 
@@ -81,15 +81,15 @@ describe("bulk send: the workflow sends one ordinary envelope per client", () =>
     }
     expect((await bulkStub(alone.batchId).state()).crashes).toEqual([]);
     const shape = async (batchId: string) => {
-      const { results: items } = await env.DB.prepare("SELECT envelope_id FROM bulk_items WHERE batch_id = ? ORDER BY position").bind(batchId).all<{ envelope_id: string }>();
+      const { results: items } = await shardDbOf(batchId).prepare("SELECT envelope_id FROM bulk_items WHERE batch_id = ? ORDER BY position").bind(batchId).all<{ envelope_id: string }>();
       return Promise.all(
         items.map(async ({ envelope_id: id }) => {
-          const audit = await env.DB.prepare("SELECT action, actor_type, data FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(id).all<{ action: string; actor_type: string; data: string }>();
-          const events = await env.DB.prepare("SELECT type, data FROM events WHERE envelope_id = ? ORDER BY type").bind(id).all<{ type: string; data: string }>();
-          const envelope = await env.DB.prepare("SELECT status, audit_seq, expires_at IS NOT NULL AS expires, metadata FROM envelopes WHERE id = ?").bind(id).first<{ metadata: string }>();
+          const audit = await shardDbOf(id).prepare("SELECT action, actor_type, data FROM audit_log WHERE chain_id = ? ORDER BY seq").bind(id).all<{ action: string; actor_type: string; data: string }>();
+          const events = await shardDbOf(id).prepare("SELECT type, data FROM events WHERE envelope_id = ? ORDER BY type").bind(id).all<{ type: string; data: string }>();
+          const envelope = await shardDbOf(id).prepare("SELECT status, audit_seq, expires_at IS NOT NULL AS expires, metadata FROM envelopes WHERE id = ?").bind(id).first<{ metadata: string }>();
           // each batch has its own source template
           const { bulk_send, source_template_id, ...metadata } = JSON.parse(envelope!.metadata) as Record<string, unknown>;
-          const emails = await env.DB.prepare("SELECT kind, to_name, subject, length(link_url) AS link FROM email_outbox WHERE envelope_id = ? ORDER BY to_name").bind(id).all();
+          const emails = await shardDbOf(id).prepare("SELECT kind, to_name, subject, length(link_url) AS link FROM email_outbox WHERE envelope_id = ? ORDER BY to_name").bind(id).all();
           return {
             audit: audit.results.map((a) => {
               const data = JSON.parse(a.data) as Record<string, unknown> & { signers?: { role: string; routing_order: number }[] };

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { call, newTenant } from "../../../helpers/api";
 import { kbaEnvelope, outboxOf, sendableEnvelope } from "../../../helpers/signing";
 import { memberToken } from "../../../helpers/templates";
+import { shardDbOf } from "../../../helpers/shards";
 
 const consoleSend = (bearer: string, envelopeId: string, body: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
   call("POST", `/envelopes/${envelopeId}/send`, { bearer, body, headers });
@@ -25,7 +26,7 @@ describe("console POST /envelopes/:id/send and GET /envelopes/:id/signing-links"
       expect(s).not.toHaveProperty("embed_url");
     }
     expect((await outboxOf(e.envelope_id)).map((m) => m.to_email)).toEqual(["jane@example.com"]);
-    const audit = await env.DB.prepare("SELECT actor_type FROM audit_log WHERE chain_id = ? AND action = 'envelope.send'").bind(e.envelope_id).first();
+    const audit = await shardDbOf(e.envelope_id).prepare("SELECT actor_type FROM audit_log WHERE chain_id = ? AND action = 'envelope.send'").bind(e.envelope_id).first();
     expect(audit).toEqual({ actor_type: "user" });
 
     const links = await call("GET", `/envelopes/${e.envelope_id}/signing-links`, { bearer });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { frameAncestorsFor } from "../../../../src/services/embed/frame-ancestors";
 import { call, createEnvelope, newTenant } from "../../../helpers/api";
 import { adminToken } from "../../../helpers/webhooks";
-import { jobContext } from "../../../helpers/context";
+import { jobContextOf } from "../../../helpers/context";
 
 const getSettings = (bearer: string, headers: Record<string, string> = {}) => call("GET", "/org/embed-settings", { bearer, headers });
 const putSettings = (bearer: string, body: unknown, headers: Record<string, string> = {}) => call("PUT", "/org/embed-settings", { bearer, body, headers });
@@ -27,11 +27,11 @@ describe("GET and PUT /org/embed-settings", () => {
     expect((await getSettings(admin)).body.data).toEqual(res.body.data);
 
     const e = await createEnvelope(t.key);
-    expect(await frameAncestorsFor(jobContext(), { envelopeId: e.envelope_id })).toEqual(res.body.data.frame_ancestors);
+    expect(await frameAncestorsFor(jobContextOf(e.envelope_id), { envelopeId: e.envelope_id })).toEqual(res.body.data.frame_ancestors);
 
     const cleared = await putSettings(admin, { frame_ancestors: [] });
     expect(cleared.body.data).toMatchObject({ frame_ancestors: [], content_security_policy: "frame-ancestors 'self'" });
-    expect(await frameAncestorsFor(jobContext(), { envelopeId: e.envelope_id })).toEqual([]);
+    expect(await frameAncestorsFor(jobContextOf(e.envelope_id), { envelopeId: e.envelope_id })).toEqual([]);
   });
 
   it("refuses anything but a bare https origin with 422 naming its index, and changes nothing", async () => {

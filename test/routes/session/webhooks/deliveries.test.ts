@@ -6,7 +6,16 @@ import { sweepDeliveries } from "../../../../src/jobs/sweep-deliveries";
 import { fanOutEvent } from "../../../../src/services/webhooks/fan-out";
 import { call, newTenant } from "../../../helpers/api";
 import { adminToken, createEndpoint, insertEvent, received, receiverUrl, tenantWithEndpoint } from "../../../helpers/webhooks";
-import { jobContext } from "../../../helpers/context";
+import { jobContextOf, jobContextOn } from "../../../helpers/context";
+import { boundShards } from "../../../../src/lib/shards";
+
+/** The delivery sweep as the cron runs it: once per shard. */
+async function sweepEveryShard(at?: Date) {
+  for (const n of boundShards(env)) await sweepDeliveries(jobContextOn(n), at);
+}
+
+/** Fans an event out on its own shard (the shard its id names). */
+const fanOut = (input: { eventId: string; now?: Date }) => fanOutEvent(jobContextOf(input.eventId), input);
 
 async function runCron(at: Date) {
   const ctx = createExecutionContext();
@@ -41,7 +50,7 @@ describe("test event", () => {
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ success: false, response_code: 500, error: "HTTP 500" });
     expect(JSON.stringify(res.body)).not.toContain("receiver failure");
-    await sweepDeliveries(jobContext(), new Date(Date.now() + 24 * 3600_000));
+    await sweepEveryShard(new Date(Date.now() + 24 * 3600_000));
     expect(await received(target.path)).toHaveLength(1);
     const delivery = await call("GET", `/webhooks/deliveries/${res.body.data.delivery_id}`, { bearer: token });
     expect(delivery.body.data).toMatchObject({ status: "failed", attempts: 1, next_retry_at: null });
@@ -63,8 +72,8 @@ describe("delivery log, single delivery and redeliver", () => {
     const token = await adminToken(t.orgId);
     const ok = await createEndpoint(token, { url: receiverUrl("flaky").url });
     const now = new Date();
-    for (let i = 0; i < 5; i++) await fanOutEvent(jobContext(), { eventId: await insertEvent(t.orgId, "envelope.sent", { seq: i }), now: new Date(now.getTime() + i) });
-    await sweepDeliveries(jobContext(), new Date(now.getTime() + 10));
+    for (let i = 0; i < 5; i++) await fanOut({ eventId: await insertEvent(t.orgId, "envelope.sent", { seq: i }), now: new Date(now.getTime() + i) });
+    await sweepEveryShard(new Date(now.getTime() + 10));
     const all = await call("GET", `/webhooks/endpoints/${ok.endpoint_id}/deliveries?limit=2`, { bearer: token });
     expect(all.status).toBe(200);
     expect(all.body.meta).toEqual({ page: 1, limit: 2, total: 5 });
@@ -87,9 +96,9 @@ describe("delivery log, single delivery and redeliver", () => {
     const ep = await createEndpoint(token, { url: receiverUrl("fail-first/1").url });
     const eventId = await insertEvent(t.orgId, "vault.stored", { path: "vault/env_x/authoritative.pdf", hash: "ab".repeat(32) });
     const now = new Date();
-    const [deliveryId] = await fanOutEvent(jobContext(), { eventId, now });
-    await sweepDeliveries(jobContext(), now);
-    await sweepDeliveries(jobContext(), new Date(now.getTime() + 2 * 60_000));
+    const [deliveryId] = await fanOut({ eventId, now });
+    await sweepEveryShard(now);
+    await sweepEveryShard(new Date(now.getTime() + 2 * 60_000));
     const res = await call("GET", `/webhooks/deliveries/${deliveryId}`, { bearer: token });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({
@@ -114,8 +123,8 @@ describe("delivery log, single delivery and redeliver", () => {
   it("redelivers as a new row linked by redelivery_of, same event_id, sent on the next sweep", async () => {
     const { t, token, target, ep } = await tenantWithEndpoint("ok");
     const eventId = await insertEvent(t.orgId);
-    const [original] = await fanOutEvent(jobContext(), { eventId });
-    await sweepDeliveries(jobContext());
+    const [original] = await fanOut({ eventId });
+    await sweepEveryShard();
     const res = await call("POST", `/webhooks/deliveries/${original}/redeliver`, { bearer: token, body: {} });
     expect(res.status).toBe(202);
     const replay = res.body.data;
@@ -136,7 +145,7 @@ describe("delivery log, single delivery and redeliver", () => {
     const t = await newTenant();
     const token = await adminToken(t.orgId);
     const ep = await createEndpoint(token, { url: receiverUrl("ok").url });
-    const [deliveryId] = await fanOutEvent(jobContext(), { eventId: await insertEvent(t.orgId) });
+    const [deliveryId] = await fanOut({ eventId: await insertEvent(t.orgId) });
     await call("PATCH", `/webhooks/endpoints/${ep.endpoint_id}`, { bearer: token, body: { is_active: false } });
     expect((await call("POST", `/webhooks/deliveries/${deliveryId}/redeliver`, { bearer: token, body: {} })).status).toBe(409);
     await call("DELETE", `/webhooks/endpoints/${ep.endpoint_id}`, { bearer: token });

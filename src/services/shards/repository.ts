@@ -41,9 +41,53 @@ export function orgAnchorInsert(shard: ShardDb, orgId: string, at: string): D1Pr
  * the global row). Written in the batch that first inserts a delivery to the endpoint on this shard.
  */
 export function endpointAnchorInsert(shard: ShardDb, endpoint: { id: string; orgId: string }, at: string): D1PreparedStatement {
+  // `WHERE NOT EXISTS`, not only OR IGNORE: the 25-endpoint trigger (migration 0003) fires before the
+  // conflict check and its RAISE(ABORT) is not ignored, so on a shard that is also the global database
+  // an organization with 25 live endpoints would abort the whole batch
   return shard
     .prepare(
-      "INSERT OR IGNORE INTO webhook_endpoints (id, org_id, url, events, is_active, created_at, updated_at, deleted_at) VALUES (?, ?, '', '[]', 0, ?, ?, ?)",
+      `INSERT OR IGNORE INTO webhook_endpoints (id, org_id, url, events, is_active, created_at, updated_at, deleted_at)
+       SELECT ?1, ?2, '', '[]', 0, ?3, ?3, ?3 WHERE NOT EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ?1)`,
     )
-    .bind(endpoint.id, endpoint.orgId, at, at, at);
+    .bind(endpoint.id, endpoint.orgId, at);
+}
+
+/** A shard's registry state: open (takes new organizations and moves) or closed. */
+export type ShardState = "open" | "closed";
+
+export async function registeredShards(global: GlobalDb): Promise<Map<number, ShardState>> {
+  const { results } = await global.prepare("SELECT id, state FROM shards ORDER BY id").all<{ id: number; state: ShardState }>();
+  return new Map(results.map((r) => [r.id, r.state]));
+}
+
+/** Organizations per current shard (global). */
+export async function organizationsPerShard(global: GlobalDb): Promise<Map<number, number>> {
+  const { results } = await global
+    .prepare("SELECT current_shard_id AS shard, COUNT(*) AS n FROM organizations GROUP BY current_shard_id")
+    .all<{ shard: number; n: number }>();
+  return new Map(results.map((r) => [r.shard, r.n]));
+}
+
+/**
+ * How full a shard is: its highest envelope rowid. O(1) (the rowid b-tree's last page), and a fair
+ * count because envelopes are never deleted. On a shard that is also the global database (a
+ * pre-sharding deployment's shard 1) it counts that database's envelopes, which are shard 1's.
+ */
+export async function envelopesOn(db: ShardDb): Promise<number> {
+  const row = await db.prepare("SELECT MAX(rowid) AS n FROM envelopes").first<{ n: number | null }>();
+  return row?.n ?? 0;
+}
+
+/** Opens or closes a shard, registering it on first use. */
+export function shardStateUpsert(global: GlobalDb, input: { shard: number; state: ShardState; at: string }): D1PreparedStatement {
+  return global
+    .prepare(
+      `INSERT INTO shards (id, state, created_at, updated_at) VALUES (?1, ?2, ?3, ?3)
+       ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
+    )
+    .bind(input.shard, input.state, input.at);
+}
+
+export function findShardState(global: GlobalDb, shard: number): Promise<{ state: ShardState } | null> {
+  return global.prepare("SELECT state FROM shards WHERE id = ?").bind(shard).first<{ state: ShardState }>();
 }

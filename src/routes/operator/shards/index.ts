@@ -1,0 +1,6 @@
+import { createRouter } from "../../../lib/hono";
+import * as list from "./list";
+import * as update from "./update";
+
+/** The shard registry: where organizations are placed (DESIGN.md 10). */
+export const shardsRouter = createRouter().openapi(list.route, list.handler).openapi(update.route, update.handler);
