@@ -70,7 +70,8 @@ export async function shardsSection(ctx) {
       row("GET /partner/envelopes?limit=20, merged over two shards", samples.list2),
     ],
     notes: [
-      "The shard is the id's tag (env_2_…) or the key's cached current shard: neither the create nor the status read makes a global read. " +
+      "The status read finds its shard in the id's tag (env_2_…) and makes no global read; the create goes to the key's cached current shard, after one " +
+        "round trip of parallel global reads (the organization's shard set, E-SIGN disclosure and live endpoints), then its one shard batch. " +
         "The list of the moved organization runs its query on both shards and merges them.",
     ],
     failures: failures.slice(0, 5),

@@ -37,8 +37,9 @@
 //   --fixed-scans          model the statements whose reads grow with the database as fixed (indexed)
 //   --growth-from <file>   take the rows read per envelope stored (the fitted slopes, lifecycle and
 //                          cron) from another measurement, e.g. one taken with BENCH_CAPACITY_STORED=5000
-//   --charge-fit           charge the measurement's own fitted slope even when it was taken with fewer
-//                          than 1,000 envelopes stored. By default such a fit is not charged: over a
+//   --charge-fit           charge the lifecycle's own fitted slope even when it was taken with fewer
+//                          than 1,000 envelopes stored. By default such a fit is not charged (the cron
+//                          tick's growth always is): over a
 //                          fresh database it measures the first rows' index successors, a bounded step,
 //                          not a scan (docs/scaling.md section 2); the stored run answers the question
 //   --queue-limit <msg/s>  messages per second one queue takes (default 5000)
@@ -347,9 +348,10 @@ export function simulateDay(measuredAsTaken, opts) {
     phases.growthAtCompletion = from.growthAtCompletion;
     cronGrowth = Object.entries(opts.growthFrom.periodic ?? {}).find(([k, v]) => /^cron tick/.test(k) && !v.error)?.[1]?.d1_rows_read_growth_per_stored_envelope ?? 0;
   } else if (opts.uncharged) {
+    // the lifecycle's fit only: the cron tick's growth is the difference of two ticks (after the warm-up
+    // and after the runs) of a statement that scans, or 0
     phases.growthAtSend = 0;
     phases.growthAtCompletion = 0;
-    cronGrowth = 0;
   }
   const { interactive, bulk, total } = sendsPerMinute(opts);
   const completions = completionsPerMinute(total, opts.signDelayHours);
@@ -592,7 +594,7 @@ function print(measured, opts) {
     opts.growthFrom
       ? `Rows read per envelope stored: from ${opts.growthFromPath} (${f(opts.growthFrom.envelopes_stored_before_runs ?? 0)} stored): ${f(day.phases.growthAtSend + day.phases.growthAtCompletion, 3)} per lifecycle (a negative fit charged as none).`
       : opts.uncharged
-        ? `Rows read per envelope stored: not charged. This measurement's ${measured.runs}-run fit (${f(fit, 3)}) was taken over ${f(measured.envelopes_stored_before_runs)} stored envelopes, where it measures the first rows of a fresh database (docs/scaling.md section 2); --growth-from <a BENCH_CAPACITY_STORED run> charges a stored run's slope, --charge-fit this one.`
+        ? `Rows read per envelope stored by the lifecycle: not charged (the cron tick's are). This measurement's ${measured.runs}-run fit (${f(fit, 3)}) was taken over ${f(measured.envelopes_stored_before_runs)} stored envelopes, where it measures the first rows of a fresh database (docs/scaling.md section 2); --growth-from <a BENCH_CAPACITY_STORED run> charges a stored run's slope, --charge-fit this one.`
         : `Rows read per envelope stored: the measurement's fit, ${f(day.phases.growthAtSend + day.phases.growthAtCompletion, 3)} per lifecycle (a negative fit charged as none).`,
   );
   console.log(

@@ -5,7 +5,7 @@ import type { OrgContext } from "../../lib/context";
 import { templateSourceFor } from "./envelope-source";
 import { planPaymentRequest } from "../payments/request-payment";
 import { notFound } from "../../lib/errors";
-import { listLiveEndpoints } from "../webhooks/repository";
+import { hasLiveEndpoint } from "../webhooks/repository";
 import { customerOnShard } from "../customers/customer-on-shard";
 import { envelopeCreatedEventInsertReturning } from "../events/repository";
 import { ccRecipientsInsert, createdEnvelopeInsert, envelopeReminderSettingsUpdate, loadedEnvelopeOf, selectLoadedEnvelope, type LoadedEnvelope, type LoadedEnvelopeRow } from "../envelopes/repository";
@@ -35,11 +35,11 @@ export async function createEnvelope(
   const { body } = input;
   const at = nowIso();
   // With template_id the template's document and fields are copied onto the envelope (DESIGN.md 3).
-  const [template, shards, consent, liveEndpoints] = await Promise.all([
+  const [template, shards, consent, live] = await Promise.all([
     body.template_id !== undefined ? templateSourceFor(ctx, { body }) : null,
     orgShardSet(ctx.global, orgId),
     consentAtCreate(ctx.global, { orgId, requested: body.consumer_consent ?? null, at }),
-    listLiveEndpoints(ctx.global, orgId),
+    hasLiveEndpoint(ctx.global, orgId),
   ]);
   const envelopeId = newShardId("envelope", ctx.shardId);
   const email = normalizeEmail(body.customer_email);
@@ -94,7 +94,7 @@ export async function createEnvelope(
   // commits dispatched, and nothing runs after the request to find that out. The statement takes the
   // endpoints' FROM clause; the answer read above enters it as an always-true or always-false clause.
   const eventId = newShardId("event", ctx.shardId);
-  const insertEvent = envelopeCreatedEventInsertReturning(db, { id: eventId, envelopeId, at, liveEndpoints: liveEndpoints.length > 0 ? "WHERE 1" : "WHERE 0" });
+  const insertEvent = envelopeCreatedEventInsertReturning(db, { id: eventId, envelopeId, at, hasLiveEndpoint: live });
   // The envelope is read back by the batch's last statement: one D1 round trip for the whole create.
   const results = await db.batch<LoadedEnvelopeRow | { dispatched_at: string | null }>([
     ...insertCustomer,

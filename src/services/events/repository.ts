@@ -71,16 +71,14 @@ export function envelopeCreatedEventInsert(db: ShardDb, input: { id: string; env
 /**
  * The `envelope.created` event of a single create (compose/create-envelope.ts): data assembled in SQL
  * from the envelope row of the same batch, committed already dispatched when the organization has no
- * live endpoint. `hasLiveEndpoint` is read from the global database first (webhooks/repository.ts
- * hasLiveEndpoint): endpoints are global, the event is a shard row. `liveEndpoints` (the former
- * `FROM … WHERE …` fragment joining webhook_endpoints) is only honoured while shard and global are one
- * database; pass `hasLiveEndpoint`.
+ * live endpoint. `hasLiveEndpoint` is read from the global database first: endpoints are global, the
+ * event is a shard row.
  */
 export function envelopeCreatedEventInsertReturning(
   db: ShardDb,
-  input: { id: string; envelopeId: string; at: string } & ({ hasLiveEndpoint: boolean; liveEndpoints?: undefined } | { liveEndpoints: string; hasLiveEndpoint?: undefined }),
+  input: { id: string; envelopeId: string; at: string; hasLiveEndpoint: boolean },
 ): D1PreparedStatement {
-  const live = input.hasLiveEndpoint === undefined ? `EXISTS (SELECT 1 ${input.liveEndpoints})` : input.hasLiveEndpoint ? "1" : "0";
+  const live = input.hasLiveEndpoint ? "1" : "0";
   return db
     .prepare(
       `INSERT INTO events (id, org_id, envelope_id, type, data, created_at, dispatched_at)

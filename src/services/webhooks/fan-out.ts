@@ -6,12 +6,6 @@ import { MAX_ATTEMPTS } from "./retry-schedule";
 import { WEBHOOK_ENDPOINT_LIMIT } from "./schema";
 import { selectorMatches, subscribesSql } from "./selectors";
 
-/**
- * The FROM clause of an organization's live webhook endpoints, as `w`; `orgId` is an SQL expression.
- * Webhook endpoints are global rows: this fragment only holds where the statement runs on the global
- * database (or on a shard that is also it); a shard statement takes webhooks/repository.ts hasLiveEndpoint instead.
- */
-export const liveEndpointsOf = (orgId: string) => `FROM webhook_endpoints w WHERE w.org_id = ${orgId} AND w.is_active = 1 AND w.deleted_at IS NULL`;
 
 /**
  * Turns one outbox event into one pending delivery per active endpoint of the event's organization
