@@ -1,6 +1,6 @@
 // Control of the authoritative copy (DESIGN.md 9): a transfer's offer and accept, timed one request at a
 // time through wrangler dev, next to the partner status read timed the same way in the same run.
-import { api, fetchWithDeadline } from "./lib/dev-server.mjs";
+import { api, fetchWithDeadline, timedRequest } from "./lib/dev-server.mjs";
 import { fmt, log, newEnvelope, percentile, positiveInt } from "./lib/bench-util.mjs";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 
@@ -15,18 +15,7 @@ async function contractPdf() {
   return doc.save();
 }
 
-/** One request's wall time in ms; a non-2xx answer is a failure of the section. */
-async function timed(base, method, path, apiKey, body, failures) {
-  const started = performance.now();
-  const res = await fetchWithDeadline(`${base}/api/v2${path}`, {
-    method,
-    headers: { "x-api-key": apiKey, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const ms = performance.now() - started;
-  if (!res.ok) failures.push(`${method} ${path} answered ${res.status}: ${res.text.slice(0, 200)}`);
-  return { ms, data: res.ok ? JSON.parse(res.text).data : null };
-}
+const timed = timedRequest;
 
 export async function controlSection(ctx) {
   ctx.setPhase("control");

@@ -3,24 +3,13 @@
 // operator, so its shard set spans both), timed one request at a time through wrangler dev, interleaved
 // round by round with GET /health (the bare baseline) in the same run. Also the envelope list, which
 // reads one shard for the first organization and merges two for the moved one.
-import { api, fetchWithDeadline } from "./lib/dev-server.mjs";
+import { api, timedRequest } from "./lib/dev-server.mjs";
 import { fmt, log, newEnvelope, percentile, positiveInt } from "./lib/bench-util.mjs";
 
 const ROUNDS = positiveInt("BENCH_SHARD_ROUNDS", 200);
 const SCOPES = ["envelopes:read", "envelopes:write"];
 
-/** One request's wall time in ms; a non-2xx answer is a failure of the section. */
-async function timed(base, method, path, apiKey, body, failures) {
-  const started = performance.now();
-  const res = await fetchWithDeadline(path.startsWith("http") ? path : `${base}/api/v2${path}`, {
-    method,
-    headers: { ...(apiKey ? { "x-api-key": apiKey } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const ms = performance.now() - started;
-  if (!res.ok) failures.push(`${method} ${path} answered ${res.status}: ${res.text.slice(0, 200)}`);
-  return { ms, data: res.ok ? JSON.parse(res.text).data : null };
-}
+const timed = timedRequest;
 
 export async function shardsSection(ctx) {
   ctx.setPhase("shards");

@@ -210,6 +210,22 @@ export async function api(base, method, path, { token, apiKey, body } = {}) {
   return JSON.parse(res.text).data;
 }
 
+/**
+ * One request's wall time in ms, for the sections that time requests one at a time (control, shards):
+ * `path` under /api/v2 unless a whole URL; a non-2xx answer is pushed to `failures`.
+ */
+export async function timedRequest(base, method, path, apiKey, body, failures) {
+  const started = performance.now();
+  const res = await fetchWithDeadline(path.startsWith("http") ? path : `${base}/api/v2${path}`, {
+    method,
+    headers: { ...(apiKey ? { "x-api-key": apiKey } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const ms = performance.now() - started;
+  if (!res.ok) failures.push(`${method} ${path} answered ${res.status}: ${res.text.slice(0, 200)}`);
+  return { ms, data: res.ok ? JSON.parse(res.text).data : null };
+}
+
 /** Random values for the secrets wrangler dev would otherwise read from .dev.vars. */
 export const randomSecrets = () =>
   Object.fromEntries(["OPERATOR_TOKEN", "SESSION_JWT_SECRET", "EMBED_TOKEN_SECRET", "STORAGE_URL_SECRET"].map((k) => [k, randomBytes(32).toString("hex")]));

@@ -55,6 +55,21 @@ describe("the minute cron runs each job on every shard", () => {
     }
   });
 
+  it("still sweeps the envelopes an organization left on its old shard after a move", async () => {
+    const t = await newTenant({ shard: 1 });
+    const now = new Date();
+    const old = await overdueEnvelope(t.key, new Date(now.getTime() + 3_600_000).toISOString());
+    expect((await operator("PATCH", `/orgs/${t.orgId}`, { current_shard_id: 2 })).status).toBe(200);
+    const fresh = await overdueEnvelope(t.key, new Date(now.getTime() + 3_600_000).toISOString());
+    expect([shardOf(old.envelope_id), shardOf(fresh.envelope_id)]).toEqual([1, 2]);
+
+    await runCron(new Date(now.getTime() + 2 * 3_600_000));
+
+    // the old envelope, on the shard the organization left, expires like the new one
+    expect(await status(t.key, old.envelope_id)).toBe("expired");
+    expect(await status(t.key, fresh.envelope_id)).toBe("expired");
+  });
+
   it("sends a due reminder on shard 2 by the organization's default, read from the global database", async () => {
     const t = await newTenant({ shard: 2 });
     await globalDb.prepare("UPDATE organizations SET reminder_after_days = 1, reminder_every_days = 0 WHERE id = ?").bind(t.orgId).run();

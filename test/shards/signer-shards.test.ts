@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { randomToken } from "../../src/lib/ids";
 import { shardOf } from "../../src/lib/shards";
 import { mintSigningSession } from "../../src/services/signers/signing-session";
-import { call, newTenant, operator } from "../helpers/api";
+import { call, newTenant } from "../helpers/api";
 import { embedToken } from "../helpers/payments";
 import { invitationSlug, signerIdOf, signerRows } from "../helpers/signing";
 import { sentTwoSignerEnvelope, signing, TINY_PNG } from "../helpers/signing-flow";
@@ -18,11 +18,7 @@ import { globalDb, shardDb } from "../helpers/shards";
 
 /** A fresh tenant whose envelopes are created on shard 2. */
 async function tenantOnShard2() {
-  const t = await newTenant({ name: "Second Shard Motors" });
-  const open = await operator("PATCH", "/shards/2", { state: "open" });
-  expect(open.status, `the test pool binds SHARD_2: ${JSON.stringify(open.body)}`).toBe(200);
-  const moved = await operator("PATCH", `/orgs/${t.orgId}`, { current_shard_id: 2 });
-  expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+  const t = await newTenant({ name: "Second Shard Motors", shard: 2 });
   return t;
 }
 

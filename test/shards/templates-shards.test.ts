@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isShardTagged, shardOf } from "../../src/lib/shards";
-import { call, createEnvelope, newTenant, operator } from "../helpers/api";
+import { call, createEnvelope, newTenant } from "../helpers/api";
 import { consoleTemplate, memberToken } from "../helpers/templates";
 import { globalDb, shardDb } from "../helpers/shards";
 
@@ -12,11 +12,7 @@ import { globalDb, shardDb } from "../helpers/shards";
  */
 
 async function tenantOnShard2() {
-  const t = await newTenant({ name: "Template Shard Motors" });
-  const open = await operator("PATCH", "/shards/2", { state: "open" });
-  expect(open.status, `the test pool binds SHARD_2: ${JSON.stringify(open.body)}`).toBe(200);
-  const moved = await operator("PATCH", `/orgs/${t.orgId}`, { current_shard_id: 2 });
-  expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+  const t = await newTenant({ name: "Template Shard Motors", shard: 2 });
   return { ...t, bearer: await memberToken(t.orgId) };
 }
 

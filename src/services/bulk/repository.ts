@@ -1,6 +1,5 @@
 import type { Row } from "../../db/row";
 import type { bulkBatches, bulkItems, BulkItemStatus } from "../../db/schema";
-import type { customers } from "../../db/schema/customers";
 import { notFound } from "../../lib/errors";
 import type { ShardDb } from "../../lib/shards";
 
@@ -295,41 +294,3 @@ export function settleSentItems(db: ShardDb, batchId: string, itemIds: string[],
   ];
 }
 
-// ---- customers copied onto the batch's shard (set-items.ts) ----
-
-/** A customer row as another shard of the organization holds it, to be copied with its id. */
-export type CustomerCopy = Pick<Row<typeof customers>, "id" | "org_id" | "name" | "email" | "email_normalized" | "primary_contact_name" | "created_at" | "updated_at">;
-
-/** The organization's customers among `ids` (one JSON array) on this shard, whole rows. */
-export async function listCustomerRowsByIds(db: ShardDb, orgId: string, ids: string[]): Promise<CustomerCopy[]> {
-  const { results } = await db
-    .prepare("SELECT id, org_id, name, email, email_normalized, primary_contact_name, created_at, updated_at FROM customers WHERE org_id = ? AND id IN (SELECT value FROM json_each(?))")
-    .bind(orgId, JSON.stringify(ids))
-    .all<CustomerCopy>();
-  return results;
-}
-
-/** The organization's customers on this shard whose normalized email is among `emails`, by that email. */
-export async function listCustomersByEmails(db: ShardDb, orgId: string, emails: string[]): Promise<Map<string, { id: string; name: string; email: string | null; primary_contact_name: string | null }>> {
-  if (emails.length === 0) return new Map();
-  const { results } = await db
-    .prepare("SELECT id, name, email, email_normalized, primary_contact_name FROM customers WHERE org_id = ? AND email_normalized IN (SELECT value FROM json_each(?))")
-    .bind(orgId, JSON.stringify(emails))
-    .all<CustomerCopy>();
-  return new Map(results.map((c) => [c.email_normalized!, { id: c.id, name: c.name, email: c.email, primary_contact_name: c.primary_contact_name }]));
-}
-
-/**
- * Copies of customers from the organization's other shards, with their ids (docs/decisions/shards.md 2),
- * in one statement (one JSON array): a copy already there is left as it is.
- */
-export function customerCopiesInsert(db: ShardDb, rows: CustomerCopy[]): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT OR IGNORE INTO customers (id, org_id, name, email, email_normalized, primary_contact_name, created_at, updated_at)
-       SELECT json_extract(value, '$.id'), json_extract(value, '$.org_id'), json_extract(value, '$.name'), json_extract(value, '$.email'),
-              json_extract(value, '$.email_normalized'), json_extract(value, '$.primary_contact_name'), json_extract(value, '$.created_at'), json_extract(value, '$.updated_at')
-       FROM json_each(?)`,
-    )
-    .bind(JSON.stringify(rows));
-}

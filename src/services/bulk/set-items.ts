@@ -2,11 +2,11 @@ import { onShard, onShardOf, type OrgContext } from "../../lib/context";
 import { conflict, unprocessable } from "../../lib/errors";
 import { newShardId, type ShardDb } from "../../lib/shards";
 import { nowIso } from "../../lib/time";
-import { listCustomerContactsByIds, type CustomerContact } from "../customers/repository";
 import { getUserEmailNormalized } from "../organizations/repository";
 import { orgShardSet } from "../shards/repository";
 import { commitWithBatchAudit } from "./batch-chain";
-import { batchItemsDelete, batchItemsInsert, batchItemsReset, customerCopiesInsert, getBatch, listCustomersByEmails, listCustomerRowsByIds, type CustomerCopy } from "./repository";
+import { batchItemsDelete, batchItemsInsert, batchItemsReset, getBatch } from "./repository";
+import { customerCopiesInsert, listCustomerContactsByIds, listCustomersByEmails, listCustomerRowsByIds, type CustomerContact, type CustomerCopy } from "../customers/repository";
 import { assertEditable } from "./serialize";
 
 /**

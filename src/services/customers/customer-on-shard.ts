@@ -1,6 +1,6 @@
 import { onShard, type OrgContext } from "../../lib/context";
 import { newShardId, shardDb } from "../../lib/shards";
-import { customerCopyInsert, customerInsertIfAbsent, findCustomerByEmail } from "./repository";
+import { customerCopiesInsert, customerInsertIfAbsent, findCustomerByEmail } from "./repository";
 
 /**
  * The statement that puts the customer of a create on the create's shard (`ctx.db`), for its batch,
@@ -32,5 +32,5 @@ export async function customerOnShard(
   );
   if (here) return [];
   const found = elsewhere.find((row) => row !== null);
-  return [found ? customerCopyInsert(ctx.db, found) : fresh()];
+  return [found ? customerCopiesInsert(ctx.db, [found]) : fresh()];
 }
