@@ -68,6 +68,14 @@ export default defineConfig(async () => {
             WEBHOOK_URL_POLICY: "allow-loopback",
             // a developer's .dev.vars (written by `npm run dev`) turns the dev pages on; tests decide per test
             DEV_PAGES: "false",
+            // what `npm run dev` writes to .dev.vars (the dev TSA, B-LTA locally) must not reach the tests either:
+            // without SEAL_TSA_URL every test seals at B-B; the level tests set the TSA per request
+            SEAL_TSA_URL: "",
+            SEAL_RETIRED_CERTIFICATES: "",
+            EMAIL_FROM: "",
+            POSTMARK_SERVER_TOKEN: "",
+            POSTMARK_MESSAGE_STREAM: "",
+            POSTMARK_API_BASE: "",
             EMAIL_TRANSPORT: "outbox",
             SEAL_PRIVATE_KEY: seal.privateKeyPem,
             SEAL_CERTIFICATE: seal.certificatePem,

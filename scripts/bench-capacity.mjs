@@ -6,8 +6,10 @@
 // scripts/capacity-sim.mjs, kept in the repository so the simulation runs without a bench), prints the
 // per-step table, and then the simulation of the default day (200,000 envelopes) against it.
 // BENCH_CAPACITY_RUNS (default 10): lifecycles measured after one warm-up; the figures are their mean.
-// BENCH_CAPACITY_STORED (default 0): envelopes already stored when the runs start (seeded by the harness:
-// real lifecycles in four organizations copied in SQL). A run with stored envelopes writes its JSON to
+// BENCH_CAPACITY_STORED (default 0): envelopes already stored on the measured organization's shard when
+// the runs start (seeded by the harness: real lifecycles in four organizations copied in SQL).
+// Besides the table, the notes give the D1 work per database (global DB, shards), each database's
+// storage per envelope and the global database's growth per organization and per keyed POST. A run with stored envelopes writes its JSON to
 // the temporary directory, not to scripts/bench-capacity.json (the simulation's input stays the standard
 // measurement), and prints scripts/bench-capacity-compare.mjs of the two: per step and per statement,
 // the rows read that the stored envelopes added.

@@ -17,10 +17,16 @@
 // That process also runs miniflare's local D1/R2/Queue/DO simulators, so it is an upper bound of the
 // Worker's billed CPU. A bare step (GET /health) gives the harness's own floor.
 //
+// Databases: `DB` (the global database) and every `SHARD_<n>` are wrapped separately, and each statement
+// is counted on the database it was sent to (`global`, `shard <n>`): every step reports its D1 work per
+// database, and storage is measured per database, so the figures show what the global database carries
+// (docs/decisions/shards.md: per organization and per keyed request, never per envelope).
+//
 // Stored envelopes (CAPACITY_STORED, `BENCH_CAPACITY_STORED` in the bench; default 0): before the
-// measured runs the harness runs 3 real lifecycles in each of four organizations and copies their rows
-// in SQL (`seedStored`) until that many envelopes are stored, so a statement whose reads grow with the
-// tables shows at 5,000+ stored, not only in a 10-run slope over a nearly empty database.
+// measured runs the harness runs 3 real lifecycles in each of four organizations placed on the measured
+// organization's shard and copies their rows in SQL, each database's within that database (`seedStored`),
+// until that many envelopes are stored on the shard, so a statement whose reads grow with the tables
+// shows at 5,000+ stored, not only in a 10-run slope over a nearly empty database.
 import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
 import { inject, it } from "vitest";
 import worker from "../src/index";

@@ -630,7 +630,9 @@ function print(measured, opts) {
   );
   console.log(
     `Where each stops on this curve: one shard carries ~${f(r.max_envelopes_per_day_one_shard)} envelopes/day (its own writer; ${f(opts.stored)} stored); ` +
-      `the global database ${Number.isFinite(r.max_envelopes_per_day_global) ? `~${f(r.max_envelopes_per_day_global)}` : "without bound (the measurement has no global statements: one database)"} envelopes/day (every lifecycle's global statements and keyed POSTs, whatever the shards); ` +
+      (Number.isFinite(r.max_envelopes_per_day_global)
+        ? `the global database ~${f(r.max_envelopes_per_day_global)} envelopes/day (every lifecycle's global statements and keyed POSTs, whatever the shards); `
+        : "the global database no bound (a one-database measurement counts no global statement); ") +
       `${n} shard${n === 1 ? "" : "s"} and the global database together ~${f(r.max_envelopes_per_day)} (${f(r.max_envelopes_per_day_empty)} with nothing stored; ${f(r.max_envelopes_per_day_scans_fixed)} if the growing scans were indexed).`,
   );
   console.log(

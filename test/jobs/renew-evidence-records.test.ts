@@ -69,6 +69,11 @@ describe("evidence records: first record and renewal (RFC 4998)", () => {
     const entries1 = await chainEntries(e.envelope_id, "vault.evidence_record");
     expect(entries1).toEqual([expect.objectContaining({ vault_id: record.id, sha256: row1!.record_sha256, timestamp_count: 1, document_hash: record.document_hash, renew_by: row1!.renew_by })]);
 
+    // the record is next due at its renew_by: the job finds it by that, not by reading every record
+    const dueAt = async () => (await shardDbOf(record.id).prepare("SELECT evidence_due_at FROM vault_records WHERE id = ?").bind(record.id).first<string>("evidence_due_at"))!;
+    expect(await dueAt()).toBe(row1!.renew_by);
+    expect((await listDueEvidenceRecords(shardDbOf(record.id), new Date(new Date(row1!.renew_by).getTime() - 60_000).toISOString(), 100)).map((d) => d.record.id)).not.toContain(record.id);
+
     // before renew_by nothing more happens
     await run("evidence-records-job", new Date(new Date(row1!.renew_by).getTime() - 60_000));
     expect(await rows(record.id)).toHaveLength(1);
@@ -91,6 +96,7 @@ describe("evidence records: first record and renewal (RFC 4998)", () => {
     // the renewal's token verified by pkijs against the test CA, over the first token
     expect(await ats2!.signedData.verify({ signer: 0, data: ats1!.der.slice().buffer, checkChain: true, trustedCerts: [caCertificate()] })).toBe(true);
     expect((await chainEntries(e.envelope_id, "vault.evidence_record")).map((d) => d.timestamp_count)).toEqual([1, 2]);
+    expect(await dueAt()).toBe(row2.renew_by);
 
     // the authoritative copy: same bytes, same object, same recorded hash
     const copyAfter = (await stored(record.authoritative_key))!;

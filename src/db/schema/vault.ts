@@ -61,9 +61,16 @@ export const vaultRecords = sqliteTable(
     closedNote: text("closed_note"),
     /** the PAdES baseline level of the authoritative copy's seal at vaulting (DESIGN.md 11); never changes after */
     evidenceLevel: text("evidence_level").notNull().default("B-B"),
+    /**
+     * When the record's RFC 4998 evidence record is next due (DESIGN.md 11): `stored_at` until its first
+     * one, then its newest version's `renew_by`. The renewal job reads the due records by this index, not
+     * by scanning every record every minute.
+     */
+    evidenceDueAt: text("evidence_due_at"),
   },
   (t) => [
     uniqueIndex("vault_records_envelope_uq").on(t.envelopeId),
+    index("vault_records_evidence_due_idx").on(t.evidenceDueAt),
     index("vault_records_org_idx").on(t.orgId),
     // the book of each role: GET /partner/vault?role=controller|pledgor
     index("vault_records_controller_idx").on(t.controllerOrgId, t.storedAt),

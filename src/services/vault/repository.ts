@@ -36,18 +36,18 @@ export async function listVaultRecordsAfter(db: D1Database, afterId: string, lim
 /** The columns of control (DESIGN.md 9): set at vaulting (the originator controls) and moved only by control steps. */
 export type ControlColumns = "controller_org_id" | "pledgor_org_id" | "control_status" | "transfer_count" | "closed_at" | "closed_note";
 
-/** The vault record's INSERT: the vaulting organization is its originator and first controller. */
-export function vaultRecordInsert(db: D1Database, row: Omit<VaultRecordRow, ControlColumns>): D1PreparedStatement {
+/** The vault record's INSERT: the vaulting organization is its originator and first controller; its first evidence record is due at once. */
+export function vaultRecordInsert(db: D1Database, row: Omit<VaultRecordRow, ControlColumns | "evidence_due_at">): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO vault_records (id, envelope_id, org_id, custodian_org_id, authoritative_key, document_hash, size_bytes, page_count,
-         copy_key, copy_hash, copy_size_bytes, copy_marked, source, actor_type, actor_id, on_behalf_of, stored_at, controller_org_id, evidence_level)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         copy_key, copy_hash, copy_size_bytes, copy_marked, source, actor_type, actor_id, on_behalf_of, stored_at, controller_org_id, evidence_level, evidence_due_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(
       row.id, row.envelope_id, row.org_id, row.custodian_org_id, row.authoritative_key, row.document_hash, row.size_bytes, row.page_count,
       row.copy_key, row.copy_hash, row.copy_size_bytes, row.copy_marked, row.source, row.actor_type, row.actor_id, row.on_behalf_of, row.stored_at, row.org_id,
-      row.evidence_level,
+      row.evidence_level, row.stored_at,
     );
 }
 

@@ -6,7 +6,7 @@ import { tryTimestampForDigest } from "../../../pdf";
 import { appendEnvelopeAudit } from "../../envelopes/append-audit";
 import { checkEvidenceRecord } from "./check";
 import { newEvidenceRecord, readEvidenceRecord, renewalImprint, renewedEvidenceRecord, type EvidenceRecordContents } from "./record";
-import { evidenceRecordInsert, latestEvidenceRecord, type DueRecord } from "./repository";
+import { evidenceDueUpdate, evidenceRecordInsert, latestEvidenceRecord, type DueRecord } from "./repository";
 
 /**
  * How long before the newest timestamp's TSA certificate expires the record is renewed. 90 days leaves
@@ -115,6 +115,7 @@ export async function renewEvidenceRecord(ctx: RequestContext, input: DueRecord 
               { id, vault_id: record.id, org_id: record.org_id, record_key: key, record_sha256: sha256, timestamp_count: count, renew_by: renewBy, created_at: at },
               previousCount,
             ),
+            evidenceDueUpdate(ctx.db, record.id),
           ],
         };
       },

@@ -29,15 +29,17 @@ export async function listDueEvidenceRecords(db: D1Database, now: string, limit:
   const { results } = await db
     .prepare(
       // SQL exception: the vault record and its newest evidence record in one read, so the job finds
-      // what is due in one query per run (the evidence records are the vault's own table).
+      // what is due in one query per run (the evidence records are the vault's own table). The due
+      // records come from vault_records_evidence_due_idx (a range of the index, not a scan of the vault):
+      // evidence_due_at is stored_at until the first record, then the newest version's renew_by.
       `SELECT v.id, v.envelope_id, v.org_id, v.authoritative_key, v.document_hash,
          e.id AS er_id, e.record_key AS er_record_key, e.record_sha256 AS er_record_sha256,
          e.timestamp_count AS er_timestamp_count, e.renew_by AS er_renew_by, e.created_at AS er_created_at
        FROM vault_records v
        LEFT JOIN vault_evidence_records e ON e.vault_id = v.id
          AND e.timestamp_count = (SELECT MAX(x.timestamp_count) FROM vault_evidence_records x WHERE x.vault_id = v.id)
-       WHERE e.id IS NULL OR e.renew_by <= ?
-       ORDER BY e.id IS NOT NULL, COALESCE(e.renew_by, v.stored_at), v.id
+       WHERE v.evidence_due_at <= ?
+       ORDER BY v.evidence_due_at, v.id
        LIMIT ?`,
     )
     .bind(now, limit)
@@ -94,4 +96,18 @@ export function evidenceRecordInsert(db: D1Database, row: EvidenceRecordRow, pre
        WHERE COALESCE((SELECT MAX(timestamp_count) FROM vault_evidence_records WHERE vault_id = ?), 0) = ?`,
     )
     .bind(row.id, row.vault_id, row.org_id, row.record_key, row.record_sha256, row.timestamp_count, row.renew_by, row.created_at, row.vault_id, previousCount);
+}
+
+/**
+ * The record's next due time, from its newest evidence record (whichever of two racing renewals
+ * landed): goes in the batch after `evidenceRecordInsert`.
+ */
+export function evidenceDueUpdate(db: D1Database, vaultId: string): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE vault_records SET evidence_due_at = COALESCE(
+         (SELECT renew_by FROM vault_evidence_records WHERE vault_id = ?1 ORDER BY timestamp_count DESC LIMIT 1), evidence_due_at)
+       WHERE id = ?1`,
+    )
+    .bind(vaultId);
 }
