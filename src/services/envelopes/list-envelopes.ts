@@ -1,6 +1,5 @@
 import type { OrgContext } from "../../lib/context";
 import type { EnvelopeStatus } from "../../db/schema";
-import { shardDb } from "../../lib/shards";
 import { listAcrossShards } from "../shards/fan-out";
 import { orgShardSet } from "../shards/repository";
 import { listEnvelopesPage } from "./repository";
@@ -18,8 +17,7 @@ export type ListEnvelopesInput = {
  * set and the pages merge (one shard, the usual case, is asked for exactly the page).
  */
 export async function listEnvelopes(ctx: OrgContext, input: ListEnvelopesInput) {
-  // a shard of the set this deployment does not bind holds nothing readable here (onShard would answer shard 1 twice)
-  const shards = (await orgShardSet(ctx.global, ctx.orgId)).filter((n) => shardDb(ctx.env, n) !== null);
+  const shards = await orgShardSet(ctx.global, ctx.orgId);
   return listAcrossShards(ctx, shards, { limit: input.limit, offset: (input.page - 1) * input.limit }, (shard, window) =>
     listEnvelopesPage(shard.db, { orgId: ctx.orgId, customerId: input.customerId, status: input.status, ...window }),
   );

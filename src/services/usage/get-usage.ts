@@ -1,6 +1,5 @@
 import { notFound } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
-import { shardDb } from "../../lib/shards";
 import { findOrganization } from "../organizations/repository";
 import { onEveryShard } from "../shards/fan-out";
 import { orgShardSet } from "../shards/repository";
@@ -16,8 +15,7 @@ export async function getUsage(ctx: RequestContext, input: { orgId: string; mont
   const month = input.month ?? usageMonth(new Date().toISOString());
   const [org, shards] = await Promise.all([findOrganization(ctx.global, input.orgId), orgShardSet(ctx.global, input.orgId)]);
   if (!org) throw notFound("Organization");
-  const bound = shards.filter((n) => shardDb(ctx.env, n) !== null); // an unbound one would read shard 1 twice
-  const perShard = await onEveryShard(ctx, bound, (shard) => listUsageLines(shard.db, input.orgId, month));
+  const perShard = await onEveryShard(ctx, shards, (shard) => listUsageLines(shard.db, input.orgId, month));
   const lines = perShard.flat().sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
   const rows = lines.map((l) => ({ line_id: l.id, ...withoutId(l), amount_cents: l.quantity * l.unit_cents }));
   const byKind: Record<string, { quantity: number; amount_cents: number }> = {};
