@@ -41,7 +41,7 @@ export type RequestContext = {
    * so the first read of that signer's row refuses it if the signer's link was re-issued since
    * (a correction, a re-sent invitation), with no read of its own.
    */
-  signerSession?: { signerId: string; issuedAt: number };
+  signerSession?: { signerId: string; issuedAt: number; viewOnly?: boolean };
 };
 
 /**

@@ -77,6 +77,11 @@ class SigningPage {
       );
     }
     if (signer.status === "declined") return finalScreen("Declined", "You declined to sign this document.", "info");
+    // a view-only session (a partner key without esign:write): the signer's view, no step taken for them
+    if (this.state.view_only) {
+      if (this.state.kba.required && this.state.kba.status !== "passed") return finalScreen("View only", "The signer has not verified their identity yet: the document opens here once they have.", "info");
+      if (consentPending(this.state)) return finalScreen("View only", "The signer has not consented to electronic records yet: the document opens here once they have.", "info");
+    }
     // KBA envelopes: the identity questions come first (./kba.ts); once passed, the state carries the fields
     if (this.state.kba.required && this.state.kba.status !== "passed") {
       if (!(await verifyIdentity(this.slug))) return;
@@ -113,6 +118,11 @@ class SigningPage {
       )
       .filter((c): c is FieldControl => c !== null);
     this.renderBar();
+    if (this.state.view_only) {
+      this.controls.forEach((c) => c.disable());
+      notice(`View only: this is what ${signer.name} sees. Nothing can be filled in or signed from this link.`);
+      return;
+    }
     if (!this.state.is_your_turn) {
       this.controls.forEach((c) => c.disable());
       const waiting = this.state.signers.filter((s) => !s.is_you && s.status !== "completed" && s.routing_order < signer.routing_order);
@@ -134,7 +144,7 @@ class SigningPage {
   private renderBar() {
     const { signer } = this.state;
     const bar = byId("bar");
-    const mine = this.state.is_your_turn;
+    const mine = this.state.is_your_turn && !this.state.view_only;
     const consent = this.state.consent;
     bar.append(
       h(

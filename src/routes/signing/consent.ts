@@ -32,7 +32,7 @@ export const route = createRoute(signerRoute({
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const { signerId } = await signerByCredential(c.var.ctx, c.req.valid("param").slug);
+  const { signerId } = await signerByCredential(c.var.ctx, c.req.valid("param").slug, "consent");
   const data = c.req.valid("json").agree ? await giveConsent(c.var.ctx, { signerId }) : await withdrawConsent(c.var.ctx, { signerId });
   return c.json({ data }, 200);
 };

@@ -21,7 +21,7 @@ export const route = createRoute(signerRoute({
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
   const data = await declineSigning(c.var.ctx, {
-    signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug)).signerId,
+    signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug, "decline")).signerId,
     reason: c.req.valid("json").reason,
   });
   return c.json({ data }, 200);

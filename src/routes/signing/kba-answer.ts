@@ -14,11 +14,11 @@ export const route = createRoute(signerRoute({
   description: `Scores one question set. \`passed\` unlocks the document; a wrong set uses one of 2 attempts, after which \`failed\` locks this link. Answers are never stored or returned. A session of another signer or unknown: 404; answered already: 409; lapsed: 410 (the lapse uses an attempt; \`details\` give \`kba_status\` and \`attempts_left\`); unknown question or choice ids: 422 (no attempt used); already passed or failed: 409. ${SIGNING_SECURITY_NOTE}`,
   tags: SIGNING_TAGS,
   request: { params: SlugParams, body: jsonBody(KbaAnswersBody) },
-  responses: { 200: jsonContent(dataOf(KbaAnswerResultSchema), "The outcome so far"), ...errorResponses(400, 404, 409, 410, 415, 422, 429, 503) },
+  responses: { 200: jsonContent(dataOf(KbaAnswerResultSchema), "The outcome so far"), ...errorResponses(400, 403, 404, 409, 410, 415, 422, 429, 503) },
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await answerKba(c.var.ctx, { signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug)).signerId, body: c.req.valid("json") });
+  const data = await answerKba(c.var.ctx, { signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug, "answer KBA")).signerId, body: c.req.valid("json") });
   c.header("Cache-Control", "private, no-store");
   return c.json({ data }, 200);
 };

@@ -11,14 +11,14 @@ export const route = createRoute(signerRoute({
   operationId: "getSigningKba",
   path: "/signing/{slug}/kba",
   summary: "The signer's identity questions (KBA envelopes)",
-  description: `While \`status\` is \`required\`, the question set to answer (started on first call, then the same set on every call until it is answered or lapses after 10 minutes; a lapsed set uses an attempt, like wrong answers). At most 2 sets per signer in any rolling day: 429 with \`code: "kba_daily_limit"\` and \`details.resets_at\`. \`unavailable\` (no questions could be built for this signer) is recorded on first call; the sender decides how to continue. Links without a KBA step: 404. ${SIGNING_SECURITY_NOTE}`,
+  description: `While \`status\` is \`required\`, the question set to answer (started on first call, then the same set on every call until it is answered or lapses after 10 minutes; a lapsed set uses an attempt, like wrong answers). At most 2 sets per signer in any rolling day: 429 with \`code: "kba_daily_limit"\` and \`details.resets_at\`. \`unavailable\` (no questions could be built for this signer) is recorded on first call; the sender decides how to continue. Links without a KBA step: 404. A view-only session (signing links of a key without \`esign:write\`) starts no question set: 403 \`view_only_session\`. ${SIGNING_SECURITY_NOTE}`,
   tags: SIGNING_TAGS,
   request: { params: SlugParams },
-  responses: { 200: jsonContent(dataOf(KbaStepSchema), "The KBA step"), ...errorResponses(400, 404, 409, 410, 429, 503) },
+  responses: { 200: jsonContent(dataOf(KbaStepSchema), "The KBA step"), ...errorResponses(400, 403, 404, 409, 410, 429, 503) },
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await getKbaStep(c.var.ctx, { signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug)).signerId });
+  const data = await getKbaStep(c.var.ctx, { signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug, "start identity questions")).signerId });
   c.header("Cache-Control", "private, no-store");
   return c.json({ data }, 200);
 };

@@ -32,7 +32,7 @@ export const route = createRoute(signerRoute({
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const signer = await signerByCredential(c.var.ctx, c.req.valid("param").slug);
+  const signer = await signerByCredential(c.var.ctx, c.req.valid("param").slug, "pay");
   // asked through a signing session: the payment token ends with it, never later
   const data = await signerPaymentToken(c.var.ctx, { signerId: signer.signerId, notAfter: signer.sessionExpiresAt ?? undefined });
   c.header("Cache-Control", "no-store");

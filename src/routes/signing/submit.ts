@@ -31,7 +31,7 @@ export const route = createRoute(signerRoute({
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
   const data = await submitSigning(c.var.ctx, {
-    signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug)).signerId,
+    signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug, "submit")).signerId,
     values: c.req.valid("json").values,
   });
   return c.json({ data }, 200);

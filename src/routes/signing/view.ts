@@ -17,6 +17,6 @@ export const route = createRoute(signerRoute({
 }));
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
-  const data = await viewSigning(c.var.ctx, { signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug)).signerId });
+  const data = await viewSigning(c.var.ctx, { signerId: (await signerByCredential(c.var.ctx, c.req.valid("param").slug, "record a view")).signerId });
   return c.json({ data }, 200);
 };

@@ -53,9 +53,10 @@ const linkFields = {
   }),
   status: z.enum(SIGNER_STATUSES),
   expires_at: z.string().openapi({ description: "When this link stops working (15 minutes after the response); ask again for a fresh one" }),
+  view_only: z.boolean().openapi({ description: "True when the caller's key lacks `esign:write`: the session shows what the signer sees and acts on nothing (403 `view_only_session`)" }),
 };
 const SESSION_EXAMPLE = "es_Q2xvdWRmbGFyZSBzaWduaW5nIHNlc3Npb24gZXhhbXBsZSwgbm90IGEgcmVhbCBjcmVkZW50aWFs";
-const linkExample = { signer_id: "sgn_4k7q1c8v5b3n6p0r2t4w6y9x2m", email: "jane.doe@example.com", name: "Jane Doe", role: "buyer", routing_order: 1, slug: SESSION_EXAMPLE, status: "pending", expires_at: "2026-11-23T09:45:00.000Z" };
+const linkExample = { signer_id: "sgn_4k7q1c8v5b3n6p0r2t4w6y9x2m", email: "jane.doe@example.com", name: "Jane Doe", role: "buyer", routing_order: 1, slug: SESSION_EXAMPLE, status: "pending", expires_at: "2026-11-23T09:45:00.000Z", view_only: false };
 const linkUrlExample = `https://embed.example.com/s/${SESSION_EXAMPLE}`;
 
 /** A signing link as partners see it (spec part 2): the URL on the embed host (signing host for KBA). */

@@ -44,11 +44,11 @@ export type LinkField = "embed_url" | "signing_url";
  * holds no credential that outlives the response. `slug` is the session itself (the spec keeps the
  * field; it works wherever a slug does), `expires_at` when it ends.
  */
-export async function signingLinks<F extends LinkField>(env: Env, envelope: Pick<EnvelopeRow, "kba_required">, signers: SignerRow[], field: F, now = Date.now()) {
-  const expiresAt = Math.floor(now / 1000) + SIGNING_LINK_TTL_SECONDS;
+export async function signingLinks<F extends LinkField>(env: Env, envelope: Pick<EnvelopeRow, "kba_required">, signers: SignerRow[], field: F, opts: { viewOnly?: boolean; now?: number } = {}) {
+  const expiresAt = Math.floor((opts.now ?? Date.now()) / 1000) + SIGNING_LINK_TTL_SECONDS;
   return Promise.all(
     signers.map(async (s) => {
-      const session = await mintSigningSession(env, { signerId: s.id, expiresAt });
+      const session = await mintSigningSession(env, { signerId: s.id, expiresAt, viewOnly: opts.viewOnly });
       return {
         signer_id: s.id,
         email: s.email,
@@ -59,6 +59,7 @@ export async function signingLinks<F extends LinkField>(env: Env, envelope: Pick
         status: s.status,
         ...({ [field]: signingUrl(env, envelope, session) } as Record<F, string>),
         expires_at: new Date(expiresAt * 1000).toISOString(),
+        view_only: opts.viewOnly === true,
       };
     }),
   );
@@ -72,13 +73,15 @@ export async function sentEnvelopeDetail<F extends LinkField>(env: Env, sent: { 
 /**
  * GET …/signing-links: one link per signer once the envelope has been sent. Before that (and for
  * paper envelopes, which are never sent) there are no signers: 409, as for an embed token asked for
- * an envelope in an incompatible status.
+ * an envelope in an incompatible status. `viewOnly`: the caller may read envelopes but not sign for
+ * anyone (an API key without `esign:write`): every link is a view-only session
+ * (docs/decisions/view-only-sessions.md).
  */
-export async function getSigningLinks<F extends LinkField>(ctx: OrgContext, input: { envelopeId: string; field: F }) {
+export async function getSigningLinks<F extends LinkField>(ctx: OrgContext, input: { envelopeId: string; field: F; viewOnly?: boolean }) {
   const envelope = await getEnvelope(ctx.db, ctx.orgId, input.envelopeId);
   const signers = await listSigners(ctx.db, envelope.id);
   if (signers.length === 0) {
     throw conflict(`Signing links exist once the envelope has been sent; this one is ${envelope.status}`, { status: envelope.status });
   }
-  return { signers: await signingLinks(ctx.env, envelope, signers, input.field) };
+  return { signers: await signingLinks(ctx.env, envelope, signers, input.field, { viewOnly: input.viewOnly }) };
 }

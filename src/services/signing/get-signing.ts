@@ -29,6 +29,7 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
     envelope: { id: envelope.id, name: envelope.name, status: envelope.status, expires_at: envelope.expires_at },
     signer: { name: signer.name, email: signer.email, role: signer.role, routing_order: signer.routing_order, status: signer.status, viewed_at: signer.viewed_at, signed_at: signer.signed_at },
     is_your_turn: turn.some((s) => s.id === signer.id),
+    view_only: ctx.signerSession?.viewOnly === true,
     kba,
     consent: consentApplies(envelope) ? signerConsentOf(await pinnedDisclosure(ctx.global, envelope), signer.consent_given_at) : null,
     fields: sc.fields

@@ -18,6 +18,7 @@ export const SigningStateSchema = z.object({
     signed_at: z.string().nullable(),
   }),
   is_your_turn: z.boolean(),
+  view_only: z.boolean().openapi({ description: "A view-only session (signing links handed to a key without `esign:write`): the page shows the document and acts on nothing; consent, KBA answers, view, submit, decline and payment answer 403 `view_only_session`" }),
   kba: z
     .object({ required: z.boolean(), status: z.enum(["required", "passed", "failed", "unavailable"]).nullable() })
     .openapi({ description: "Identity verification (KBA envelopes): while `required` is true and `status` is not `passed`, `fields` is empty and the document, view, submit and decline answer 403 `kba_required`; answer the questions of GET /signing/:slug/kba first" }),

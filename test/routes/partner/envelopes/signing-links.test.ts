@@ -25,7 +25,7 @@ describe("GET /partner/envelopes/:id/signing-links", () => {
       [...list].map(({ slug: _s, embed_url: _u, expires_at: _e, ...rest }) => rest).sort((a, b) => String(a.role).localeCompare(String(b.role)));
     expect(withoutCredentials(res.body.data.signers)).toEqual(withoutCredentials(sent.body.data.signers));
     for (const s of res.body.data.signers) {
-      expect(Object.keys(s).sort()).toEqual(["email", "embed_url", "expires_at", "name", "role", "routing_order", "signer_id", "slug", "status"]);
+      expect(Object.keys(s).sort()).toEqual(["email", "embed_url", "expires_at", "name", "role", "routing_order", "signer_id", "slug", "status", "view_only"]);
       expect(s.status).toBe("pending");
       // Opaque: the URL names neither the envelope nor the organization.
       expect(s.embed_url.startsWith(`${env.EMBED_HOST}/`)).toBe(true);
