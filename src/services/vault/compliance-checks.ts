@@ -44,9 +44,14 @@ export type ControlFacts = {
 
 const partyName = (name: string | null, orgId: string | null) => (name ? `${name} (${orgId})` : (orgId ?? "no one"));
 
-/** Check 8 names the controller (DESIGN.md 9): who holds control of the vaulted copy, and under whose pledge. */
+/**
+ * Check 8 names the controller (docs/control.md): who holds control of the vaulted copy, and under whose
+ * pledge; after a paper-out, that control went with the paper.
+ */
 const controlHeld = (f: ComplianceFacts) =>
-  f.authoritativeCopies > 0 && f.control.controllerOrgId !== null
+  f.control.status === "paper_out"
+    ? `; the record was converted to paper by ${partyName(f.control.controllerName, f.control.controllerOrgId)}, who holds the paper original`
+    : f.authoritativeCopies > 0 && f.control.controllerOrgId !== null
     ? `; control is held by ${partyName(f.control.controllerName, f.control.controllerOrgId)}${f.control.pledgorOrgId ? `, pledged by ${partyName(f.control.pledgorName, f.control.pledgorOrgId)}` : ""}`
     : "";
 
@@ -67,13 +72,17 @@ const check = (requirement: string, ucc_reference: string, satisfied: boolean, y
 /** Pure: the same facts always give the same checks. The live evaluation and the certificate share it. */
 export function runChecks(f: ComplianceFacts): ComplianceCheck[] {
   const vaulted = f.authoritativeCopies > 0;
+  // After a paper-out the paper is the original: the electronic record is no longer the single
+  // authoritative copy, and the service no longer holds it in custody for anyone (docs/decisions/live-compliance.md).
+  const paper = f.control.status === "paper_out";
+  const PAPER = "The record was converted to paper: the electronic copy is no longer authoritative (the paper original is)";
   return [
     check(
       "single_authoritative_copy",
       "UCC §9-105(b)(1)",
-      f.authoritativeCopies === 1,
+      f.authoritativeCopies === 1 && !paper,
       "Exactly one authoritative copy is stored",
-      f.authoritativeCopies === 0 ? "No authoritative copy has been stored (the envelope is not vaulted)" : `${f.authoritativeCopies} authoritative copies are stored`,
+      paper ? PAPER : f.authoritativeCopies === 0 ? "No authoritative copy has been stored (the envelope is not vaulted)" : `${f.authoritativeCopies} authoritative copies are stored`,
     ),
     check(
       "unique_identifiable",
@@ -92,9 +101,9 @@ export function runChecks(f: ComplianceFacts): ComplianceCheck[] {
     check(
       "custody_by_secured_party",
       "UCC §9-105(b)(3)",
-      vaulted && f.custodyOrgId === f.envelopeOrgId && f.control.controllerOrgId !== null,
+      vaulted && !paper && f.custodyOrgId === f.envelopeOrgId && f.control.controllerOrgId !== null,
       `The copy is held by the service as custodian for ${partyName(f.control.controllerName, f.control.controllerOrgId)}`,
-      "The copy is not held in the vault under the organization",
+      paper ? `${PAPER}; the service keeps the electronic record as a marked copy, in no one's custody as chattel paper` : "The copy is not held in the vault under the organization",
     ),
     check(
       "controlled_amendments",
