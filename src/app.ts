@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "./lib/errors";
 import { onError, onNotFound } from "./lib/error-handler";
 import { createRouter } from "./lib/hono";
-import { jsonContent } from "./lib/openapi";
+import { fixNullableRefs, jsonContent } from "./lib/openapi";
 import { requestId } from "./middleware/request-id";
 import { docsPage } from "./pages/docs";
 import { pagesRouter } from "./pages";
@@ -79,16 +79,23 @@ export function buildApp() {
     scheme: "bearer",
     description: "The operator's OPERATOR_TOKEN.",
   });
-  app.doc31(`${API_BASE}/openapi.json`, (c) => ({
-    openapi: "3.1.0",
-    info: {
-      title: "Electronic Signature and Vaulting Service API",
-      version: "2.0.0",
-      description:
-        "Send documents for e-signature, vault the signed result as the authoritative copy under UCC §9-105, and evaluate compliance. Every 2xx body is `{ data }` (lists add `meta`); every error is `{ error, details? }`; every response carries `X-Request-Id`.",
-    },
-    servers: [{ url: new URL("/", c.req.url).origin }],
-  }));
+  // the document as zod-openapi writes it, with nullable references made to accept null (lib/openapi.ts)
+  app.get(`${API_BASE}/openapi.json`, (c) =>
+    c.json(
+      fixNullableRefs(
+        app.getOpenAPI31Document({
+          openapi: "3.1.0",
+          info: {
+            title: "Electronic Signature and Vaulting Service API",
+            version: "2.0.0",
+            description:
+              "Send documents for e-signature, vault the signed result as the authoritative copy under UCC §9-105, and evaluate compliance. Every 2xx body is `{ data }` (lists add `meta`); every error is `{ error, details? }`; every response carries `X-Request-Id`.",
+          },
+          servers: [{ url: new URL("/", c.req.url).origin }],
+        }),
+      ),
+    ),
+  );
   app.get("/static/*", (c) => c.env.ASSETS.fetch(c.req.raw));
   app.notFound(onNotFound);
   app.onError(onError);

@@ -78,3 +78,24 @@ describe("OpenAPI document", () => {
     expect(res.headers.get("Content-Security-Policy")).toMatch(/script-src 'self'/);
   });
 });
+
+describe("nullable references in the OpenAPI document", () => {
+  it("accept null: no allOf pairs a $ref with a null type (no value passes that), and the vault record's pledgor and pending_transfer allow null", async () => {
+    const document = (await doc()) as unknown as Record<string, any>;
+    const offenders: string[] = [];
+    const walk = (node: unknown, path: string) => {
+      if (!node || typeof node !== "object") return;
+      const o = node as Record<string, any>;
+      if (Array.isArray(o.allOf) && o.allOf.some((s: any) => s?.$ref) && o.allOf.some((s: any) => Array.isArray(s?.type) && s.type.includes("null"))) offenders.push(path);
+      for (const [k, v] of Object.entries(o)) walk(v, `${path}/${k}`);
+    };
+    walk(document, "#");
+    expect(offenders).toEqual([]);
+    const record = document.components.schemas.VaultRecord ?? Object.values(document.components.schemas).find((s: any) => s.properties?.pledgor && s.properties?.pending_transfer);
+    for (const name of ["pledgor", "pending_transfer"]) {
+      const property = record.properties[name];
+      expect(property.anyOf, name).toContainEqual({ type: "null" });
+      expect(property.anyOf.some((s: any) => typeof s.$ref === "string"), name).toBe(true);
+    }
+  });
+});

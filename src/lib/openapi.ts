@@ -70,3 +70,31 @@ export const PageMeta = z
   .openapi("PageMeta", { example: { page: 1, limit: 20, total: 42 } });
 
 export const listOf = <T extends z.ZodType>(schema: T) => z.object({ data: z.array(schema), meta: PageMeta });
+
+/**
+ * zod-openapi writes a nullable `$ref` as `allOf: [{ $ref }, { type: ["object", "null"] }]`, which no
+ * value satisfies when it is `null` (the `$ref` half refuses it): validators such as Prism rejected every
+ * `pledgor: null` the service sends. Rewrites each such node, in place, as
+ * `anyOf: [{ $ref }, { type: "null" }]`, keeping the node's description and other keywords.
+ */
+export function fixNullableRefs<T>(node: T): T {
+  if (Array.isArray(node)) {
+    node.forEach(fixNullableRefs);
+    return node;
+  }
+  if (!node || typeof node !== "object") return node;
+  const o = node as Record<string, unknown>;
+  const all = o.allOf;
+  if (Array.isArray(all) && all.length === 2) {
+    const [ref, nullable] = all as Record<string, unknown>[];
+    const type = nullable?.type;
+    const annotations = Object.keys(nullable ?? {}).filter((k) => k !== "type");
+    if (ref && typeof ref.$ref === "string" && Array.isArray(type) && type.includes("null") && annotations.every((k) => k === "description" || k === "example")) {
+      delete o.allOf;
+      for (const k of annotations) o[k] ??= nullable![k];
+      o.anyOf = [ref, { type: "null" }];
+    }
+  }
+  for (const value of Object.values(o)) fixNullableRefs(value);
+  return node;
+}
