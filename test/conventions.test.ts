@@ -17,7 +17,7 @@ describe("conventions every response follows", () => {
     for (const id of ids) expect(id).toMatch(/^req_[0-9a-z]{26}$/);
     expect(new Set(ids).size).toBe(4);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ error: "No route for GET /api/v2/nope" });
+    expect(await missing.json()).toEqual({ error: "No route for GET /api/v2/nope", code: "not_found" });
   });
 
   it("turns an unexpected failure into a 500 in the error shape, with X-Request-Id and no internals", async () => {

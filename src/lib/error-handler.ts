@@ -5,14 +5,37 @@ import { ApiError } from "./errors";
 import type { AppEnv } from "./hono";
 import { redactPath } from "./redact";
 
-/** The one place an error becomes a response: `{ error, details?, code? }`, never a stack trace. */
+/**
+ * Every error body carries `code`, a stable snake_case name a client can branch on: the specific one
+ * the service chose (`not_controller`, `consent_required`, …) or, where it chose none, the status's
+ * general one below. Messages may be reworded; codes are not.
+ */
+export const STATUS_CODES: Record<number, string> = {
+  400: "bad_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  409: "conflict",
+  410: "gone",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  422: "validation_failed",
+  429: "rate_limited",
+  500: "internal_error",
+  502: "upstream_error",
+  503: "service_unavailable",
+};
+const codeOf = (status: number, code?: string) => code ?? STATUS_CODES[status] ?? "error";
+
+/** The one place an error becomes a response: `{ error, details?, code }`, never a stack trace. */
 export function onError(err: Error, c: Context<AppEnv>): Response {
   if (err instanceof ApiError) {
     // a refusal that says when to come back says it in the header clients and proxies read
     const retryAfter = err.status === 429 ? (err.details as { retry_after?: unknown } | undefined)?.retry_after : undefined;
     if (typeof retryAfter === "number") c.header("Retry-After", String(retryAfter));
     return c.json(
-      { error: err.message, ...(err.details !== undefined ? { details: err.details } : {}), ...(err.code ? { code: err.code } : {}) },
+      { error: err.message, ...(err.details !== undefined ? { details: err.details } : {}), code: codeOf(err.status, err.code) },
       err.status,
     );
   }
@@ -26,12 +49,12 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
           : status === 413
             ? "Payload too large"
             : err.message || "Request failed";
-    return c.json({ error: message }, status);
+    return c.json({ error: message, code: codeOf(status) }, status);
   }
   console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), path: redactPath(c.req.path), error: String(err), stack: err.stack }));
-  return c.json({ error: "Internal server error", details: { request_id: c.get("requestId") ?? null } }, 500);
+  return c.json({ error: "Internal server error", details: { request_id: c.get("requestId") ?? null }, code: codeOf(500) }, 500);
 }
 
 export function onNotFound(c: Context<AppEnv>): Response {
-  return c.json({ error: `No route for ${c.req.method} ${c.req.path}` }, 404);
+  return c.json({ error: `No route for ${c.req.method} ${c.req.path}`, code: codeOf(404) }, 404);
 }

@@ -4,9 +4,9 @@ export const ErrorSchema = z
   .object({
     error: z.string(),
     details: z.union([z.array(z.any()), z.record(z.string(), z.any())]).optional(),
-    code: z.string().optional(),
+    code: z.string().openapi({ description: "A stable snake_case name for the error: a specific one (`not_controller`, `consent_required`, …) or the status's general one (`not_found`, `validation_failed`, `rate_limited`, …)" }),
   })
-  .openapi("Error", { example: { error: "Envelope not found" } });
+  .openapi("Error", { example: { error: "Envelope not found", code: "not_found" } });
 
 export const ValidationErrorSchema = z
   .object({
@@ -20,10 +20,12 @@ export const ValidationErrorSchema = z
         message: z.string(),
       }),
     ),
+    code: z.string().openapi({ description: "`validation_failed`, or a more specific name" }),
   })
   .openapi("ValidationError", {
     example: {
       error: "Validation failed",
+      code: "validation_failed",
       details: [{ code: "invalid_type", expected: "string", received: "undefined", path: ["customer_email"], message: "Invalid input: expected string, received undefined" }],
     },
   });

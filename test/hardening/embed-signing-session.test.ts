@@ -61,7 +61,7 @@ describe("an embed token opens a signing session that ends with it", () => {
     for (const credential of [flipped, `es_${"A".repeat(60)}`, "es_short_but_long_enough"]) {
       const res = await signing("GET", credential);
       expect(res.status, JSON.stringify(res.body)).toBe(404);
-      expect(res.body).toEqual({ error: "Signing link not found" });
+      expect(res.body).toEqual({ error: "Signing link not found", code: "not_found" });
     }
   });
 

@@ -17,7 +17,7 @@ describe("tenant isolation", () => {
     ];
     for (const res of await Promise.all(attempts)) {
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ error: "Envelope not found" });
+      expect(res.body).toEqual({ error: "Envelope not found", code: "not_found" });
     }
     const row = await shardDbOf(id).prepare("SELECT status, audit_seq FROM envelopes WHERE id = ?").bind(id).first();
     expect(row).toEqual({ status: "pending", audit_seq: 1 });

@@ -80,7 +80,7 @@ describe("POST /embed/session: the sign widget", () => {
     const { token } = await embedToken(t.key, flow.envelopeId, "stranger@example.com", "sign");
     const res = await openSession(token, { widget_type: "sign", envelope_id: flow.envelopeId });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: "stranger@example.com is not a signer of this envelope" });
+    expect(res.body).toEqual({ error: "stranger@example.com is not a signer of this envelope", code: "forbidden" });
   });
 });
 
@@ -166,7 +166,7 @@ describe("POST /embed/session: tokens it refuses", () => {
     for (const [name, token] of Object.entries(tokens)) {
       const res = await openSession(token, body);
       expect(res.status, name).toBe(401);
-      expect(res.body, name).toEqual({ error: "Invalid embed token", details: { reason: "invalid" } });
+      expect(res.body, name).toEqual({ error: "Invalid embed token", details: { reason: "invalid" }, code: "unauthorized" });
     }
   });
 
@@ -185,7 +185,7 @@ describe("POST /embed/session: tokens it refuses", () => {
     const { token } = await embedToken(t.key, flow.envelopeId, "ann@example.com", "sign");
     const res = await openSession(token, { widget_type: "sign", envelope_id: other.envelopeId });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: "This embed token is for another envelope or widget" });
+    expect(res.body).toEqual({ error: "This embed token is for another envelope or widget", code: "forbidden" });
   });
 
   it("refuses with 403 a sign token used to open the vault widget", async () => {
@@ -193,7 +193,7 @@ describe("POST /embed/session: tokens it refuses", () => {
     const { token } = await embedToken(t.key, flow.envelopeId, "ann@example.com", "sign");
     const res = await openSession(token, { widget_type: "vault", envelope_id: flow.envelopeId });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ error: "This embed token is for another envelope or widget" });
+    expect(res.body).toEqual({ error: "This embed token is for another envelope or widget", code: "forbidden" });
   });
 
   it("never shows one organization's envelope to another organization's token", async () => {
@@ -207,7 +207,7 @@ describe("POST /embed/session: tokens it refuses", () => {
     const crossed = await forged({ envelopeId: b.e.envelope_id, orgId: a.t.orgId, userEmail: "ops@lender.example", widgetType: "vault" });
     const res = await openSession(crossed, { widget_type: "vault", envelope_id: b.e.envelope_id });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: "Envelope not found" });
+    expect(res.body).toEqual({ error: "Envelope not found", code: "not_found" });
     expect(JSON.stringify(res.body)).not.toContain(b.e.hash);
   });
 

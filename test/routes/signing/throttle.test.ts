@@ -22,7 +22,7 @@ describe("flood limit on the signer API and the embed session", () => {
     expect(limited.status).toBe(429);
     expect(limited.headers.get("retry-after")).toBe("60");
     expect(limited.headers.get("x-request-id")).toBeTruthy();
-    expect(limited.body).toEqual({ error: "Too many requests from this address: wait a minute and try again", details: { retry_after: 60 } });
+    expect(limited.body).toEqual({ error: "Too many requests from this address: wait a minute and try again", details: { retry_after: 60 }, code: "rate_limited" });
     // the same address is limited on the embed session too, before its token is even read
     expect((await call("POST", "/embed/session", { headers: { ...flooder, authorization: "Bearer x" }, body: { widget_type: "sign", envelope_id: "env_x" } })).status).toBe(429);
     // another signer's address is not

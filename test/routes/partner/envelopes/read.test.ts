@@ -87,7 +87,7 @@ describe("GET /partner/envelopes/:id and /status", () => {
     const t = await newTenant();
     const res = await call("GET", "/partner/envelopes/env_doesnotexist/status", { key: t.key });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: "Envelope not found" });
+    expect(res.body).toEqual({ error: "Envelope not found", code: "not_found" });
   });
 });
 

@@ -55,7 +55,7 @@ describe("GET /partner/envelopes/:id/signing-links", () => {
     const e = await sendableEnvelope(t.key);
     const res = await links(t.key, e.envelope_id);
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ error: "Signing links exist once the envelope has been sent; this one is pending", details: { status: "pending" } });
+    expect(res.body).toEqual({ error: "Signing links exist once the envelope has been sent; this one is pending", details: { status: "pending" }, code: "conflict" });
     const paper = await createEnvelope(t.key, { document_source: "upload" });
     expect((await links(t.key, paper.envelope_id)).status).toBe(409);
   });
