@@ -3,7 +3,8 @@
 //   1. assets: scripts/build-assets.mjs, unless its inputs (web/, the vendored packages' versions, the
 //      script) are those of the last build and its outputs are there (.wrangler/dev-assets.json)
 //   2. .dev.vars from .dev.vars.example, every `change-me-...` placeholder replaced by a random value
-//   3. the development seal and, with openssl, the dev PKI for B-LTA (made once, under .wrangler/dev-pki)
+//   3. the development seal: with openssl, the dev PKI's (made once, under .wrangler/dev-pki: B-LTA);
+//      without, a self-signed one (B-B); a seal of the developer's own is kept
 //   4. local D1 migrations applied to every database (the global DB and each shard) in this one
 //      process (scripts/lib/local-d1.mjs), only those not yet applied
 //   5. a demo organization (on shard 1), a second one (on shard 2), admin user and all-scopes API key
@@ -19,7 +20,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateSealCertificate, pemForDotenv } from "./lib/seal-cert.mjs";
-import { devEvidenceVars, isGeneratedDevSeal } from "./lib/dev-evidence.mjs";
+import { devEvidenceVars, hasOpenssl, isGeneratedDevSeal } from "./lib/dev-evidence.mjs";
 // ids and the demo API key from the Worker's own generator (src/lib/ids.ts re-exports the same module)
 import { API_KEY_PATTERN, newRawApiKey, prefixedId } from "../src/lib/random-ids.mjs";
 import { d1Bindings, migrateAllLocal } from "./migrate.mjs";
@@ -68,15 +69,12 @@ let local;
 
 /** SELECT against a local D1 database (default the global DB); returns its rows. */
 async function query(statement, binding = "DB") {
-  const db = await local.db(binding);
-  return (await db.prepare(statement).all()).results ?? [];
+  return local.db(binding).all(statement);
 }
 
 /** Runs several SQL statements against a local D1 database (default the global DB) in one batch (one transaction). */
 async function executeAll(statements, binding = "DB") {
-  if (statements.length === 0) return;
-  const db = await local.db(binding);
-  await db.batch(statements.map((s) => db.prepare(s.trim())));
+  await local.db(binding).batch(statements.map((s) => s.trim()));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,8 +137,7 @@ async function ensureDevSeal() {
     else lines.splice(lines.length - (lines.at(-1) === "" ? 1 : 0), 0, `${name}=${value}`);
   }
   writeFileSync(DEV_VARS, lines.join("\n"));
-  console.log("dev-setup: wrote a self-signed development seal certificate to .dev.vars (SEAL_PRIVATE_KEY, SEAL_CERTIFICATE)");
-  return "self-signed development seal written";
+  return "wrote a self-signed development seal certificate to .dev.vars (SEAL_PRIVATE_KEY, SEAL_CERTIFICATE)";
 }
 
 /**
@@ -416,8 +413,10 @@ const opening = openLocalD1().then(
 );
 await step("assets", buildAssets);
 await step(".dev.vars", ensureDevVars);
-await step("seal", ensureDevSeal);
-await step("evidence levels", ensureDevEvidence);
+// With openssl the dev PKI's seal is the one used, so the self-signed one is only made without it.
+await step("seal and evidence levels", async () =>
+  hasOpenssl() ? ensureDevEvidence() : `${await ensureDevSeal()}; openssl not found: local seals stay PAdES B-B (install openssl for B-LTA: docs/evidence.md)`,
+);
 if (!readDevVar("OPERATOR_TOKEN")) console.warn("dev-setup: warning: OPERATOR_TOKEN is empty in .dev.vars; the operator API will answer 503");
 await step("local databases", async () => {
   const { opened, error } = await opening;
