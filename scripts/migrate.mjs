@@ -29,15 +29,17 @@ export function migrate(binding, { remote = false, persistTo } = {}) {
 
 /**
  * The local databases, all in one process (an already opened `local` from openLocalD1 is reused and
- * left open). Throws naming the database and migration that failed; the databases before it are migrated.
+ * left open), side by side: each database's migrations in order, one transaction each, as wrangler
+ * applies them. Throws naming every database and migration that failed; the others are migrated.
  * Returns [{ binding, applied: [names] }].
  */
 export async function migrateAllLocal({ persistTo, local } = {}) {
   const opened = local ?? (await openLocalD1({ persistTo }));
   try {
-    const out = [];
-    for (const database of opened.databases) out.push({ binding: database.binding, applied: await applyMigrations(opened, database) });
-    return out;
+    const settled = await Promise.allSettled(opened.databases.map((database) => applyMigrations(opened, database)));
+    const failed = settled.filter((r) => r.status === "rejected").map((r) => r.reason?.message ?? String(r.reason));
+    if (failed.length > 0) throw new Error(failed.join("; "));
+    return opened.databases.map((database, i) => ({ binding: database.binding, applied: settled[i].value }));
   } finally {
     if (!local) await opened.dispose();
   }
@@ -51,7 +53,7 @@ export async function migrateAll(options = {}) {
         console.log(`db:migrate: ${binding} ${applied.length === 0 ? "up to date" : `migrated (${applied.length}: ${applied.at(0)}${applied.length > 1 ? ` .. ${applied.at(-1)}` : ""})`} (local)`);
       }
     } catch (err) {
-      console.error(`db:migrate: ${err.message}; the databases before it are migrated, the ones after it are not.`);
+      console.error(`db:migrate: ${err.message} (every other database is migrated; run it again once fixed)`);
       process.exit(1);
     }
     return d1Bindings();
