@@ -3,7 +3,9 @@
 // key and an envelope through the operator API, load-tests a few routes with autocannon, and sizes
 // the deploy bundle. Each entry of `sections` is an async function returning a table to print;
 // later figures are added there. Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50),
-// BENCH_ONLY (comma-separated section names: latency, vault, templates, signing, bulk, webhooks, bundle, pdfmem, control, evidence, shards, capacity).
+// BENCH_ONLY (comma-separated section names: latency, vault, templates, signing, bulk, webhooks, bundle, pdfmem, control, evidence, shards, capacity, devstart).
+// The devstart section (scripts/lib/bench-devstart.mjs) times `npm run dev` in a scratch copy of the working tree, fresh and
+// restarted, until /health answers (BENCH_DEVSTART_RUNS, default 2); it needs no bench server: BENCH_ONLY=devstart starts none.
 // The capacity section (scripts/bench-capacity.mjs) measures one envelope lifecycle's D1/R2/Queue/DO/CPU use in the
 // Workers runtime (BENCH_CAPACITY_RUNS, default 10), writes scripts/bench-capacity.json and runs scripts/capacity-sim.mjs on it.
 // The bulk section sends BENCH_BULK_CLIENTS (default 1000) clients one envelope each through bulk send.
@@ -29,6 +31,7 @@ import { capacitySection } from "./bench-capacity.mjs";
 import { controlSection } from "./bench-control.mjs";
 import { evidenceSection } from "./bench-evidence.mjs";
 import { shardsSection } from "./bench-shards.mjs";
+import { devStartSection } from "./lib/bench-devstart.mjs";
 
 const DURATION = positiveInt("BENCH_DURATION", 10);
 const CONNECTIONS = positiveInt("BENCH_CONNECTIONS", 50);
@@ -625,7 +628,9 @@ async function pdfMemorySection(ctx) {
 }
 
 // Webhooks run last of the server sections: they load wrangler dev the hardest.
-const ALL_SECTIONS = { latency: latencySection, vault: vaultSection, templates: templatesSection, signing: signingSection, bulk: bulkSection, webhooks: webhookSection, bundle: bundleSection, pdfmem: pdfMemorySection, control: controlSection, evidence: evidenceSection, shards: shardsSection, capacity: capacitySection };
+const ALL_SECTIONS = { latency: latencySection, vault: vaultSection, templates: templatesSection, signing: signingSection, bulk: bulkSection, webhooks: webhookSection, bundle: bundleSection, pdfmem: pdfMemorySection, control: controlSection, evidence: evidenceSection, shards: shardsSection, capacity: capacitySection, devstart: devStartSection };
+// sections that start their own servers: when only these are chosen, no bench server is started
+const SERVERLESS = new Set([devStartSection]);
 // BENCH_ONLY=latency,vault runs a subset (names: the keys above); default: all, in this order.
 const only = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 const unknownSections = only.filter((name) => !(name in ALL_SECTIONS));
@@ -656,6 +661,17 @@ async function main() {
   };
   process.once("SIGINT", stop).once("SIGTERM", stop);
   try {
+    if (sections.every((section) => SERVERLESS.has(section))) {
+      const failures = [];
+      for (const section of sections) {
+        const result = await section({ tmp });
+        printTable(result);
+        failures.push(...(result.failures ?? []));
+      }
+      if (failures.length > 0) throw new Error(`${failures.length} check(s) failed:\n${failures.map((f) => `  - ${f}`).join("\n")}`);
+      console.error("\nbench: OK");
+      return;
+    }
     log("building assets, applying D1 migrations to a fresh local state, starting wrangler dev");
     server = await startFreshServer(join(tmp, "state"));
     const { secrets } = server;

@@ -1,22 +1,30 @@
-// Runs before `npm run dev` (the "predev" script): makes a fresh clone usable with no manual steps.
-//   1. .dev.vars from .dev.vars.example, every `change-me-...` placeholder replaced by a random value
-//   2. local D1 migrations applied to every database (the global DB and each shard: scripts/migrate.mjs)
-//   3. a demo organization (on shard 1), a second one (on shard 2), admin user and all-scopes API key seeded (idempotently)
-//   4. the demo credentials and ready-to-run curl lines printed
+// Runs before `npm run dev` (the "predev" script): makes a fresh clone usable with no manual steps,
+// and a restart quick by skipping what is already done. One line per step, with its duration.
+//   1. assets: scripts/build-assets.mjs, unless its inputs (web/, the vendored packages' versions, the
+//      script) are those of the last build and its outputs are there (.wrangler/dev-assets.json)
+//   2. .dev.vars from .dev.vars.example, every `change-me-...` placeholder replaced by a random value
+//   3. the development seal: with openssl, the dev PKI's (made once, under .wrangler/dev-pki: B-LTA);
+//      without, a self-signed one (B-B); a seal of the developer's own is kept
+//   4. local D1 migrations applied to every database (the global DB and each shard) in this one
+//      process (scripts/lib/local-d1.mjs), only those not yet applied
+//   5. a demo organization (on shard 1), a second one (on shard 2), admin user and all-scopes API key
+//      seeded (idempotently: only what is missing is written)
+// scripts/dev.mjs prints the demo credentials and ready-to-run curl lines once /health answers.
+// docs/decisions/dev-start.md says where the time went and why.
 // The raw API key cannot be read back from D1 (only its SHA-256 is stored), so it is kept in the
 // git-ignored .dev-demo.json and reused on later runs while its hash is still in the local database.
 // Everything here is local: nothing touches Cloudflare's network.
 import { spawnSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateSealCertificate, pemForDotenv } from "./lib/seal-cert.mjs";
-import { devEvidenceVars, isGeneratedDevSeal } from "./lib/dev-evidence.mjs";
+import { devEvidenceVars, hasOpenssl, isGeneratedDevSeal } from "./lib/dev-evidence.mjs";
 // ids and the demo API key from the Worker's own generator (src/lib/ids.ts re-exports the same module)
 import { API_KEY_PATTERN, newRawApiKey, prefixedId } from "../src/lib/random-ids.mjs";
-import { d1Bindings, migrateAll } from "./migrate.mjs";
+import { d1Bindings, migrateAllLocal } from "./migrate.mjs";
+import { openLocalD1 } from "./lib/local-d1.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const DEV_VARS = join(root, ".dev.vars");
@@ -24,6 +32,7 @@ const DEV_VARS_EXAMPLE = join(root, ".dev.vars.example");
 const DEMO_FILE = join(root, ".dev-demo.json");
 
 const BASE_URL = "http://localhost:8787";
+const ASSETS_STAMP = join(root, ".wrangler", "dev-assets.json");
 const DEMO_ORG_NAME = "Demo Lender";
 // a second organization on the second shard, so a local run crosses shards (transfers between the two)
 const SECOND_ORG_NAME = "Demo Dealer";
@@ -48,46 +57,24 @@ function fail(message, detail) {
   process.exit(1);
 }
 
-/** Runs the project's own wrangler (node_modules), non-interactively, without telemetry. */
-function wrangler(args) {
-  const bin = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
-  if (!existsSync(bin)) fail("wrangler is not installed; run `npm install` first.");
-  const res = spawnSync(process.execPath, [bin, ...args], {
-    cwd: root,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
-  });
-  if (res.error) fail(`could not run wrangler ${args.join(" ")}`, String(res.error));
-  if (res.status !== 0) {
-    fail(`\`wrangler ${args.join(" ")}\` failed (exit ${res.status})`, `${res.stdout ?? ""}\n${res.stderr ?? ""}`);
-  }
-  return res;
+/** Runs one step, then prints one line: its name, what it did and how long it took. */
+async function step(name, fn) {
+  const started = performance.now();
+  const said = await fn();
+  console.log(`dev-setup: ${name}: ${said ?? "done"} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
 }
 
-/** SELECT against a local D1 database (default the global DB); returns the rows of the last statement. */
-function query(statement, binding = "DB") {
-  const res = wrangler(["d1", "execute", binding, "--local", "--json", "--command", statement]);
-  let parsed;
-  try {
-    parsed = JSON.parse(res.stdout);
-  } catch {
-    fail("could not parse `wrangler d1 execute --json` output", res.stdout);
-  }
-  const results = Array.isArray(parsed) ? parsed : [parsed];
-  return results.at(-1)?.results ?? [];
+/** The local databases (global and shards), opened once for the migrations and the seed (scripts/lib/local-d1.mjs). */
+let local;
+
+/** SELECT against a local D1 database (default the global DB); returns its rows. */
+async function query(statement, binding = "DB") {
+  return local.db(binding).all(statement);
 }
 
-/** Runs several SQL statements against a local D1 database (default the global DB) from a temporary file. */
-function executeFile(statements, binding = "DB") {
-  const dir = mkdtempSync(join(tmpdir(), "esign-vault-seed-"));
-  const file = join(dir, "seed.sql");
-  try {
-    writeFileSync(file, statements.map((s) => `${s.trim()};`).join("\n") + "\n");
-    wrangler(["d1", "execute", binding, "--local", "--file", file]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+/** Runs several SQL statements against a local D1 database (default the global DB) in one batch (one transaction). */
+async function executeAll(statements, binding = "DB") {
+  await local.db(binding).batch(statements.map((s) => s.trim()));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -106,8 +93,7 @@ function ensureDevVars() {
   if (!existsSync(DEV_VARS)) {
     const body = example.split("\n").map(fill).join("\n");
     writeFileSync(DEV_VARS, body, { mode: 0o600 });
-    console.log("dev-setup: created .dev.vars with fresh random secrets");
-    return;
+    return "created with fresh random secrets";
   }
 
   // Keep the developer's file; add any variable the example gained since it was created.
@@ -127,22 +113,21 @@ function ensureDevVars() {
       return name && !have.has(name);
     })
     .map(fill);
-  if (missing.length > 0) {
-    const sep = current.endsWith("\n") || current === "" ? "" : "\n";
-    writeFileSync(DEV_VARS, `${current}${sep}${missing.join("\n")}\n`);
-    console.log(`dev-setup: added to .dev.vars: ${missing.map((l) => l.split("=")[0]).join(", ")}`);
-  } else {
-    console.log("dev-setup: .dev.vars present (kept as is)");
-  }
   const placeholders = [...current.matchAll(/^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*change-me/gm)].map((m) => m[1]);
   if (placeholders.length > 0) {
     console.warn(`dev-setup: warning: .dev.vars still has placeholder values for ${placeholders.join(", ")}`);
   }
+  if (missing.length > 0) {
+    const sep = current.endsWith("\n") || current === "" ? "" : "\n";
+    writeFileSync(DEV_VARS, `${current}${sep}${missing.join("\n")}\n`);
+    return `present; added ${missing.map((l) => l.split("=")[0]).join(", ")}`;
+  }
+  return "present (kept as is)";
 }
 
 /** A self-signed development seal in .dev.vars when it has none (completing a signing needs one). */
 async function ensureDevSeal() {
-  if (readDevVar("SEAL_PRIVATE_KEY") && readDevVar("SEAL_CERTIFICATE")) return;
+  if (readDevVar("SEAL_PRIVATE_KEY") && readDevVar("SEAL_CERTIFICATE")) return "present";
   const seal = await generateSealCertificate();
   const values = { SEAL_PRIVATE_KEY: pemForDotenv(seal.privateKeyPem), SEAL_CERTIFICATE: pemForDotenv(seal.certificatePem) };
   const lines = readFileSync(DEV_VARS, "utf8").split("\n");
@@ -152,7 +137,7 @@ async function ensureDevSeal() {
     else lines.splice(lines.length - (lines.at(-1) === "" ? 1 : 0), 0, `${name}=${value}`);
   }
   writeFileSync(DEV_VARS, lines.join("\n"));
-  console.log("dev-setup: wrote a self-signed development seal certificate to .dev.vars (SEAL_PRIVATE_KEY, SEAL_CERTIFICATE)");
+  return "wrote a self-signed development seal certificate to .dev.vars (SEAL_PRIVATE_KEY, SEAL_CERTIFICATE)";
 }
 
 /**
@@ -163,13 +148,11 @@ async function ensureDevSeal() {
  */
 function ensureDevEvidence() {
   if (!isGeneratedDevSeal(readDevVar("SEAL_CERTIFICATE"))) {
-    console.log("dev-setup: .dev.vars has a seal of your own: kept (evidence levels as its certificate and SEAL_TSA_URL allow)");
-    return;
+    return ".dev.vars has a seal of your own: kept (evidence levels as its certificate and SEAL_TSA_URL allow)";
   }
   const evidence = devEvidenceVars(root);
   if (!evidence) {
-    console.log("dev-setup: openssl not found: local seals stay PAdES B-B (install openssl for B-LTA: docs/evidence.md)");
-    return;
+    return "openssl not found: local seals stay PAdES B-B (install openssl for B-LTA: docs/evidence.md)";
   }
   const values = {
     SEAL_PRIVATE_KEY: pemForDotenv(evidence.vars.SEAL_PRIVATE_KEY),
@@ -186,9 +169,9 @@ function ensureDevEvidence() {
     else lines.splice(lines.length - (lines.at(-1) === "" ? 1 : 0), 0, `${name}=${value}`);
   }
   if (changed) writeFileSync(DEV_VARS, lines.join("\n"));
-  console.log(
-    `dev-setup: evidence levels: ${evidence.created ? "made a throwaway OpenSSL CA (.wrangler/dev-pki); " : ""}` +
-      `${changed ? "wrote its seal and SEAL_TSA_URL to .dev.vars; " : ""}npm run dev starts OpenSSL's TSA and OCSP responder: local seals reach PAdES B-LTA`,
+  return (
+    `${evidence.created ? "made a throwaway OpenSSL CA (.wrangler/dev-pki)" : "dev PKI present (.wrangler/dev-pki)"}; ` +
+    `${changed ? "wrote its seal and SEAL_TSA_URL to .dev.vars; " : ""}npm run dev starts OpenSSL's TSA and OCSP responder: local seals reach PAdES B-LTA`
   );
 }
 
@@ -204,9 +187,16 @@ function readDevVar(name) {
 // ---------------------------------------------------------------------------------------------
 // 2. migrations
 
-function applyMigrations() {
-  if (!existsSync(join(root, "node_modules", "wrangler", "bin", "wrangler.js"))) fail("wrangler is not installed; run `npm install` first.");
-  migrateAll();
+async function applyMigrations() {
+  let results;
+  try {
+    results = await migrateAllLocal({ local });
+  } catch (err) {
+    fail(`migrations failed: ${err.message}`);
+  }
+  const applied = results.filter((r) => r.applied.length > 0);
+  if (applied.length === 0) return `all ${results.length} databases up to date (${results.map((r) => r.binding).join(", ")})`;
+  return results.map((r) => `${r.binding} ${r.applied.length === 0 ? "up to date" : `+${r.applied.length}`}`).join(", ");
 }
 
 /** The shard numbers wrangler.toml binds (SHARD_<n>), ascending. */
@@ -250,7 +240,7 @@ function readDemoFile() {
   }
 }
 
-function seedDemo() {
+async function seedDemo() {
   const saved = readDemoFile();
   const savedKey = typeof saved?.api_key === "string" && API_KEY_PATTERN.test(saved.api_key) ? saved.api_key : null;
 
@@ -262,7 +252,7 @@ function seedDemo() {
     `SELECT 'user' AS k, id AS v FROM users WHERE email = ${sql(DEMO_USER_EMAIL)}`,
     `SELECT 'key' AS k, id || ' ' || org_id || ' ' || active AS v FROM api_keys WHERE key_hash = ${sql(savedKey ? sha256Hex(savedKey) : "")}`,
   ].join(" UNION ALL ");
-  const found = Object.fromEntries(query(lookups).map((r) => [r.k, r.v]));
+  const found = Object.fromEntries((await query(lookups)).map((r) => [r.k, r.v]));
 
   const at = new Date().toISOString();
   const statements = [];
@@ -334,16 +324,16 @@ function seedDemo() {
     );
   }
 
-  executeFile(statements);
+  await executeAll(statements);
   for (const binding of new Set(onShards.map(([b]) => b))) {
-    executeFile(
+    await executeAll(
       onShards.filter(([b]) => b === binding).map(([, st]) => st),
       binding,
     );
   }
 
   // Read back what the Worker will see, so a broken seed fails here and not at the first curl.
-  const check = query(
+  const check = await query(
     `SELECT k.id AS key_id, k.org_id AS org_id, m.role AS role FROM api_keys k
      JOIN memberships m ON m.org_id = k.org_id AND m.user_id = ${sql(userId)}
      WHERE k.key_hash = ${sql(sha256Hex(rawKey))} AND k.active = 1`,
@@ -358,60 +348,86 @@ function seedDemo() {
     org_id: orgId,
     org_name: DEMO_ORG_NAME,
     second_org_id: secondOrgId ?? null,
+    second_org_name: secondOrgId ? SECOND_ORG_NAME : null,
     user_id: userId,
     user_email: DEMO_USER_EMAIL,
     key_id: keyId,
     api_key: rawKey,
     scopes: DEMO_SCOPES,
+    rate_limit_rpm: DEMO_RPM,
     created_at: reused && saved?.created_at ? saved.created_at : at,
   };
   writeFileSync(DEMO_FILE, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
-  console.log(
-    created.length === 0
-      ? "dev-setup: demo data present; reusing the saved demo key"
-      : `dev-setup: demo data seeded (new: ${created.join(", ")})`,
-  );
-  return demo;
+  return created.length === 0 ? "present; reusing the saved demo key (.dev-demo.json)" : `seeded (new: ${created.join(", ")}; .dev-demo.json)`;
 }
 
 // ---------------------------------------------------------------------------------------------
-// 4. banner
+// assets
 
-function printBanner(demo) {
-  const envelopeBody = JSON.stringify({ envelope_name: "Demo contract", customer_email: "jane@example.com", customer_name: "Jane Doe" });
-  const lines = [
-    "esign-vault local dev",
-    "",
-    `URL          ${BASE_URL}`,
-    `API docs     ${BASE_URL}/api/v2/docs`,
-    `Org          ${demo.org_id}  (${demo.org_name})`,
-    ...(demo.second_org_id ? [`Second org   ${demo.second_org_id}  (${SECOND_ORG_NAME}, on shard 2; X-Org-Id in the console)`] : []),
-    `Admin user   ${demo.user_id}  (${demo.user_email})`,
-    `API key      ${demo.api_key}`,
-    `Key id       ${demo.key_id}  (all scopes, ${DEMO_RPM} rpm)`,
-    `Operator     OPERATOR_TOKEN in .dev.vars  (npm run operator -- help)`,
-    `Saved in     .dev-demo.json (git-ignored)`,
-    "",
-    "Create an envelope:",
-    `curl -s -X POST ${BASE_URL}/api/v2/partner/envelopes -H "X-API-Key: ${demo.api_key}" -H "Content-Type: application/json" -d '${envelopeBody}'`,
-    "",
-    "List envelopes:",
-    `curl -s ${BASE_URL}/api/v2/partner/envelopes -H "X-API-Key: ${demo.api_key}"`,
-  ];
-  // Long lines (the curl commands) are not wrapped, so they stay copy-pasteable; the box fits the rest.
-  const width = Math.max(...lines.filter((l) => !l.startsWith("curl")).map((l) => l.length));
-  const bar = "═".repeat(width + 2);
-  const out = [`╔${bar}╗`];
-  for (const l of lines) out.push(l.startsWith("curl") ? l : `║ ${l.padEnd(width)} ║`);
-  out.push(`╚${bar}╝`);
-  console.log(`\n${out.join("\n")}\n`);
+/** What the asset build depends on: web/ (contents), the script, and the packages it vendors or bundles with. */
+function assetInputs() {
+  const hash = createHash("sha256");
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile()) hash.update(`${relative(root, path)}\0`).update(readFileSync(path)).update("\0");
+    }
+  };
+  walk(join(root, "web"));
+  hash.update(readFileSync(join(root, "scripts", "build-assets.mjs")));
+  for (const pkg of ["esbuild", "swagger-ui-dist", "pdfjs-dist", "signature_pad"]) {
+    const manifest = join(root, "node_modules", pkg, "package.json");
+    hash.update(`${pkg}@${existsSync(manifest) ? JSON.parse(readFileSync(manifest, "utf8")).version : "missing"}\0`);
+  }
+  return hash.digest("hex");
+}
+
+const ASSET_OUTPUTS = ["public/static/app/signing.js", "public/static/app/vault.js", "public/static/app/signing.css", "public/static/vendor/swagger-ui/swagger-ui-bundle.js", "public/static/vendor/pdfjs/pdf.worker.min.mjs"];
+
+/** scripts/build-assets.mjs, unless the last build had these inputs and its outputs are still there. */
+function buildAssets() {
+  const inputs = assetInputs();
+  let stamp = null;
+  try {
+    stamp = JSON.parse(readFileSync(ASSETS_STAMP, "utf8"));
+  } catch {
+    // no stamp: build
+  }
+  if (stamp?.inputs === inputs && ASSET_OUTPUTS.every((f) => existsSync(join(root, f)))) return "up to date (inputs unchanged since the last build)";
+  const res = spawnSync(process.execPath, [join(root, "scripts", "build-assets.mjs")], { cwd: root, encoding: "utf8" });
+  if (res.status !== 0) fail(`the asset build (scripts/build-assets.mjs) failed (exit ${res.status ?? res.signal})`, `${res.stdout ?? ""}\n${res.stderr ?? ""}`);
+  mkdirSync(dirname(ASSETS_STAMP), { recursive: true });
+  writeFileSync(ASSETS_STAMP, `${JSON.stringify({ inputs, built_at: new Date().toISOString() })}\n`);
+  return "built public/static (scripts/build-assets.mjs)";
 }
 
 // ---------------------------------------------------------------------------------------------
 
-ensureDevVars();
-await ensureDevSeal();
-ensureDevEvidence();
+const started = performance.now();
+if (!existsSync(join(root, "node_modules", "miniflare", "package.json"))) fail("the dependencies are not installed; run `npm install` first.");
+// workerd starts (a few seconds) while the steps before the migrations run
+const opening = openLocalD1().then(
+  (opened) => ({ opened }),
+  (error) => ({ error }),
+);
+await step("assets", buildAssets);
+await step(".dev.vars", ensureDevVars);
+// With openssl the dev PKI's seal is the one used, so the self-signed one is only made without it.
+await step("seal and evidence levels", async () =>
+  hasOpenssl() ? ensureDevEvidence() : `${await ensureDevSeal()}; openssl not found: local seals stay PAdES B-B (install openssl for B-LTA: docs/evidence.md)`,
+);
 if (!readDevVar("OPERATOR_TOKEN")) console.warn("dev-setup: warning: OPERATOR_TOKEN is empty in .dev.vars; the operator API will answer 503");
-applyMigrations();
-printBanner(seedDemo());
+await step("local databases", async () => {
+  const { opened, error } = await opening;
+  if (error) fail("could not open the local D1 databases (Miniflare)", String(error?.stack ?? error));
+  local = opened;
+  return `opened ${local.databases.map((d) => d.binding).join(", ")} (.wrangler/state/v3/d1, one process; started with the first step)`;
+});
+try {
+  await step("migrations", applyMigrations);
+  await step("demo data", seedDemo);
+} finally {
+  await local.dispose();
+}
+console.log(`dev-setup: ready in ${((performance.now() - started) / 1000).toFixed(1)} s; starting wrangler dev (the demo credentials follow once /health answers)`);

@@ -37,7 +37,10 @@ export type Env = {
    * refused: the first request that needs one answers 503 naming the variable (src/lib/service-env.ts).
    */
   SERVICE_ENV?: string;
-  /** `public-https` (default) or `allow-loopback` (development only: refused in production, see SERVICE_ENV) */
+  /**
+   * `public-https` or `allow-loopback` (development only: refused in production, see SERVICE_ENV). Unset:
+   * `allow-loopback` in development, `public-https` otherwise (src/services/webhooks/url-policy.ts).
+   */
   WEBHOOK_URL_POLICY?: "public-https" | "allow-loopback";
   STRIPE_SECRET_KEY?: string;
   STRIPE_PUBLISHABLE_KEY?: string;

@@ -132,6 +132,17 @@ describe("SERVICE_ENV: the loopback webhook policy in production", () => {
     expectRefused(patched, "WEBHOOK_URL_POLICY");
   });
 
+  it("left unset, the policy refuses a loopback URL in production (422, only https) and accepts it in development", async () => {
+    const t = await newTenant();
+    const token = await adminToken(t.orgId);
+    const body = { url: receiverUrl("ok").url, events: ["*"] };
+    const refused = await callWith(production({ WEBHOOK_URL_POLICY: undefined }), "POST", "/webhooks/endpoints", { bearer: token, body });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(422);
+    expect(JSON.stringify(refused.body)).toMatch(/only https/);
+    const accepted = await callWith({ ...env, SERVICE_ENV: "development", WEBHOOK_URL_POLICY: undefined }, "POST", "/webhooks/endpoints", { bearer: token, body });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
+  });
+
   it("a delivery in production never reaches a loopback URL, whatever WEBHOOK_URL_POLICY says", async () => {
     const { t, target } = await tenantWithEndpoint("ok");
     const eventId = await insertEvent(t.orgId);

@@ -15,6 +15,10 @@ import { isDevelopment, refuseInProduction } from "../../lib/service-env";
  * `public-https` (production): `https:` on port 443, a public DNS name or a public IP literal written
  * canonically. `allow-loopback` (local development and tests only) additionally admits exactly
  * `http://127.0.0.1:<port>` and `http://localhost:<port>`.
+ *
+ * WEBHOOK_URL_POLICY unset (or empty) means the deployment's default: `allow-loopback` in development
+ * (SERVICE_ENV=development, which `npm run dev` writes), so a local receiver works with no setting to
+ * find; `public-https` everywhere else. An explicit `public-https` is strict in development too.
  */
 export type UrlPolicy = "public-https" | "allow-loopback";
 export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string };
@@ -27,6 +31,7 @@ export const MAX_URL_LENGTH = 2048;
  * naming `WEBHOOK_URL_POLICY`, so the misconfiguration shows at the first endpoint written.
  */
 export function urlPolicyOf(env: Pick<Env, "WEBHOOK_URL_POLICY" | "SERVICE_ENV">): UrlPolicy {
+  if (unset(env)) return isDevelopment(env) ? "allow-loopback" : "public-https";
   if (env.WEBHOOK_URL_POLICY !== "allow-loopback") return "public-https";
   refuseInProduction(env, "WEBHOOK_URL_POLICY", "allow-loopback");
   return "allow-loopback";
@@ -38,8 +43,11 @@ export function urlPolicyOf(env: Pick<Env, "WEBHOOK_URL_POLICY" | "SERVICE_ENV">
  * allowed", recorded on the delivery) rather than throwing in the queue consumer.
  */
 export function deliveryUrlPolicyOf(env: Pick<Env, "WEBHOOK_URL_POLICY" | "SERVICE_ENV">): UrlPolicy {
-  return env.WEBHOOK_URL_POLICY === "allow-loopback" && isDevelopment(env) ? "allow-loopback" : "public-https";
+  return (unset(env) || env.WEBHOOK_URL_POLICY === "allow-loopback") && isDevelopment(env) ? "allow-loopback" : "public-https";
 }
+
+/** No policy chosen: the deployment's default applies (development: loopback allowed; production: strict). */
+const unset = (env: Pick<Env, "WEBHOOK_URL_POLICY">) => env.WEBHOOK_URL_POLICY === undefined || (env.WEBHOOK_URL_POLICY as string) === "";
 
 /** Suffixes that name private networks or the machine itself, never a partner's public server. */
 const PRIVATE_SUFFIXES = ["localhost", "local", "internal", "intranet", "lan", "localdomain", "home.arpa", "home", "corp", "private"];

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { deliverWebhook } from "../../../src/services/webhooks/deliver";
 import { fanOutEvent } from "../../../src/services/webhooks/fan-out";
-import { checkWebhookUrl } from "../../../src/services/webhooks/url-policy";
+import { checkWebhookUrl, deliveryUrlPolicyOf, urlPolicyOf } from "../../../src/services/webhooks/url-policy";
 import { call, newTenant } from "../../helpers/api";
 import { adminToken, attemptsOf, createEndpoint, insertEvent, received, receiverUrl, tenantWithEndpoint } from "../../helpers/webhooks";
 import { jobContextOf } from "../../helpers/context";
@@ -142,6 +142,25 @@ describe("webhook URL rules", () => {
     for (const url of ["http://127.0.0.1/hook", "http://127.1:8787/", "http://2130706433:8787/", "http://[::1]:8787/", "http://127.0.0.2:8787/", "http://0x7f000001:8787/", "http://localhost.:8787/", "http://user@127.0.0.1:8787/"]) {
       expect(loopback(url).ok, url).toBe(false);
     }
+  });
+
+  it("unset, WEBHOOK_URL_POLICY allows loopback in development and is strict in production; an explicit value wins", () => {
+    for (const WEBHOOK_URL_POLICY of [undefined, ""] as const) {
+      const dev = { SERVICE_ENV: "development", WEBHOOK_URL_POLICY: WEBHOOK_URL_POLICY as undefined };
+      expect(urlPolicyOf(dev)).toBe("allow-loopback");
+      expect(deliveryUrlPolicyOf(dev)).toBe("allow-loopback");
+      for (const SERVICE_ENV of [undefined, "production", "Development", ""]) {
+        const prod = { SERVICE_ENV, WEBHOOK_URL_POLICY: WEBHOOK_URL_POLICY as undefined };
+        expect(urlPolicyOf(prod), String(SERVICE_ENV)).toBe("public-https");
+        expect(deliveryUrlPolicyOf(prod), String(SERVICE_ENV)).toBe("public-https");
+      }
+    }
+    // an explicit strict policy stays strict in development
+    expect(urlPolicyOf({ SERVICE_ENV: "development", WEBHOOK_URL_POLICY: "public-https" })).toBe("public-https");
+    expect(deliveryUrlPolicyOf({ SERVICE_ENV: "development", WEBHOOK_URL_POLICY: "public-https" })).toBe("public-https");
+    // the explicit opt-in in production is still refused (503 naming the variable) and never delivers
+    expect(() => urlPolicyOf({ SERVICE_ENV: undefined, WEBHOOK_URL_POLICY: "allow-loopback" })).toThrow(/WEBHOOK_URL_POLICY/);
+    expect(deliveryUrlPolicyOf({ SERVICE_ENV: undefined, WEBHOOK_URL_POLICY: "allow-loopback" })).toBe("public-https");
   });
 
   it("checks the URL at create and at update through the API (422 on url)", async () => {
