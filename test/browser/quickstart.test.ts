@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, inject, it } from "vitest";
@@ -125,4 +126,16 @@ describe("the README quickstart", () => {
     expect(record.controller.org_id).toBe(dealer.org_id);
     expect(record.originator.org_id).toBe(lender.org_id);
   }, 300_000);
+
+  it("signs the committed examples/sample-contract.pdf, byte for byte what scripts/make-sample-pdf.mjs makes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "sample-pdf-"));
+    try {
+      const out = join(dir, "sample-contract.pdf");
+      const made = await runBash(`node scripts/make-sample-pdf.mjs ${JSON.stringify(out)}`, { PATH: process.env.PATH ?? "/usr/bin:/bin" });
+      expect(made.code, made.stderr).toBe(0);
+      expect(readFileSync(out).equals(readFileSync(join(root, "examples", "sample-contract.pdf"))), "run npm run sample-pdf and commit the PDF").toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
