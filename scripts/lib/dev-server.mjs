@@ -6,7 +6,7 @@ import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateSealCertificate } from "./seal-cert.mjs";
-import { d1Bindings } from "../migrate.mjs";
+import { migrateAllLocal } from "../migrate.mjs";
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const WRANGLER = join(root, "node_modules", ".bin", "wrangler");
@@ -233,8 +233,8 @@ export const randomSecrets = () =>
 /** Builds the static assets, applies the migrations to `persistDir` and starts wrangler dev on it. */
 export async function startFreshServer(persistDir, secrets = randomSecrets()) {
   await run(process.execPath, [join(root, "scripts", "build-assets.mjs")]);
-  // every database wrangler.toml binds: the global DB and each shard (scripts/migrate.mjs)
-  for (const binding of d1Bindings()) await run(WRANGLER, ["d1", "migrations", "apply", binding, "--local", "--persist-to", persistDir]);
+  // every database wrangler.toml binds, the global DB and each shard, in one process (scripts/migrate.mjs)
+  await migrateAllLocal({ persistTo: persistDir });
   // A fresh self-signed seal (completing a signing needs one), unless the caller brings its own.
   if (!secrets.SEAL_PRIVATE_KEY) {
     const seal = await generateSealCertificate();
