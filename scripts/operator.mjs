@@ -4,11 +4,17 @@
 // URL:   --url, else $OPERATOR_URL, else http://localhost:8787
 // Token: --token, else $OPERATOR_TOKEN, else OPERATOR_TOKEN from ./.dev.vars (local dev)
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const API_BASE = "/api/v2";
 const DEFAULT_URL = "http://localhost:8787";
-const ALL_SCOPES = ["envelopes:read", "envelopes:write", "vault:read", "vault:write", "compliance:read", "esign:write"];
+/** The scopes the service knows, read from its own list (src/lib/scopes.ts), so the help never lags behind it. */
+const ALL_SCOPES = (() => {
+  const source = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "src", "lib", "scopes.ts"), "utf8");
+  const list = /export const SCOPES = \[([\s\S]*?)\] as const/.exec(source)?.[1] ?? "";
+  return [...list.replace(/\/\*[\s\S]*?\*\//g, "").matchAll(/"([a-z_]+:[a-z_]+)"/g)].map((m) => m[1]);
+})();
 
 const HELP = `Usage: npm run operator -- <command> [args] [--url URL] [--token TOKEN]
 
