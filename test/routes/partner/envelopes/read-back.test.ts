@@ -181,6 +181,10 @@ describe("GET /partner/envelopes/:id reads back what was set (signers, cc, remin
     expect(Date.parse(closed.signers[1].declined_at)).toBeGreaterThanOrEqual(Date.parse(closed.signers[1].sent_at));
     expect(closed.reminders).toEqual({ after_days: 2, every_days: 3, next_at: null });
     expect(closed.cc).toEqual(CC);
+    // the console reads the same answer
+    const consoleRead = await call("GET", `/envelopes/${t.envelopeId}`, { bearer: t.dealerToken });
+    expect(consoleRead.status).toBe(200);
+    expect(consoleRead.body.data).toEqual(closed);
   }, 60_000);
 
   it("a later routing order never sent stays pending after an earlier signer declines", async () => {
