@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readBackStatus, reminderSchedule, turnCameAt } from "../../src/services/read-back/signer-view";
+import type { SignerStatus } from "../../src/services/signers/repository";
 
 const SENT = "2026-11-01T10:00:00.000Z";
 const open = { status: "sent", expires_at: "2026-12-01T10:00:00.000Z", expires_in_days: 30, reminder_after_days: 2, reminder_every_days: 3, reminders_sent: 0, last_reminder_at: null };
@@ -27,7 +28,7 @@ describe("the reminder schedule the envelope read shows (the reminder cron's rul
 });
 
 describe("a signer's turn and status as the envelope read shows them", () => {
-  const signer = (routing_order: number, status: string, signed_at: string | null = null) => ({ routing_order, status, signed_at, created_at: SENT, viewed_at: null });
+  const signer = (routing_order: number, status: SignerStatus, signed_at: string | null = null) => ({ routing_order, status, signed_at, created_at: SENT, viewed_at: null });
 
   it("the first order's turn is the send; a later order's is the last completion before it; parallel signers share a turn", () => {
     const all = [signer(1, "completed", "2026-11-02T09:00:00.000Z"), signer(1, "completed", "2026-11-02T11:00:00.000Z"), signer(2, "pending"), signer(3, "pending")];
