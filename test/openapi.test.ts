@@ -63,6 +63,33 @@ describe("OpenAPI document", () => {
     expect(d.paths["/api/v2/partner/envelopes"]!.post!.requestBody!.required).toBe(true);
   });
 
+  it("writes the envelope read-back's nullable objects so that null validates, without making their components nullable", async () => {
+    const d = (await doc()) as Doc & { components: { schemas: Record<string, any> } };
+    const schemas = d.components.schemas;
+    const anyOfNull = (name: string) => [{ $ref: `#/components/schemas/${name}` }, { type: "null" }];
+    // a schema's own properties, whichever way the generator writes an extension (EnvelopeDetail extends Envelope)
+    const own = (schema: any): Record<string, any> => ({ ...(schema.properties ?? {}), ...Object.assign({}, ...(schema.allOf ?? []).map((s: any) => s.properties ?? {})) });
+    const props = own(schemas.EnvelopeDetail!);
+    expect(props.reminders.anyOf).toEqual(anyOfNull("ReminderSchedule"));
+    expect(props.payment.anyOf).toEqual(anyOfNull("PaymentState"));
+    expect(own(schemas.Envelope!).secured_party.anyOf).toEqual(anyOfNull("SecuredParty"));
+    expect(schemas.EnvelopeSigner!.properties.consent.anyOf).toEqual(anyOfNull("SignerConsentState"));
+    expect(schemas.EnvelopeSigner!.properties.kba.anyOf).toEqual(anyOfNull("SignerKbaState"));
+    for (const name of ["SecuredParty", "ReminderSchedule", "PaymentState", "SignerConsentState", "SignerKbaState", "EnvelopeSigner", "EnvelopeEvent"]) {
+      expect(schemas[name]!.type, name).toBe("object");
+    }
+    expect(JSON.stringify(d)).not.toMatch(/"allOf":\[\{"\$ref":"#\/components\/schemas\/(ReminderSchedule|PaymentState|SignerConsentState|SignerKbaState)"\}/);
+    const get = d.paths["/api/v2/partner/envelopes/{envelope_id}"]!.get! as any;
+    expect(get.responses["200"].content["application/json"].schema.properties.data.$ref).toBe("#/components/schemas/EnvelopeDetail");
+    const events = d.paths["/api/v2/partner/envelopes/{envelope_id}/events"]!.get! as any;
+    expect(events.security).toEqual([{ ApiKeyAuth: ["envelopes:read"] }]);
+    expect(events.operationId).toBe("listEnvelopeEvents");
+    const list = events.responses["200"].content["application/json"].schema;
+    expect(list.properties.data.items.$ref).toBe("#/components/schemas/EnvelopeEvent");
+    expect(list.properties.meta.$ref).toBe("#/components/schemas/PageMeta");
+    expect(Object.keys(events.responses)).toEqual(expect.arrayContaining(["200", "400", "401", "403", "404", "429"]));
+  });
+
   it("serves a human reference page whose scripts and styles come from this Worker, not a CDN", async () => {
     const res = await SELF.fetch("http://localhost/api/v2/docs");
     expect(res.status).toBe(200);

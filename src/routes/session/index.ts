@@ -4,6 +4,7 @@ import { bulkSendRouter } from "./bulk-send";
 import { documentPackagesRouter } from "./document-packages";
 import * as audit from "./envelopes/audit";
 import * as autoVaultConsent from "./envelopes/auto-vault-consent";
+import * as getEnvelope from "./envelopes/get";
 import * as envelopeKba from "./envelopes/kba";
 import * as send from "./envelopes/send";
 import * as signingLinks from "./envelopes/signing-links";
@@ -18,7 +19,7 @@ sessionRouter.openapi(voidEnvelope.route, voidEnvelope.handler).openapi(audit.ro
 sessionRouter.route("/", webhooksRouter);
 sessionRouter.openapi(autoVaultConsent.route, autoVaultConsent.handler);
 sessionRouter.openapi(send.route, send.handler).openapi(signingLinks.route, signingLinks.handler);
-sessionRouter.openapi(envelopeKba.route, envelopeKba.handler);
+sessionRouter.openapi(envelopeKba.route, envelopeKba.handler).openapi(getEnvelope.route, getEnvelope.handler);
 sessionRouter.route("/", templatesRouter);
 sessionRouter.route("/", documentPackagesRouter);
 sessionRouter.route("/", builderRouter);

@@ -23,7 +23,7 @@ export async function readEnvelopeStatusUnscoped(db: D1Database, envelopeId: str
 
 /**
  * GET /partner/envelopes/:id/status, the partner's polling read: one primary-key lookup of six narrow
- * columns, scoped to the caller's organization (anything else is not found). Unlike readEnvelope it
+ * columns, scoped to the caller's organization (anything else is not found). Unlike the envelope read (read-back/read-envelope-detail.ts) it
  * skips the audit chain head and the wide text columns (metadata, prefilled data), which a poll never
  * shows. `speculated` is readEnvelopeStatusUnscoped's answer, started before the caller was admitted;
  * without it (or for another id) the read is made here.

@@ -76,7 +76,8 @@ export const EnvelopeSchema = EnvelopeListItemSchema.extend({
   kba_required: z.boolean(),
   consumer_consent: z.boolean().openapi({ description: "Whether its signers must consent to electronic records (E-SIGN, 15 U.S.C. §7001(c)) before the document opens" }),
   provider_instance: z.string(),
-  secured_party: SecuredPartySchema.nullable(),
+  // a union, not `.nullable()`: that would make the SecuredParty component itself nullable, and the create body with it
+  secured_party: z.union([SecuredPartySchema, z.null()]),
   metadata: z
     .object({
       document_source: z.enum(["template", "package", "new", "upload"]).optional(),

@@ -1,9 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, jsonContent } from "../../../lib/openapi";
-import { readEnvelope } from "../../../services/envelopes/read-envelope";
-import { EnvelopeSchema } from "../../../services/envelopes/schema";
-import { envelopeDetail } from "../../../services/envelopes/serialize";
+import { readEnvelopeDetail } from "../../../services/read-back/read-envelope-detail";
+import { EnvelopeDetailSchema } from "../../../services/read-back/schema";
 import { partnerRoute } from "../common";
 import { EnvelopeParams } from "./params";
 
@@ -15,14 +14,15 @@ export const route = createRoute(
       operationId: "getEnvelope",
       path: "/partner/envelopes/{envelope_id}",
       summary: "Get an envelope",
+      description:
+        "The envelope with the partner-safe metadata subset, and what was set on it read back: its `signers` (once sent, in signing order, each with its status, times, decline, E-SIGN consent and KBA state), `cc`, the `reminders` schedule in force with the next one due, and the Sign + Pay `payment`. Signing links are not here: ask `…/signing-links`.",
       request: { params: EnvelopeParams },
-      responses: { 200: jsonContent(dataOf(EnvelopeSchema), "The envelope, with the partner-safe metadata subset") },
+      responses: { 200: jsonContent(dataOf(EnvelopeDetailSchema), "The envelope and what was set on it") },
     },
     [404],
   ),
 );
 
 export const handler: OrgRouteHandler<typeof route> = async (c) => {
-  const envelope = await readEnvelope(c.var.ctx, { envelopeId: c.req.valid("param").envelope_id });
-  return c.json({ data: envelopeDetail(envelope) }, 200);
+  return c.json({ data: await readEnvelopeDetail(c.var.ctx, { envelopeId: c.req.valid("param").envelope_id }) }, 200);
 };

@@ -1,6 +1,7 @@
 import { createOrgRouter } from "../../../lib/hono";
 import * as compliance from "./compliance";
 import * as create from "./create";
+import * as events from "./events";
 import * as get from "./get";
 import * as list from "./list";
 import * as send from "./send";
@@ -14,6 +15,7 @@ export const envelopesRouter = createOrgRouter()
   .openapi(list.route, list.handler)
   .openapi(create.route, create.handler)
   .openapi(get.route, get.handler)
+  .openapi(events.route, events.handler)
   .openapi(status.route, status.handler)
   .openapi(voidEnvelope.route, voidEnvelope.handler)
   .openapi(compliance.route, compliance.handler)
