@@ -234,7 +234,7 @@ describe("GET /partner/envelopes/:id reads back what was set (signers, cc, remin
     for (const path of [`/partner/envelopes/${e.envelope_id}`, `/partner/envelopes/${e.envelope_id}/events`]) {
       const res = await call("GET", path, { key: b.key });
       expect(res.status, path).toBe(404);
-      expect(res.body).toEqual({ error: "Envelope not found" });
+      expect(res.body).toEqual({ error: "Envelope not found", code: "not_found" });
     }
   });
 
