@@ -16,7 +16,8 @@ export const RETRYABLE_STATUSES = new Set([429, 503]);
  * How long to wait before attempt `attempt + 1`: the answer's Retry-After (seconds, or an HTTP date)
  * when it has one, else an exponential back-off from 500 ms; plus up to 20% of jitter on top, so the
  * clients a limit stopped together do not come back together. Never less than Retry-After asked for.
- * Null when the wait would exceed `maxDelayMs`: the caller gives up instead of sleeping for minutes.
+ * Null when the wait asked for exceeds `maxDelayMs`: the caller gives up instead of sleeping for
+ * minutes; the jitter itself stops at `maxDelayMs`.
  */
 export function retryDelayMs(retryAfter: string | null, attempt: number, opts: { maxDelayMs: number; random: () => number }): number | null {
   let base = 500 * 2 ** (attempt - 1);
@@ -25,8 +26,8 @@ export function retryDelayMs(retryAfter: string | null, attempt: number, opts: {
     if (Number.isFinite(seconds) && seconds >= 0) base = seconds * 1000;
     else if (!Number.isNaN(Date.parse(retryAfter))) base = Math.max(0, Date.parse(retryAfter) - Date.now());
   }
-  const delay = Math.round(base + base * 0.2 * opts.random());
-  return delay > opts.maxDelayMs ? null : delay;
+  if (base > opts.maxDelayMs) return null;
+  return Math.min(opts.maxDelayMs, Math.round(base + base * 0.2 * opts.random()));
 }
 
 /**

@@ -13,8 +13,16 @@ export function verifyWebhook<T = WebhookEvent>(secret: string, headers: Webhook
   return new Webhook(secret).verify(body, plainHeaders(headers)) as T;
 }
 
-/** The envelope of every event the service delivers. */
-export type WebhookEvent = { id?: string; type: string; created_at?: string; data: Record<string, unknown>; [key: string]: unknown };
+/** The body of every delivery: the same for each endpoint, retry and replay of an event. */
+export type WebhookEvent = {
+  event_type: string;
+  event_id: string;
+  org_id: string;
+  envelope_id: string | null;
+  /** when the event happened (ISO 8601) */
+  timestamp: string;
+  data: Record<string, unknown>;
+};
 
 function plainHeaders(headers: WebhookHeaders): Record<string, string> {
   const out: Record<string, string> = {};
