@@ -60,7 +60,7 @@ describe("SDK: a whole lifecycle against the Worker", () => {
     const accepted = await client(bank.key).answerTransfer(transfer as { transfer_id: string; vault_id: string }, "accept");
     expect(accepted).toMatchObject({ status: "accepted" });
     expect(await client(bank.key).getVaultRecord(vaultId!)).toMatchObject({ controller_org_id: bank.orgId });
-  });
+  }, 120_000); // sealing the signed PDF is the slow step on a loaded machine
 
   it("pages through a list: every envelope once, a page of `limit` at a time", async () => {
     const t = await newTenant();
