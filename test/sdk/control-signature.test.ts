@@ -23,7 +23,7 @@ describe("SDK: Control-Signatures from a private JWK", () => {
       action: "accept",
       transfer_id: "vtr_1",
       control_seq: 4,
-      body_sha256: Buffer.from(digest).toString("hex"),
+      body_sha256: [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join(""),
       iat: 1_800_000_000,
     });
   });

@@ -66,9 +66,9 @@ export async function runLifecycle(opts: { baseUrl: string; apiKey: string; toOr
   return { envelopeId: envelope.envelope_id, vaultId };
 }
 
-async function contractPdf(): Promise<Uint8Array> {
+async function contractPdf(): Promise<Uint8Array<ArrayBuffer>> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   doc.addPage([612, 792]).drawText("Retail installment contract", { x: 72, y: 700, size: 14, font });
-  return doc.save();
+  return new Uint8Array(await doc.save());
 }

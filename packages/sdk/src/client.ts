@@ -1,8 +1,8 @@
 import createClient, { type Client, type Middleware } from "openapi-fetch";
-import type { paths } from "./schema";
-import { EsignVaultError } from "./errors";
-import { retryingFetch, type RetryOptions } from "./retry";
-import { controlKeySignature, controlSignature, publicJwk, type ControlAction, type SigningKey } from "./control-signature";
+import type { paths } from "./schema.js";
+import { EsignVaultError } from "./errors.js";
+import { retryingFetch, type RetryOptions } from "./retry.js";
+import { controlKeySignature, controlSignature, publicJwk, type ControlAction, type SigningKey } from "./control-signature.js";
 
 export type EsignVaultOptions = {
   /** The partner API key (sent as X-API-Key). */
