@@ -59,7 +59,7 @@ describe("SDK: a whole lifecycle against the Worker", () => {
     expect(transfer).toMatchObject({ status: "pending", vault_id: vaultId });
     const accepted = await client(bank.key).answerTransfer(transfer as { transfer_id: string; vault_id: string }, "accept");
     expect(accepted).toMatchObject({ status: "accepted" });
-    expect(await client(bank.key).getVaultRecord(vaultId!)).toMatchObject({ controller_org_id: bank.orgId });
+    expect(await client(bank.key).getVaultRecord(vaultId!)).toMatchObject({ controller: { org_id: bank.orgId }, pending_transfer: null });
   }, 120_000); // sealing the signed PDF is the slow step on a loaded machine
 
   it("pages through a list: every envelope once, a page of `limit` at a time", async () => {
