@@ -27,6 +27,8 @@ try {
   await runLifecycle({ baseUrl, apiKey, toOrgId: process.env.TO_ORG_ID ?? demo.second_org_id ?? null });
 } catch (e) {
   console.error(`failed: ${e?.message ?? e}`);
+  if (e?.details) console.error(JSON.stringify(e.details, null, 2));
+  if (e?.requestId) console.error(`request id: ${e.requestId}`);
   if (e?.cause) console.error(e.cause);
   if (String(e?.cause?.code ?? e?.message).includes("ECONNREFUSED")) console.error(`Is the service running? Start it with \`npm run dev\` (it serves ${baseUrl}).`);
   process.exit(1);

@@ -11,7 +11,7 @@ export async function runLifecycle(opts: { baseUrl: string; apiKey: string; toOr
   const template = await sdk.createTemplate({
     file: new Blob([await contractPdf()], { type: "application/pdf" }),
     name: "Retail installment contract (SDK example)",
-    fields: [{ name: "buyer_signature", type: "signature", role: "buyer", required: true, areas: [{ page: 1, x: 0.1, y: 0.5, w: 0.3, h: 0.05 }] }],
+    fields: [{ name: "buyer_signature", type: "signature", role: "buyer", required: true, placement: { mode: "absolute", areas: [{ page: 1, x: 0.1, y: 0.5, w: 0.3, h: 0.05 }] } }],
   });
   step(1, "template created", template.template_id);
 
