@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import { EsignVaultError, type EsignVault } from "../../sdk/src/index";
+import { EsignVaultError, jwkKid, type ControlAction, type EsignVault } from "../../sdk/src/index";
 import type { ToolDefinition } from "./tools";
 
 export type ToolResult = { content: { type: "text"; text: string }[]; isError?: boolean };
@@ -19,6 +19,8 @@ export async function callTool(client: EsignVault, tool: ToolDefinition, args: R
   if (tool.body === "json") body = args.body;
   else if (tool.body === "multipart") body = await formOf(tool, args);
   try {
+    const signs = tool.headerParams.some((h) => h.header.toLowerCase() === "control-signature");
+    if (signs && !Object.keys(headers).some((h) => h.toLowerCase() === "control-signature")) Object.assign(headers, await signatureFor(client, tool, path, body));
     const request = client.api.request as unknown as (method: string, url: string, init: Record<string, unknown>) => Promise<{ data?: unknown; response: Response }>;
     const { data, response } = await request(tool.method.toLowerCase(), tool.path, {
       params: { path, query },
@@ -34,6 +36,29 @@ export async function callTool(client: EsignVault, tool: ToolDefinition, args: R
     const error = { status: e.status, code: e.code, error: e.message, details: e.details, request_id: e.requestId };
     return { content: [{ type: "text", text: JSON.stringify(error, null, 2) }], isError: true };
   }
+}
+
+/** The record actions whose record the tool's path names: signed by the server when it holds a control key. */
+const RECORD_ACTIONS: Record<string, ControlAction> = {
+  offer_vault_transfer: "transfer",
+  release_vault_pledge: "release_pledge",
+  pay_off_vault_record: "paid_off",
+  paper_out_vault_record: "paper_out",
+};
+
+/**
+ * The Control-Signature the server adds when it was given a control key (ESIGN_VAULT_CONTROL_JWK) and
+ * the caller passed none: record actions on a vault_id (the record's control_seq read first) and key
+ * changes. Answering a transfer names no record in its path, so accept/reject/cancel take the caller's
+ * `control_signature`.
+ */
+async function signatureFor(client: EsignVault, tool: ToolDefinition, path: Record<string, string>, body: unknown): Promise<Record<string, string>> {
+  const action = RECORD_ACTIONS[tool.name];
+  if (action && path.vault_id) return client.recordSignature({ vaultId: path.vault_id, action, body });
+  if (tool.name === "delete_control_key" && path.kid) return client.keySignature("delete_key", path.kid);
+  const jwk = (body as { jwk?: Parameters<typeof jwkKid>[0] } | undefined)?.jwk;
+  if (tool.name === "add_control_key" && jwk) return client.keySignature("add_key", await jwkKid(jwk));
+  return {};
 }
 
 async function formOf(tool: ToolDefinition, args: Record<string, unknown>): Promise<FormData> {

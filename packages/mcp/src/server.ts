@@ -2,6 +2,9 @@
 // The partner API as MCP tools over stdio. Configuration, from the environment:
 //   ESIGN_VAULT_API_KEY   the partner API key (required)
 //   ESIGN_VAULT_BASE_URL  the service's origin (default http://localhost:8787, `npm run dev`)
+//   ESIGN_VAULT_CONTROL_JWK  optional: the organization's private control key (a JWK, JSON); record
+//                         actions and key changes are then signed (Control-Signature) by the server
+//   ESIGN_VAULT_CONTROL_KID  optional: that key's kid, when it is not the key's thumbprint
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -30,5 +33,10 @@ if (!apiKey) {
   console.error("ESIGN_VAULT_API_KEY is not set: the partner API key the tools act with");
   process.exit(1);
 }
-const client = new EsignVault({ apiKey, baseUrl: process.env.ESIGN_VAULT_BASE_URL ?? "http://localhost:8787" });
+const controlJwk = process.env.ESIGN_VAULT_CONTROL_JWK;
+const client = new EsignVault({
+  apiKey,
+  baseUrl: process.env.ESIGN_VAULT_BASE_URL ?? "http://localhost:8787",
+  ...(controlJwk ? { controlKey: { privateJwk: JSON.parse(controlJwk), kid: process.env.ESIGN_VAULT_CONTROL_KID || undefined } } : {}),
+});
 await createServer(client).connect(new StdioServerTransport());

@@ -142,9 +142,15 @@ export class EsignVault {
 
   /** Registers the public half of `privateJwk` as a control key, signed with the client's key when it has one. */
   async addControlKey(privateJwk: SigningKey["privateJwk"], targetKid: string) {
-    const headers = this.controlKey ? { "Control-Signature": await controlKeySignature({ ...this.controlKey, action: "add_key", targetKid }) } : {};
+    const headers = await this.keySignature("add_key", targetKid);
     const { data } = await this.api.POST(`${API}/vault/control-keys`, { body: { jwk: publicJwk(privateJwk) } as never, headers });
     return data!.data;
+  }
+
+  /** The Control-Signature header of adding or deleting the key `targetKid`, or none when the client has no control key. */
+  async keySignature(action: "add_key" | "delete_key", targetKid: string): Promise<Record<string, string>> {
+    if (!this.controlKey) return {};
+    return { "Control-Signature": await controlKeySignature({ ...this.controlKey, action, targetKid }) };
   }
 
   /**
