@@ -121,7 +121,7 @@ try {
       writeFileSync(`${out}.ac.pdf`, sealed);
       const documentHash = createHash("sha256").update(sealed).digest("hex");
       const copy = await markNonAuthoritativeCopy(sealed, { vaultId: "vlt_interopsample", documentHash, envelopeId: "env_interopsample0000000000000", markedAt: new Date() }, key);
-      sealed = copy.bytes;
+      sealed = joinParts(copy.parts);
     }
   }
   writeFileSync(out, sealed);

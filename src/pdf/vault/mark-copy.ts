@@ -11,7 +11,8 @@ export const COPY_MARKING = "NON-AUTHORITATIVE COPY";
  */
 export type CopyStamp = { vaultId: string; documentHash: string; envelopeId: string; markedAt: Date };
 
-export type MadeCopy = { bytes: Uint8Array; pageCount: number; pagesMarked: number };
+/** The copy as its parts (the re-serialized file, then its seal: store them with `putParts`, hash with `sha256HexOfParts`). */
+export type MadeCopy = { parts: Uint8Array[]; size: number; pageCount: number; pagesMarked: number };
 
 /**
  * The non-authoritative copy of a PDF (UCC 9-105(b)(4)-(5)): a re-serialized document of its own
@@ -31,6 +32,6 @@ export async function markNonAuthoritativeCopy(original: Uint8Array, stamp: Copy
     info: { VaultCopy: "non-authoritative", VaultRecordId: stamp.vaultId, AuthoritativeSHA256: stamp.documentHash },
     at: stamp.markedAt,
   });
-  const bytes = await sealCopy(stamped.bytes, seal, { reason: copySealReason("non-authoritative", stamp.documentHash), signingTime: stamp.markedAt });
-  return { bytes, pageCount: stamped.pageCount, pagesMarked: stamped.pagesMarked };
+  const parts = await sealCopy(stamped.bytes, seal, { reason: copySealReason("non-authoritative", stamp.documentHash), signingTime: stamp.markedAt });
+  return { parts, size: parts.reduce((n, p) => n + p.byteLength, 0), pageCount: stamped.pageCount, pagesMarked: stamped.pagesMarked };
 }

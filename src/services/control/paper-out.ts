@@ -47,7 +47,7 @@ export async function paperOut(
         // re-serialized and sealed as a copy, never the authoritative bytes with an update appended (services/copies)
         const paper = await markConvertedToPaper(bytes, { vaultId: record.id, documentHash: record.document_hash, envelopeId: record.envelope_id, convertedAt: new Date() }, await loadSealKey(ctx.env));
         const key = vaultKeys(record.org_id, record.envelope_id, record.id).paper;
-        await putCopy(ctx, key, paper.bytes, { envelope_id: record.envelope_id, vault_id: record.id, role: "converted-to-paper" });
+        await putCopy(ctx, key, paper.parts, { envelope_id: record.envelope_id, vault_id: record.id, role: "converted-to-paper" });
         paperKey = key;
       },
     });

@@ -1,7 +1,8 @@
 import type { RequestContext } from "../../lib/context";
-import { sha256Hex } from "../../lib/crypto";
+import { sha256Hex, sha256HexOfParts } from "../../lib/crypto";
 import { ApiError, notFound } from "../../lib/errors";
 import { loadSealKey, markConvertedToPaper, markNonAuthoritativeCopy, type MadeCopy } from "../../pdf";
+import { putParts } from "../vault/hashing";
 import { vaultKeys } from "../vault/keys";
 import type { VaultRecordRow } from "../vault/repository";
 import { COPY_FORMAT, COPY_FORMAT_KEY, isCurrentCopy } from "./copy-format";
@@ -27,9 +28,9 @@ export async function openMarkedCopy(ctx: RequestContext, record: Record): Promi
   const made = await remake(ctx, record, (ac, seal) =>
     markNonAuthoritativeCopy(ac, { vaultId: record.id, documentHash: record.document_hash, envelopeId: record.envelope_id, markedAt: new Date() }, seal),
   );
-  await putCopy(ctx, record.copy_key, made.bytes, { envelope_id: record.envelope_id, vault_id: record.id, role: "non-authoritative-copy" });
-  await recordRemadeCopy(ctx.db, { vaultId: record.id, copyHash: await sha256Hex(made.bytes), copySizeBytes: made.bytes.byteLength });
-  return { body: new Blob([made.bytes]).stream(), size: made.bytes.byteLength };
+  const copyHash = await putCopy(ctx, record.copy_key, made.parts, { envelope_id: record.envelope_id, vault_id: record.id, role: "non-authoritative-copy" });
+  await recordRemadeCopy(ctx.db, { vaultId: record.id, copyHash, copySizeBytes: made.size });
+  return { body: new Blob(made.parts).stream(), size: made.size };
 }
 
 /**
@@ -46,17 +47,15 @@ export async function openPaperCopy(ctx: RequestContext, record: Record): Promis
   const made = await remake(ctx, record, (ac, seal) =>
     markConvertedToPaper(ac, { vaultId: record.id, documentHash: record.document_hash, envelopeId: record.envelope_id, convertedAt }, seal),
   );
-  await putCopy(ctx, key, made.bytes, { envelope_id: record.envelope_id, vault_id: record.id, role: "converted-to-paper" });
-  return { body: new Blob([made.bytes]).stream(), size: made.bytes.byteLength };
+  await putCopy(ctx, key, made.parts, { envelope_id: record.envelope_id, vault_id: record.id, role: "converted-to-paper" });
+  return { body: new Blob(made.parts).stream(), size: made.size };
 }
 
-/** Writes a copy made the current way, saying so in its metadata. */
-export async function putCopy(ctx: RequestContext, key: string, bytes: Uint8Array, metadata: { envelope_id: string; vault_id?: string; role: string }): Promise<void> {
-  await ctx.env.DOCS.put(key, bytes, {
-    httpMetadata: { contentType: "application/pdf" },
-    customMetadata: { ...metadata, [COPY_FORMAT_KEY]: COPY_FORMAT },
-    sha256: await sha256Hex(bytes),
-  });
+/** Writes a copy made the current way (its parts, never joined), saying so in its metadata; answers its SHA-256. */
+export async function putCopy(ctx: RequestContext, key: string, parts: Uint8Array[], metadata: { envelope_id: string; vault_id?: string; role: string }): Promise<string> {
+  const sha256 = await sha256HexOfParts(parts);
+  await putParts(ctx.env.DOCS, key, parts, { httpMetadata: { contentType: "application/pdf" }, customMetadata: { ...metadata, [COPY_FORMAT_KEY]: COPY_FORMAT }, sha256 });
+  return sha256;
 }
 
 /** A copy of the authoritative copy, made only of bytes that still hash to the recorded value. */

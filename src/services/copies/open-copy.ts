@@ -63,6 +63,6 @@ export async function openSignerCopy(ctx: RequestContext, input: { envelopeId: s
   if ((await sha256Hex(bytes)) !== signed.sha256) throw conflict("The signed document no longer matches the SHA-256 recorded when it was signed; no copy is made of it");
   const copy = await markNonAuthoritativeCopy(bytes, { vaultId: NOT_VAULTED, documentHash: signed.sha256, envelopeId: envelope.id, markedAt: new Date() }, await loadSealKey(ctx.env));
   // two first downloads at once each write a copy: either is a valid copy, the last write stays
-  await putCopy(ctx, key, copy.bytes, { envelope_id: envelope.id, role: "signer-copy" });
-  return { body: new Blob([copy.bytes]).stream(), size: copy.bytes.byteLength, filename };
+  await putCopy(ctx, key, copy.parts, { envelope_id: envelope.id, role: "signer-copy" });
+  return { body: new Blob(copy.parts).stream(), size: copy.size, filename };
 }

@@ -75,7 +75,7 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
   // what every party but the controller is given (services/copies/marked-copy.ts).
   const copy = await markNonAuthoritativeCopy(bytes, { vaultId, documentHash: hash, envelopeId: envelope.id, markedAt: now }, await loadSealKey(ctx.env));
   const { pageCount, pagesMarked } = copy;
-  const copyParts = [copy.bytes];
+  const copyParts = copy.parts;
   const copyHash = await sha256HexOfParts(copyParts);
   const copyMarked = pagesMarked === pageCount;
   const chain = await verifyChain(db, envelope.id);
@@ -136,7 +136,7 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
         page_count: pageCount,
         copy_key: keys.copy,
         copy_hash: copyHash,
-        copy_size_bytes: copy.bytes.byteLength,
+        copy_size_bytes: copy.size,
         copy_marked: copyMarked ? 1 : 0,
         source: input.source,
         actor_type: ctx.actor.type,

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:test";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { describe, expect, it } from "vitest";
+import { joinParts } from "../../../src/pdf/incremental/parts";
 import { loadVaultablePdf } from "../../../src/pdf/vault/load-pdf";
 import { COPY_MARKING, markNonAuthoritativeCopy } from "../../../src/pdf/vault/mark-copy";
 import { loadSealKey } from "../../../src/pdf/seal/seal-key";
@@ -12,7 +13,7 @@ import { makePdf, pageTexts, pdfInfo, sha256Hex } from "../../helpers/pdf";
 async function markedCopyOf(original: Uint8Array) {
   const stamp = { vaultId: "vlt_test", documentHash: await sha256Hex(original), envelopeId: "env_test", markedAt: new Date("2026-05-01T00:00:00Z") };
   const made = await markNonAuthoritativeCopy(original, stamp, await loadSealKey(env));
-  return { ...made, copy: made.bytes, stamp };
+  return { ...made, copy: joinParts(made.parts), stamp };
 }
 
 /** A sealed document with a filled form field whose appearance shows its value: what an uploaded, signed AC may hold. */

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { joinParts } from "../../../src/pdf/incremental/parts";
 import { loadSealKey } from "../../../src/pdf/seal/seal-key";
 import { expectIndependentCopy } from "../../helpers/copies";
 import { markConvertedToPaper, PAPER_MARKING } from "../../../src/pdf";
@@ -8,7 +9,8 @@ import { makePdf, pageTexts, pdfInfo, sha256Hex } from "../../helpers/pdf";
 
 async function paperCopyOf(original: Uint8Array) {
   const stamp = { vaultId: "vlt_paper", documentHash: await sha256Hex(original), envelopeId: "env_paper", convertedAt: new Date("2026-06-01T12:00:00Z") };
-  const { bytes: copy, pagesMarked, pageCount } = await markConvertedToPaper(original, stamp, await loadSealKey(env));
+  const { parts, pagesMarked, pageCount } = await markConvertedToPaper(original, stamp, await loadSealKey(env));
+  const copy = joinParts(parts);
   return { copy, pagesMarked, pageCount, stamp };
 }
 
