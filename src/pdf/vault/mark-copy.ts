@@ -32,6 +32,6 @@ export async function markNonAuthoritativeCopy(original: Uint8Array, stamp: Copy
     info: { VaultCopy: "non-authoritative", VaultRecordId: stamp.vaultId, AuthoritativeSHA256: stamp.documentHash },
     at: stamp.markedAt,
   });
-  const parts = await sealCopy(stamped.bytes, seal, { reason: copySealReason("non-authoritative", stamp.documentHash), signingTime: stamp.markedAt });
+  const parts = await sealCopy(stamped.parts, seal, { reason: copySealReason("non-authoritative", stamp.documentHash), signingTime: stamp.markedAt });
   return { parts, size: parts.reduce((n, p) => n + p.byteLength, 0), pageCount: stamped.pageCount, pagesMarked: stamped.pagesMarked };
 }

@@ -39,6 +39,6 @@ export async function markConvertedToPaper(
     },
     at: stamp.convertedAt,
   });
-  const parts = await sealCopy(stamped.bytes, seal, { reason: copySealReason("converted-to-paper", stamp.documentHash), signingTime: stamp.convertedAt });
+  const parts = await sealCopy(stamped.parts, seal, { reason: copySealReason("converted-to-paper", stamp.documentHash), signingTime: stamp.convertedAt });
   return { parts, size: parts.reduce((n, p) => n + p.byteLength, 0), pageCount: stamped.pageCount, pagesMarked: stamped.pagesMarked };
 }

@@ -14,7 +14,7 @@ export const copySealReason = (kind: "non-authoritative" | "converted-to-paper",
  * and carries no evidence of its own; the evidence is the authoritative copy's
  * (docs/decisions/re-serialized-copies.md).
  */
-export function sealCopy(bytes: Uint8Array, seal: SealKey, input: { reason: string; signingTime: Date }): Promise<Uint8Array[]> {
-  // as parts (the fresh file, then the seal's update), never joined: a large copy is not held twice
-  return sealPdfParts([bytes], seal, { signingTime: input.signingTime, reason: input.reason });
+export function sealCopy(parts: Uint8Array[], seal: SealKey, input: { reason: string; signingTime: Date }): Promise<Uint8Array[]> {
+  // as parts (the fresh file's, then the seal's update), never joined: a large copy is not held twice
+  return sealPdfParts(parts, seal, { signingTime: input.signingTime, reason: input.reason });
 }

@@ -28,7 +28,7 @@ export type CopyStampSpec = {
  * Opens `original` through the vault's guarded loader (415 if it is not a PDF, 413 past the decode
  * budget, 422 if encrypted). The caller seals the result (./seal-copy.ts).
  */
-export async function stampCopy(original: Uint8Array, spec: CopyStampSpec): Promise<{ bytes: Uint8Array; pageCount: number; pagesMarked: number }> {
+export async function stampCopy(original: Uint8Array, spec: CopyStampSpec): Promise<{ parts: Uint8Array[]; pageCount: number; pagesMarked: number }> {
   const pdf = await openVaultablePdf(original);
   const doc = pdf.doc;
   const context = doc.context;
@@ -61,5 +61,5 @@ export async function stampCopy(original: Uint8Array, spec: CopyStampSpec): Prom
   const info = context.lookup(context.trailerInfo.Info) as PDFDict;
   for (const [key, value] of Object.entries(spec.info)) info.set(PDFName.of(key), PDFString.of(value));
   const pageCount = doc.getPageCount();
-  return { bytes: await writeFreshPdf(doc), pageCount, pagesMarked };
+  return { parts: await writeFreshPdf(doc), pageCount, pagesMarked };
 }
