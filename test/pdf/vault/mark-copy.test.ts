@@ -69,8 +69,9 @@ describe("non-authoritative copy marking", () => {
     for (let i = 1; i <= 2; i++) {
       const page = doc.addPage([612, 792]);
       page.drawText(`Scanned page ${i}`, { x: 72, y: 700, size: 14, font });
-      const pixels = crypto.getRandomValues(new Uint8Array(60_000)); // incompressible: a 200x100 RGB "scan"
-      const image = doc.context.flateStream(pixels, { Type: "XObject", Subtype: "Image", Width: 200, Height: 100, ColorSpace: "DeviceRGB", BitsPerComponent: 8 });
+      const pixels = new Uint8Array(90_000); // incompressible: a 300x100 RGB "scan", past 64 KiB
+      for (let at = 0; at < pixels.length; at += 65_536) crypto.getRandomValues(pixels.subarray(at, at + 65_536));
+      const image = doc.context.flateStream(pixels, { Type: "XObject", Subtype: "Image", Width: 300, Height: 100, ColorSpace: "DeviceRGB", BitsPerComponent: 8 });
       page.node.newXObject("Scan", doc.context.register(image));
     }
     const original = await sealPdf(await doc.save(), await loadSealKey(env), { signingTime: new Date() });
