@@ -76,10 +76,10 @@ async function complete(original: Uint8Array, seal: Awaited<ReturnType<typeof lo
   return sealPdfParts(parts, seal, { signingTime: new Date() });
 }
 
-/** Vault-in's PDF work: open, mark the copy (an incremental update); the copy is stored as [original, update], never joined. */
-async function vaultIn(original: Uint8Array): Promise<Uint8Array[]> {
-  const { update } = await markNonAuthoritativeCopy(original, { vaultId: "vlt_bench", documentHash: "0".repeat(64), envelopeId: "env_bench", markedAt: new Date() });
-  return [original, update];
+/** Vault-in's PDF work: open, make the copy (re-serialized, stamped, sealed as a copy: a new file of about the original's size). */
+async function vaultIn(original: Uint8Array, seal: Awaited<ReturnType<typeof loadSealKey>>): Promise<Uint8Array[]> {
+  const copy = await markNonAuthoritativeCopy(original, { vaultId: "vlt_bench", documentHash: "0".repeat(64), envelopeId: "env_bench", markedAt: new Date() }, seal);
+  return [original, ...copy.parts];
 }
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -119,10 +119,10 @@ async function memory(file: string, sealFile: string, which: string) {
   const seal = await loadSealKey({ SEAL_PRIVATE_KEY: sealPem.privateKeyPem, SEAL_CERTIFICATE: sealPem.certificatePem } as never);
   const warm = await scannedPdf(1);
   await complete(warm, seal);
-  await vaultIn(warm);
+  await vaultIn(warm, seal);
   const size = statSync(file).size / MB;
   const rss0 = hwmKib();
-  const mb = which === "completion" ? await peak(file, (b) => complete(b, seal)) : await peak(file, vaultIn);
+  const mb = which === "completion" ? await peak(file, (b) => complete(b, seal)) : await peak(file, (b) => vaultIn(b, seal));
   return { bytes_mb: size, which, peak_mb: mb, hwm_rise_mb: (hwmKib() - rss0) / 1024 };
 }
 

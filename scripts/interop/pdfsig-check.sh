@@ -7,6 +7,9 @@
 # stand-ins, started by seal-sample.mjs): pdfsig reports the seal valid and a document timestamp
 # (ETSI.RFC3161) as the last signature covering the whole document; `openssl ts -verify` checks that
 # timestamp's token against its byte ranges and the CA; a one-byte change fails both.
+# Then the vault's marked non-authoritative copy of a sealed sample (SEAL_SAMPLE_KIND=copy): a document
+# of its own, so pdfsig finds exactly one signature, ours, valid and covering the whole document (the
+# sample's own seal survives only as appearance), and the sample's bytes are no prefix of it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -72,3 +75,17 @@ sed -n '/Signature #1:/,/Signature #2:/p' "$work/lta-tampered.txt" | grep -q "Si
 openssl ts -verify -in "$work/lta-tampered.pdf.docts.tst" -token_in -data "$work/lta-tampered.pdf.docts.data" -CAfile "$work/lta.pdf.ca.pem" >"$work/lta-ts-tampered.txt" 2>&1 \
   && fail "B-LTA: openssl ts -verify accepts the document timestamp after a one-byte change" "$work/lta-ts-tampered.txt"
 echo "pdfsig-check: B-LTA seal valid, document timestamp by the TSA covers the whole document (openssl ts -verify OK); one changed byte invalid ($(sed -n '/Signature #1:/,/Signature #2:/p' "$work/lta-tampered.txt" | grep -m1 'Signature Validation' | sed 's/^ *- //'), $(grep -m1 -o 'message imprint mismatch' "$work/lta-ts-tampered.txt" || echo 'timestamp refused'))"
+
+# The marked copy: re-serialized, the original's seal flattened, sealed as a copy by the same key.
+SEAL_SAMPLE_KIND=copy node scripts/interop/seal-sample.mjs "$work/copy.pdf" "$work/copy-tampered.pdf"
+pdfsig "$work/copy.pdf" >"$work/copy.txt" 2>&1 || true
+grep -q "Signature #1:" "$work/copy.txt" || fail "copy: no signature found in the marked copy" "$work/copy.txt"
+grep -q "Signature #2:" "$work/copy.txt" && fail "copy: more than one signature: the original's seal is still live in the copy" "$work/copy.txt"
+grep -q "Signature Validation: Signature is Valid." "$work/copy.txt" || fail "copy: the copy's seal is not reported valid" "$work/copy.txt"
+grep -q "Total document signed" "$work/copy.txt" || fail "copy: the copy's seal does not cover the whole document" "$work/copy.txt"
+grep -q "Signature Type: ETSI.CAdES.detached" "$work/copy.txt" || fail "copy: unexpected signature type" "$work/copy.txt"
+ac_size=$(wc -c <"$work/copy.pdf.ac.pdf")
+cmp -s -n "$ac_size" "$work/copy.pdf.ac.pdf" "$work/copy.pdf" && fail "copy: the copy starts with the sealed sample's bytes (an appended update)" "$work/copy.txt"
+pdfsig "$work/copy-tampered.pdf" >"$work/copy-tampered.txt" 2>&1 || true
+grep -q "Signature Validation: Signature is Valid." "$work/copy-tampered.txt" && fail "copy: a one-byte change still reads as a valid seal" "$work/copy-tampered.txt"
+echo "pdfsig-check: marked copy has one seal, valid and totally signed, and no prefix the original; one changed byte invalid ($(grep -m1 'Signature Validation' "$work/copy-tampered.txt" | sed 's/^ *- //'))"

@@ -9,6 +9,9 @@
 // behind the test stand-ins (test/global/tsa-stand-in.mjs, ocsp-stand-in.mjs), started here on
 // loopback ports and stopped at the end: signature timestamp, /DSS with the OCSP responses, and a
 // document timestamp over it all.
+// SEAL_SAMPLE_KIND=copy writes, instead of the sealed sample, the vault's marked non-authoritative copy of
+// it (src/pdf/vault/mark-copy.ts: re-serialized, stamped, sealed as a copy by the same key), and the
+// sealed sample it was made of as <out.pdf>.ac.pdf.
 import { build } from "esbuild";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -59,6 +62,7 @@ try {
         'export { sealWithEvidence } from "./src/pdf/seal/seal.ts";',
         'export { joinParts } from "./src/pdf/incremental/parts.ts";',
         'export { appendCertificatePage } from "./src/pdf/stamp/certificate-page.ts";',
+        'export { markNonAuthoritativeCopy } from "./src/pdf/vault/mark-copy.ts";',
       ].join("\n"),
       resolveDir: root,
       loader: "ts",
@@ -68,9 +72,10 @@ try {
     format: "esm",
     outfile: bundle,
     logLevel: "error",
-    banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
+    // aliased: a bundled module (pdf.js, through the vault's loader) imports createRequire itself
+    banner: { js: 'import { createRequire as __sampleCreateRequire } from "node:module"; const require = __sampleCreateRequire(import.meta.url);' },
   });
-  const { sealPdf, loadSealKey, appendCertificatePage, sealWithEvidence, joinParts } = await import(pathToFileURL(bundle).href);
+  const { sealPdf, loadSealKey, appendCertificatePage, sealWithEvidence, joinParts, markNonAuthoritativeCopy } = await import(pathToFileURL(bundle).href);
 
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
@@ -111,6 +116,13 @@ try {
     const seal = await generateSealCertificate({ commonName: "esign-vault interop sample seal", algorithm: process.env.SEAL_SAMPLE_ALGORITHM });
     const key = await loadSealKey({ SEAL_PRIVATE_KEY: seal.privateKeyPem, SEAL_CERTIFICATE: seal.certificatePem });
     sealed = await sealPdf(withCertificate, key, { signingTime: new Date(completedAt) });
+    if (process.env.SEAL_SAMPLE_KIND === "copy") {
+      const { createHash } = await import("node:crypto");
+      writeFileSync(`${out}.ac.pdf`, sealed);
+      const documentHash = createHash("sha256").update(sealed).digest("hex");
+      const copy = await markNonAuthoritativeCopy(sealed, { vaultId: "vlt_interopsample", documentHash, envelopeId: "env_interopsample0000000000000", markedAt: new Date() }, key);
+      sealed = joinParts(copy.parts);
+    }
   }
   writeFileSync(out, sealed);
   if (tamperedOut) {

@@ -29,7 +29,8 @@ export { loadSealKey, pemBlocks, type SealKey } from "./seal/seal-key";
 export { requestTimestamp, type TimestampAuthority } from "./seal/timestamp";
 
 // The vault: the marked non-authoritative copy and the compliance certificate as a PDF.
-export { COPY_MARKING, markNonAuthoritativeCopy, type CopyStamp } from "./vault/mark-copy";
+export { COPY_MARKING, markNonAuthoritativeCopy, type CopyStamp, type MadeCopy } from "./vault/mark-copy";
+export { copySealReason } from "./vault/seal-copy";
 export { markConvertedToPaper, PAPER_MARKING, type PaperStamp } from "./vault/mark-paper";
 export { renderCertificatePdf, type PrintableCertificate } from "./vault/render-certificate";
 

@@ -18,7 +18,8 @@ const CMS_OVERHEAD_BYTES = 4096;
 /** Room for an RFC 3161 token (the TSA's signature and certificate chain) when a TSA is configured. */
 const TIMESTAMP_BYTES = 12288;
 
-type SealInput = { signingTime: Date; tsa?: TimestampAuthority };
+/** `reason`: the signature's /Reason, `sealReason()` unless given (a non-authoritative copy names the AC's hash). */
+type SealInput = { signingTime: Date; tsa?: TimestampAuthority; reason?: string };
 
 /** `sealPdfParts` for a file held whole (small documents, tests): the sealed file, joined. */
 export async function sealPdf(bytes: Uint8Array, seal: SealKey, input: SealInput): Promise<Uint8Array> {
@@ -64,7 +65,7 @@ async function sealWith(parts: Uint8Array[], seal: SealKey, input: SealInput, op
   pdflibAddPlaceholder({
     pdfDoc: doc,
     pdfPage: pageAt(doc, pageCount(doc) - 1),
-    reason: sealReason(),
+    reason: input.reason ?? sealReason(),
     contactInfo: "",
     name: seal.commonName,
     location: "",

@@ -1,3 +1,6 @@
+import type { SealKey } from "../seal/seal-key";
+import type { MadeCopy } from "./mark-copy";
+import { copySealReason, sealCopy } from "./seal-copy";
 import { stampCopy } from "./stamp-copy";
 
 export const PAPER_MARKING = "CONVERTED TO PAPER";
@@ -11,16 +14,18 @@ export type PaperStamp = { vaultId: string; documentHash: string; envelopeId: st
  * document information dictionary (Subject, Keywords and custom `VaultCopy`, `VaultRecordId`,
  * `AuthoritativeSHA256`, `ConvertedToPaperAt` keys) for machines.
  *
- * Like `markNonAuthoritativeCopy`, an incremental update appended to the original bytes (./stamp-copy.ts).
+ * Like `markNonAuthoritativeCopy`, a re-serialized document of its own, never the original with an update
+ * appended (./stamp-copy.ts), sealed by the service with the reason "Copy converted to paper of <sha256>".
  * The stamp draws only fixed ASCII text (no caller's free text), so any document that could be vaulted
  * can be stamped.
  */
 export async function markConvertedToPaper(
   original: Uint8Array,
   stamp: PaperStamp,
-): Promise<{ update: Uint8Array; pageCount: number; pagesMarked: number }> {
+  seal: SealKey,
+): Promise<MadeCopy> {
   const day = stamp.convertedAt.toISOString().slice(0, 10);
-  return stampCopy(original, {
+  const stamped = await stampCopy(original, {
     marking: PAPER_MARKING,
     footer: `${PAPER_MARKING} on ${day}: this electronic record is no longer authoritative (UCC 9-105). Vault record ${stamp.vaultId}; authoritative SHA-256 ${stamp.documentHash}`,
     color: { r: 0.1, g: 0.2, b: 0.7 },
@@ -34,4 +39,6 @@ export async function markConvertedToPaper(
     },
     at: stamp.convertedAt,
   });
+  const parts = await sealCopy(stamped.parts, seal, { reason: copySealReason("converted-to-paper", stamp.documentHash), signingTime: stamp.convertedAt });
+  return { parts, size: parts.reduce((n, p) => n + p.byteLength, 0), pageCount: stamped.pageCount, pagesMarked: stamped.pagesMarked };
 }

@@ -1,5 +1,7 @@
 import { degrees, PDFName, PDFString, rgb, StandardFonts, type PDFDict } from "pdf-lib";
+import { flattenFormsAndSignatures } from "./flatten-signatures";
 import { openVaultablePdf } from "./load-pdf";
+import { writeFreshPdf } from "./write-fresh";
 
 /** What one kind of vault copy says on every page and in its information dictionary. */
 export type CopyStampSpec = {
@@ -16,18 +18,21 @@ export type CopyStampSpec = {
 };
 
 /**
- * Stamps every page of a vaulted PDF with a diagonal marking and a footer, and writes the statement into
- * the document information dictionary, as a PDF incremental update appended to the original bytes, not
- * a rewrite: the copy starts with the authoritative bytes unchanged, so any signature embedded in the
- * original still verifies in the copy (the stamp shows as a later revision), and a 50 MB document needs
- * only its small update serialized. Opens `original` with the shared incremental writer (415 if it is
- * not a PDF, 422 if encrypted): only the page tree and the information dictionary are parsed. The
- * caller stores `[original, update]`.
+ * Makes a copy of a vaulted PDF that is a document of its own (never the original with an update
+ * appended): the original's form fields and signatures are flattened to their appearance
+ * (./flatten-signatures.ts: what a reader saw stays on the page, but no signature of the original is
+ * left live, and its /DSS and /Perms go), every page gets a diagonal marking and a footer, the
+ * statement goes into the document information dictionary, and the whole is written as a new file
+ * with a new /ID (./write-fresh.ts). No prefix of the copy, and no run of its bytes, is the original.
+ *
+ * Opens `original` through the vault's guarded loader (415 if it is not a PDF, 413 past the decode
+ * budget, 422 if encrypted). The caller seals the result (./seal-copy.ts).
  */
-export async function stampCopy(original: Uint8Array, spec: CopyStampSpec): Promise<{ update: Uint8Array; pageCount: number; pagesMarked: number }> {
+export async function stampCopy(original: Uint8Array, spec: CopyStampSpec): Promise<{ parts: Uint8Array[]; pageCount: number; pagesMarked: number }> {
   const pdf = await openVaultablePdf(original);
   const doc = pdf.doc;
   const context = doc.context;
+  flattenFormsAndSignatures(doc);
   const color = rgb(spec.color.r, spec.color.g, spec.color.b);
   const font = await doc.embedFont(StandardFonts.HelveticaBold);
   let pagesMarked = 0;
@@ -55,5 +60,6 @@ export async function stampCopy(original: Uint8Array, spec: CopyStampSpec): Prom
   doc.setModificationDate(spec.at);
   const info = context.lookup(context.trailerInfo.Info) as PDFDict;
   for (const [key, value] of Object.entries(spec.info)) info.set(PDFName.of(key), PDFString.of(value));
-  return { update: await pdf.commit(), pageCount: doc.getPageCount(), pagesMarked };
+  const pageCount = doc.getPageCount();
+  return { parts: await writeFreshPdf(doc), pageCount, pagesMarked };
 }

@@ -1,8 +1,8 @@
 import type { OrgContext } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
-import { markConvertedToPaper } from "../../pdf";
+import { loadSealKey, markConvertedToPaper } from "../../pdf";
 import { sha256Hex } from "../../lib/crypto";
-import { putParts } from "../vault/hashing";
+import { putCopy } from "../copies/marked-copy";
 import { vaultKeys } from "../vault/keys";
 import { findVaultRecordById } from "../vault/repository";
 import { signVaultUrl } from "../vault/signed-url";
@@ -44,12 +44,10 @@ export async function paperOut(
             "integrity_check_failed",
           );
         }
-        const { update } = await markConvertedToPaper(bytes, { vaultId: record.id, documentHash: record.document_hash, envelopeId: record.envelope_id, convertedAt: new Date() });
+        // re-serialized and sealed as a copy, never the authoritative bytes with an update appended (services/copies)
+        const paper = await markConvertedToPaper(bytes, { vaultId: record.id, documentHash: record.document_hash, envelopeId: record.envelope_id, convertedAt: new Date() }, await loadSealKey(ctx.env));
         const key = vaultKeys(record.org_id, record.envelope_id, record.id).paper;
-        await putParts(ctx.env.DOCS, key, [bytes, update], {
-          httpMetadata: { contentType: "application/pdf" },
-          customMetadata: { envelope_id: record.envelope_id, vault_id: record.id, role: "converted-to-paper" },
-        });
+        await putCopy(ctx, key, paper.parts, { envelope_id: record.envelope_id, vault_id: record.id, role: "converted-to-paper" });
         paperKey = key;
       },
     });

@@ -1,9 +1,9 @@
 import { ApiError, notFound } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
 import { findEnvelopeName } from "../envelopes/repository";
+import { openMarkedCopy, openPaperCopy } from "../copies/marked-copy";
 import { openEvidenceBundle } from "./evidence-bundle";
 import { observeAuthoritative, recordIntegrityCheck } from "./integrity";
-import { vaultKeys } from "./keys";
 import { findVaultRecordById, latestCertificatePdf } from "./repository";
 import { downloadFilename, verifyVaultUrl, type VaultFile } from "./signed-url";
 
@@ -25,11 +25,8 @@ export async function openVaultDownload(
   const envelope = await findEnvelopeName(ctx.db, record.envelope_id);
   const filename = downloadFilename(envelope ?? { id: record.envelope_id, name: "" }, input.file);
 
-  if (input.file === "copy") {
-    const copy = await ctx.env.DOCS.get(record.copy_key);
-    if (!copy) throw notFound("Document");
-    return { body: copy.body, size: copy.size, filename, contentType: "application/pdf" };
-  }
+  // copies made before they were re-serialized are made again first (services/copies/marked-copy.ts)
+  if (input.file === "copy") return { ...(await openMarkedCopy(ctx, record)), filename, contentType: "application/pdf" };
   if (input.file === "certificate") {
     // the current certificate's PDF (the newest version: re-issued when a check's outcome changes)
     const row = await latestCertificatePdf(ctx.db, record.envelope_id);
@@ -37,11 +34,7 @@ export async function openVaultDownload(
     if (!pdf) throw notFound("Certificate");
     return { body: pdf.body, size: pdf.size, filename, contentType: "application/pdf" };
   }
-  if (input.file === "paper") {
-    const paper = await ctx.env.DOCS.get(vaultKeys(record.org_id, record.envelope_id, record.id).paper);
-    if (!paper) throw notFound("Document");
-    return { body: paper.body, size: paper.size, filename, contentType: "application/pdf" };
-  }
+  if (input.file === "paper") return { ...(await openPaperCopy(ctx, record)), filename, contentType: "application/pdf" };
   if (input.file === "evidence") return { ...(await openEvidenceBundle(ctx, record)), filename, contentType: "application/zip" };
 
   for (let attempt = 0; attempt < 2; attempt++) {

@@ -14,7 +14,8 @@ import { factsFrom } from "./compliance-checks";
 import { putParts } from "./hashing";
 import { envelopeVaultPrefix, vaultKeys } from "./keys";
 import { integrityCheckInsert, vaultRecordInsert } from "./repository";
-import { markNonAuthoritativeCopy } from "../../pdf";
+import { loadSealKey, markNonAuthoritativeCopy } from "../../pdf";
+import { COPY_FORMAT, COPY_FORMAT_KEY } from "../copies/copy-format";
 
 export type VaultDocumentInput = {
   envelope: LoadedEnvelope;
@@ -70,8 +71,11 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
   // The envelope as the batch will leave it: the certificate describes that state.
   const vaulted: EnvelopeRow = { ...envelope, status: "vaulted", secured_party: securedParty ?? envelope.secured_party };
 
-  const { update, pageCount, pagesMarked } = await markNonAuthoritativeCopy(bytes, { vaultId, documentHash: hash, envelopeId: envelope.id, markedAt: now });
-  const copyParts = [bytes, update];
+  // The marked copy is a re-serialized, sealed document of its own (never the AC with an update appended):
+  // what every party but the controller is given (services/copies/marked-copy.ts).
+  const copy = await markNonAuthoritativeCopy(bytes, { vaultId, documentHash: hash, envelopeId: envelope.id, markedAt: now }, await loadSealKey(ctx.env));
+  const { pageCount, pagesMarked } = copy;
+  const copyParts = copy.parts;
   const copyHash = await sha256HexOfParts(copyParts);
   const copyMarked = pagesMarked === pageCount;
   const chain = await verifyChain(db, envelope.id);
@@ -83,7 +87,11 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
     const puts = await Promise.allSettled([
       // `sha256` makes R2 refuse the write unless the stored bytes hash to the recorded value.
       putParts(bucket, keys.authoritative, [bytes], { ...stored("authoritative", envelope.id, vaultId), sha256: hash }),
-      putParts(bucket, keys.copy, copyParts, { ...stored("non-authoritative-copy", envelope.id, vaultId), sha256: copyHash }),
+      putParts(bucket, keys.copy, copyParts, {
+        httpMetadata: { contentType: "application/pdf" },
+        customMetadata: { envelope_id: envelope.id, vault_id: vaultId, role: "non-authoritative-copy", [COPY_FORMAT_KEY]: COPY_FORMAT },
+        sha256: copyHash,
+      }),
     ]);
     for (const put of puts) if (put.status === "rejected") throw put.reason;
     const certificate = await issueCertificate(ctx, { envelope: vaulted, vaultId, facts, issuedAt: at, reason: "vault_in", evidence: input.evidence ?? null });
@@ -128,7 +136,7 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
         page_count: pageCount,
         copy_key: keys.copy,
         copy_hash: copyHash,
-        copy_size_bytes: bytes.byteLength + update.byteLength,
+        copy_size_bytes: copy.size,
         copy_marked: copyMarked ? 1 : 0,
         source: input.source,
         actor_type: ctx.actor.type,

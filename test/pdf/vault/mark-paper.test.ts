@@ -1,27 +1,27 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { joinParts } from "../../../src/pdf/incremental/parts";
+import { loadSealKey } from "../../../src/pdf/seal/seal-key";
+import { expectIndependentCopy } from "../../helpers/copies";
 import { markConvertedToPaper, PAPER_MARKING } from "../../../src/pdf";
 import { COPY_MARKING } from "../../../src/pdf/vault/mark-copy";
 import { makePdf, pageTexts, pdfInfo, sha256Hex } from "../../helpers/pdf";
 
 async function paperCopyOf(original: Uint8Array) {
   const stamp = { vaultId: "vlt_paper", documentHash: await sha256Hex(original), envelopeId: "env_paper", convertedAt: new Date("2026-06-01T12:00:00Z") };
-  const { update, pagesMarked, pageCount } = await markConvertedToPaper(original, stamp);
-  const copy = new Uint8Array(original.length + update.length);
-  copy.set(original);
-  copy.set(update, original.length);
-  return { copy, update, pagesMarked, pageCount, stamp };
+  const { parts, pagesMarked, pageCount } = await markConvertedToPaper(original, stamp, await loadSealKey(env));
+  const copy = joinParts(parts);
+  return { copy, pagesMarked, pageCount, stamp };
 }
 
 describe("paper-out stamp (markConvertedToPaper)", () => {
   for (const objectStreams of [true, false]) {
-    it(`stamps every page and the metadata as converted to paper, keeping the original bytes first (${objectStreams ? "xref stream" : "xref table"})`, async () => {
+    it(`stamps every page and the metadata as converted to paper, re-serialized and sealed as a copy (${objectStreams ? "xref stream" : "xref table"})`, async () => {
       const original = await makePdf({ pages: 3, objectStreams });
-      const { copy, update, pagesMarked, pageCount, stamp } = await paperCopyOf(original);
+      const { copy, pagesMarked, pageCount, stamp } = await paperCopyOf(original);
       expect({ pagesMarked, pageCount }).toEqual({ pagesMarked: 3, pageCount: 3 });
-      expect(await sha256Hex(copy.subarray(0, original.length))).toBe(stamp.documentHash);
-      expect(update.length).toBeLessThan(20_000);
-
-      const texts = await pageTexts(copy);
+      const { texts, seal } = await expectIndependentCopy(copy, original, stamp.documentHash, PAPER_MARKING);
+      expect(seal.reason).toBe(`Copy converted to paper of ${stamp.documentHash}`);
       expect(texts).toHaveLength(3);
       texts.forEach((text, i) => {
         expect(text).toContain(PAPER_MARKING);
@@ -40,6 +40,6 @@ describe("paper-out stamp (markConvertedToPaper)", () => {
   }
 
   it("refuses bytes that are not a PDF (415), as vault-in does", async () => {
-    await expect(markConvertedToPaper(new TextEncoder().encode("not a pdf"), { vaultId: "v", documentHash: "h", envelopeId: "e", convertedAt: new Date() })).rejects.toMatchObject({ status: 415 });
+    await expect(markConvertedToPaper(new TextEncoder().encode("not a pdf"), { vaultId: "v", documentHash: "h", envelopeId: "e", convertedAt: new Date() }, await loadSealKey(env))).rejects.toMatchObject({ status: 415 });
   });
 });
