@@ -5,6 +5,7 @@ import { autoVaultSweep } from "./auto-vault-sweep";
 import { expireEnvelopes } from "./expire-envelopes";
 import { expireTransfers } from "./expire-transfers";
 import { continueIntegritySweep, startIntegritySweep } from "./integrity-sweep";
+import { pruneControlJtis } from "./prune-control-jtis";
 import { pruneIdempotency } from "./prune-idempotency";
 import { pruneWebhookAttempts } from "./prune-webhook-attempts";
 import { raiseEvidenceJob } from "./raise-evidence";
@@ -37,7 +38,10 @@ export const SHARD_JOBS: readonly Job[] = [
   ["raise-evidence", raiseEvidenceJob],
 ];
 
-export const GLOBAL_JOBS: readonly Job[] = [["prune-idempotency", pruneIdempotency]];
+export const GLOBAL_JOBS: readonly Job[] = [
+  ["prune-idempotency", pruneIdempotency],
+  ["prune-control-jtis", pruneControlJtis],
+];
 
 /**
  * Past this many bound shards the minute cron runs no shard's jobs itself: it enqueues one

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
  * shards; templates and their fields and provider templates: the organization's global, builder working
  * copies on shards) are neutral.
  */
-const GLOBAL = new Set(["organizations", "users", "memberships", "api_keys", "idempotency_keys", "document_packages", "document_package_items", "webhook_endpoints", "esign_disclosures", "control_keys", "shards", "org_shards"]);
+const GLOBAL = new Set(["organizations", "users", "memberships", "api_keys", "idempotency_keys", "document_packages", "document_package_items", "webhook_endpoints", "esign_disclosures", "control_keys", "control_jtis", "shards", "org_shards"]);
 const NEUTRAL = new Set(["audit_log", "templates", "template_fields", "signing_provider_templates"]);
 
 const schema = import.meta.glob<string>("../../src/db/schema/*.ts", { query: "?raw", import: "default", eager: true });

@@ -125,6 +125,21 @@ export const controlKeys = sqliteTable(
 );
 
 /**
+ * The `jti` of each Control-Signature an organization spent on a key change (DESIGN.md 13): a key add or
+ * delete is signed over a fresh `jti` instead of a record's control sequence, and each is good once. A
+ * row outlives the signature's 5-minute `iat` window only by a margin: the prune job deletes it after.
+ */
+export const controlJtis = sqliteTable(
+  "control_jtis",
+  {
+    orgId: text("org_id").notNull(),
+    jti: text("jti").notNull(),
+    usedAt: text("used_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.jti] }), index("control_jtis_used_idx").on(t.usedAt)],
+);
+
+/**
  * Every re-hash of an authoritative copy: at vault-in, on each authoritative download and by the
  * weekly sweep. The newest row decides compliance check 3. `observed_hash` is null when the object
  * was missing.

@@ -21,6 +21,7 @@ export const route = createRoute(publicRoute({
     }),
     query: z.object({
       exp: z.string().max(20).openapi({ description: "Expiry, Unix seconds", example: "1795400000" }),
+      c: z.string().max(64).optional().openapi({ description: "On the authoritative copy's URL: the controller it was issued to (signed); the download answers 403 `not_controller` once that organization no longer controls the record, 409 `control_closed` once control is closed" }),
       sig: z.string().max(128).openapi({ description: "Hex HMAC-SHA256 signature" }),
     }),
   },
@@ -36,8 +37,8 @@ export const route = createRoute(publicRoute({
 
 export const handler: AppRouteHandler<typeof route> = async (c) => {
   const { vault_id, file } = c.req.valid("param");
-  const { exp, sig } = c.req.valid("query");
-  const download = await openVaultDownload(c.var.ctx, { vaultId: vault_id, file, exp, sig });
+  const { exp, sig, c: controller } = c.req.valid("query");
+  const download = await openVaultDownload(c.var.ctx, { vaultId: vault_id, file, exp, sig, c: controller });
   return c.body(download.body, 200, {
     "Content-Type": download.contentType,
     "Content-Length": String(download.size),

@@ -3,8 +3,8 @@ import type { OrgContext } from "../../lib/context";
 import { ApiError, conflict } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
-import { controlKeyInsertGuarded, listControlKeys, type ControlKeyRow } from "./repository";
-import { verifyControlSignature } from "./signature";
+import { controlJtiInsert, controlKeyInsertGuarded, isControlJtiConflict, listControlKeys, type ControlKeyRow } from "./repository";
+import { usedJti, verifyKeySignature } from "./signature";
 
 /** An organization holds at most this many control keys (each control action is checked against them). */
 export const MAX_CONTROL_KEYS = 10;
@@ -74,25 +74,38 @@ export const serializeControlKey = (row: ControlKeyRow): ControlKey => ({
 /**
  * Registers a control key (DESIGN.md 9). The first key is added on the API key alone; once the
  * organization has one, adding another must carry a Control-Signature by a key it already has over
- * `{ action: "add_key", kid: <the new key's thumbprint>, iat }`, so a stolen API key cannot slip its
- * own key in. The key and its entry on the organization's chain (`control_key.added`, keeping the
- * JWS) commit in one batch, guarded on the keys verified: a concurrent change refuses it (409).
+ * `{ action: "add_key", kid: <the new key's thumbprint>, jti, iat }`, so a stolen API key cannot slip
+ * its own key in. The key, its entry on the organization's chain (`control_key.added`, keeping the
+ * JWS) and the spent `jti` commit in one batch, guarded on the keys verified: a concurrent change
+ * refuses it (409) and spends nothing; the `jti` reused (even by a concurrent request): 403.
  */
 export async function addControlKey(ctx: OrgContext, input: { jwk: Record<string, unknown>; signature: string | undefined }): Promise<ControlKey> {
   const { alg, jwk } = await publicControlKey(input.jwk);
   const kid = await calculateJwkThumbprint(jwk as JWK, "sha256");
   const keys = await listControlKeys(ctx.global, ctx.orgId);
-  const signature = await verifyControlSignature(ctx.global, { orgId: ctx.orgId, header: input.signature, expected: { action: "add_key", kid }, keys });
+  const signature = await verifyKeySignature(ctx.global, { orgId: ctx.orgId, header: input.signature, action: "add_key", kid, keys });
   if (keys.some((k) => k.kid === kid)) throw conflict("This control key is already registered", { kid }, "control_key_exists");
   if (keys.length >= MAX_CONTROL_KEYS) throw conflict(`An organization holds at most ${MAX_CONTROL_KEYS} control keys: delete one first`, { limit: MAX_CONTROL_KEYS }, "control_key_limit");
   const at = nowIso();
   const row: ControlKeyRow = { org_id: ctx.orgId, kid, alg, jwk: JSON.stringify(jwk), created_at: at };
-  const [inserted] = await commitWithOrgAudit(
-    ctx.global,
-    { orgId: ctx.orgId, action: "control_key.added", actor: ctx.actor, data: { kid, alg, ...(signature ? { control_signature: signature } : {}) }, at },
-    [controlKeyInsertGuarded(ctx.global, row, signature?.kid ?? null)],
-    { guarded: true },
-  );
+  const statements = [controlKeyInsertGuarded(ctx.global, row, signature?.kid ?? null)];
+  if (signature) {
+    // spent only if this request's key row is there (created_at is this request's): the add happened
+    const added = { sql: "EXISTS (SELECT 1 FROM control_keys WHERE org_id = ? AND kid = ? AND created_at = ?)", params: [ctx.orgId, kid, at] };
+    statements.push(controlJtiInsert(ctx.global, { orgId: ctx.orgId, jti: signature.jti, at }, added));
+  }
+  let inserted: D1Result | undefined;
+  try {
+    [inserted] = await commitWithOrgAudit(
+      ctx.global,
+      { orgId: ctx.orgId, action: "control_key.added", actor: ctx.actor, data: { kid, alg, ...(signature ? { control_signature: { kid: signature.kid, jws: signature.jws } } : {}) }, at },
+      statements,
+      { guarded: true },
+    );
+  } catch (err) {
+    if (isControlJtiConflict(err)) throw usedJti();
+    throw err;
+  }
   if (inserted?.meta.changes !== 1) {
     throw conflict("The organization's control keys changed while this key was being added: retry (signed, if it now has a key)", { kid }, "control_keys_changed");
   }

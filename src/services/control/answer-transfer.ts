@@ -5,8 +5,8 @@ import type { ControlChange } from "../vault/repository";
 import { commitControl, type ControlStep } from "./commit-control";
 import { expireTransfer, isLapsed, notPending } from "./expire-transfer";
 import { getTransfer, type TransferRow } from "./repository";
-import { verifyControlSignature } from "./signature";
-import { assertActive } from "./state";
+import { bodySha256, verifyRecordSignature } from "./signature";
+import { assertActive, readControl } from "./state";
 import { transferView, type TransferView } from "./view";
 
 /** 403 codes of an answer by the wrong party of the transfer. */
@@ -40,7 +40,8 @@ export function acceptedChange(transfer: Pick<TransferRow, "kind" | "from_org_id
  * no longer pending: 409 `transfer_not_pending` (to either of the two); the wrong one of the two: 403
  * (`not_receiver` / `not_sender`). A pending transfer past its `expires_at` is settled as `expired` first (its
  * own step, by the service) and then answered 409. The Control-Signature (payload `{ vault_id, action,
- * transfer_id, iat }`) is checked before anything commits. Answers the transfer as it is now.
+ * transfer_id, control_seq, body_sha256, iat }`, the body `{}`) is checked before anything commits,
+ * and its `control_seq` again by the commit. Answers the transfer as it is now.
  */
 export async function answerTransfer(
   caller: OrgContext,
@@ -58,10 +59,12 @@ export async function answerTransfer(
     throw notPending((await getTransfer(ctx.db, transfer.id)) ?? transfer);
   }
   assertMayAnswer(transfer, ctx.orgId, input.answer);
-  const signature = await verifyControlSignature(ctx.global, {
+  const { controlSeq } = await readControl(ctx.db, transfer.vault_id);
+  const signature = await verifyRecordSignature(ctx.global, {
     orgId: ctx.orgId,
     header: input.signatureHeader,
-    expected: { vault_id: transfer.vault_id, action: input.answer, transfer_id: transfer.id },
+    claim: { vault_id: transfer.vault_id, action: input.answer, transfer_id: transfer.id, body_sha256: await bodySha256({}) },
+    controlSeq,
   });
   return commitControl(ctx, transfer.vault_id, async (state, at) => {
     const pending = state.pending;

@@ -1,7 +1,7 @@
 import type { OrgContext } from "../../lib/context";
 import { commitControl } from "./commit-control";
 import { pendingConflict } from "./offer-transfer";
-import { verifyControlSignature } from "./signature";
+import { bodySha256, verifyRecordSignature } from "./signature";
 import { assertActive, assertController, readControl, type ControlState } from "./state";
 
 /** What a closing step needs of the state: the caller controls an active record with no transfer pending. */
@@ -26,16 +26,19 @@ export async function closeRecord(
     status: "paid_off" | "paper_out";
     note: string | null;
     detail: Record<string, unknown>;
+    /** the request body as received, which the Control-Signature's `body_sha256` covers */
+    body: unknown;
     signatureHeader: string | undefined;
     prepare?: (state: ControlState) => Promise<void>;
   },
 ): Promise<ControlState> {
   const state = await readControl(ctx.db, input.vaultId);
   assertCanClose(state, ctx.orgId);
-  const signature = await verifyControlSignature(ctx.global, {
+  const signature = await verifyRecordSignature(ctx.global, {
     orgId: ctx.orgId,
     header: input.signatureHeader,
-    expected: { vault_id: input.vaultId, action: input.status },
+    claim: { vault_id: input.vaultId, action: input.status, body_sha256: await bodySha256(input.body) },
+    controlSeq: state.controlSeq,
   });
   await input.prepare?.(state);
   await commitControl(ctx, input.vaultId, async (fresh, at) => {

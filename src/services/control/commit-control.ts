@@ -7,7 +7,7 @@ import type { AuditAction } from "../audit/actions";
 import { compliantSince, issueCertificate } from "../vault/certificate";
 import { controlUpdate, latestCertificate, type ControlChange, type VaultRecordRow } from "../vault/repository";
 import { transferInsert, transferSettle, type TransferRow } from "./repository";
-import type { ControlSignature } from "./signature";
+import { signatureMismatch, type RecordSignature } from "./signature";
 import { readControl, type ControlState } from "./state";
 import { orgAnchorInsert } from "../shards/repository";
 
@@ -27,8 +27,11 @@ export type ControlStep = {
   transfer?: { insert: TransferRow } | { settle: { id: string; status: "accepted" | "rejected" | "cancelled" | "expired" } };
   /** what else the entry records: the kind, a reference, a reason */
   detail?: Record<string, unknown>;
-  /** the acting organization's Control-Signature, kept on the chain (null: it has no control keys) */
-  signature: ControlSignature | null;
+  /**
+   * the acting organization's Control-Signature (null: it has no control keys): its key and JWS are kept
+   * on the chain; the control sequence it was made at must still be the record's when the step commits
+   */
+  signature: RecordSignature | null;
   /**
    * Organizations whose anchor row the record's shard gets in the step's batch (an offer: the
    * transferee, who may never have been placed on this shard; docs/decisions/shards.md "FK anchors").
@@ -49,7 +52,10 @@ export function recordAfter(record: VaultRecordRow, change: ControlChange | unde
  * columns (guarded on the ones read), the transfer row, a new certificate version naming the controller,
  * and the event to both parties' endpoints, in one D1 batch. Nothing is half done: a crash before the
  * batch leaves at most an unreferenced certificate PDF; a lost race (another step on the same record)
- * reads again and `plan` decides again on the fresh state.
+ * reads again and `plan` decides again on the fresh state. A signed step commits only on the control
+ * sequence its signature names (DESIGN.md 13): the check is made on the state the commit advances from,
+ * so of two requests carrying one signature at most one commits; the other is 403
+ * `control_signature_invalid` (`control_seq`).
  */
 export async function commitControl<T>(
   ctx: RequestContext,
@@ -61,6 +67,7 @@ export async function commitControl<T>(
     envelopeOf: (state) => state.envelope,
     plan: async (state, at) => {
       const { step, result } = await plan(state, at);
+      if (step.signature && step.signature.control_seq !== state.controlSeq) throw signatureMismatch(["control_seq"]);
       const { record, envelope } = state;
       const after = recordAfter(record, step.change);
       const data = {
@@ -82,7 +89,7 @@ export async function commitControl<T>(
         acting_org_id: step.action === "vault.transfer_expired" ? null : actingOrgOf(step),
         actor_key_id: ctx.actor.type === "api_key" ? ctx.actor.id : null,
         ...(step.detail ?? {}),
-        ...(step.signature ? { control_signature: step.signature } : {}),
+        ...(step.signature ? { control_signature: { kid: step.signature.kid, jws: step.signature.jws } } : {}),
       };
       // A new certificate version names the controller as the step leaves it.
       const facts = await gatherFacts(ctx.db, envelope, { record: after, step: { action: step.action, data: entryData } });

@@ -72,6 +72,6 @@ export const ControlSignatureHeaders = z.object({
     .openapi({
       param: { name: "control-signature", in: "header" }, // the key hono validates (headers are case-insensitive); the same name or the document refuses it
       description:
-        "Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). Missing: 403 `control_signature_required`; wrong: 403 `control_signature_invalid`.",
+        "Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ).",
     }),
 });

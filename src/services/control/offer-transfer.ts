@@ -7,7 +7,7 @@ import type { TransferKind } from "../../db/schema";
 import { findOrganization } from "../organizations/repository";
 import { commitControl } from "./commit-control";
 import { isPendingTransferConflict, type TransferRow } from "./repository";
-import { verifyControlSignature } from "./signature";
+import { bodySha256, verifyRecordSignature } from "./signature";
 import { assertActive, assertController, readControl, TRANSFER_PENDING, type ControlState } from "./state";
 import { transferView, type TransferView } from "./view";
 
@@ -40,11 +40,13 @@ function assertCanOffer(state: ControlState, orgId: string, kind: TransferKind):
  * `vault.transfer_requested` (with the kind, the reference and the Control-Signature), the pending
  * transfer row and the event to both organizations commit in one batch. At most one transfer is pending:
  * a second offer is 409 `transfer_pending`, also when two race (the chain's unique (chain_id, seq) or
- * the partial unique index on pending transfers refuses the loser's batch).
+ * the partial unique index on pending transfers refuses the loser's batch). The Control-Signature covers
+ * the body as received (`kind`, `to_org_id`, `reference`) by its `body_sha256`, and the record's control
+ * sequence: it is good for this one offer.
  */
 export async function offerTransfer(
   ctx: OrgContext,
-  input: { vaultId: string; kind: TransferKind; toOrgId: string; reference: string | null; signatureHeader: string | undefined },
+  input: { vaultId: string; kind: TransferKind; toOrgId: string; reference: string | null; body?: unknown; signatureHeader: string | undefined },
 ): Promise<TransferView> {
   const state = await readControl(ctx.db, input.vaultId);
   assertCanOffer(state, ctx.orgId, input.kind);
@@ -54,10 +56,11 @@ export async function offerTransfer(
   if (!(await findOrganization(ctx.global, input.toOrgId))) {
     throw unprocessable("to_org_id names no organization", [{ path: ["to_org_id"], message: "unknown organization" }]);
   }
-  const signature = await verifyControlSignature(ctx.global, {
+  const signature = await verifyRecordSignature(ctx.global, {
     orgId: ctx.orgId,
     header: input.signatureHeader,
-    expected: { vault_id: input.vaultId, action: "transfer", to_org_id: input.toOrgId },
+    claim: { vault_id: input.vaultId, action: "transfer", body_sha256: await bodySha256(input.body ?? { kind: input.kind, to_org_id: input.toOrgId, ...(input.reference === null ? {} : { reference: input.reference }) }) },
+    controlSeq: state.controlSeq,
   });
   const id = newShardId("transfer", shardOf(input.vaultId));
   // Across databases (docs/decisions/shards.md 4): the global side first, idempotently: the record's

@@ -23,7 +23,7 @@ export const PAPER_URL_TTL_SECONDS = 300;
  */
 export async function paperOut(
   ctx: OrgContext,
-  input: { vaultId: string; reason: string; signatureHeader: string | undefined },
+  input: { vaultId: string; reason: string; body?: unknown; signatureHeader: string | undefined },
 ): Promise<ControlView & { paper_copy: Awaited<ReturnType<typeof signVaultUrl>> }> {
   let paperKey: string | null = null;
   try {
@@ -32,6 +32,7 @@ export async function paperOut(
       status: "paper_out",
       note: input.reason,
       detail: { reason: input.reason },
+      body: input.body ?? { reason: input.reason },
       signatureHeader: input.signatureHeader,
       prepare: async ({ record }) => {
         const object = await ctx.env.DOCS.get(record.authoritative_key);

@@ -76,11 +76,16 @@ export const VaultRecordSummarySchema = z.object(summaryShape).openapi("VaultRec
 export const VaultRecordSchema = z
   .object({
     ...summaryShape,
+    control_seq: z.int().min(0).openapi({
+      description:
+        "The record's control sequence: the number of entries of its control history (GET /partner/vault/{vault_id}/control-history); every recorded control step, an offer included, adds one. A Control-Signature signs it as `control_seq`, so a signature is good for one step",
+      example: 1,
+    }),
     compliance: z.object({ compliant: z.boolean(), score: z.number(), missing_requirements: z.array(z.string()) }).openapi({
       description: "The eight UCC §9-105 checks evaluated now, as the certificate runs them",
     }),
   })
-  .openapi("VaultRecord", { example: { ...SUMMARY_EXAMPLE, compliance: { compliant: true, score: 1, missing_requirements: [] } } });
+  .openapi("VaultRecord", { example: { ...SUMMARY_EXAMPLE, control_seq: 1, compliance: { compliant: true, score: 1, missing_requirements: [] } } });
 
 export const BookQuery = z.object({
   role: z

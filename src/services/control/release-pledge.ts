@@ -2,7 +2,7 @@ import type { OrgContext } from "../../lib/context";
 import { conflict } from "../../lib/errors";
 import { commitControl } from "./commit-control";
 import { pendingConflict } from "./offer-transfer";
-import { verifyControlSignature } from "./signature";
+import { bodySha256, verifyRecordSignature } from "./signature";
 import { assertActive, assertController, readControl, type ControlState } from "./state";
 import { controlView, type ControlView } from "./view";
 
@@ -24,11 +24,13 @@ function assertCanRelease(state: ControlState, orgId: string): void {
  * `transfer_pending` (docs/decisions/control-transfers.md). Answers the record as it is now.
  */
 export async function releasePledge(ctx: OrgContext, input: { vaultId: string; signatureHeader: string | undefined }): Promise<ControlView> {
-  assertCanRelease(await readControl(ctx.db, input.vaultId), ctx.orgId);
-  const signature = await verifyControlSignature(ctx.global, {
+  const read = await readControl(ctx.db, input.vaultId);
+  assertCanRelease(read, ctx.orgId);
+  const signature = await verifyRecordSignature(ctx.global, {
     orgId: ctx.orgId,
     header: input.signatureHeader,
-    expected: { vault_id: input.vaultId, action: "release_pledge" },
+    claim: { vault_id: input.vaultId, action: "release_pledge", body_sha256: await bodySha256({}) },
+    controlSeq: read.controlSeq,
   });
   await commitControl(ctx, input.vaultId, async (state) => {
     assertCanRelease(state, ctx.orgId);

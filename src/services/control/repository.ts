@@ -106,3 +106,33 @@ export function controlKeyDeleteGuarded(db: GlobalDb, orgId: string, kid: string
     .prepare("DELETE FROM control_keys WHERE org_id = ?1 AND kid = ?2 AND EXISTS (SELECT 1 FROM control_keys WHERE org_id = ?1 AND kid = ?3)")
     .bind(orgId, kid, signedBy);
 }
+
+// ---- control_jtis (DESIGN.md 13: a key change's signature is good once) ----
+
+export async function isControlJtiUsed(db: GlobalDb, orgId: string, jti: string): Promise<boolean> {
+  return (await db.prepare("SELECT 1 AS hit FROM control_jtis WHERE org_id = ? AND jti = ?").bind(orgId, jti).first<{ hit: number }>()) !== null;
+}
+
+/**
+ * Spends a key change's `jti`, in the batch of the change and only if the change happened: `done` is a
+ * SQL condition true once it did (the key added by this request is there; the key deleted is gone), so
+ * a refused change spends nothing. A `jti` spent meanwhile by a concurrent request fails the whole batch
+ * on the primary key (isControlJtiConflict).
+ */
+export function controlJtiInsert(db: GlobalDb, input: { orgId: string; jti: string; at: string }, done: { sql: string; params: unknown[] }): D1PreparedStatement {
+  return db
+    .prepare(`INSERT INTO control_jtis (org_id, jti, used_at) SELECT ?, ?, ? WHERE ${done.sql}`)
+    .bind(input.orgId, input.jti, input.at, ...done.params);
+}
+
+export function isControlJtiConflict(err: unknown): boolean {
+  return err instanceof Error && /UNIQUE constraint failed: control_jtis\./.test(err.message);
+}
+
+/** Deletes spent jtis older than `cutoff` (their signatures' `iat` window long closed), oldest first, at most `limit`. */
+export function pruneControlJtis(db: GlobalDb, input: { cutoff: string; limit: number }): Promise<D1Result> {
+  return db
+    .prepare("DELETE FROM control_jtis WHERE rowid IN (SELECT rowid FROM control_jtis WHERE used_at < ? ORDER BY used_at LIMIT ?)")
+    .bind(input.cutoff, input.limit)
+    .run();
+}

@@ -1,10 +1,15 @@
 import { ApiError, conflict, notFound } from "../../lib/errors";
 import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
+import { CONTROL_ACTIONS } from "../vault/control-history";
 import { findVaultRecordById, type VaultRecordRow } from "../vault/repository";
 import { findPendingTransfer, type TransferRow } from "./repository";
 
-/** A vaulted envelope's control as one read sees it: the record, its envelope (with its chain head) and the pending transfer. */
-export type ControlState = { record: VaultRecordRow; envelope: LoadedEnvelope; pending: TransferRow | null };
+/**
+ * A vaulted envelope's control as one read sees it: the record, its envelope (with its chain head), the
+ * pending transfer and the control sequence: the number of control entries on the chain up to that head
+ * (DESIGN.md 13: the length of GET …/control-history; every recorded control step adds one).
+ */
+export type ControlState = { record: VaultRecordRow; envelope: LoadedEnvelope; pending: TransferRow | null; controlSeq: number };
 
 export const NOT_CONTROLLER = "not_controller";
 export const CONTROL_CLOSED = "control_closed";
@@ -15,7 +20,22 @@ export async function readControl(db: D1Database, vaultId: string): Promise<Cont
   const record = await findVaultRecordById(db, vaultId);
   if (!record) throw notFound("Vault record");
   const [envelope, pending] = await Promise.all([getEnvelope(db, record.org_id, record.envelope_id), findPendingTransfer(db, vaultId)]);
-  return { record, envelope, pending };
+  return { record, envelope, pending, controlSeq: await countControlEntries(db, envelope) };
+}
+
+/**
+ * The control entries of the envelope's chain up to the head `envelope` was read at (`seq <=
+ * audit_seq`): entries are never rewritten, so this is the sequence as of that head even if a step
+ * commits meanwhile. A commit planned on this state advances the chain from that head, so it fails
+ * (and is planned again on a fresh read) if any step committed in between: the sequence a
+ * Control-Signature was checked against is the one its step commits on.
+ */
+async function countControlEntries(db: D1Database, envelope: Pick<LoadedEnvelope, "id" | "audit_seq">): Promise<number> {
+  const row = await db
+    .prepare("SELECT COUNT(*) AS n FROM audit_log WHERE chain_id = ? AND seq <= ? AND action IN (SELECT value FROM json_each(?))")
+    .bind(envelope.id, envelope.audit_seq, JSON.stringify([...CONTROL_ACTIONS]))
+    .first<{ n: number }>();
+  return row?.n ?? 0;
 }
 
 /** The organizations that may see a record (DESIGN.md 9): originator, controller, pledgor, and the one a pending transfer is offered to. */

@@ -21,7 +21,7 @@ export async function createRecordUrl(ctx: OrgContext, input: { vaultId: string;
     assertAuthoritativeServable(state.record, ctx.orgId);
   } else assertVisible(state, ctx.orgId);
   if (input.file === "evidence") await ensureEvidenceBundle(ctx, state);
-  return signVaultUrl(ctx.env, { record: state.record, envelope: state.envelope, file: input.file, expiresIn: input.expiresIn });
+  return signVaultUrl(ctx.env, { record: state.record, envelope: state.envelope, file: input.file, expiresIn: input.expiresIn, controllerOrgId: ctx.orgId });
 }
 
 /** GET /partner/vault/:vault_id/certificate: the current certificate (as the envelope's certificate route answers), to every party. */

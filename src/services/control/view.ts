@@ -39,6 +39,8 @@ export type ControlSummaryView = {
 };
 
 export type ControlView = ControlSummaryView & {
+  /** the number of entries of the record's control history: what a Control-Signature signs as `control_seq` (DESIGN.md 13) */
+  control_seq: number;
   compliance: { compliant: boolean; score: number; missing_requirements: string[] };
 };
 
@@ -83,11 +85,11 @@ export function namedOrgIds(record: Pick<VaultRecordRow, "org_id" | "controller_
  * GET /partner/vault/:vault_id: the control record as `state` read it, the parties named, with the live
  * compliance summary (the same eight checks the certificate runs, on the record and its chain).
  */
-export async function controlView(ctx: RequestContext, state: Pick<ControlState, "record" | "envelope" | "pending">): Promise<ControlView> {
+export async function controlView(ctx: RequestContext, state: Pick<ControlState, "record" | "envelope" | "pending" | "controlSeq">): Promise<ControlView> {
   const { record, envelope, pending } = state;
   // the record and its chain on the record's shard (ctx.db); the parties' names from global, one read
   const [facts, names] = await Promise.all([gatherFacts(ctx.db, envelope), listOrganizationNames(ctx.global, namedOrgIds(record))]);
   const byId = new Map<string, string>();
   for (const n of names) if (n.name) byId.set(n.id, n.name);
-  return { ...controlSummary(record, pending, byId), compliance: summarize(runChecks(facts)) };
+  return { ...controlSummary(record, pending, byId), control_seq: state.controlSeq, compliance: summarize(runChecks(facts)) };
 }

@@ -5,19 +5,21 @@ import { openMarkedCopy, openPaperCopy } from "../copies/marked-copy";
 import { openEvidenceBundle } from "./evidence-bundle";
 import { observeAuthoritative, recordIntegrityCheck } from "./integrity";
 import { findVaultRecordById, latestCertificatePdf } from "./repository";
-import { downloadFilename, verifyVaultUrl, type VaultFile } from "./signed-url";
+import { assertAuthoritativeServable, downloadFilename, verifyVaultUrl, type VaultFile } from "./signed-url";
 
 export type VaultDownload = { body: ReadableStream; size: number; filename: string; contentType: "application/pdf" | "application/zip" };
 
 /**
- * Serves a signed download URL. The authoritative copy is re-hashed first and refused (409) when its
+ * Serves a signed download URL. The authoritative copy is served only while the organization its URL
+ * names still controls the record and control is not closed (403 `not_controller`, 409
+ * `control_closed`); it is re-hashed first and refused (409) when its
  * bytes no longer match the hash recorded at vaulting; the check is recorded either way (a mismatch
  * becomes a tamper event). The bytes then sent are read with `etagMatches` on the object that was
  * hashed, so an overwrite between the check and the read cannot slip through unchecked.
  */
 export async function openVaultDownload(
   ctx: RequestContext,
-  input: { vaultId: string; file: VaultFile; exp: string; sig: string },
+  input: { vaultId: string; file: VaultFile; exp: string; sig: string; c?: string },
 ): Promise<VaultDownload> {
   await verifyVaultUrl(ctx.env, input);
   const record = await findVaultRecordById(ctx.db, input.vaultId);
@@ -36,6 +38,10 @@ export async function openVaultDownload(
   }
   if (input.file === "paper") return { ...(await openPaperCopy(ctx, record)), filename, contentType: "application/pdf" };
   if (input.file === "evidence") return { ...(await openEvidenceBundle(ctx, record)), filename, contentType: "application/zip" };
+
+  // Links follow control (DESIGN.md 13): the organization the link names must control the record now,
+  // and control must not be closed (an offer alone changes neither)
+  assertAuthoritativeServable(record, input.c!);
 
   for (let attempt = 0; attempt < 2; attempt++) {
     const observed = await observeAuthoritative(ctx.env.DOCS, record);

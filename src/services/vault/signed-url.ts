@@ -13,10 +13,13 @@ export type VaultFile = (typeof VAULT_FILES)[number];
 /**
  * Download URLs name the vault record by its opaque id and the file by role, never by R2 key, and
  * carry `exp` (Unix seconds) and `sig` = hex HMAC-SHA256 keyed by STORAGE_URL_SECRET over all three:
- * changing any byte of the id, the role or the expiry invalidates the signature.
+ * changing any byte of the id, the role or the expiry invalidates the signature. The authoritative
+ * copy's URL also names the controller it was issued to (`c`, inside the HMAC: a "v2" string), so the
+ * download can check that organization still controls the record (DESIGN.md 13).
  */
-function signature(secret: string, vaultId: string, file: VaultFile, exp: number): Promise<string> {
-  return hmacSha256(secret, `vault-download:v1\n${vaultId}\n${file}\n${exp}`).then(toHex);
+function signature(secret: string, vaultId: string, file: VaultFile, exp: number, controllerOrgId: string | null): Promise<string> {
+  const signed = controllerOrgId === null ? `vault-download:v1\n${vaultId}\n${file}\n${exp}` : `vault-download:v2\n${vaultId}\n${file}\n${exp}\n${controllerOrgId}`;
+  return hmacSha256(secret, signed).then(toHex);
 }
 
 /** A file name a browser can save: the envelope name made safe, then the envelope id. */
@@ -32,16 +35,19 @@ export function downloadFilename(envelope: Pick<EnvelopeRow, "id" | "name">, fil
 }
 
 /**
- * Downloads follow control (DESIGN.md 9): the authoritative copy goes to the controller of the moment
- * only (403 `not_controller`, the code of control/state.ts, which this folder cannot import), and to
- * nobody once the record was converted to paper (409 `control_closed`: the paper is the original now).
+ * Downloads follow control (DESIGN.md 9 and 13): the authoritative copy goes to the controller of the
+ * moment only (403 `not_controller`, the code of control/state.ts, which this folder cannot import), and
+ * to nobody once control is closed (409 `control_closed`: paid off, or converted to paper, where the
+ * paper is the original now). Checked when a URL is issued and again when it is used, with `orgId` the
+ * organization the URL names: a link issued before a transfer, a pledge or its release dies with it.
  */
 export function assertAuthoritativeServable(record: Pick<VaultRecordRow, "controller_org_id" | "control_status">, orgId: string): void {
   if (record.controller_org_id !== orgId) {
     throw new ApiError(403, "Only the controller of the authoritative copy may download it; the other parties get the marked copy", { controller_org_id: record.controller_org_id }, "not_controller");
   }
-  if (record.control_status === "paper_out") {
-    throw new ApiError(409, "The record was converted to paper: the electronic copy is no longer authoritative and is not served as such", { status: record.control_status }, "control_closed");
+  if (record.control_status !== "active") {
+    const why = record.control_status === "paper_out" ? "was converted to paper: the electronic copy is no longer authoritative" : `is closed (${record.control_status})`;
+    throw new ApiError(409, `The record ${why}, so its authoritative copy is not served`, { status: record.control_status }, "control_closed");
   }
 }
 
@@ -53,7 +59,7 @@ export function assertAuthoritativeServable(record: Pick<VaultRecordRow, "contro
 export async function createVaultUrl(ctx: OrgContext, input: { envelopeId: string; file: VaultFile; expiresIn: number }) {
   const { envelope, record } = await findVaultedEnvelope(ctx, input.envelopeId);
   if (input.file === "authoritative") assertAuthoritativeServable(record, ctx.orgId);
-  return signVaultUrl(ctx.env, { record, envelope, file: input.file, expiresIn: input.expiresIn });
+  return signVaultUrl(ctx.env, { record, envelope, file: input.file, expiresIn: input.expiresIn, controllerOrgId: ctx.orgId });
 }
 
 /** The caller's envelope and its vault record, on the envelope path; 404 unless the envelope is vaulted. */
@@ -64,15 +70,23 @@ export async function findVaultedEnvelope(ctx: OrgContext, envelopeId: string): 
   return { envelope, record };
 }
 
-/** A signed download URL of one file of a vault record the caller may have (its access checked by the caller). */
-export async function signVaultUrl(env: Env, input: { record: Pick<VaultRecordRow, "id">; envelope: Pick<EnvelopeRow, "id" | "name">; file: VaultFile; expiresIn: number }) {
+/**
+ * A signed download URL of one file of a vault record the caller may have (its access checked by the
+ * caller). The authoritative copy's names `controllerOrgId`, the controller it is issued to.
+ */
+export async function signVaultUrl(
+  env: Env,
+  input: { record: Pick<VaultRecordRow, "id">; envelope: Pick<EnvelopeRow, "id" | "name">; file: VaultFile; expiresIn: number; controllerOrgId?: string },
+) {
   const { record, envelope } = input;
   const secret = requireSecret(env, "STORAGE_URL_SECRET");
   const exp = Math.floor(Date.now() / 1000) + input.expiresIn;
-  const sig = await signature(secret, record.id, input.file, exp);
+  const controller = input.file === "authoritative" ? (input.controllerOrgId ?? null) : null;
+  if (input.file === "authoritative" && controller === null) throw new Error("an authoritative copy's URL names the controller it is issued to");
+  const sig = await signature(secret, record.id, input.file, exp, controller);
   const host = env.STORAGE_HOST.replace(/\/+$/, "");
   return {
-    signed_url: `${host}/v/${record.id}/${input.file}?exp=${exp}&sig=${sig}`,
+    signed_url: `${host}/v/${record.id}/${input.file}?exp=${exp}${controller === null ? "" : `&c=${encodeURIComponent(controller)}`}&sig=${sig}`,
     filename: downloadFilename(envelope, input.file),
     expires_in: input.expiresIn,
     expires_at: new Date(exp * 1000).toISOString(),
@@ -81,12 +95,15 @@ export async function signVaultUrl(env: Env, input: { record: Pick<VaultRecordRo
 
 /**
  * Checks a download URL's signature (timing-safe) and then its expiry. Both failures are 403, as a
- * presigned object-store URL answers; the expiry is only trusted once the signature covers it.
+ * presigned object-store URL answers; the expiry is only trusted once the signature covers it. An
+ * authoritative copy's URL must name its controller (`c`); one without (issued before links named
+ * it) no longer verifies. Whether that organization still controls the record is the caller's check.
  */
-export async function verifyVaultUrl(env: Env, input: { vaultId: string; file: VaultFile; exp: string; sig: string }): Promise<void> {
+export async function verifyVaultUrl(env: Env, input: { vaultId: string; file: VaultFile; exp: string; sig: string; c?: string }): Promise<void> {
   const secret = requireSecret(env, "STORAGE_URL_SECRET");
   const exp = /^\d{1,12}$/.test(input.exp) ? Number(input.exp) : NaN;
-  const expected = Number.isNaN(exp) ? null : await signature(secret, input.vaultId, input.file, exp);
+  const controller = input.file === "authoritative" ? (input.c ?? "") : null;
+  const expected = Number.isNaN(exp) || controller === "" ? null : await signature(secret, input.vaultId, input.file, exp, controller);
   if (!expected || !timingSafeEqual(expected, input.sig.toLowerCase())) throw new ApiError(403, "Invalid download link: the signature does not match");
   if (exp * 1000 <= Date.now()) throw new ApiError(403, "This download link has expired; request a new one");
 }

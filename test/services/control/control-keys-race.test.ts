@@ -4,7 +4,7 @@ import { addControlKey } from "../../../src/services/control/add-control-key";
 import { deleteControlKey } from "../../../src/services/control/delete-control-key";
 import { call, refusal } from "../../helpers/api";
 import { party } from "../../helpers/control";
-import { controlSignature, makeControlKey, registerControlKey } from "../../helpers/control-keys";
+import { controlSignature, keySignature, makeControlKey, registerControlKey } from "../../helpers/control-keys";
 import { racedDb } from "../../helpers/raced-db";
 import type { GlobalDb } from "../../../src/lib/shards";
 import { orgContext } from "../../helpers/context";
@@ -33,12 +33,12 @@ describe("control keys under a race between the verb's read and its write", () =
     expect((await registerControlKey(t.key, a)).status).toBe(201);
     expect((await registerControlKey(t.key, b, a)).status).toBe(201);
     const deleteA = async () =>
-      call("DELETE", `/partner/vault/control-keys/${a.kid}`, { key: t.key, headers: { "Control-Signature": await controlSignature(b, { action: "delete_key", kid: a.kid }) } });
+      call("DELETE", `/partner/vault/control-keys/${a.kid}`, { key: t.key, headers: { "Control-Signature": await keySignature(b, { action: "delete_key", kid: a.kid }) } });
 
     const c = await makeControlKey("EdDSA");
     const added = addControlKey(
       { ...orgContext(t.orgId), global: racedDb(env.DB, deleteA) as GlobalDb },
-      { jwk: c.jwk as Record<string, unknown>, signature: await controlSignature(a, { action: "add_key", kid: c.kid }) },
+      { jwk: c.jwk as Record<string, unknown>, signature: await keySignature(a, { action: "add_key", kid: c.kid }) },
     );
     expect((await refusal(added)).code).toBe("control_keys_changed");
     expect(await kids(t.key)).toEqual([b.kid]);
@@ -47,7 +47,7 @@ describe("control keys under a race between the verb's read and its write", () =
     expect((await registerControlKey(t.key, a, b)).status).toBe(201);
     const deleted = deleteControlKey(
       { ...orgContext(t.orgId), global: racedDb(env.DB, deleteA) as GlobalDb },
-      { kid: b.kid, signature: await controlSignature(a, { action: "delete_key", kid: b.kid }) },
+      { kid: b.kid, signature: await keySignature(a, { action: "delete_key", kid: b.kid }) },
     );
     expect((await refusal(deleted)).code).toBe("control_keys_changed");
     expect(await kids(t.key)).toEqual([b.kid]);

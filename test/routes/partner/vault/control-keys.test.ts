@@ -3,7 +3,7 @@ import { exportJWK } from "jose";
 import { describe, expect, it } from "vitest";
 import { verifyChain } from "../../../../src/services/audit/verify-chain";
 import { ALL_SCOPES, call, newKey, newTenant } from "../../../helpers/api";
-import { controlSignature, makeControlKey, registerControlKey, type ControlKeyPair } from "../../../helpers/control-keys";
+import { controlSignature, keySignature, makeControlKey, registerControlKey, type ControlKeyPair } from "../../../helpers/control-keys";
 
 const CONTROL = [...ALL_SCOPES, "vault:control"];
 const controlTenant = () => newTenant({ scopes: CONTROL });
@@ -20,7 +20,7 @@ const listKids = async (apiKey: string) => ((await call("GET", "/partner/vault/c
 const deleteKey = async (apiKey: string, kid: string, signer?: ControlKeyPair, payload?: Record<string, unknown>, opts: { iat?: number } = {}) =>
   call("DELETE", `/partner/vault/control-keys/${kid}`, {
     key: apiKey,
-    headers: signer ? { "Control-Signature": await controlSignature(signer, payload ?? { action: "delete_key", kid }, opts) } : {},
+    headers: signer ? { "Control-Signature": await keySignature(signer, payload ?? { action: "delete_key", kid }, opts) } : {},
   });
 
 describe("POST /partner/vault/control-keys", () => {
@@ -85,14 +85,14 @@ describe("POST /partner/vault/control-keys", () => {
 
     const attempts: Record<string, string> = {
       garbage: "not-a-jws",
-      "iat 6 minutes old": await controlSignature(mine, { action: "add_key", kid: candidate.kid }, { iat: sixMinutesAgo }),
-      "iat 6 minutes ahead": await controlSignature(mine, { action: "add_key", kid: candidate.kid }, { iat: sixMinutesAgo + 720 }),
-      "a key of another organization": await controlSignature(theirs, { action: "add_key", kid: candidate.kid }),
-      "an unregistered key claiming our kid": await controlSignature(stranger, { action: "add_key", kid: candidate.kid }, { kid: mine.kid }),
-      "made for another key": await controlSignature(mine, { action: "add_key", kid: stranger.kid }),
-      "made for another action": await controlSignature(mine, { action: "delete_key", kid: candidate.kid }),
+      "iat 6 minutes old": await keySignature(mine, { action: "add_key", kid: candidate.kid }, { iat: sixMinutesAgo }),
+      "iat 6 minutes ahead": await keySignature(mine, { action: "add_key", kid: candidate.kid }, { iat: sixMinutesAgo + 720 }),
+      "a key of another organization": await keySignature(theirs, { action: "add_key", kid: candidate.kid }),
+      "an unregistered key claiming our kid": await keySignature(stranger, { action: "add_key", kid: candidate.kid }, { kid: mine.kid }),
+      "made for another key": await keySignature(mine, { action: "add_key", kid: stranger.kid }),
+      "made for another action": await keySignature(mine, { action: "delete_key", kid: candidate.kid }),
       "made for a control action": await controlSignature(mine, { vault_id: "vlt_x", action: "transfer", to_org_id: other.orgId }),
-      "with an extra claim": await controlSignature(mine, { action: "add_key", kid: candidate.kid, vault_id: "vlt_x" }),
+      "with an extra claim": await keySignature(mine, { action: "add_key", kid: candidate.kid, vault_id: "vlt_x" }),
     };
     for (const [name, jws] of Object.entries(attempts)) {
       const res = await call("POST", "/partner/vault/control-keys", { key: t.key, body: { jwk: candidate.jwk }, headers: { "Control-Signature": jws } });
@@ -221,5 +221,69 @@ describe("DELETE /partner/vault/control-keys/:kid", () => {
     const foreign = await deleteKey(t.key, theirs.kid, mine, { action: "delete_key", kid: theirs.kid });
     expect(foreign.status).toBe(404);
     expect(await listKids(other.key)).toEqual([theirs.kid]);
+  });
+});
+
+describe("a key change's Control-Signature is good once (its jti)", () => {
+  const addWith = (apiKey: string, key: ControlKeyPair, jws: string) =>
+    call("POST", "/partner/vault/control-keys", { key: apiKey, body: { jwk: key.jwk }, headers: { "Control-Signature": jws } });
+
+  it("refuses an add_key signature replayed after the key was deleted (403 control_signature_invalid naming jti), adding nothing", async () => {
+    const t = await controlTenant();
+    const a = await makeControlKey("ES256");
+    const b = await makeControlKey("EdDSA");
+    expect((await registerControlKey(t.key, a)).status).toBe(201);
+    const addB = await keySignature(a, { action: "add_key", kid: b.kid });
+    expect((await addWith(t.key, b, addB)).status).toBe(201);
+    expect((await deleteKey(t.key, b.kid, a)).status).toBe(200);
+
+    const replay = await addWith(t.key, b, addB);
+    expect([replay.status, replay.body.code, replay.body.details]).toEqual([403, "control_signature_invalid", { mismatch: ["jti"] }]);
+    expect(await listKids(t.key)).toEqual([a.kid]);
+    expect(await orgEntries(t.orgId, "control_key.added")).toHaveLength(2);
+  });
+
+  it("refuses a delete_key signature replayed after the key was added again", async () => {
+    const t = await controlTenant();
+    const a = await makeControlKey("ES256");
+    const b = await makeControlKey("EdDSA");
+    expect((await registerControlKey(t.key, a)).status).toBe(201);
+    expect((await registerControlKey(t.key, b, a)).status).toBe(201);
+    const deleteB = await keySignature(a, { action: "delete_key", kid: b.kid });
+    const send = () => call("DELETE", `/partner/vault/control-keys/${b.kid}`, { key: t.key, headers: { "Control-Signature": deleteB } });
+    expect((await send()).status).toBe(200);
+    expect((await registerControlKey(t.key, b, a)).status).toBe(201);
+
+    const replay = await send();
+    expect([replay.status, replay.body.code]).toEqual([403, "control_signature_invalid"]);
+    expect(await listKids(t.key)).toEqual(expect.arrayContaining([a.kid, b.kid]));
+    expect(await orgEntries(t.orgId, "control_key.deleted")).toHaveLength(1);
+  });
+
+  it("a refused key change spends nothing: the same signature works once it can", async () => {
+    const t = await controlTenant();
+    const a = await makeControlKey("ES256");
+    const b = await makeControlKey("EdDSA");
+    expect((await registerControlKey(t.key, a)).status).toBe(201);
+    expect((await registerControlKey(t.key, b, a)).status).toBe(201);
+    // b is registered already: 409, and its jti stays unspent
+    const addB = await keySignature(a, { action: "add_key", kid: b.kid });
+    expect((await addWith(t.key, b, addB)).body.code).toBe("control_key_exists");
+    expect((await deleteKey(t.key, b.kid, a)).status).toBe(200);
+    expect((await addWith(t.key, b, addB)).status).toBe(201);
+    // now it is spent
+    expect((await deleteKey(t.key, b.kid, a)).status).toBe(200);
+    expect((await addWith(t.key, b, addB)).body.code).toBe("control_signature_invalid");
+  });
+
+  it("tells a caller without a signature what to sign", async () => {
+    const t = await controlTenant();
+    const a = await makeControlKey("ES256");
+    expect((await registerControlKey(t.key, a)).status).toBe(201);
+    const res = await deleteKey(t.key, a.kid);
+    expect([res.status, res.body.code]).toEqual([403, "control_signature_required"]);
+    expect(res.body.error).toContain('"action":"delete_key"');
+    expect(res.body.error).toContain(`"kid":"${a.kid}"`);
+    expect(res.body.error).toContain('"jti"');
   });
 });

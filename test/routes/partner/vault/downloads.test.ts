@@ -36,7 +36,7 @@ describe("GET …/vault/signed-url and …/vault/copy/signed-url", () => {
     expect(expiresAt).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 3600_000);
     expect(expiresAt).toBeLessThanOrEqual(Date.now() + 3600_000);
     expect(data.expires_at).toMatch(/\.\d{3}Z$/);
-    expect(data.signed_url).toMatch(/^http:\/\/localhost:8787\/storage\/v\/vlt_(?:[1-9][0-9]{0,3}_)?[0-9a-z]{26}\/authoritative\?exp=\d+&sig=[0-9a-f]{64}$/);
+    expect(data.signed_url).toMatch(/^http:\/\/localhost:8787\/storage\/v\/vlt_(?:[1-9][0-9]{0,3}_)?[0-9a-z]{26}\/authoritative\?exp=\d+&c=org_[0-9a-z_]+&sig=[0-9a-f]{64}$/);
     expect(data.filename).toBe(`${e.envelope_name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}_${e.envelope_id}.pdf`);
     for (const expires of ["60", "86400"]) expect((await signedUrl(t.key, e.envelope_id, "copy", `?expires=${expires}`)).status).toBe(200);
   });

@@ -38,7 +38,7 @@ describe("GET /partner/vault/{vault_id}", () => {
     expect(res.status).toBe(200);
     const d = res.body.data;
     expect(Object.keys(d).sort()).toEqual(
-      ["compliance", "controller", "document_hash", "envelope_id", "evidence_level", "originator", "pending_transfer", "pledgor", "status", "vault_id", "vaulted_at"].sort(),
+      ["compliance", "control_seq", "controller", "document_hash", "envelope_id", "evidence_level", "originator", "pending_transfer", "pledgor", "status", "vault_id", "vaulted_at"].sort(),
     );
     expect(d).toMatchObject({
       vault_id: vaultId,

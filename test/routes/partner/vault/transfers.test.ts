@@ -1,9 +1,9 @@
-import { calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair } from "jose";
 import { describe, expect, it } from "vitest";
 import { ALL_SCOPES, call, newKey } from "../../../helpers/api";
 import { offered, party, vaulted, type Party } from "../../../helpers/control";
+import { makeControlKey, recordSignature, registerControlKey } from "../../../helpers/control-keys";
 import { adminToken, createEndpoint, received, receiverUrl, waitForRequests } from "../../../helpers/webhooks";
-import { globalDb, shardDbOf } from "../../../helpers/shards";
+import { shardDbOf } from "../../../helpers/shards";
 
 
 
@@ -316,32 +316,30 @@ describe("events of a transfer", () => {
 
 describe("Control-Signature on transfers", () => {
   async function withKey(org: Party) {
-    const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
-    const jwk = await exportJWK(publicKey);
-    const kid = await calculateJwkThumbprint(jwk);
-    await globalDb.prepare("INSERT INTO control_keys (org_id, kid, alg, jwk, created_at) VALUES (?, ?, 'ES256', ?, ?)").bind(org.orgId, kid, JSON.stringify(jwk), new Date().toISOString()).run();
-    const sign = (payload: Record<string, unknown>) =>
-      new CompactSign(new TextEncoder().encode(JSON.stringify({ ...payload, iat: Math.floor(Date.now() / 1000) }))).setProtectedHeader({ alg: "ES256", kid }).sign(privateKey);
-    return { kid, sign };
+    const key = await makeControlKey("ES256");
+    expect((await registerControlKey(org.key, key)).status).toBe(201);
+    const sign = (input: { vault_id: string; action: string; transfer_id?: string; body?: unknown; control_seq?: number }) => recordSignature(key, org.key, input);
+    return { kid: key.kid, sign };
   }
 
   it("an organization with a control key must sign: missing 403 control_signature_required, made for another action 403 control_signature_invalid; the chain keeps the JWS", async () => {
     const [a, b] = await Promise.all([party(), party()]);
     const { e, vaultId } = await vaulted(a);
     const [ka, kb] = await Promise.all([withKey(a), withKey(b)]);
-    const missing = await offer(a.key, vaultId, { kind: "assignment", to_org_id: b.orgId });
+    const body = { kind: "assignment", to_org_id: b.orgId };
+    const missing = await offer(a.key, vaultId, body);
     expect(missing.status).toBe(403);
     expect(missing.body.code).toBe("control_signature_required");
-    const wrongTo = await offer(a.key, vaultId, { kind: "assignment", to_org_id: b.orgId }, { "Control-Signature": await ka.sign({ vault_id: vaultId, action: "transfer", to_org_id: a.orgId }) });
+    const wrongTo = await offer(a.key, vaultId, body, { "Control-Signature": await ka.sign({ vault_id: vaultId, action: "transfer", body: { ...body, to_org_id: a.orgId } }) });
     expect(wrongTo.status).toBe(403);
     expect(wrongTo.body.code).toBe("control_signature_invalid");
     // b's key does not sign for a
-    const foreign = await offer(a.key, vaultId, { kind: "assignment", to_org_id: b.orgId }, { "Control-Signature": await kb.sign({ vault_id: vaultId, action: "transfer", to_org_id: b.orgId }) });
+    const foreign = await offer(a.key, vaultId, body, { "Control-Signature": await kb.sign({ vault_id: vaultId, action: "transfer", body, control_seq: 0 }) });
     expect(foreign.body.code).toBe("control_signature_invalid");
     expect(await shardDbOf(vaultId).prepare("SELECT COUNT(*) AS n FROM vault_transfers WHERE vault_id = ?").bind(vaultId).first("n")).toBe(0);
 
-    const jws = await ka.sign({ vault_id: vaultId, action: "transfer", to_org_id: b.orgId });
-    const ok = await offer(a.key, vaultId, { kind: "assignment", to_org_id: b.orgId }, { "Control-Signature": jws });
+    const jws = await ka.sign({ vault_id: vaultId, action: "transfer", body });
+    const ok = await offer(a.key, vaultId, body, { "Control-Signature": jws });
     expect(ok.status).toBe(201);
     expect((await chain(e.envelope_id)).at(-1)!.data.control_signature).toEqual({ kid: ka.kid, jws });
 

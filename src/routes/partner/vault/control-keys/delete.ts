@@ -14,7 +14,7 @@ export const route = createRoute(
       path: "/partner/vault/control-keys/{kid}",
       summary: "Delete a control key",
       description:
-        "Signed: a `Control-Signature` by one of the organization's keys (the one deleted included) over `{ \"action\": \"delete_key\", \"kid\": <the kid deleted>, \"iat\" }`, so a stolen API key cannot remove them. Deleting the last key is allowed: the organization then acts on its API key alone. An organization that lost every private key asks the operator to recover it. Unknown kid: 404.",
+        "Signed: a `Control-Signature` by one of the organization's keys (the one deleted included) over `{ \"action\": \"delete_key\", \"kid\": <the kid deleted>, \"jti\", \"iat\" }` (`jti` fresh, good once: reused, 403 `control_signature_invalid`), so a stolen API key cannot remove them. Deleting the last key is allowed: the organization then acts on its API key alone. An organization that lost every private key asks the operator to recover it. Unknown kid: 404.",
       request: { headers: ControlSignatureHeaders, params: KidParams },
       responses: { 200: jsonContent(dataOf(ControlKeyDeletedSchema), "The key is deleted") },
     },

@@ -37,7 +37,7 @@ export const authoritativeRoute = recordUrlRoute(
   "getVaultRecordAuthoritativeUrl",
   "/partner/vault/{vault_id}/signed-url",
   "Download URL of the authoritative copy (controller only)",
-  "Downloads follow control: issued to the controller of the record only; the other parties get 403 `not_controller` (the originator too, once it sold), anyone else 404. After a paper-out: 409 `control_closed`. The download re-computes the SHA-256 and refuses (409) a document that no longer matches the hash recorded at vaulting.",
+  "Downloads follow control: issued to the controller of the record only; the other parties get 403 `not_controller` (the originator too, once it sold), anyone else 404. After a paid-off or a paper-out: 409 `control_closed`. The URL names the organization it is issued to: once that organization no longer controls the record (an accepted transfer, a pledge or its release), the download answers 403 `not_controller`; once control is closed (paid off, paper-out), 409 `control_closed`. An offer alone changes nothing. The download re-computes the SHA-256 and refuses (409) a document that no longer matches the hash recorded at vaulting.",
   [400, 404, 409, 503],
 );
 export const authoritativeHandler = handlerFor("authoritative");

@@ -9,7 +9,7 @@ import { TransferParams, TransferSchema } from "../../../../services/control/sch
 import { partnerRoute } from "../../common";
 
 const COMMON =
-  "Anyone but the two organizations of the transfer: 404. No longer pending: 409 `transfer_not_pending` to either of them (`details.status` says what it became), before any 403; a pending transfer past its `expires_at` is settled as `expired` first (`vault.transfer_expired` to both) and answered 409 the same way. Control-Signature payload: `{ vault_id, action, transfer_id, iat }`. Answers the transfer as it is now.";
+  "Anyone but the two organizations of the transfer: 404. No longer pending: 409 `transfer_not_pending` to either of them (`details.status` says what it became), before any 403; a pending transfer past its `expires_at` is settled as `expired` first (`vault.transfer_expired` to both) and answered 409 the same way. Control-Signature payload: `{ vault_id, action, transfer_id, control_seq, body_sha256, iat }` (`body_sha256` of `{}`). Answers the transfer as it is now.";
 
 const answerRoute = (answer: "accept" | "reject" | "cancel", operationId: string, summary: string, description: string) =>
   createRoute(

@@ -16,7 +16,7 @@ export const route = createRoute(
       path: "/partner/vault/{vault_id}/paid-off",
       summary: "Record the obligation as paid off (terminal)",
       description:
-        "By the controller: control closes for good (`status: paid_off`); afterwards every control operation answers 409 `control_closed`. The controller receives `vault.paid_off`; a new certificate version is issued. Send `{}` or a `reference`. Control-Signature payload: `{ vault_id, action: \"paid_off\", iat }`. Not a party: 404; not the controller: 403 `not_controller`; a transfer pending: 409 `transfer_pending` (answer or cancel it first); already closed: 409 `control_closed`. Answers the record.",
+        "By the controller: control closes for good (`status: paid_off`); afterwards every control operation answers 409 `control_closed`. The controller receives `vault.paid_off`; a new certificate version is issued. Send `{}` or a `reference`. Control-Signature payload: `{ vault_id, action: \"paid_off\", control_seq, body_sha256, iat }`. Not a party: 404; not the controller: 403 `not_controller`; a transfer pending: 409 `transfer_pending` (answer or cancel it first); already closed: 409 `control_closed`. Answers the record.",
       request: { params: VaultParams, headers: ControlSignatureHeaders, body: jsonBody(PaidOffBody) },
       responses: { 200: jsonContent(dataOf(VaultRecordSchema), "The record as it is now") },
     },
@@ -28,6 +28,7 @@ export const handler: OrgRouteHandler<typeof route> = async (c) => {
   const view = await payOff(c.var.ctx, {
     vaultId: c.req.valid("param").vault_id,
     reference: c.req.valid("json").reference ?? null,
+    body: await c.req.json(),
     signatureHeader: c.req.valid("header")["control-signature"],
   });
   return c.json({ data: view }, 200);

@@ -16,7 +16,7 @@ export const route = createRoute(
       path: "/partner/vault/{vault_id}/release-pledge",
       summary: "Release a pledge: control returns to the pledgor",
       description:
-        "By the controller while a pledgor is set: the pledgor becomes the controller again (no acceptance: control returns whence it came); both receive `vault.pledge_released`, and a new certificate version names the controller. Control-Signature payload: `{ vault_id, action: \"release_pledge\", iat }`. Not a party: 404; not the controller: 403 `not_controller`; not pledged: 409 `no_pledge`; a transfer pending: 409 `transfer_pending` (answer or cancel it first); closed: 409 `control_closed`. Answers the record.",
+        "By the controller while a pledgor is set: the pledgor becomes the controller again (no acceptance: control returns whence it came); both receive `vault.pledge_released`, and a new certificate version names the controller. Control-Signature payload: `{ vault_id, action: \"release_pledge\", control_seq, body_sha256, iat }` (`body_sha256` of `{}`). Not a party: 404; not the controller: 403 `not_controller`; not pledged: 409 `no_pledge`; a transfer pending: 409 `transfer_pending` (answer or cancel it first); closed: 409 `control_closed`. Answers the record.",
       request: { params: VaultParams, headers: ControlSignatureHeaders },
       responses: { 200: jsonContent(dataOf(VaultRecordSchema), "The record as it is now") },
     },
