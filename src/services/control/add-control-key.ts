@@ -89,7 +89,7 @@ export async function addControlKey(ctx: OrgContext, input: { jwk: Record<string
   const row: ControlKeyRow = { org_id: ctx.orgId, kid, alg, jwk: JSON.stringify(jwk), created_at: at };
   const [inserted] = await commitWithOrgAudit(
     ctx.global,
-    { orgId: ctx.orgId, action: "control_key.added", actor: ctx.actor, data: { kid, alg, ...(signature ? { control_signature: signature } : {}) }, at },
+    { orgId: ctx.orgId, action: "control_key.added", actor: ctx.actor, data: { kid, alg, jwk, ...(signature ? { control_signature: signature } : {}) }, at },
     [controlKeyInsertGuarded(ctx.global, row, signature?.kid ?? null)],
     { guarded: true },
   );

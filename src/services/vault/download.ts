@@ -42,7 +42,9 @@ export async function openVaultDownload(
     if (!paper) throw notFound("Document");
     return { body: paper.body, size: paper.size, filename, contentType: "application/pdf" };
   }
-  if (input.file === "evidence") return { ...(await openEvidenceBundle(ctx, record)), filename, contentType: "application/zip" };
+  if (input.file === "evidence" || input.file === "evidence_copy") {
+    return { ...(await openEvidenceBundle(ctx, record, input.file === "evidence" ? "authoritative" : "copy")), filename, contentType: "application/zip" };
+  }
 
   for (let attempt = 0; attempt < 2; attempt++) {
     const observed = await observeAuthoritative(ctx.env.DOCS, record);

@@ -6,8 +6,8 @@ import { requireSecret } from "../../lib/secrets";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
 import { findVaultRecord, type VaultRecordRow } from "./repository";
 
-/** authoritative PDF, marked copy, compliance certificate PDF, evidence bundle (ZIP), the paper-out copy */
-export const VAULT_FILES = ["authoritative", "copy", "certificate", "evidence", "paper"] as const;
+/** authoritative PDF, marked copy, compliance certificate PDF, evidence bundle (ZIP: the controller's, and every other party's with the marked copy), the paper-out copy */
+export const VAULT_FILES = ["authoritative", "copy", "certificate", "evidence", "evidence_copy", "paper"] as const;
 export type VaultFile = (typeof VAULT_FILES)[number];
 
 /**
@@ -27,7 +27,7 @@ export function downloadFilename(envelope: Pick<EnvelopeRow, "id" | "name">, fil
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
     .slice(0, 80);
-  const suffix = { authoritative: ".pdf", copy: "_non-authoritative-copy.pdf", certificate: "_certificate.pdf", evidence: "_evidence.zip", paper: "_converted-to-paper.pdf" }[file];
+  const suffix = { authoritative: ".pdf", copy: "_non-authoritative-copy.pdf", certificate: "_certificate.pdf", evidence: "_evidence.zip", evidence_copy: "_evidence.zip", paper: "_converted-to-paper.pdf" }[file];
   return `${slug ? `${slug}_` : ""}${envelope.id}${suffix}`;
 }
 
