@@ -78,3 +78,10 @@ console.log("BROKEN: " + result.broken);
 process.exit(1);
 `;
 }
+
+/** The script as every bundle carries it, with its SHA-256: what GET /api/v2/evidence/verifier publishes. */
+export async function publishedVerifier(): Promise<{ text: string; sha256: string; bytes: number }> {
+  const bytes = new TextEncoder().encode(verifyScript());
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return { text: verifyScript(), sha256: Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join(""), bytes: bytes.byteLength };
+}
