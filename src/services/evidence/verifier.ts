@@ -534,7 +534,13 @@ export async function verifyEvidence(
       signedBytes.set(pdf.subarray(a, a + b), 0);
       signedBytes.set(pdf.subarray(c, c + d), b);
       // on a copy, the seal of the copy is the one whose signed bytes name the authoritative copy's hash
-      if (form === "copy" && !new TextDecoder("latin1").decode(signedBytes).toLowerCase().includes(documentHash)) continue;
+      if (form === "copy") {
+        // named as text, or as a PDF hex string (of ASCII, or UTF-16BE as PDF text strings are)
+        const signedText = new TextDecoder("latin1").decode(signedBytes).toLowerCase().replace(/\s+/g, "");
+        const ascii = hex(new TextEncoder().encode(documentHash));
+        const utf16 = Array.from(documentHash, (ch) => `00${ch.charCodeAt(0).toString(16)}`).join("");
+        if (![documentHash, ascii, utf16].some((form) => signedText.includes(form))) continue;
+      }
       const digestAlgorithm = HASHES[hex(content(cms, kids(cms, signerInfo[2]!)[0]!))];
       if (digestAlgorithm !== "SHA-256") return fail(`${where}: digest algorithm ${digestAlgorithm ?? "unknown"} (this verifier reads SHA-256 seals)`);
       const rangeHash = await sha256Hex(signedBytes);
@@ -611,7 +617,13 @@ export async function verifyEvidence(
       const sd = kids(token, kids(token, kids(token, tlv(token, 0))[1]!)[0]!); // ContentInfo > [0] > SignedData's fields
       const eContent = kids(token, sd[2]!);
       if (hex(content(token, eContent[0]!)) !== OID.tstInfo) throw new Error("not a TSTInfo");
-      tstInfo = content(token, kids(token, eContent[1]!)[0]!);
+      const octets = kids(token, eContent[1]!)[0]!;
+      // a BER producer may send the OCTET STRING constructed (0x24): its pieces, joined
+      if (octets.tag === 0x24) {
+        const pieces = kids(token, octets).map((n) => content(token, n));
+        tstInfo = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+        pieces.reduce((at, p) => (tstInfo.set(p, at), at + p.length), 0);
+      } else tstInfo = content(token, octets);
       const fields = kids(tstInfo, tlv(tstInfo, 0));
       imprint = hex(content(tstInfo, kids(tstInfo, fields[2]!)[1]!));
       genTime = new TextDecoder().decode(content(tstInfo, fields[4]!));
