@@ -564,7 +564,7 @@ export async function verifyEvidence(
       break;
     }
     if (!found) {
-      if (seals.length === 0) return fail(`${form === "copy" ? "copy" : "document"}: ${pdfName} carries no seal, but the manifest says it was sealed by the service`);
+      if (seals.length === 0) return fail(`${form === "copy" ? "copy" : "document"}: ${pdfName} carries no seal, but the manifest says it was ${form === "copy" ? "sealed as a copy" : "signed through the service (source signed)"}`);
       if (form === "copy") return fail(`copy: ${pdfName} carries no seal by a pinned seal certificate over bytes naming the authoritative copy's SHA-256 ${documentHash} (seals by ${makers.join(", ")})`);
       return fail(`document: its seal was made by certificate ${makers.join(", ")}, not a pinned seal certificate (${pins.join(", ")})`);
     }
