@@ -17,6 +17,7 @@ import { signingRouter } from "./routes/signing";
 import { storageRouter } from "./routes/storage";
 import { stripeRouter } from "./routes/stripe";
 import * as sealCertificates from "./routes/meta/seal-certificates";
+import * as evidenceVerifier from "./routes/meta/evidence-verifier";
 
 export const API_BASE = "/api/v2";
 const JSON_BODY_LIMIT = 1024 * 1024;
@@ -50,6 +51,7 @@ function buildApi() {
   api.route("/", stripeRouter);
   // the seal certificates an auditor pins (verify.mjs --seal-sha256): public, no credential
   api.openapi(sealCertificates.route, sealCertificates.handler);
+  api.openapi(evidenceVerifier.route, evidenceVerifier.handler);
   api.get("/docs", docsPage);
   return api;
 }

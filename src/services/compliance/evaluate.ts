@@ -6,6 +6,7 @@ import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
 import { getOrganizationName } from "../organizations/repository";
 import { factsFrom, runChecks, summarize, type ComplianceFacts, type VaultFacts } from "../vault/compliance-checks";
 import { controlFactsOf, type ChainEntryLike } from "../vault/control-history";
+import { actingOrgOf, readKeyHistory, unsignedControlMoves } from "../evidence/key-history";
 import { findVaultFacts, type VaultRecordRow } from "../vault/repository";
 
 // The eight UCC §9-105 checks themselves are pure and shared with the certificates the vault issues:
@@ -44,8 +45,17 @@ export async function gatherFacts(source: FactsSource | D1Database, envelope: En
     copyMarked: row.copy_marked === 1,
     lastIntegrityMatched: row.last_matched === null ? null : row.last_matched === 1,
     ...controlFactsOf(record, entries, { controller: controllerName, pledgor: pledgorName, originator: originatorName }),
+    signatures: await controlSignatureFacts(global, entries, row.id),
   };
   return factsFrom(envelope, vault, chain.verification.verified);
+}
+
+/** Check 5's signed-move rule: the acting organizations' key history read, every move checked (evidence/key-history.ts). */
+async function controlSignatureFacts(global: GlobalDb, entries: ChainEntryLike[], vaultId: string) {
+  const parsed = entries.map((e) => ({ seq: e.seq, action: e.action, created_at: e.created_at || new Date().toISOString(), data: (typeof e.data === "string" ? JSON.parse(e.data) : e.data) as Record<string, any> }));
+  const acting = [...new Set(parsed.map(actingOrgOf).filter((o): o is string => o !== null))];
+  if (acting.length === 0) return { unsigned: [], afterRecovery: [] };
+  return unsignedControlMoves(parsed, await readKeyHistory(global, acting), vaultId);
 }
 
 const nameOf = async (db: GlobalDb, orgId: string) => (await getOrganizationName(db, orgId))?.name ?? null;

@@ -98,7 +98,7 @@ export async function addControlKey(ctx: OrgContext, input: { jwk: Record<string
   try {
     [inserted] = await commitWithOrgAudit(
       ctx.global,
-      { orgId: ctx.orgId, action: "control_key.added", actor: ctx.actor, data: { kid, alg, ...(signature ? { control_signature: { kid: signature.kid, jws: signature.jws } } : {}) }, at },
+      { orgId: ctx.orgId, action: "control_key.added", actor: ctx.actor, data: { kid, alg, jwk, ...(signature ? { control_signature: { kid: signature.kid, jws: signature.jws } } : {}) }, at },
       statements,
       { guarded: true },
     );

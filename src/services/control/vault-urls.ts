@@ -1,7 +1,7 @@
 import type { OrgContext } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
 import type { Certificate } from "../vault/certificate";
-import { ensureEvidenceBundle } from "../vault/evidence-bundle";
+import { createPartyEvidenceUrl } from "../vault/evidence-bundle";
 import { latestCertificate } from "../vault/repository";
 import { assertAuthoritativeServable, signVaultUrl } from "../vault/signed-url";
 import { assertController, assertVisible, readControl } from "./state";
@@ -20,7 +20,8 @@ export async function createRecordUrl(ctx: OrgContext, input: { vaultId: string;
     assertController(state, ctx.orgId);
     assertAuthoritativeServable(state.record, ctx.orgId);
   } else assertVisible(state, ctx.orgId);
-  if (input.file === "evidence") await ensureEvidenceBundle(ctx, state);
+  // the evidence bundle by role: the controller's carries the authoritative copy, the others' the marked copy
+  if (input.file === "evidence") return createPartyEvidenceUrl(ctx, { record: state.record, envelope: state.envelope, expiresIn: input.expiresIn });
   return signVaultUrl(ctx.env, { record: state.record, envelope: state.envelope, file: input.file, expiresIn: input.expiresIn, controllerOrgId: ctx.orgId });
 }
 

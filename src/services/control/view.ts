@@ -88,7 +88,7 @@ export function namedOrgIds(record: Pick<VaultRecordRow, "org_id" | "controller_
 export async function controlView(ctx: RequestContext, state: Pick<ControlState, "record" | "envelope" | "pending" | "controlSeq">): Promise<ControlView> {
   const { record, envelope, pending } = state;
   // the record and its chain on the record's shard (ctx.db); the parties' names from global, one read
-  const [facts, names] = await Promise.all([gatherFacts(ctx.db, envelope), listOrganizationNames(ctx.global, namedOrgIds(record))]);
+  const [facts, names] = await Promise.all([gatherFacts(ctx, envelope), listOrganizationNames(ctx.global, namedOrgIds(record))]);
   const byId = new Map<string, string>();
   for (const n of names) if (n.name) byId.set(n.id, n.name);
   return { ...controlSummary(record, pending, byId), control_seq: state.controlSeq, compliance: summarize(runChecks(facts)) };

@@ -4,41 +4,56 @@
  * self-contained: plain JavaScript with no imports and nothing from outside its own body. The
  * suite runs it in the Workers runtime on real bundles; `node verify.mjs` runs the very same text.
  *
- * It trusts nothing the bundle says about itself: the only outside fact is `sealSha256`, the SHA-256
+ * It trusts nothing the bundle says about itself: the outside facts are `sealSha256`, the SHA-256
  * fingerprints of the seal certificates the auditor pins (`--seal-sha256`, from the service's
- * `GET /api/v2/seal-certificates` or the organization's own records). Checks, in order:
+ * `GET /api/v2/seal-certificates` or the organization's own records), and `tsaSha256`, those of the
+ * timestamp authority's certificates (`--tsa-sha256`). Checks, in order:
  *
  * 1. `manifest.jws` (a compact JWS over the exact bytes of `manifest.json`): its x5c leaf is a pinned
  *    certificate and its key verifies the signature; the manifest names that certificate.
  * 2. Every file the manifest lists has the SHA-256 it states.
- * 3. The document's SHA-256 against the manifest, the compliance certificate and the chain's vault entry.
+ * 3. The document: the controller's bundle carries the authoritative copy (`document.pdf`, its SHA-256
+ *    the one recorded at vaulting); every other party's carries the marked copy (`copy.pdf`) and the
+ *    authoritative copy's SHA-256, against the compliance certificate and the chain's vault entry.
  * 4. The audit chain from the genesis hash (64 zeros) to the manifest's head and length.
- * 5. The control history against the chain; the control attestation's statements and its signature
- *    by a pinned certificate.
+ * 5. The control history against the chain; the control-key history (`key-history.json`): every move
+ *    by an organization that held a control key at the time carries a valid Control-Signature by one
+ *    of the keys it held then, made for this record, action, transfer (and `control_seq`); operator
+ *    recoveries are named; the control attestation's statements and its signature by a pinned certificate.
  * 6. The PDF's seal (the ETSI.CAdES.detached signature): made by a pinned certificate (its ESS
  *    signing-certificate-v2 hash), its messageDigest the SHA-256 of its byte ranges, its signature
- *    valid over the signed attributes. A paper record (source `upload`) carries no seal of the service.
+ *    valid over the signed attributes. On a copy, the service's seal of the copy, whose signed bytes
+ *    name the authoritative copy's SHA-256. A paper record (source `upload`) carries no seal.
  * 7. `manifest.tsr`, when present: an RFC 3161 token whose message imprint is the SHA-256 of the
- *    JWS signature (the TSA's own signature is for `openssl ts -verify`).
+ *    JWS signature, the TSA's signature over it valid, its certificate path signed link by link, and
+ *    (with `tsaSha256`) a pinned TSA certificate on that path.
  * 8. `evidence-record.ers`, when the manifest lists one or the chain records one: an RFC 4998 evidence
- *    record whose SHA-256 is the chain's newest `vault.evidence_record` entry's, archive timestamp 1
- *    over the document's SHA-256 and each next one over the previous token (TSA signatures: openssl).
+ *    record holding the stored record the chain names (archive timestamp 1 over the document's
+ *    SHA-256, each next over the previous token) and, made with the bundle, an archive timestamp whose
+ *    reduced hash tree covers every other member the manifest lists; every token checked as in 7.
  *
  * `files` maps each bundle member's name to its bytes; `sha256Hex` hashes bytes to lower-case hex;
- * `subtle` is WebCrypto's (the runtime's unless given). Returns what it checked (and notes), or the
- * first thing that does not match.
+ * `subtle` is WebCrypto's (the runtime's unless given). Returns what it checked (and notes), the
+ * bundle's production time, the attestation's time and whether its timestamps were pinned
+ * (`timestamps`: none, pinned, unpinned: verify.mjs exits 3 on unpinned), or the first thing that
+ * does not match.
  */
 export async function verifyEvidence(
   files: Record<string, Uint8Array>,
   sha256Hex: (bytes: Uint8Array) => Promise<string> | string,
-  options: { sealSha256?: string[]; subtle?: SubtleCrypto } = {},
-): Promise<{ verified: true; checks: string[]; notes: string[] } | { verified: false; checks: string[]; notes: string[]; broken: string }> {
+  options: { sealSha256?: string[]; tsaSha256?: string[]; subtle?: SubtleCrypto } = {},
+): Promise<
+  | { verified: true; checks: string[]; notes: string[]; producedAt: string | null; attestedAt: string | null; timestamps: "none" | "pinned" | "unpinned" }
+  | { verified: false; checks: string[]; notes: string[]; broken: string; producedAt: string | null; attestedAt: string | null }
+> {
   const checks: string[] = [];
   const notes: string[] = [];
+  let producedAt: string | null = null;
+  let attestedAt: string | null = null;
   const subtle: SubtleCrypto | undefined = options.subtle ?? (globalThis as { crypto?: { subtle: SubtleCrypto } }).crypto?.subtle;
   const GENESIS = "0".repeat(64);
   const text = (name: string) => new TextDecoder().decode(files[name]);
-  const fail = (broken: string) => ({ verified: false as const, checks, notes, broken });
+  const fail = (broken: string) => ({ verified: false as const, checks, notes, broken, producedAt, attestedAt });
   const json = (name: string): any => {
     if (!files[name]) throw new Error(`${name} is missing from the bundle`);
     try {
@@ -196,6 +211,7 @@ export async function verifyEvidence(
   } catch (err) {
     return fail((err as Error).message);
   }
+  producedAt = typeof manifest?.produced_at === "string" ? manifest.produced_at : null;
   if (manifest.seal_certificate?.sha256 !== signedManifest.leafSha256) {
     return fail(`manifest: it names seal certificate ${manifest.seal_certificate?.sha256}, but manifest.jws is signed by ${signedManifest.leafSha256}`);
   }
@@ -214,15 +230,33 @@ export async function verifyEvidence(
   if (extra.length > 0) notes.push(`not covered by the signed manifest, so ignored: ${extra.join(", ")}`);
   const isListed = (name: string) => listed.some((f) => f.name === name);
 
-  // 3. The document.
-  const documentName = "document.pdf";
-  if (!isListed(documentName)) return fail(`manifest: it does not list ${documentName}`);
-  const document = files[documentName]!;
-  const documentHash = await sha256Hex(document);
-  if (documentHash !== manifest.document?.sha256) {
-    return fail(`document: ${documentName} has SHA-256 ${documentHash}, but the vault recorded ${manifest.document?.sha256} (the PDF was altered)`);
+  // 3. The document: the authoritative copy itself (the controller's bundle), or the marked copy and
+  // the authoritative copy's hash (every other party's).
+  const form: "authoritative" | "copy" = manifest.form === "copy" ? "copy" : "authoritative";
+  let documentHash: string;
+  let pdfName: string | null;
+  if (form === "authoritative") {
+    const name: string = manifest.document?.file ?? "document.pdf";
+    pdfName = name;
+    if (!isListed(name)) return fail(`manifest: it does not list ${name}`);
+    documentHash = await sha256Hex(files[name]!);
+    if (documentHash !== manifest.document?.sha256) {
+      return fail(`document: ${name} has SHA-256 ${documentHash}, but the vault recorded ${manifest.document?.sha256} (the PDF was altered)`);
+    }
+    checks.push(`document ${pdfName}: SHA-256 ${documentHash} matches the hash recorded at vaulting`);
+  } else {
+    documentHash = String(manifest.document?.sha256 ?? "");
+    if (!/^[0-9a-f]{64}$/.test(documentHash)) return fail("manifest: it states no SHA-256 of the authoritative copy");
+    if (isListed("document.pdf")) return fail("manifest: a copy bundle lists document.pdf, the authoritative copy");
+    pdfName = manifest.copy ? (manifest.copy.file ?? "copy.pdf") : null;
+    if (pdfName === null) {
+      notes.push(`this party's bundle carries no PDF: the stored marked copy began with the authoritative copy's bytes, so it was left out; the authoritative copy's SHA-256 is ${documentHash}`);
+    } else {
+      if (!isListed(pdfName)) return fail(`manifest: it describes a copy bundle but does not list ${pdfName}`);
+      if ((await sha256Hex(files[pdfName]!)) === documentHash) return fail(`document: ${pdfName} is the authoritative copy itself, not a marked copy`);
+      checks.push(`copy ${pdfName}: a marked copy of the authoritative copy whose SHA-256 is ${documentHash} (the authoritative copy is the controller's alone and is not in this bundle)`);
+    }
   }
-  checks.push(`document ${documentName}: SHA-256 ${documentHash} matches the hash recorded at vaulting`);
   if (certificate?.document_integrity?.document_hash !== documentHash) {
     return fail(`certificate: certificate.json states document hash ${certificate?.document_integrity?.document_hash}, not the document's ${documentHash}`);
   }
@@ -294,6 +328,121 @@ export async function verifyEvidence(
     checks.push(`control history: ${history.length} control entries match the audit chain`);
   }
 
+
+  // 5c. The control-key history: every move by an organization that held a control key at the time
+  // carries a valid Control-Signature by one of the keys it held then; operator recoveries are named.
+  const CONTROL_VERB: Record<string, string> = {
+    "vault.transfer_requested": "transfer",
+    "vault.control_transferred": "accept",
+    "vault.transfer_rejected": "reject",
+    "vault.transfer_cancelled": "cancel",
+    "vault.pledge_released": "release_pledge",
+    "vault.paid_off": "paid_off",
+    "vault.paper_out": "paper_out",
+  };
+  if (manifest.key_history) {
+    let keyFile: any;
+    try {
+      keyFile = json(manifest.key_history.file ?? "key-history.json");
+    } catch (err) {
+      return fail((err as Error).message);
+    }
+    const orgs: any[] = Array.isArray(keyFile?.organizations) ? keyFile.organizations : [];
+    const eventsOf = (orgId: string): any[] | null => {
+      const org = orgs.find((o) => o?.org_id === orgId);
+      return org ? (Array.isArray(org.events) ? org.events : []) : null;
+    };
+    const b64uOf = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    const thumbprint = async (jwk: any) => {
+      const members = jwk?.kty === "EC" ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y } : { crv: jwk?.crv, kty: jwk?.kty, x: jwk?.x };
+      return b64uOf(unhex(await sha256Hex(new TextEncoder().encode(JSON.stringify(members)))));
+    };
+    // the keys an organization held at `at`, replaying its key events in order; and its last recovery before then
+    const keysAt = (events: any[], at: string) => {
+      const held = new Map<string, any>();
+      let recovery: any = null;
+      for (const ev of events) {
+        if (typeof ev?.at !== "string" || ev.at > at) continue;
+        if (ev.action === "control_key.added") held.set(ev.kid, ev);
+        else if (ev.action === "control_key.deleted") held.delete(ev.kid);
+        else if (ev.action === "control_key.recovered") {
+          held.clear();
+          recovery = ev;
+        }
+      }
+      return { held, recovery };
+    };
+    const actorName = (ev: any) => `${ev?.actor?.type ?? "unknown"}${ev?.actor?.name ? ` ${ev.actor.name}` : ""}${ev?.actor?.id ? ` (${ev.actor.id})` : ""}`;
+    for (const org of orgs) {
+      for (const ev of Array.isArray(org?.events) ? org.events : []) {
+        if (ev?.action === "control_key.recovered") {
+          notes.push(`key history: the operator removed every control key of organization ${org.org_id} at ${ev.at} (recovery by ${actorName(ev)}, removed ${(ev.removed ?? []).join(", ") || "none"}; audit entry ${ev.audit_entry?.id ?? "?"})`);
+        }
+      }
+    }
+    let signedMoves = 0;
+    for (let i = 0; i < controlEntries.length; i++) {
+      const e = controlEntries[i];
+      const verb = CONTROL_VERB[e.action];
+      if (!verb) continue; // an expiry: the service's own step, no organization acts
+      const acting = str(e.data?.acting_org_id) ?? (verb === "accept" || verb === "reject" ? str(e.data?.to_org_id) : str(e.data?.from_org_id));
+      const where = `control signature: audit entry seq ${e.seq} (${e.action}) by ${acting}`;
+      if (!acting) continue;
+      const events = eventsOf(acting);
+      if (!events) return fail(`key history: key-history.json does not cover organization ${acting}, which acted in audit entry seq ${e.seq}`);
+      const { held, recovery } = keysAt(events, e.created_at);
+      const signature = e.data?.control_signature;
+      if (held.size === 0) {
+        if (recovery && !signature) notes.push(`${where}: unsigned, made after the operator removed the organization's control keys at ${recovery.at} (recovery by ${actorName(recovery)})`);
+        continue;
+      }
+      if (!signature || typeof signature.jws !== "string") {
+        return fail(`${where}: the organization held control key(s) ${[...held.keys()].join(", ")} at ${e.created_at}, but the move carries no Control-Signature (a move it did not sign)`);
+      }
+      const parts = signature.jws.split(".");
+      let header: any;
+      let payload: any;
+      try {
+        header = JSON.parse(new TextDecoder().decode(b64u(parts[0]!)));
+        payload = JSON.parse(new TextDecoder().decode(b64u(parts[1]!)));
+      } catch {
+        return fail(`${where}: its Control-Signature is not a readable compact JWS`);
+      }
+      const key = held.get(header?.kid);
+      if (!key) return fail(`${where}: its Control-Signature names key ${header?.kid}, not one of the keys the organization held at ${e.created_at} (${[...held.keys()].join(", ")})`);
+      if (!key.jwk || (await thumbprint(key.jwk)) !== key.kid) return fail(`${where}: key-history.json does not carry the public key ${key.kid} (or it is not the key that thumbprint names)`);
+      let valid = false;
+      try {
+        if (!subtle) throw new Error("no WebCrypto");
+        const signed = new TextEncoder().encode(`${parts[0]}.${parts[1]}`);
+        if (header.alg === "ES256" && key.jwk.kty === "EC") {
+          const k = await subtle.importKey("jwk", { kty: "EC", crv: "P-256", x: key.jwk.x, y: key.jwk.y }, { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"]);
+          valid = await subtle.verify({ name: "ECDSA", hash: "SHA-256" }, k, b64u(parts[2]!), signed);
+        } else if ((header.alg === "EdDSA" || header.alg === "Ed25519") && key.jwk.kty === "OKP") {
+          const k = await subtle.importKey("jwk", { kty: "OKP", crv: "Ed25519", x: key.jwk.x }, { name: "Ed25519" }, false, ["verify"]);
+          valid = await subtle.verify({ name: "Ed25519" }, k, b64u(parts[2]!), signed);
+        }
+      } catch {
+        valid = false;
+      }
+      if (!valid) return fail(`${where}: its Control-Signature does not verify with key ${key.kid}`);
+      if (payload?.vault_id !== manifest.vault_id) return fail(`${where}: its Control-Signature was made for vault record ${payload?.vault_id}, not ${manifest.vault_id}`);
+      if (payload?.action !== verb) return fail(`${where}: its Control-Signature was made for action ${payload?.action}, not ${verb}`);
+      const transferId = str(e.data?.transfer_id);
+      if ((verb === "accept" || verb === "reject" || verb === "cancel" || payload?.transfer_id !== undefined) && payload?.transfer_id !== transferId) {
+        return fail(`${where}: its Control-Signature names transfer ${payload?.transfer_id}, not ${transferId}`);
+      }
+      if (payload?.control_seq !== undefined && payload.control_seq !== i) {
+        return fail(`${where}: its Control-Signature was made for control_seq ${payload.control_seq}, but ${i} control entries precede this one`);
+      }
+      if (typeof payload?.iat === "number" && Math.abs(payload.iat * 1000 - Date.parse(e.created_at)) > 600_000) {
+        return fail(`${where}: its Control-Signature's iat ${payload.iat} is not within 10 minutes of the move (${e.created_at})`);
+      }
+      signedMoves++;
+    }
+    checks.push(`control keys: ${signedMoves} move(s) by organizations holding control keys carry a valid Control-Signature by a key held at the time (key history of ${orgs.length} organization(s))`);
+  }
+
   // 5b. The control attestation: the service's signed statement of control as of the chain head.
   const attestationFile = manifest.attestation?.file ?? null;
   if (attestationFile) {
@@ -318,17 +467,26 @@ export async function verifyEvidence(
     if (!attestation.valid) return fail("attestation: its signature does not verify against the key of its x5c certificate");
     if (!pinned(attestation.leafSha256)) return fail(`attestation: it is signed by certificate SHA-256 ${attestation.leafSha256}, not a pinned seal certificate`);
     checks.push(`attestation: ${attestation.header.alg} signature verifies against its x5c certificate, a pinned seal certificate`);
+    if (typeof payload.iat === "number") attestedAt = new Date(payload.iat * 1000).toISOString();
   }
 
-  // 6. The PDF's seal: the CAdES detached signature made by a pinned certificate.
-  if (manifest.document?.source === "upload") {
-    notes.push("document.pdf carries no seal of the service: a paper record, vaulted exactly as uploaded; its integrity rests on the signed manifest and the audit chain");
+  // 6. The PDF's seal: the CAdES detached signature made by a pinned certificate. On the authoritative
+  // copy, the seal made at completion; on a marked copy, the service's seal of the copy, whose signed
+  // bytes name the authoritative copy's SHA-256.
+  const pdf = pdfName ? files[pdfName]! : new Uint8Array(0);
+  const sealedFlag = form === "copy" ? manifest.copy?.sealed !== false : true;
+  if (pdfName === null) {
+    // no PDF carried (see 3)
+  } else if (form === "authoritative" && manifest.document?.source === "upload") {
+    notes.push(`${pdfName} carries no seal of the service: a paper record, vaulted exactly as uploaded; its integrity rests on the signed manifest and the audit chain`);
+  } else if (!sealedFlag) {
+    notes.push(`${pdfName} carries no seal of the service: the marked copy is vouched for by the signed manifest alone`);
   } else {
-    const pdfText = new TextDecoder("latin1").decode(document);
+    const pdfText = new TextDecoder("latin1").decode(pdf);
     const seals: { range: number[]; cms: Uint8Array }[] = [];
     for (const m of pdfText.matchAll(/\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g)) {
       const range = m.slice(1, 5).map(Number);
-      if (range[0] !== 0 || range[1]! + 2 > range[2]! || range[2]! + range[3]! > document.length) continue;
+      if (range[0] !== 0 || range[1]! + 2 > range[2]! || range[2]! + range[3]! > pdf.length) continue;
       const der = unhex(pdfText.slice(range[1]! + 1, range[2]! - 1));
       try {
         seals.push({ range, cms: der.slice(0, tlv(der, 0).end) });
@@ -371,10 +529,18 @@ export async function verifyEvidence(
       makers.push(certHash ?? "(no signing-certificate-v2 attribute)");
       if (!pinned(certHash)) continue;
       const [a, b, c, d] = seal.range as [number, number, number, number];
-      const where = `document: the seal over bytes 0-${b} and ${c}-${c + d}`;
+      const where = `${form === "copy" ? "copy" : "document"}: the seal over bytes 0-${b} and ${c}-${c + d}`;
       const signedBytes = new Uint8Array(b + d);
-      signedBytes.set(document.subarray(a, a + b), 0);
-      signedBytes.set(document.subarray(c, c + d), b);
+      signedBytes.set(pdf.subarray(a, a + b), 0);
+      signedBytes.set(pdf.subarray(c, c + d), b);
+      // on a copy, the seal of the copy is the one whose signed bytes name the authoritative copy's hash
+      if (form === "copy") {
+        // named as text, or as a PDF hex string (of ASCII, or UTF-16BE as PDF text strings are)
+        const signedText = new TextDecoder("latin1").decode(signedBytes).toLowerCase().replace(/\s+/g, "");
+        const ascii = hex(new TextEncoder().encode(documentHash));
+        const utf16 = Array.from(documentHash, (ch) => `00${ch.charCodeAt(0).toString(16)}`).join("");
+        if (![documentHash, ascii, utf16].some((form) => signedText.includes(form))) continue;
+      }
       const digestAlgorithm = HASHES[hex(content(cms, kids(cms, signerInfo[2]!)[0]!))];
       if (digestAlgorithm !== "SHA-256") return fail(`${where}: digest algorithm ${digestAlgorithm ?? "unknown"} (this verifier reads SHA-256 seals)`);
       const rangeHash = await sha256Hex(signedBytes);
@@ -388,16 +554,128 @@ export async function verifyEvidence(
       if (!(await verifiedBy(signer, "SHA-256", content(cms, signatureNode), attrs, true))) {
         return fail(`${where}: its signature does not verify over its signed attributes with the pinned certificate ${certHash}`);
       }
-      const whole = c + d === document.length;
-      checks.push(`document: sealed by the pinned certificate ${certHash}: messageDigest = SHA-256 of the byte ranges, signature valid over the signed attributes${whole ? ", the whole document signed" : `; ${document.length - c - d} bytes of later incremental updates follow it (long-term validation data, a document timestamp)`}`);
+      const whole = c + d === pdf.length;
+      checks.push(
+        form === "copy"
+          ? `copy: sealed as a copy by the pinned certificate ${certHash}, its signed bytes naming the authoritative copy's SHA-256 ${documentHash}${whole ? ", the whole file signed" : ""}`
+          : `document: sealed by the pinned certificate ${certHash}: messageDigest = SHA-256 of the byte ranges, signature valid over the signed attributes${whole ? ", the whole document signed" : `; ${pdf.length - c - d} bytes of later incremental updates follow it (long-term validation data, a document timestamp)`}`,
+      );
       found = certHash;
       break;
     }
     if (!found) {
-      if (seals.length === 0) return fail("document: document.pdf carries no seal, but the manifest says it was signed through the service (source signed)");
+      if (seals.length === 0) return fail(`${form === "copy" ? "copy" : "document"}: ${pdfName} carries no seal, but the manifest says it was ${form === "copy" ? "sealed as a copy" : "signed through the service (source signed)"}`);
+      if (form === "copy") return fail(`copy: ${pdfName} carries no seal by a pinned seal certificate over bytes naming the authoritative copy's SHA-256 ${documentHash} (seals by ${makers.join(", ")})`);
       return fail(`document: its seal was made by certificate ${makers.join(", ")}, not a pinned seal certificate (${pins.join(", ")})`);
     }
   }
+
+  // RFC 3161 tokens: the TSA's signature over its TSTInfo (messageDigest, signed attributes), the
+  // certificate path the token carries (each certificate's signature by the next), and whether a
+  // pinned TSA certificate (`tsaSha256`) is on that path.
+  const tsaPins = (options.tsaSha256 ?? []).map((p) => String(p).replace(/[:\s]/g, "").toLowerCase()).filter(Boolean);
+  const badTsaPin = tsaPins.find((p) => !/^[0-9a-f]{64}$/.test(p));
+  if (badTsaPin !== undefined) return fail(`--tsa-sha256 ${badTsaPin} is not a SHA-256 fingerprint (64 hex digits, colons allowed)`);
+  const SIG_HASH: Record<string, string> = {
+    "2a864886f70d01010b": "SHA-256",
+    "2a864886f70d01010c": "SHA-384",
+    "2a864886f70d01010d": "SHA-512",
+    "2a8648ce3d040302": "SHA-256",
+    "2a8648ce3d040303": "SHA-384",
+    "2a8648ce3d040304": "SHA-512",
+  };
+  const certParts = (cert: Uint8Array) => {
+    const [tbs, alg, sig] = kids(cert, tlv(cert, 0));
+    const fields = kids(cert, tbs!);
+    const o = fields[0]!.tag === 0xa0 ? 1 : 0;
+    const name = (n: Node) => cert.slice(n.at, n.end);
+    return { tbs: cert.slice(tbs!.at, tbs!.end), sigHash: SIG_HASH[hex(content(cert, kids(cert, alg!)[0]!))], signature: content(cert, sig!).slice(1), issuer: name(fields[o + 2]!), subject: name(fields[o + 4]!) };
+  };
+  const commonName = (cert: Uint8Array) => {
+    try {
+      const subject = certParts(cert).subject;
+      for (const rdn of kids(subject, tlv(subject, 0))) {
+        for (const atv of kids(subject, rdn)) {
+          const [type, value] = kids(subject, atv);
+          if (hex(content(subject, type!)) === "550403") return new TextDecoder().decode(content(subject, value!));
+        }
+      }
+    } catch {
+      // no readable subject
+    }
+    return "(no common name)";
+  };
+  let timestampsSeen = 0;
+  let timestampsUnpinned = 0;
+  const verifyToken = async (token: Uint8Array, label: string): Promise<{ imprint: string; genTime: string } | string> => {
+    let imprint: string;
+    let genTime: string;
+    let certs: Uint8Array[];
+    let signerInfo: Node[];
+    let tstInfo: Uint8Array;
+    try {
+      const sd = kids(token, kids(token, kids(token, tlv(token, 0))[1]!)[0]!); // ContentInfo > [0] > SignedData's fields
+      const eContent = kids(token, sd[2]!);
+      if (hex(content(token, eContent[0]!)) !== OID.tstInfo) throw new Error("not a TSTInfo");
+      const octets = kids(token, eContent[1]!)[0]!;
+      // a BER producer may send the OCTET STRING constructed (0x24): its pieces, joined
+      if (octets.tag === 0x24) {
+        const pieces = kids(token, octets).map((n) => content(token, n));
+        tstInfo = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+        pieces.reduce((at, p) => (tstInfo.set(p, at), at + p.length), 0);
+      } else tstInfo = content(token, octets);
+      const fields = kids(tstInfo, tlv(tstInfo, 0));
+      imprint = hex(content(tstInfo, kids(tstInfo, fields[2]!)[1]!));
+      genTime = new TextDecoder().decode(content(tstInfo, fields[4]!));
+      const certSet = sd.find((n) => n.tag === 0xa0);
+      certs = certSet ? kids(token, certSet).filter((n) => n.tag === 0x30).map((n) => token.slice(n.at, n.end)) : [];
+      signerInfo = kids(token, kids(token, sd[sd.length - 1]!)[0]!);
+    } catch {
+      return `${label} is not a readable RFC 3161 timestamp token`;
+    }
+    timestampsSeen++;
+    const signedAttrs = signerInfo.find((n) => n.tag === 0xa0);
+    const signatureNode = signerInfo.find((n, i) => i > 3 && n.tag === 0x04);
+    const digestAlgorithm = HASHES[hex(content(token, kids(token, signerInfo[2]!)[0]!))];
+    if (!signedAttrs || !signatureNode || !digestAlgorithm || !subtle) return `${label}: its signer information is not readable (signed attributes, a SHA-2 digest)`;
+    let messageDigest: string | null = null;
+    for (const attr of kids(token, signedAttrs)) {
+      const [type, values] = kids(token, attr);
+      if (hex(content(token, type!)) === OID.messageDigest) messageDigest = hex(content(token, kids(token, values!)[0]!));
+    }
+    const tstDigest = hex(new Uint8Array(await subtle.digest(digestAlgorithm, tstInfo)));
+    if (messageDigest !== tstDigest) return `${label}: its messageDigest is not the ${digestAlgorithm} of its TSTInfo (the timestamp was altered)`;
+    const attrs = token.slice(signedAttrs.at, signedAttrs.end);
+    attrs[0] = 0x31;
+    let signer: Uint8Array | null = null;
+    for (const cert of certs) if (await verifiedBy(cert, digestAlgorithm, content(token, signatureNode), attrs, true)) signer = cert;
+    if (!signer) return `${label}: the TSA's signature does not verify with any certificate the token carries (the token was forged or altered)`;
+    // the certificate path: each certificate's signature by its issuer among those the token carries
+    const path: Uint8Array[] = [signer];
+    for (let current = signer; path.length < 8; ) {
+      const parts = certParts(current);
+      if (sameBytes(parts.issuer, parts.subject)) {
+        if (!parts.sigHash || !(await verifiedBy(current, parts.sigHash, parts.signature, parts.tbs, true))) return `${label}: its self-signed certificate ${commonName(current)} does not verify`;
+        break;
+      }
+      const issuer = certs.find((c) => c !== current && sameBytes(certParts(c).subject, parts.issuer));
+      if (!issuer) break;
+      if (!parts.sigHash || !(await verifiedBy(issuer, parts.sigHash, parts.signature, parts.tbs, true))) {
+        return `${label}: certificate ${commonName(current)} is not signed by its issuer ${commonName(issuer)} in the token`;
+      }
+      path.push(issuer);
+      current = issuer;
+    }
+    const pathShas = await Promise.all(path.map((c) => sha256Hex(c)));
+    const pinnedAt = pathShas.findIndex((s) => tsaPins.includes(s));
+    const who = `TSA ${commonName(signer)} (certificate SHA-256 ${pathShas[0]})`;
+    if (tsaPins.length > 0 && pinnedAt < 0) {
+      return `${label}: issued by ${who}, whose certificate path (${path.map(commonName).join(" <- ")}) holds no pinned TSA certificate (${tsaPins.join(", ")})`;
+    }
+    if (pinnedAt < 0) timestampsUnpinned++;
+    checks.push(`${label}: the TSA's signature verifies (${who}, path ${path.map(commonName).join(" <- ")})${pinnedAt >= 0 ? `, pinned by ${pathShas[pinnedAt]}` : ", not pinned"}; time ${genTime}`);
+    return { imprint, genTime };
+  };
 
   // 7. The timestamp over the manifest's signature, if any; one the signed manifest names must be there.
   const namedTimestamp = manifest.signature?.timestamp;
@@ -405,29 +683,16 @@ export async function verifyEvidence(
     return fail(`timestamp: the signed manifest names ${namedTimestamp}, a timestamp over its signature, but the bundle does not carry it`);
   }
   if (files["manifest.tsr"]) {
-    const token = files["manifest.tsr"]!;
-    let imprint: string | null = null;
-    let genTime: string | null = null;
-    try {
-      const sd = kids(token, kids(token, kids(token, tlv(token, 0))[1]!)[0]!); // ContentInfo > [0] > SignedData's fields
-      const eContent = kids(token, sd[2]!);
-      if (hex(content(token, eContent[0]!)) !== OID.tstInfo) throw new Error("not a TSTInfo");
-      const octets = kids(token, eContent[1]!)[0]!;
-      const info = content(token, octets);
-      const fields = kids(info, tlv(info, 0));
-      imprint = hex(content(info, kids(info, fields[2]!)[1]!));
-      genTime = new TextDecoder().decode(content(info, fields[4]!));
-    } catch {
-      return fail("timestamp: manifest.tsr is not a readable RFC 3161 timestamp token");
-    }
+    const read = await verifyToken(files["manifest.tsr"]!, "timestamp: manifest.tsr");
+    if (typeof read === "string") return fail(read);
     const expected = await sha256Hex(signedManifest.signature);
-    if (imprint !== expected) return fail(`timestamp: manifest.tsr's message imprint ${imprint} is not the SHA-256 of manifest.jws's signature ${expected}`);
-    checks.push(`timestamp: manifest.tsr (time ${genTime}) covers manifest.jws's signature`);
-    notes.push(`the TSA's own signature on manifest.tsr is not checked here; with the TSA's CA certificate: openssl ts -verify -in manifest.tsr -token_in -digest ${expected} -CAfile tsa-ca.pem`);
+    if (read.imprint !== expected) return fail(`timestamp: manifest.tsr's message imprint ${read.imprint} is not the SHA-256 of manifest.jws's signature ${expected}`);
+    checks.push(`timestamp: manifest.tsr (time ${read.genTime}) covers manifest.jws's signature`);
   }
 
-  // 8. The RFC 4998 evidence record, when the signed manifest lists one: the record the audit chain
-  // names, archive timestamp 1 over the document's SHA-256, each next one over the previous token.
+  // 8. The RFC 4998 evidence record, when the signed manifest lists one: the stored record the audit
+  // chain names (archive timestamp 1 over the authoritative copy's SHA-256, each next over the previous
+  // token) and, made with the bundle, a chain whose reduced hash tree covers every other member.
   const recordEntry = entries.findLast((e: any) => e?.action === "vault.evidence_record");
   if (manifest.evidence_record || recordEntry) {
     const name = "evidence-record.ers";
@@ -435,11 +700,9 @@ export async function verifyEvidence(
       return fail(`evidence record: ${manifest.evidence_record ? "the manifest describes one" : "the audit chain records one"} but the signed manifest does not list ${name}`);
     }
     const er = files[name]!;
-    const erHash = await sha256Hex(er);
-    if (recordEntry && recordEntry.data?.sha256 !== erHash) {
-      return fail(`evidence record: ${name} has SHA-256 ${erHash}, but the audit chain's newest vault.evidence_record entry states ${recordEntry.data?.sha256}`);
-    }
-    const tokens: { der: Uint8Array; imprint: string; genTime: string }[] = [];
+    const storedChains: Uint8Array[][] = [];
+    let bundleChain: { leaves: string[]; token: Uint8Array } | null = null;
+    let storedBytes: Uint8Array | null = null;
     try {
       const top = kids(er, tlv(er, 0));
       if (tlv(er, 0).end !== er.length) throw new Error("trailing bytes");
@@ -447,34 +710,92 @@ export async function verifyEvidence(
       if (!kids(er, top[1]!).some((alg) => hex(content(er, kids(er, alg)[0]!)) === OID.sha256)) throw new Error("SHA-256 is not among its digest algorithms");
       const sequence = top.slice(2).filter((n) => n.tag === 0x30);
       const chains = sequence.length === 1 ? kids(er, sequence[0]!) : [];
-      if (chains.length !== 1) throw new Error("it does not hold exactly one archive timestamp chain");
-      for (const ats of kids(er, chains[0]!)) {
-        const parts = kids(er, ats);
-        if (parts.some((n) => n.tag === 0xa2)) throw new Error("an archive timestamp carries a reduced hash tree");
-        const ts = parts.at(-1)!;
-        const token = er.slice(ts.at, ts.end);
-        const sd = kids(token, kids(token, kids(token, tlv(token, 0))[1]!)[0]!);
-        const eContent = kids(token, sd[2]!);
-        if (hex(content(token, eContent[0]!)) !== OID.tstInfo) throw new Error("a timestamp holds no TSTInfo");
-        const info = content(token, kids(token, eContent[1]!)[0]!);
-        const fields = kids(info, tlv(info, 0));
-        const mi = kids(info, fields[2]!);
-        if (hex(content(info, kids(info, mi[0]!)[0]!)) !== OID.sha256) throw new Error("a timestamp's imprint is not a SHA-256");
-        tokens.push({ der: token, imprint: hex(content(info, mi[1]!)), genTime: new TextDecoder().decode(content(info, fields[4]!)) });
+      if (chains.length === 0 || chains.length > 2) throw new Error("it holds neither one nor two archive timestamp chains");
+      for (const [c, chainNode] of chains.entries()) {
+        const stamps = kids(er, chainNode);
+        const reduced = stamps.length === 1 ? kids(er, stamps[0]!).find((n) => n.tag === 0xa2) : undefined;
+        if (reduced && c === chains.length - 1) {
+          const parts = kids(er, stamps[0]!);
+          const groups = kids(er, reduced);
+          if (groups.length !== 1) throw new Error("the bundle's archive timestamp's reduced hash tree is not one group");
+          const ts = parts.at(-1)!;
+          bundleChain = { leaves: kids(er, groups[0]!).map((n) => hex(content(er, n))), token: er.slice(ts.at, ts.end) };
+          continue;
+        }
+        const tokens: Uint8Array[] = [];
+        for (const ats of stamps) {
+          const parts = kids(er, ats);
+          if (parts.some((n) => n.tag === 0xa2)) throw new Error("a renewal chain's archive timestamp carries a reduced hash tree");
+          const ts = parts.at(-1)!;
+          tokens.push(er.slice(ts.at, ts.end));
+        }
+        if (tokens.length === 0) throw new Error("a chain holds no archive timestamp");
+        storedChains.push(tokens);
+        // the record as stored (the audit chain names its SHA-256): this chain alone, same version and algorithms
+        const body = [er.slice(top[0]!.at, top[0]!.end), er.slice(top[1]!.at, top[1]!.end)];
+        const chainBytes = er.slice(chainNode.at, chainNode.end);
+        const wrap = (tag: number, inner: Uint8Array[]) => {
+          const len = inner.reduce((n, p) => n + p.length, 0);
+          const lenBytes = len < 0x80 ? [len] : (() => { const out: number[] = []; for (let v = len; v > 0; v = Math.floor(v / 256)) out.unshift(v & 0xff); return [0x80 | out.length, ...out]; })();
+          const out = new Uint8Array(1 + lenBytes.length + len);
+          out[0] = tag;
+          out.set(lenBytes, 1);
+          let at = 1 + lenBytes.length;
+          for (const p of inner) {
+            out.set(p, at);
+            at += p.length;
+          }
+          return out;
+        };
+        storedBytes = wrap(0x30, [...body, wrap(0x30, [chainBytes])]);
       }
-      if (tokens.length === 0) throw new Error("it holds no archive timestamp");
+      if (storedChains.length > 1) throw new Error("it holds more than one renewal chain");
     } catch (err) {
       return fail(`evidence record: ${name} is not a readable RFC 4998 evidence record (${(err as Error).message})`);
     }
-    if (tokens[0]!.imprint !== documentHash) {
-      return fail(`evidence record: archive timestamp 1 timestamps ${tokens[0]!.imprint}, not the document's SHA-256 ${documentHash}`);
+    const storedHash = storedBytes ? await sha256Hex(storedBytes) : null;
+    if (recordEntry && recordEntry.data?.sha256 !== storedHash) {
+      return fail(`evidence record: ${name} holds a stored record with SHA-256 ${storedHash}, but the audit chain's newest vault.evidence_record entry states ${recordEntry.data?.sha256}`);
     }
-    for (let i = 1; i < tokens.length; i++) {
-      const link = await sha256Hex(tokens[i - 1]!.der);
-      if (tokens[i]!.imprint !== link) return fail(`evidence record: archive timestamp ${i + 1} does not cover archive timestamp ${i} (its imprint ${tokens[i]!.imprint} is not that token's SHA-256 ${link})`);
+    const renewal = storedChains[0];
+    if (renewal) {
+      const stamps: { imprint: string; genTime: string }[] = [];
+      for (const [i, token] of renewal.entries()) {
+        const read = await verifyToken(token, `evidence record: archive timestamp ${i + 1}`);
+        if (typeof read === "string") return fail(read);
+        stamps.push(read);
+      }
+      if (stamps[0]!.imprint !== documentHash) {
+        return fail(`evidence record: archive timestamp 1 timestamps ${stamps[0]!.imprint}, not the document's SHA-256 ${documentHash}`);
+      }
+      for (let i = 1; i < renewal.length; i++) {
+        const link = await sha256Hex(renewal[i - 1]!);
+        if (stamps[i]!.imprint !== link) return fail(`evidence record: archive timestamp ${i + 1} does not cover archive timestamp ${i} (its imprint ${stamps[i]!.imprint} is not that token's SHA-256 ${link})`);
+      }
+      checks.push(`evidence record: ${renewal.length} archive timestamp(s) (${stamps.map((t) => t.genTime).join(", ")}), the first over the document's SHA-256, each next over the one before`);
     }
-    checks.push(`evidence record: ${tokens.length} archive timestamp(s) (${tokens.map((t) => t.genTime).join(", ")}), the first over the document's SHA-256, each next over the one before`);
-    notes.push(`the TSA signatures in ${name} are not checked here: cut out each token and run openssl ts -verify (the first with -digest ${documentHash}, each next with -data <previous token>) -CAfile tsa-ca.pem (docs/evidence.md)`);
+    const mustCover = listed.map((f) => f.name).filter((n) => n !== name);
+    if (bundleChain) {
+      const leaves = new Set(bundleChain.leaves);
+      for (const member of mustCover) {
+        if (!leaves.has(await sha256Hex(files[member]!))) return fail(`evidence record: its reduced hash tree does not cover ${member}`);
+      }
+      if (storedHash && !leaves.has(storedHash)) return fail("evidence record: its reduced hash tree does not cover the stored record it extends");
+      // RFC 4998 4.3: the group's hashes in binary ascending order, concatenated and hashed
+      const sorted = [...bundleChain.leaves].sort();
+      const root = await sha256Hex(unhex(sorted.join("")));
+      const read = await verifyToken(bundleChain.token, "evidence record: the bundle's archive timestamp");
+      if (typeof read === "string") return fail(read);
+      if (read.imprint !== root) return fail(`evidence record: the bundle's archive timestamp timestamps ${read.imprint}, not the root of its reduced hash tree ${root}`);
+      checks.push(`evidence record: the bundle's archive timestamp (${read.genTime}) covers, by its reduced hash tree, every member the manifest lists (${mustCover.join(", ")})${storedHash ? " and the stored record" : ""}`);
+    } else if (manifest.evidence_record?.covers && manifest.evidence_record.covers !== "document") {
+      return fail("evidence record: the manifest says it covers the bundle's members, but it carries no reduced hash tree");
+    } else {
+      notes.push(`evidence record: it covers the authoritative copy's SHA-256 only (no timestamp authority was configured when this bundle was produced)`);
+    }
   }
-  return { verified: true as const, checks, notes };
+
+  const timestamps: "none" | "pinned" | "unpinned" = timestampsSeen === 0 ? "none" : timestampsUnpinned > 0 ? "unpinned" : "pinned";
+  if (timestamps === "none") notes.push("no RFC 3161 timestamp in this bundle (no timestamp authority was configured): its time rests on the signed manifest's produced_at");
+  return { verified: true as const, checks, notes, producedAt, attestedAt, timestamps };
 }

@@ -17,6 +17,10 @@ export type ComplianceFacts = {
   envelopeOrgId: string;
   /** changes of controller made outside an authorized, audited operation (an accepted transfer the controller of the time requested, or a pledge release), and whether the record disagrees with its chain */
   unauthorizedAmendments: number;
+  /** control moves by an organization that held a control key then, made without a valid Control-Signature by one of them (evidence/key-history.ts) */
+  unsignedMoves?: string[];
+  /** unsigned moves made after the operator removed the acting organization's keys (said, not failed) */
+  movesAfterRecovery?: string[];
   /** control of the authoritative copy (DESIGN.md 9) */
   control: ControlFacts;
   /** non-authoritative copies, and how many of them carry the copy marking */
@@ -108,10 +112,12 @@ export function runChecks(f: ComplianceFacts): ComplianceCheck[] {
     check(
       "controlled_amendments",
       "UCC §9-105(b)(4)",
-      vaulted && f.unauthorizedAmendments === 0,
-      `${f.control.changes} change(s) of controller, each an authorized, audited operation: ${f.control.changes - f.control.pledgeReleases} accepted transfer(s) requested by the controller of the time, ${f.control.pledgeReleases} pledge release(s)`,
+      vaulted && f.unauthorizedAmendments === 0 && (f.unsignedMoves ?? []).length === 0,
+      `${f.control.changes} change(s) of controller, each an authorized, audited operation: ${f.control.changes - f.control.pledgeReleases} accepted transfer(s) requested by the controller of the time, ${f.control.pledgeReleases} pledge release(s); every move by an organization holding a control key signed by one of its keys${(f.movesAfterRecovery ?? []).length > 0 ? `; ${f.movesAfterRecovery!.length} unsigned move(s) after an operator recovery of the organization's keys (${f.movesAfterRecovery!.join("; ")})` : ""}`,
       vaulted
-        ? `${f.unauthorizedAmendments} change(s) of controller happened outside an authorized, audited operation`
+        ? (f.unsignedMoves ?? []).length > 0
+          ? `${(f.unsignedMoves ?? []).length} control move(s) by an organization holding a control key carry no valid Control-Signature by one of its keys: ${f.unsignedMoves!.join("; ")}`
+          : `${f.unauthorizedAmendments} change(s) of controller happened outside an authorized, audited operation`
         : "No authoritative copy whose amendments could be controlled",
     ),
     check(
@@ -159,6 +165,8 @@ export type VaultFacts = {
   control?: Omit<ControlFacts, "changes" | "pledgeReleases" | "originatorOrgId">;
   /** the chain's replay of control (vault/control-history.ts): absent at vault-in, where nothing has moved */
   audit?: { changes: number; pledgeReleases: number; unauthorized: number };
+  /** the control-key rule's findings (check 5) */
+  signatures?: { unsigned: string[]; afterRecovery: string[] };
 };
 
 /**
@@ -190,6 +198,8 @@ export function factsFrom(envelope: EnvelopeRow, vault: VaultFacts | null, audit
     envelopeOrgId: envelope.org_id,
     // Every change of controller must be an authorized, audited operation (vault/control-history.ts).
     unauthorizedAmendments: vault?.audit?.unauthorized ?? 0,
+    unsignedMoves: vault?.signatures?.unsigned ?? [],
+    movesAfterRecovery: vault?.signatures?.afterRecovery ?? [],
     control,
     copies: vault ? 1 : 0,
     markedCopies: vault?.copyMarked ? 1 : 0,

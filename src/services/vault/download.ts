@@ -37,11 +37,13 @@ export async function openVaultDownload(
     return { body: pdf.body, size: pdf.size, filename, contentType: "application/pdf" };
   }
   if (input.file === "paper") return { ...(await openPaperCopy(ctx, record)), filename, contentType: "application/pdf" };
-  if (input.file === "evidence") return { ...(await openEvidenceBundle(ctx, record)), filename, contentType: "application/zip" };
+  if (input.file === "evidence_copy") return { ...(await openEvidenceBundle(ctx, record, "copy")), filename, contentType: "application/zip" };
 
-  // Links follow control (DESIGN.md 13): the organization the link names must control the record now,
-  // and control must not be closed (an offer alone changes neither)
+  // Links follow control (docs/control.md): the organization the link names must control the record now,
+  // and control must not be closed (an offer alone changes neither); the controller's evidence bundle
+  // carries the authoritative copy, so its link follows control the same way
   assertAuthoritativeServable(record, input.c!);
+  if (input.file === "evidence") return { ...(await openEvidenceBundle(ctx, record, "authoritative")), filename, contentType: "application/zip" };
 
   for (let attempt = 0; attempt < 2; attempt++) {
     const observed = await observeAuthoritative(ctx.env.DOCS, record);

@@ -4,7 +4,8 @@ import { newId } from "../../lib/ids";
 import { newShardId, shardOf } from "../../lib/shards";
 import { appendEnvelopeAudit } from "../envelopes/append-audit";
 import { chainRowsStatement, type ChainRow } from "../audit/verify-chain";
-import { buildEvidenceBundle, type ChainEntry } from "../evidence/build-bundle";
+import { BUNDLE_VERSION, buildEvidenceBundle, type ChainEntry } from "../evidence/build-bundle";
+import { actingOrgOf, readKeyHistory } from "../evidence/key-history";
 import { controlAttestation } from "./control-attestation";
 import { controlHistory } from "./control-history";
 import { putParts, sha256OfStream } from "./hashing";
@@ -15,13 +16,29 @@ import { findVaultedEnvelope, signVaultUrl } from "./signed-url";
 import type { EnvelopeRow } from "../envelopes/repository";
 import { sha256Hex, toHex } from "../../lib/crypto";
 import { loadSealKey } from "../../pdf";
+import { openMarkedCopy } from "../copies/marked-copy";
 
 const BUNDLE_ACTION = "vault.evidence_bundle";
 
-type BundleFacts = { bundle_id: string; sha256: string; size_bytes: number; covers_seq: number; head_hash: string; bundle_version?: number };
+/** Which bundle a party gets (DESIGN.md 13): the authoritative copy's, or the marked copy's. */
+export type BundleForm = "authoritative" | "copy";
 
-/** Bundles before this version carry an unsigned manifest: never reused, a signed one is produced instead. */
-const SIGNED_BUNDLE_VERSION = 2;
+type BundleFacts = { bundle_id: string; sha256: string; size_bytes: number; covers_seq: number; head_hash: string; bundle_version?: number; form?: BundleForm };
+
+/**
+ * The form of bundle an organization gets: the authoritative copy to the controller of the moment, and
+ * to nobody once the record was converted to paper (the paper is the original then; the electronic
+ * record is not authoritative); a paid-off record stays its controller's (the obligation is satisfied,
+ * the record still authoritative). Everyone else (the originator after selling, a pledgor, an
+ * organization a transfer is only offered to) gets the marked copy and the authoritative copy's hash.
+ */
+export function bundleFormFor(record: Pick<VaultRecordRow, "controller_org_id" | "control_status">, orgId: string): BundleForm {
+  // a closed record (paid off, converted to paper) hands its authoritative bytes to no one, as its links do
+  return record.controller_org_id === orgId && record.control_status === "active" ? "authoritative" : "copy";
+}
+
+/** The signed-URL file of each form: `evidence` the controller's, `evidence_copy` everyone else's. */
+export const evidenceFileOf = (form: BundleForm) => (form === "authoritative" ? "evidence" : "evidence_copy") as "evidence" | "evidence_copy";
 
 const bundleKey = (record: VaultRecordRow, bundleId: string) => `${vaultKeys(record.org_id, record.envelope_id, record.id).dir}evidence-${bundleId}.zip`;
 
@@ -31,9 +48,9 @@ async function chainEntries(db: D1Database, envelopeId: string): Promise<ChainEn
   return results.map((r) => ({ ...r, data: JSON.parse(r.data) as Record<string, unknown> }));
 }
 
-/** The newest bundle recorded on the chain, if any. */
-function latestBundle(entries: ChainEntry[]): BundleFacts | null {
-  const entry = entries.findLast((e) => e.action === BUNDLE_ACTION);
+/** The newest bundle of that form recorded on the chain, if any (bundles before version 3 were all of the authoritative form). */
+function latestBundle(entries: ChainEntry[], form: BundleForm): BundleFacts | null {
+  const entry = entries.findLast((e) => e.action === BUNDLE_ACTION && ((e.data as BundleFacts).form ?? "authoritative") === form);
   return entry ? (entry.data as BundleFacts) : null;
 }
 
@@ -48,9 +65,46 @@ function latestBundle(entries: ChainEntry[]): BundleFacts | null {
  */
 export async function createEvidenceUrl(ctx: OrgContext, input: { envelopeId: string; expiresIn: number }) {
   const vaulted = await findVaultedEnvelope(ctx, input.envelopeId);
-  const url = await signVaultUrl(ctx.env, { ...vaulted, file: "evidence", expiresIn: input.expiresIn });
-  await ensureEvidenceBundle(ctx, vaulted);
-  return url;
+  return createPartyEvidenceUrl(ctx, { ...vaulted, expiresIn: input.expiresIn });
+}
+
+/**
+ * The signed URL of the caller's form of the bundle (bundleFormFor), produced first when needed. The
+ * caller has checked that the organization is a party of the record.
+ */
+export async function createPartyEvidenceUrl(ctx: OrgContext, input: { record: VaultRecordRow; envelope: Pick<EnvelopeRow, "id" | "name" | "org_id">; expiresIn: number }) {
+  const form = bundleFormFor(input.record, ctx.orgId);
+  await ensureEvidenceBundle(ctx, { record: input.record, envelope: input.envelope, form });
+  return signVaultUrl(ctx.env, { record: input.record, envelope: input.envelope, file: evidenceFileOf(form), expiresIn: input.expiresIn, controllerOrgId: ctx.orgId });
+}
+
+/** Where in a PDF an incremental update could begin: just after each end-of-file marker. */
+function revisionEnds(pdf: Uint8Array): number[] {
+  const text = new TextDecoder("latin1").decode(pdf);
+  const ends: number[] = [];
+  for (let at = text.indexOf("%%EOF"); at >= 0; at = text.indexOf("%%EOF", at + 5)) {
+    let end = at + 5;
+    while (end < pdf.length && (pdf[end] === 0x0d || pdf[end] === 0x0a)) end++;
+    ends.push(at + 5, end);
+  }
+  return [...new Set(ends)];
+}
+
+/**
+ * The marked copy for a non-controller's bundle, or null when the stored copy still begins with the
+ * authoritative copy (a copy made as an incremental update over it, before copies were re-serialized):
+ * such a copy would hand over the authoritative bytes, so the bundle goes without a PDF and says so.
+ */
+async function separableCopy(ctx: RequestContext, record: VaultRecordRow): Promise<Uint8Array | null> {
+  // a copy made before copies were re-serialized is made again first (services/copies/marked-copy.ts)
+  const copy = new Uint8Array(await new Response((await openMarkedCopy(ctx, record)).body).arrayBuffer());
+  for (const end of revisionEnds(copy)) {
+    if (end === record.size_bytes && (await sha256Hex(copy.subarray(0, end))) === record.document_hash) {
+      console.error(JSON.stringify({ level: "warn", msg: "marked copy begins with the authoritative copy; bundle carries no PDF", vault_id: record.id }));
+      return null;
+    }
+  }
+  return copy;
 }
 
 /**
@@ -59,20 +113,25 @@ export async function createEvidenceUrl(ctx: OrgContext, input: { envelopeId: st
  * the envelope path, any party of the record on /partner/vault/:vault_id/evidence/signed-url. The
  * bundle's entry goes on the envelope's chain under the envelope's organization, by the caller's actor.
  */
-export async function ensureEvidenceBundle(ctx: RequestContext, input: { record: VaultRecordRow; envelope: Pick<EnvelopeRow, "id" | "name" | "org_id"> }): Promise<BundleFacts> {
-  const { record, envelope } = input;
+export async function ensureEvidenceBundle(
+  ctx: RequestContext,
+  input: { record: VaultRecordRow; envelope: Pick<EnvelopeRow, "id" | "name" | "org_id">; form: BundleForm },
+): Promise<BundleFacts> {
+  const { record, envelope, form } = input;
   const entries = await chainEntries(ctx.db, envelope.id);
-  const latest = latestBundle(entries);
-  if (latest && (latest.bundle_version ?? 1) >= SIGNED_BUNDLE_VERSION && entries.every((e) => e.seq <= latest.covers_seq || e.action === BUNDLE_ACTION)) {
+  const latest = latestBundle(entries, form);
+  // bundles of an older format are never reused: a current one is produced instead
+  if (latest && (latest.bundle_version ?? 1) >= BUNDLE_VERSION && entries.every((e) => e.seq <= latest.covers_seq || e.action === BUNDLE_ACTION)) {
     // reused only while its object is still the one stored (R2 keeps the SHA-256 it verified on write)
     const stored = await ctx.env.DOCS.head(bundleKey(record, latest.bundle_id));
     const checksum = stored?.checksums.sha256;
     if (checksum && toHex(checksum) === latest.sha256) return latest;
   }
 
-  const object = await ctx.env.DOCS.get(record.authoritative_key);
+  // The authoritative copy's bytes are read for the controller's bundle only.
+  const object = form === "authoritative" ? await ctx.env.DOCS.get(record.authoritative_key) : null;
   const document = object ? new Uint8Array(await object.arrayBuffer()) : null;
-  if (!document || (await sha256Hex(document)) !== record.document_hash) {
+  if (form === "authoritative" && (!document || (await sha256Hex(document)) !== record.document_hash)) {
     throw new ApiError(
       409,
       "The vaulted document failed its integrity check: no evidence bundle is produced from bytes that no longer match the SHA-256 recorded at vaulting",
@@ -89,12 +148,19 @@ export async function ensureEvidenceBundle(ctx: RequestContext, input: { record:
   const seal = await loadSealKey(ctx.env);
   // The control attestation over the entries packed, by the same key.
   const { jws: attestation } = await controlAttestation(ctx.env, ctx, { envelopeId: envelope.id, entries, at: producedAt });
+  // The key history of every organization that acted on control, and of the controller.
+  const actors = entries.map((e) => actingOrgOf(e)).filter((o): o is string => o !== null);
+  const keyHistory = await readKeyHistory(ctx.global, [...actors, record.org_id, record.controller_org_id]);
+  const copy = form === "copy" ? await separableCopy(ctx, record) : null;
 
   const built = await buildEvidenceBundle({
     envelope: { id: envelope.id, name: envelope.name },
     vaultId: record.id,
     source: record.source,
-    document: { bytes: document, sha256: record.document_hash },
+    form,
+    document: { bytes: document, sha256: record.document_hash, sizeBytes: record.size_bytes },
+    copy: copy ? { bytes: copy } : null,
+    keyHistory,
     certificate: { json: JSON.parse(cert.body), pdf: certPdf ? new Uint8Array(await certPdf.arrayBuffer()) : null },
     entries,
     controlHistory: controlHistory(entries),
@@ -106,7 +172,7 @@ export async function ensureEvidenceBundle(ctx: RequestContext, input: { record:
     evidenceRecord: await evidenceRecordForChain(ctx.db, ctx.env.DOCS, record.id, entries),
   });
   const head = entries.at(-1)!;
-  const facts: BundleFacts = { bundle_id: newShardId("evidence", shardOf(record.id)), sha256: built.sha256, size_bytes: built.sizeBytes, covers_seq: head.seq, head_hash: head.hash, bundle_version: SIGNED_BUNDLE_VERSION };
+  const facts: BundleFacts = { bundle_id: newShardId("evidence", shardOf(record.id)), sha256: built.sha256, size_bytes: built.sizeBytes, covers_seq: head.seq, head_hash: head.hash, bundle_version: BUNDLE_VERSION, form };
   const key = bundleKey(record, facts.bundle_id);
   await putParts(ctx.env.DOCS, key, built.parts, {
     httpMetadata: { contentType: "application/zip" },
@@ -132,8 +198,11 @@ export async function ensureEvidenceBundle(ctx: RequestContext, input: { record:
  * refused (409) unless it still matches the SHA-256 its audit entry recorded; the bytes sent are read
  * with `etagMatches` on the object that was hashed.
  */
-export async function openEvidenceBundle(ctx: RequestContext, record: VaultRecordRow): Promise<{ body: ReadableStream; size: number }> {
-  const latest = latestBundle(await chainEntries(ctx.db, record.envelope_id));
+export async function openEvidenceBundle(ctx: RequestContext, record: VaultRecordRow, form: BundleForm): Promise<{ body: ReadableStream; size: number }> {
+  if (form === "authoritative" && record.control_status === "paper_out") {
+    throw new ApiError(409, "The record was converted to paper: its bundle with the electronic authoritative copy is no longer served", { status: record.control_status }, "control_closed");
+  }
+  const latest = latestBundle(await chainEntries(ctx.db, record.envelope_id), form);
   const key = latest ? bundleKey(record, latest.bundle_id) : null;
   const hashed = key ? await ctx.env.DOCS.get(key) : null;
   if (!latest || !key || !hashed) throw notFound("Evidence bundle");

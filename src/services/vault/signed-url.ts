@@ -6,8 +6,8 @@ import { requireSecret } from "../../lib/secrets";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
 import { findVaultRecord, type VaultRecordRow } from "./repository";
 
-/** authoritative PDF, marked copy, compliance certificate PDF, evidence bundle (ZIP), the paper-out copy */
-export const VAULT_FILES = ["authoritative", "copy", "certificate", "evidence", "paper"] as const;
+/** authoritative PDF, marked copy, compliance certificate PDF, evidence bundle (ZIP: the controller's, and every other party's with the marked copy), the paper-out copy */
+export const VAULT_FILES = ["authoritative", "copy", "certificate", "evidence", "evidence_copy", "paper"] as const;
 export type VaultFile = (typeof VAULT_FILES)[number];
 
 /**
@@ -30,7 +30,7 @@ export function downloadFilename(envelope: Pick<EnvelopeRow, "id" | "name">, fil
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
     .slice(0, 80);
-  const suffix = { authoritative: ".pdf", copy: "_non-authoritative-copy.pdf", certificate: "_certificate.pdf", evidence: "_evidence.zip", paper: "_converted-to-paper.pdf" }[file];
+  const suffix = { authoritative: ".pdf", copy: "_non-authoritative-copy.pdf", certificate: "_certificate.pdf", evidence: "_evidence.zip", evidence_copy: "_evidence.zip", paper: "_converted-to-paper.pdf" }[file];
   return `${slug ? `${slug}_` : ""}${envelope.id}${suffix}`;
 }
 
@@ -81,8 +81,8 @@ export async function signVaultUrl(
   const { record, envelope } = input;
   const secret = requireSecret(env, "STORAGE_URL_SECRET");
   const exp = Math.floor(Date.now() / 1000) + input.expiresIn;
-  const controller = input.file === "authoritative" ? (input.controllerOrgId ?? null) : null;
-  if (input.file === "authoritative" && controller === null) throw new Error("an authoritative copy's URL names the controller it is issued to");
+  const controller = bindsController(input.file) ? (input.controllerOrgId ?? null) : null;
+  if (bindsController(input.file) && controller === null) throw new Error("an authoritative copy's URL names the controller it is issued to");
   const sig = await signature(secret, record.id, input.file, exp, controller);
   const host = env.STORAGE_HOST.replace(/\/+$/, "");
   return {
@@ -93,6 +93,9 @@ export async function signVaultUrl(
   };
 }
 
+/** The files that carry the authoritative copy's bytes (the PDF, the controller's evidence bundle): their links name the controller. */
+const bindsController = (file: VaultFile) => file === "authoritative" || file === "evidence";
+
 /**
  * Checks a download URL's signature (timing-safe) and then its expiry. Both failures are 403, as a
  * presigned object-store URL answers; the expiry is only trusted once the signature covers it. An
@@ -102,7 +105,7 @@ export async function signVaultUrl(
 export async function verifyVaultUrl(env: Env, input: { vaultId: string; file: VaultFile; exp: string; sig: string; c?: string }): Promise<void> {
   const secret = requireSecret(env, "STORAGE_URL_SECRET");
   const exp = /^\d{1,12}$/.test(input.exp) ? Number(input.exp) : NaN;
-  const controller = input.file === "authoritative" ? (input.c ?? "") : null;
+  const controller = bindsController(input.file) ? (input.c ?? "") : null;
   const expected = Number.isNaN(exp) || controller === "" ? null : await signature(secret, input.vaultId, input.file, exp, controller);
   if (!expected || !timingSafeEqual(expected, input.sig.toLowerCase())) throw new ApiError(403, "Invalid download link: the signature does not match");
   if (exp * 1000 <= Date.now()) throw new ApiError(403, "This download link has expired; request a new one");

@@ -52,6 +52,7 @@ export const PUBLIC_OPERATIONS: Record<string, { credential: PublicCredential; w
   downloadSignerCopy: { credential: "signed-url", why: "the signer's copy link: an HMAC over the envelope, the recipient and its expiry (30 days after completion)" },
   listDevEmails: { credential: "dev-switch", why: "a development page: 404 unless DEV_PAGES is on (and refused in production)" },
   listSealCertificates: { credential: "none", why: "the seal certificates (public by nature) an auditor pins to verify evidence bundles; reads no organization's data" },
+  getEvidenceVerifier: { credential: "none", why: "the bundles' verify.mjs and its SHA-256, the same text every bundle carries, published so an auditor checks the script before running it; reads no organization's data" },
 };
 
 /** Request id fields (body or query) naming a resource of the caller's organization -> the world's id of that kind. */

@@ -73,7 +73,7 @@ describe("the evidence record in the evidence bundle", () => {
     const resigned = await forge(files, await serviceSeal(), ({ files: f }) => {
       f["evidence-record.ers"] = other;
     });
-    expect(await brokenOf(resigned)).toMatch(/^evidence record: evidence-record\.ers has SHA-256 [0-9a-f]{64}, but the audit chain's newest vault\.evidence_record entry states [0-9a-f]{64}$/);
+    expect(await brokenOf(resigned)).toMatch(/^evidence record: evidence-record\.ers holds a stored record with SHA-256 [0-9a-f]{64}, but the audit chain's newest vault\.evidence_record entry states [0-9a-f]{64}$/);
     // and with the chain entry rewritten too, the record's own imprint gives it away
     const otherHash = await sha256Hex(other);
     const rewritten = await forge(files, await serviceSeal(), ({ files: f, chain }) => {

@@ -184,3 +184,41 @@ export function describeTimestamps(record: EvidenceRecordContents) {
     imprint: ats.imprint,
   }));
 }
+
+// ---- the evidence bundle's record: the stored one extended by a timestamp over the bundle's members ----
+
+function octetString(bytes: Uint8Array): Uint8Array {
+  return joinParts([Uint8Array.of(0x04), derLength(bytes.byteLength), bytes]);
+}
+
+function contextConstructed(tag: number, contents: Uint8Array[]): Uint8Array {
+  const body = joinParts(contents);
+  return joinParts([Uint8Array.of(0xa0 | tag), derLength(body.byteLength), body]);
+}
+
+/** RFC 4998 4.3: a group's hash values in binary ascending order, concatenated and hashed: the value the timestamp covers. */
+export async function hashTreeRoot(leaves: Uint8Array[]): Promise<Uint8Array> {
+  const sorted = [...leaves].sort((a, b) => {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+    return a.length - b.length;
+  });
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", joinParts(sorted)));
+}
+
+/**
+ * The evidence record an evidence bundle carries: the record as stored (its one renewal chain, byte for
+ * byte, so its SHA-256 can be recomputed against the audit chain's `vault.evidence_record` entry), and a
+ * second chain of one archive timestamp whose reduced hash tree (one group) holds the SHA-256 of each
+ * member the bundle's manifest covers, plus the stored record's SHA-256; `token` is the TSA's timestamp
+ * over that group's root (hashTreeRoot). Without a stored record, the bundle's chain alone.
+ */
+export function bundleEvidenceRecord(stored: EvidenceRecordContents | null, leaves: Uint8Array[], token: Uint8Array): Uint8Array {
+  const chains: Uint8Array[] = [];
+  if (stored) {
+    if (stored.chains.length !== 1) throw new Error(`the evidence record holds ${stored.chains.length} chains; this service writes one`);
+    chains.push(sequence(stored.chains[0]!.map((ats) => sequence([ats.der]))));
+  }
+  const reduced = contextConstructed(2, [sequence(leaves.map(octetString))]);
+  chains.push(sequence([sequence([reduced, token])]));
+  return sequence([VERSION_1, sequence([SHA256_ALGORITHM]), sequence(chains)]);
+}

@@ -69,6 +69,7 @@ describe("the evidence bundle (GET /partner/envelopes/:id/vault/evidence/signed-
         "certificate.pdf",
         "control-history.json",
         "document.pdf",
+        "key-history.json",
         "manifest.json",
         "manifest.jws",
         "seal-certificate.pem",
