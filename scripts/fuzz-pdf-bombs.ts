@@ -36,8 +36,8 @@ await fc.assert(
     }
     if ((passed + failed) % 500 === 0) console.error(`${passed + failed} cases, ${Math.round((Date.now() - started) / 1000)} s`);
   }),
-  { numRuns: runs, seed, endOnFailure: false, interruptAfterTimeLimit: undefined },
-).catch(() => {});
+  { numRuns: runs, seed },
+);
 for (const f of failures) console.log(`FAILED ${f}`);
 console.log(`seed ${seed}: ${passed} passed, ${failed} failed (${Math.round((Date.now() - started) / 1000)} s)`);
 process.exit(failed ? 1 : 0);
