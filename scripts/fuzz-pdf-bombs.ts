@@ -34,7 +34,7 @@ await fc.assert(
       failed++;
       if (failures.length < 20) failures.push(`${v}: ${JSON.stringify(c)}`);
     }
-    if ((passed + failed) % 500 === 0) console.error(`${passed + failed} cases, ${Math.round((Date.now() - started) / 1000)} s`);
+    if ((passed + failed) % 500 === 0) console.error(`${passed + failed} cases (${passed} passed, ${failed} failed), ${Math.round((Date.now() - started) / 1000)} s`);
   }),
   { numRuns: runs, seed },
 );
