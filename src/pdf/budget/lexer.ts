@@ -216,7 +216,7 @@ export class Lexer {
   /** Puts a keyword that ends an object back, so the caller sees `stream` / `endobj`. */
   private stepBack(t: Token): void {
     if (t.type === "keyword") this.pos -= t.word.length;
-    else if (t.type === "close-dict") this.pos -= 2;
+    else if (t.type === "close-dict") this.pos -= this.bytes[this.pos - 2] === 0x3e ? 2 : 1;
   }
 }
 
