@@ -230,3 +230,16 @@ describe("the third round of bypasses is refused through every upload path", () 
     240_000,
   );
 });
+
+describe("an encrypted PDF is refused by its parsed trailer", () => {
+  it("a trailer naming /Encrypt, even #-escaped behind a comment, is refused with 422 before any parser", async () => {
+    const t = await newTenant();
+    const plain = new TextDecoder("latin1").decode(handWrittenPdf({ dict: "<< /Length 0 >>", data: new Uint8Array() }, { 9: "<< /Filter /Standard /V 1 /R 2 >>" }));
+    for (const entry of ["/Encrypt 9 0 R", "/Encr#79pt % a comment\n9 0 R"]) {
+      const file = latin1(plain.replace("/Root 1 0 R >>", `/Root 1 0 R ${entry} >>`));
+      const res = await uploadTemplate(t.key, { file });
+      expect({ entry, status: res.status }).toEqual({ entry, status: 422 });
+      expect(res.body.error).toMatch(/Encrypted/);
+    }
+  }, 60_000);
+});
