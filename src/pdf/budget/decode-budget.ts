@@ -154,6 +154,7 @@ function countParsedStreams(bytes: Uint8Array, objects: PdfObjects): { counted: 
         over = true;
       }
       size = Math.max(size, tally.size);
+      if (over) break; // one reading over the budget decides it
     }
     inflated += size;
     if (inflated > MAX_INFLATED_WHILE_CHECKING) throw decodeBudgetExceeded("in all", MAX_INFLATED_WHILE_CHECKING);

@@ -8,7 +8,7 @@ import type { PdfObjects, StreamObject } from "./objects";
  * possibly an indirect reference, `#`-escaped spellings already undone by the lexer) and the names'
  * abbreviations as pdf.js accepts them. Decoding counts every layer's output under one tally.
  */
-export type Filter = "flate" | "hex" | "a85" | "lzw" | "run_length" | "image";
+export type Filter = "flate" | "hex" | "a85" | "lzw" | "lzw-early-0" | "run_length" | "image";
 
 const FILTERS: Record<string, Filter> = {
   FlateDecode: "flate",
@@ -65,7 +65,14 @@ export function filterChains(stream: StreamObject, objects: PdfObjects): Filter[
       partial = next;
       if (partial.length > MAX_CHAINS) throw new UndecidableFilter("conflicting definitions");
     }
-    for (const p of partial) chains.set(p.join(","), p);
+    for (const p of partial) {
+      chains.set(p.join(","), p);
+      // LZW's /EarlyChange (in /DecodeParms) changes what the codes decode to: both readings are counted
+      if (p.includes("lzw")) {
+        const early0 = p.map((f): Filter => (f === "lzw" ? "lzw-early-0" : f));
+        chains.set(early0.join(","), early0);
+      }
+    }
   }
   if (chains.size > MAX_CHAINS) throw new UndecidableFilter("conflicting definitions");
   return [...chains.values()];
@@ -124,7 +131,9 @@ function layerFor(f: Exclude<Filter, "image">, out: Sink): Sink {
     case "a85":
       return new Ascii85Layer(out);
     case "lzw":
-      return new LzwLayer(out);
+      return new LzwLayer(out, 1);
+    case "lzw-early-0":
+      return new LzwLayer(out, 0);
     case "run_length":
       return new RunLengthLayer(out);
   }
