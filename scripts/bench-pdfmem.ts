@@ -3,6 +3,7 @@
 //   node --expose-gc <bundle> make <out.pdf> <megabytes>       writes a scanned-like PDF (1 MB image per page)
 //   node --expose-gc <bundle> make-pages <out.pdf> <pages>     writes a long text PDF (one small content stream per page)
 //   node --expose-gc <bundle> memory <file.pdf> <seal.json>    prints { bytes_mb, completion_mb, vault_mb, hwm_mb }
+//   node <bundle> bombs <dir> <count> [seed]                   writes the bomb corpus (test/helpers/pdf-bomb-grammar.ts) and plain-100k.pdf
 import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from "node:fs";
 import { PDFDocument, PDFName, StandardFonts } from "pdf-lib";
 import { createHash } from "node:crypto";
@@ -10,6 +11,8 @@ import { BuiltinSigningProvider } from "../src/providers/signing/builtin";
 import { loadSealKey } from "../src/pdf/seal/seal-key";
 import { sealPdfParts } from "../src/pdf/seal/seal-pdf";
 import { markNonAuthoritativeCopy } from "../src/pdf/vault/mark-copy";
+import fc from "fast-check";
+import { bombCase, bombPdf } from "../test/helpers/pdf-bomb-grammar";
 
 /**
  * The Workers runtime's crypto.DigestStream (hashing the file's parts without joining them), for Node:
@@ -128,4 +131,18 @@ async function memory(file: string, sealFile: string, which: string) {
 
 if (process.argv[2] === "make") writeFileSync(process.argv[3]!, await scannedPdf(Number(process.argv[4])));
 if (process.argv[2] === "make-pages") writeFileSync(process.argv[3]!, await manyPagesPdf(Number(process.argv[4])));
+/**
+ * The decode budget's corpus for the bench: `count` generated bombs (every obfuscation of the grammar,
+ * a fixed seed so runs compare) as bomb-<n>.pdf, and a plain ~100 KB text PDF to set them against.
+ */
+async function bombCorpus(dir: string, count: number, seed: number): Promise<void> {
+  const cases = fc.sample(bombCase(false), { numRuns: count, seed });
+  cases.forEach((c, n) => writeFileSync(`${dir}/bomb-${n}.pdf`, bombPdf(c)));
+  let pages = 20;
+  let plain = await manyPagesPdf(pages);
+  while (plain.length < 100 * 1024) plain = await manyPagesPdf((pages = Math.ceil((pages * 100 * 1024) / plain.length) + 1));
+  writeFileSync(`${dir}/plain-100k.pdf`, plain);
+}
+
+if (process.argv[2] === "bombs") await bombCorpus(process.argv[3]!, Number(process.argv[4]), Number(process.argv[5] ?? 33));
 if (process.argv[2] === "memory") console.log(JSON.stringify(await memory(process.argv[3]!, process.argv[4]!, process.argv[5]!)));

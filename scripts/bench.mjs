@@ -3,7 +3,7 @@
 // key and an envelope through the operator API, load-tests a few routes with autocannon, and sizes
 // the deploy bundle. Each entry of `sections` is an async function returning a table to print;
 // later figures are added there. Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50),
-// BENCH_ONLY (comma-separated section names: latency, vault, templates, signing, bulk, webhooks, bundle, pdfmem, control, evidence, shards, capacity, devstart).
+// BENCH_ONLY (comma-separated section names: latency, vault, templates, signing, bulk, webhooks, bundle, pdfmem, pdfbombs, control, evidence, shards, capacity, devstart).
 // The devstart section (scripts/lib/bench-devstart.mjs) times `npm run dev` in a scratch copy of the working tree, fresh and
 // restarted, until /health answers (BENCH_DEVSTART_RUNS, default 2); it needs no bench server: BENCH_ONLY=devstart starts none.
 // The capacity section (scripts/bench-capacity.mjs) measures one envelope lifecycle's D1/R2/Queue/DO/CPU use in the
@@ -17,7 +17,7 @@
 // latency target is reported, not failed, since local figures depend on the machine's load.
 import autocannon from "autocannon";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -628,7 +628,61 @@ async function pdfMemorySection(ctx) {
 }
 
 // Webhooks run last of the server sections: they load wrangler dev the hardest.
-const ALL_SECTIONS = { latency: latencySection, vault: vaultSection, templates: templatesSection, signing: signingSection, bulk: bulkSection, webhooks: webhookSection, bundle: bundleSection, pdfmem: pdfMemorySection, control: controlSection, evidence: evidenceSection, shards: shardsSection, capacity: capacitySection, devstart: devStartSection };
+// --- pdfbombs: workerd's peak memory over the decode budget's bomb corpus against a plain upload ---
+
+const PDFBOMB_CASES = positiveInt("BENCH_PDFBOMB_CASES", 40);
+
+/**
+ * The generated bombs of test/helpers/pdf-bomb-grammar.ts (every obfuscation, a fixed seed), uploaded
+ * as partner templates to wrangler dev one after another, against a plain ~100 KB text PDF: each must be
+ * refused (413/422), the plain one stored. workerd's peak RSS rise (VmHWM reset before) over the whole
+ * corpus is set beside the plain upload's, measured in the same run.
+ */
+async function pdfBombsSection(ctx) {
+  ctx.setPhase("pdfbombs");
+  const outfile = await bundleForNode(ctx, "bench-pdfmem");
+  const dir = join(ctx.tmp, "bombs");
+  mkdirSync(dir, { recursive: true });
+  await run(process.execPath, [outfile, "bombs", dir, String(PDFBOMB_CASES)]);
+  const plain = readFileSync(join(dir, "plain-100k.pdf"));
+  const bombs = readdirSync(dir).filter((f) => f.startsWith("bomb-")).map((f) => readFileSync(join(dir, f)));
+  const failures = [];
+  await uploadTemplateTimed(ctx, plain); // unmeasured: the first upload also pays for loading pdf.js and pdf-lib
+  const plainRun = await workerdPeakKib(ctx, () => uploadTemplateTimed(ctx, plain));
+  if (plainRun.result.status !== 200) failures.push(`pdfbombs: the plain upload answered ${plainRun.result.status}`);
+  log(`pdfbombs: ${bombs.length} bombs`);
+  const statuses = new Map();
+  let slowest = 0;
+  let largest = 0;
+  const bombRun = await workerdPeakKib(ctx, async () => {
+    for (const bytes of bombs) {
+      largest = Math.max(largest, bytes.length);
+      const r = await uploadTemplateTimed(ctx, bytes);
+      slowest = Math.max(slowest, r.ms);
+      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      if (r.status !== 413 && r.status !== 422) failures.push(`pdfbombs: a bomb answered ${r.status}`);
+    }
+  });
+  const plainAgain = await workerdPeakKib(ctx, () => uploadTemplateTimed(ctx, plain));
+  const mib = (kib) => (Number.isFinite(kib) ? `+${fmt(kib / 1024, 0)} MiB` : "n/a");
+  const codes = [...statuses].map(([code, n]) => `${code}x${n}`).join(" ");
+  return {
+    title: "Decode budget: workerd peak memory over the PDF bomb corpus (wrangler dev, POST /partner/templates)",
+    columns: ["upload", "workerd peak RSS rise", "time", "answers"],
+    rows: [
+      [`plain ${fmt(plain.length / 1024, 0)} KB text PDF`, mib(plainRun.riseKib), `${fmt(plainRun.result.ms, 0)} ms`, String(plainRun.result.status)],
+      [`${bombs.length} generated bombs (<= ${fmt(largest / 1024, 0)} KB each, ~20 MiB decoded)`, mib(bombRun.riseKib), `slowest ${fmt(slowest, 0)} ms`, codes],
+      [`plain ${fmt(plain.length / 1024, 0)} KB again, after the bombs`, mib(plainAgain.riseKib), `${fmt(plainAgain.result.ms, 0)} ms`, String(plainAgain.result.status)],
+    ],
+    notes: [
+      `Each bomb decodes to about 20 MiB (or 2 x 10 MiB of object streams) and is refused by the tokenizer-based budget (src/pdf/budget/) before pdf-lib or pdf.js sees it; BENCH_PDFBOMB_CASES (default ${PDFBOMB_CASES}) sets the corpus size, the seed is fixed. ` +
+        "The peak is the largest VmHWM rise of wrangler dev's workerd processes over the whole corpus (runtime and local simulators included): an upper bound on what the isolate held.",
+    ],
+    failures,
+  };
+}
+
+const ALL_SECTIONS = { latency: latencySection, vault: vaultSection, templates: templatesSection, signing: signingSection, bulk: bulkSection, webhooks: webhookSection, bundle: bundleSection, pdfmem: pdfMemorySection, pdfbombs: pdfBombsSection, control: controlSection, evidence: evidenceSection, shards: shardsSection, capacity: capacitySection, devstart: devStartSection };
 // sections that start their own servers: when only these are chosen, no bench server is started
 const SERVERLESS = new Set([devStartSection]);
 // BENCH_ONLY=latency,vault runs a subset (names: the keys above); default: all, in this order.

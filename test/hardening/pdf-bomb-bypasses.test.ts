@@ -3,6 +3,7 @@ import { call, createEnvelope, newTenant } from "../helpers/api";
 import { makePdf } from "../helpers/pdf";
 import { memberToken, putTemplateDocument, send, uploadTemplate } from "../helpers/templates";
 import { paperEnvelope, uploadPaper } from "../helpers/vault";
+import { lzwZeros, payload } from "../helpers/pdf-bomb-grammar";
 
 const MiB = 1024 * 1024;
 const latin1 = (s: string) => Uint8Array.from(s, (ch) => ch.charCodeAt(0));
@@ -58,7 +59,6 @@ function handWrittenPdf(content: Obj, extra: Record<number, Obj | string> = {}, 
   return concat(parts);
 }
 
-/** LZW codes (9 bits, no early-change concerns below 512 entries): each new code repeats the last string plus one. */
 /** One page drawing one image (its dictionary's entries besides type and length, and its data) under a line of text. */
 function scannedPage(imageEntries: string, pixels: Uint8Array): Uint8Array {
   const content = latin1("q 612 0 0 792 0 0 cm /Im1 Do Q\nBT /F1 12 Tf 72 700 Td (Retail installment contract) Tj ET\n");
@@ -70,25 +70,6 @@ function scannedPage(imageEntries: string, pixels: Uint8Array): Uint8Array {
     },
     "<< /XObject << /Im1 5 0 R >> /Font << /F1 6 0 R >> >>",
   );
-}
-
-function lzwBomb(): Uint8Array {
-  const codes = [256, 65];
-  for (let next = 258; next < 511; next++) codes.push(next);
-  codes.push(257);
-  const out: number[] = [];
-  let acc = 0;
-  let bits = 0;
-  for (const c of codes) {
-    acc = (acc << 9) | c;
-    bits += 9;
-    while (bits >= 8) {
-      out.push((acc >> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  if (bits) out.push((acc << (8 - bits)) & 0xff);
-  return Uint8Array.from(out);
 }
 
 async function fixtures(): Promise<Record<string, Uint8Array>> {
@@ -104,7 +85,9 @@ async function fixtures(): Promise<Record<string, Uint8Array>> {
     await deflate(latin1("q 1 0 0 1 0 0 cm Q\n".repeat(55_000)), 40 * MiB, "deflate-raw"),
     Uint8Array.of(0, 0, 0, 0),
   ]);
-  const runLength = new Uint8Array(2 * 4096);
+  // LZW and RunLength are decoded and counted now (they were refused unread): bombs of them, 20 MiB of spaces and zeros
+  const lzw = lzwZeros(20 * MiB);
+  const runLength = new Uint8Array(2 * Math.ceil((17 * MiB) / 128));
   for (let i = 0; i < runLength.length; i += 2) (runLength[i] = 129), (runLength[i + 1] = 0x20);
   return {
     "the content stream calls itself an image": handWrittenPdf({ dict: `<< /Length ${len} /Filter /FlateDecode /Subtype /Image >>`, data: bomb }),
@@ -114,12 +97,12 @@ async function fixtures(): Promise<Record<string, Uint8Array>> {
     "the dictionary is over 64 KB": handWrittenPdf({ dict: `<< /Length ${len} /Filter /FlateDecode /Pad (${"x".repeat(70_000)}) >>`, data: bomb }),
     "the data holds a literal endstream": handWrittenPdf({ dict: `<< /Length ${withEndstream.length} /Filter /FlateDecode >>`, data: withEndstream }),
     "ASCIIHex around Flate": handWrittenPdf({ dict: `<< /Length ${hex.length} /Filter [/ASCIIHexDecode /FlateDecode] >>`, data: hex }),
-    "LZW compression": handWrittenPdf({ dict: `<< /Length ${lzwBomb().length} /Filter /LZWDecode >>`, data: lzwBomb() }),
+    "LZW compression": handWrittenPdf({ dict: `<< /Length ${lzw.length} /Filter /LZWDecode >>`, data: lzw }),
     "RunLength compression": handWrittenPdf({ dict: `<< /Length ${runLength.length} /Filter /RL >>`, data: runLength }),
   };
 }
 
-const refusal = (name: string) => (/LZW|RunLength/.test(name) ? 422 : 413);
+const refusal = (_name: string) => 413 as number;
 
 type Path = (file: Uint8Array) => Promise<{ status: number; body: { error?: unknown; details?: unknown } }>;
 async function uploadPaths(): Promise<Record<string, Path>> {
@@ -203,5 +186,60 @@ describe("a PDF bomb is refused whatever its dictionaries say, through every upl
     file[at + "/Contents ".length] = "5".charCodeAt(0);
     const res = await uploadTemplate(t.key, { file });
     expect(res.status).toBe(413);
+  }, 60_000);
+});
+
+/**
+ * The third round (issue 33): the earlier scan's regular expressions were passed by a comment between
+ * `/Filter` and its name, and by a string `(obj)` after `/Type /ObjStm` that hid the object streams
+ * from their budget. Both uploaded (200) before the tokenizer; each path must now refuse them.
+ */
+describe("the third round of bypasses is refused through every upload path", () => {
+  async function thirdRound(): Promise<Record<string, { file: Uint8Array; details: number }>> {
+    const lzw = lzwZeros(40 * MiB);
+    const objectStream = payload("flate", 15 * MiB).data;
+    const objectStreams: Record<number, Obj> = {};
+    for (let k = 0; k < 14; k++) objectStreams[10 + k] = { dict: `<< /Type /ObjStm (obj) /N 0 /First 0 /Length ${objectStream.length} /Filter /FlateDecode >>`, data: objectStream };
+    return {
+      "a comment between /Filter and /LZWDecode": { file: handWrittenPdf({ dict: `<< /Length ${lzw.length} /Filter % x\n/LZWDecode >>`, data: lzw }), details: 16 * MiB },
+      "the array form [ %x /LZWDecode ]": { file: handWrittenPdf({ dict: `<< /Length ${lzw.length} /Filter [ %x\n/LZWDecode ] >>`, data: lzw }), details: 16 * MiB },
+      "14 object streams of 15 MiB behind (obj) after /Type /ObjStm": {
+        file: handWrittenPdf({ dict: "<< /Length 0 >>", data: new Uint8Array() }, objectStreams),
+        details: 16 * MiB,
+      },
+    };
+  }
+
+  it(
+    "413 in the error shape, nothing stored, and the service keeps serving",
+    async () => {
+      const files = await thirdRound();
+      const paths = await uploadPaths();
+      for (const [pathName, upload] of Object.entries(paths)) {
+        for (const [name, { file, details }] of Object.entries(files)) {
+          expect(file.length).toBeLessThan(400_000);
+          const res = await upload(file);
+          expect({ pathName, name, status: res.status }).toEqual({ pathName, name, status: 413 });
+          expect(typeof res.body.error).toBe("string");
+          expect(res.body.details).toEqual({ decoded_limit_bytes: details });
+        }
+        const followUp = await upload(await makePdf({ text: "Retail installment contract" }));
+        expect({ pathName, status: followUp.status }).toEqual({ pathName, status: 200 });
+      }
+    },
+    240_000,
+  );
+});
+
+describe("an encrypted PDF is refused by its parsed trailer", () => {
+  it("a trailer naming /Encrypt, even #-escaped behind a comment, is refused with 422 before any parser", async () => {
+    const t = await newTenant();
+    const plain = new TextDecoder("latin1").decode(handWrittenPdf({ dict: "<< /Length 0 >>", data: new Uint8Array() }, { 9: "<< /Filter /Standard /V 1 /R 2 >>" }));
+    for (const entry of ["/Encrypt 9 0 R", "/Encr#79pt % a comment\n9 0 R"]) {
+      const file = latin1(plain.replace("/Root 1 0 R >>", `/Root 1 0 R ${entry} >>`));
+      const res = await uploadTemplate(t.key, { file });
+      expect({ entry, status: res.status }).toEqual({ entry, status: 422 });
+      expect(res.body.error).toMatch(/Encrypted/);
+    }
   }, 60_000);
 });

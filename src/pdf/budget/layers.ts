@@ -1,5 +1,4 @@
 import { Inflate } from "fflate";
-import type { RefusedNameScanner } from "./names";
 
 /**
  * Counts what bytes decode to, recognising each layer by its content rather than by what a dictionary
@@ -12,25 +11,21 @@ import type { RefusedNameScanner } from "./names";
 
 export class OverBudget extends Error {}
 
-/** Shared by the layers of one stream: the count so far, where to stop, and the name scanner. */
+/** Shared by the layers of one stream: the count so far and where to stop. */
 export class Tally {
   size = 0;
-  constructor(
-    private readonly limit: number,
-    readonly names: RefusedNameScanner,
-  ) {}
+  constructor(private readonly limit: number) {}
   add(chunk: Uint8Array): void {
     let zs = 0;
     for (let i = chunk.indexOf(0x7a); i >= 0; i = chunk.indexOf(0x7a, i + 1)) zs++;
     this.size += chunk.byteLength + 3 * zs;
-    this.names.push(chunk);
     if (this.size > this.limit) throw new OverBudget();
   }
 }
 
 export const isZlibHeader = (cmf: number, flg: number) => (cmf & 0x0f) === 8 && ((cmf << 8) | flg) % 31 === 0 && (flg & 0x20) === 0;
 
-interface Sink {
+export interface Sink {
   push(chunk: Uint8Array): void;
   readonly done: boolean;
 }
@@ -40,7 +35,7 @@ const PIECE = 1024;
 const QUIET_INPUT_AFTER_END = 70 * 1024;
 
 /** Raw deflate (after the two header bytes), inflated in 1 KB pieces of input: at most ~1 MB of output at a time. */
-class FlateLayer implements Sink {
+export class FlateLayer implements Sink {
   done = false;
   private readonly inflate: Inflate;
   private produced = 0;
@@ -91,7 +86,7 @@ for (let i = 10; i < 16; i++) HEX["ABCDEF".charCodeAt(i - 10)] = i;
 const isWhite = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
 
 /** ASCIIHex as pdf.js reads it: pairs of hex digits, anything else skipped, `>` ends. */
-class HexLayer implements Sink {
+export class HexLayer implements Sink {
   done = false;
   private high = -1;
   constructor(private readonly out: Sink) {}
@@ -114,7 +109,7 @@ class HexLayer implements Sink {
 }
 
 /** ASCII85: groups of five characters `!`..`u` to four bytes, `z` for four zero bytes, `~` ends. */
-class Ascii85Layer implements Sink {
+export class Ascii85Layer implements Sink {
   done = false;
   private group: number[] = [];
   constructor(private readonly out: Sink) {}
@@ -251,7 +246,7 @@ export class Sniffer implements Sink {
   }
 }
 
-/** A layer's output: counted, searched for refused names, and watched for a further layer inside. */
+/** A layer's output: counted, and watched for a further layer inside. */
 class CountedOutput implements Sink {
   readonly done = false;
   private readonly next: Sniffer;
