@@ -58,9 +58,33 @@ export interface paths {
         };
         /**
          * Get an envelope
-         * @description Required scope: `envelopes:read`.
+         * @description The envelope with the partner-safe metadata subset, and what was set on it read back: its `signers` (once sent, in signing order, each with its status, times, decline, E-SIGN consent and KBA state), `cc`, the `reminders` schedule in force with the next one due, and the Sign + Pay `payment`. Signing links are not here: ask `…/signing-links`.
+         *
+         *     Required scope: `envelopes:read`.
          */
         get: operations["getEnvelope"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/envelopes/{envelope_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an envelope's timeline (its audit chain)
+         * @description Every entry of the envelope's tamper-evident audit chain, oldest first (`seq` 1, 2, …), exactly as hashed: recompute each `hash` (SHA-256 of the canonical JSON described on `hash`) and check that each `prev_hash` is the previous entry's `hash` (64 zeros for the first). `meta.total` is the chain's length as the envelope records it. `limit` at most 100. Entries never carry a signing link, slug, session or secret.
+         *
+         *     Required scope: `envelopes:read`.
+         */
+        get: operations["listEnvelopeEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -368,7 +392,7 @@ export interface paths {
         };
         /**
          * Download URL of the authoritative copy
-         * @description Downloads follow control (DESIGN.md 9): issued to the envelope's organization only while it controls the vault record; once it sold or pledged the record, 403 `not_controller` (the controller downloads it at GET /partner/vault/{vault_id}/signed-url); after a paper-out, 409 `control_closed`. The download re-computes the SHA-256 and refuses (409) a document that no longer matches the hash recorded at vaulting, recording a tamper event. The URL is on the storage host, signed (HMAC) and valid for `expires` seconds (60 to 86400, default 300). 404 until the envelope is vaulted.
+         * @description Downloads follow control (DESIGN.md 9): issued to the envelope's organization only while it controls the vault record; once it sold or pledged the record, 403 `not_controller` (the controller downloads it at GET /partner/vault/{vault_id}/signed-url); after a paid-off or a paper-out, 409 `control_closed`. The URL names the organization it is issued to: once that organization no longer controls the record (an accepted transfer, a pledge or its release), the download answers 403 `not_controller`; once control is closed (paid off, paper-out), 409 `control_closed`. An offer alone changes nothing. The download re-computes the SHA-256 and refuses (409) a document that no longer matches the hash recorded at vaulting, recording a tamper event. The URL is on the storage host, signed (HMAC) and valid for `expires` seconds (60 to 86400, default 300). 404 until the envelope is vaulted.
          *
          *     Required scope: `vault:read`.
          */
@@ -502,7 +526,7 @@ export interface paths {
         put?: never;
         /**
          * Accept a transfer of control
-         * @description By the organization the transfer is offered to. An `assignment` makes it the controller (any pledgor cleared); a `pledge` makes it the controller and the offering organization the pledgor. Commits with a new certificate version naming the controller; both organizations receive `vault.control_transferred`. The offering organization: 403 `not_receiver`. Control-Signature `action`: `accept`. Anyone but the two organizations of the transfer: 404. No longer pending: 409 `transfer_not_pending` to either of them (`details.status` says what it became), before any 403; a pending transfer past its `expires_at` is settled as `expired` first (`vault.transfer_expired` to both) and answered 409 the same way. Control-Signature payload: `{ vault_id, action, transfer_id, iat }`. Answers the transfer as it is now.
+         * @description By the organization the transfer is offered to. An `assignment` makes it the controller (any pledgor cleared); a `pledge` makes it the controller and the offering organization the pledgor. Commits with a new certificate version naming the controller; both organizations receive `vault.control_transferred`. The offering organization: 403 `not_receiver`. Control-Signature `action`: `accept`. Anyone but the two organizations of the transfer: 404. No longer pending: 409 `transfer_not_pending` to either of them (`details.status` says what it became), before any 403; a pending transfer past its `expires_at` is settled as `expired` first (`vault.transfer_expired` to both) and answered 409 the same way. Control-Signature payload: `{ vault_id, action, transfer_id, control_seq, body_sha256, iat }` (`body_sha256` of `{}`). Answers the transfer as it is now.
          *
          *     Required scope: `vault:control`.
          */
@@ -524,7 +548,7 @@ export interface paths {
         put?: never;
         /**
          * Reject a transfer of control
-         * @description By the organization the transfer is offered to: control stays where it is; both organizations receive `vault.transfer_rejected`. The offering organization: 403 `not_receiver` (it cancels instead). Control-Signature `action`: `reject`. Anyone but the two organizations of the transfer: 404. No longer pending: 409 `transfer_not_pending` to either of them (`details.status` says what it became), before any 403; a pending transfer past its `expires_at` is settled as `expired` first (`vault.transfer_expired` to both) and answered 409 the same way. Control-Signature payload: `{ vault_id, action, transfer_id, iat }`. Answers the transfer as it is now.
+         * @description By the organization the transfer is offered to: control stays where it is; both organizations receive `vault.transfer_rejected`. The offering organization: 403 `not_receiver` (it cancels instead). Control-Signature `action`: `reject`. Anyone but the two organizations of the transfer: 404. No longer pending: 409 `transfer_not_pending` to either of them (`details.status` says what it became), before any 403; a pending transfer past its `expires_at` is settled as `expired` first (`vault.transfer_expired` to both) and answered 409 the same way. Control-Signature payload: `{ vault_id, action, transfer_id, control_seq, body_sha256, iat }` (`body_sha256` of `{}`). Answers the transfer as it is now.
          *
          *     Required scope: `vault:control`.
          */
@@ -546,7 +570,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a transfer of control
-         * @description By the organization that offered it: control stays where it is; both organizations receive `vault.transfer_cancelled`. The receiving organization: 403 `not_sender` (it rejects instead). Control-Signature `action`: `cancel`. Anyone but the two organizations of the transfer: 404. No longer pending: 409 `transfer_not_pending` to either of them (`details.status` says what it became), before any 403; a pending transfer past its `expires_at` is settled as `expired` first (`vault.transfer_expired` to both) and answered 409 the same way. Control-Signature payload: `{ vault_id, action, transfer_id, iat }`. Answers the transfer as it is now.
+         * @description By the organization that offered it: control stays where it is; both organizations receive `vault.transfer_cancelled`. The receiving organization: 403 `not_sender` (it rejects instead). Control-Signature `action`: `cancel`. Anyone but the two organizations of the transfer: 404. No longer pending: 409 `transfer_not_pending` to either of them (`details.status` says what it became), before any 403; a pending transfer past its `expires_at` is settled as `expired` first (`vault.transfer_expired` to both) and answered 409 the same way. Control-Signature payload: `{ vault_id, action, transfer_id, control_seq, body_sha256, iat }` (`body_sha256` of `{}`). Answers the transfer as it is now.
          *
          *     Required scope: `vault:control`.
          */
@@ -568,7 +592,7 @@ export interface paths {
         put?: never;
         /**
          * Offer a transfer of control (assignment or pledge)
-         * @description By the controller of the authoritative copy: offers control to `to_org_id`, as an `assignment` (it becomes the controller) or a `pledge` (it becomes the controller and the caller the pledgor, to whom control returns on release). The transfer is `pending` until the receiving organization accepts or rejects it, the caller cancels it, or it expires 7 days later; both organizations receive `vault.transfer_requested`. Control-Signature payload: `{ vault_id, action: "transfer", to_org_id, iat }`. Not a party to the record: 404. A party but not the controller: 403 `not_controller`. A transfer already pending: 409 `transfer_pending` (one of two racing offers gets it). The record paid off or papered out: 409 `control_closed`. A pledge of a record held under a pledge: 409 `already_pledged`. `to_org_id` unknown or the caller: 422.
+         * @description By the controller of the authoritative copy: offers control to `to_org_id`, as an `assignment` (it becomes the controller) or a `pledge` (it becomes the controller and the caller the pledgor, to whom control returns on release). The transfer is `pending` until the receiving organization accepts or rejects it, the caller cancels it, or it expires 7 days later; both organizations receive `vault.transfer_requested`. Control-Signature payload: `{ vault_id, action: "transfer", control_seq, body_sha256, iat }` (the body, `kind`, `to_org_id` and `reference`, is covered by `body_sha256`). Not a party to the record: 404. A party but not the controller: 403 `not_controller`. A transfer already pending: 409 `transfer_pending` (one of two racing offers gets it). The record paid off or papered out: 409 `control_closed`. A pledge of a record held under a pledge: 409 `already_pledged`. `to_org_id` unknown or the caller: 422.
          *
          *     Required scope: `vault:control`.
          */
@@ -590,7 +614,7 @@ export interface paths {
         put?: never;
         /**
          * Release a pledge: control returns to the pledgor
-         * @description By the controller while a pledgor is set: the pledgor becomes the controller again (no acceptance: control returns whence it came); both receive `vault.pledge_released`, and a new certificate version names the controller. Control-Signature payload: `{ vault_id, action: "release_pledge", iat }`. Not a party: 404; not the controller: 403 `not_controller`; not pledged: 409 `no_pledge`; a transfer pending: 409 `transfer_pending` (answer or cancel it first); closed: 409 `control_closed`. Answers the record.
+         * @description By the controller while a pledgor is set: the pledgor becomes the controller again (no acceptance: control returns whence it came); both receive `vault.pledge_released`, and a new certificate version names the controller. Control-Signature payload: `{ vault_id, action: "release_pledge", control_seq, body_sha256, iat }` (`body_sha256` of `{}`). Not a party: 404; not the controller: 403 `not_controller`; not pledged: 409 `no_pledge`; a transfer pending: 409 `transfer_pending` (answer or cancel it first); closed: 409 `control_closed`. Answers the record.
          *
          *     Required scope: `vault:control`.
          */
@@ -612,7 +636,7 @@ export interface paths {
         put?: never;
         /**
          * Record the obligation as paid off (terminal)
-         * @description By the controller: control closes for good (`status: paid_off`); afterwards every control operation answers 409 `control_closed`. The controller receives `vault.paid_off`; a new certificate version is issued. Send `{}` or a `reference`. Control-Signature payload: `{ vault_id, action: "paid_off", iat }`. Not a party: 404; not the controller: 403 `not_controller`; a transfer pending: 409 `transfer_pending` (answer or cancel it first); already closed: 409 `control_closed`. Answers the record.
+         * @description By the controller: control closes for good (`status: paid_off`); afterwards every control operation answers 409 `control_closed`. The controller receives `vault.paid_off`; a new certificate version is issued. Send `{}` or a `reference`. Control-Signature payload: `{ vault_id, action: "paid_off", control_seq, body_sha256, iat }`. Not a party: 404; not the controller: 403 `not_controller`; a transfer pending: 409 `transfer_pending` (answer or cancel it first); already closed: 409 `control_closed`. Answers the record.
          *
          *     Required scope: `vault:control`.
          */
@@ -634,7 +658,7 @@ export interface paths {
         put?: never;
         /**
          * Convert the record to paper (terminal)
-         * @description By the controller: the electronic record is no longer authoritative and control closes for good (`status: paper_out`, the `reason` kept); afterwards every control operation answers 409 `control_closed`. Answers with `paper_copy`, a signed URL of a copy of the authoritative PDF stamped CONVERTED TO PAPER on every page and in its metadata (print it as the paper original). The controller receives `vault.paper_out`; a new certificate version is issued. Control-Signature payload: `{ vault_id, action: "paper_out", iat }`. Not a party: 404; not the controller: 403 `not_controller`; a transfer pending: 409 `transfer_pending`; already closed: 409 `control_closed`; the authoritative copy's bytes no longer match its hash: 409 `integrity_check_failed`.
+         * @description By the controller: the electronic record is no longer authoritative and control closes for good (`status: paper_out`, the `reason` kept); afterwards every control operation answers 409 `control_closed`. Answers with `paper_copy`, a signed URL of a copy of the authoritative PDF stamped CONVERTED TO PAPER on every page and in its metadata (print it as the paper original). The controller receives `vault.paper_out`; a new certificate version is issued. Control-Signature payload: `{ vault_id, action: "paper_out", control_seq, body_sha256, iat }`. Not a party: 404; not the controller: 403 `not_controller`; a transfer pending: 409 `transfer_pending`; already closed: 409 `control_closed`; the authoritative copy's bytes no longer match its hash: 409 `integrity_check_failed`.
          *
          *     Required scope: `vault:control`.
          */
@@ -662,7 +686,7 @@ export interface paths {
         put?: never;
         /**
          * Register a control key
-         * @description Registers an ES256 (EC P-256) or Ed25519 (OKP) public key by which the organization identifies itself for control (UCC §9-105, 2022 text). Answers its `kid`, the RFC 7638 thumbprint. From then on every control action of the organization must carry a `Control-Signature` by one of its keys. The first key is registered on the API key alone; adding another needs a `Control-Signature` by a key the organization already has over `{ "action": "add_key", "kid": <the new key's thumbprint>, "iat" }`. A private key (`d`), another curve or key type: 422 `invalid_control_key`. Already registered: 409 `control_key_exists`; more than 10 keys: 409 `control_key_limit`.
+         * @description Registers an ES256 (EC P-256) or Ed25519 (OKP) public key by which the organization identifies itself for control (UCC §9-105, 2022 text). Answers its `kid`, the RFC 7638 thumbprint. From then on every control action of the organization must carry a `Control-Signature` by one of its keys. The first key is registered on the API key alone; adding another needs a `Control-Signature` by a key the organization already has over `{ "action": "add_key", "kid": <the new key's thumbprint>, "jti", "iat" }`, `jti` a fresh string (8 to 128 printable characters) never used by the organization before: a reused `jti` is 403 `control_signature_invalid`. A private key (`d`), another curve or key type: 422 `invalid_control_key`. Already registered: 409 `control_key_exists`; more than 10 keys: 409 `control_key_limit`.
          *
          *     Required scope: `vault:control`.
          */
@@ -685,7 +709,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a control key
-         * @description Signed: a `Control-Signature` by one of the organization's keys (the one deleted included) over `{ "action": "delete_key", "kid": <the kid deleted>, "iat" }`, so a stolen API key cannot remove them. Deleting the last key is allowed: the organization then acts on its API key alone. An organization that lost every private key asks the operator to recover it. Unknown kid: 404.
+         * @description Signed: a `Control-Signature` by one of the organization's keys (the one deleted included) over `{ "action": "delete_key", "kid": <the kid deleted>, "jti", "iat" }` (`jti` fresh, good once: reused, 403 `control_signature_invalid`), so a stolen API key cannot remove them. Deleting the last key is allowed: the organization then acts on its API key alone. An organization that lost every private key asks the operator to recover it. Unknown kid: 404.
          *
          *     Required scope: `vault:control`.
          */
@@ -748,7 +772,7 @@ export interface paths {
         };
         /**
          * Download URL of the authoritative copy (controller only)
-         * @description Downloads follow control: issued to the controller of the record only; the other parties get 403 `not_controller` (the originator too, once it sold), anyone else 404. After a paper-out: 409 `control_closed`. The download re-computes the SHA-256 and refuses (409) a document that no longer matches the hash recorded at vaulting. The URL is on the storage host, signed (HMAC) and valid for `expires` seconds (60 to 86400, default 300).
+         * @description Downloads follow control: issued to the controller of the record only; the other parties get 403 `not_controller` (the originator too, once it sold), anyone else 404. After a paid-off or a paper-out: 409 `control_closed`. The URL names the organization it is issued to: once that organization no longer controls the record (an accepted transfer, a pledge or its release), the download answers 403 `not_controller`; once control is closed (paid off, paper-out), 409 `control_closed`. An offer alone changes nothing. The download re-computes the SHA-256 and refuses (409) a document that no longer matches the hash recorded at vaulting. The URL is on the storage host, signed (HMAC) and valid for `expires` seconds (60 to 86400, default 300).
          *
          *     Required scope: `vault:read`.
          */
@@ -1241,6 +1265,26 @@ export interface paths {
          * @description One result per challenged signer once their identity verification reached an outcome: `passed`, `failed` (after the allowed attempts) or `unavailable`. Questions and answers are never recorded. Empty for envelopes without KBA and before any outcome.
          */
         get: operations["consoleListEnvelopeKba"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/envelopes/{envelope_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an envelope (console)
+         * @description The partner route's answer: the envelope, its signers, cc, reminders and payment read back.
+         */
+        get: operations["consoleGetEnvelope"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2085,6 +2129,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/evidence/verifier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The evidence bundles' verifier (verify.mjs) and its SHA-256
+         * @description Public, no credential. An auditor checks the `verify.mjs` inside a bundle before running it: its SHA-256 must be the one published here (docs/evidence.md). JSON `{ sha256, size_bytes, filename, url }`; with `?format=raw` the script itself (`text/javascript`), with the same hash in the `ETag` and `Repr-Digest` (RFC 9530) headers. Cacheable for 5 minutes.
+         */
+        get: operations["getEvidenceVerifier"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/storage/v/{vault_id}/{file}": {
         parameters: {
             query?: never;
@@ -2194,7 +2258,8 @@ export interface components {
         };
         /**
          * @example {
-         *       "error": "Envelope not found"
+         *       "error": "Envelope not found",
+         *       "code": "not_found"
          *     }
          */
         Error: {
@@ -2202,7 +2267,8 @@ export interface components {
             details?: unknown[] | {
                 [key: string]: unknown;
             };
-            code?: string;
+            /** @description A stable snake_case name for the error: a specific one (`not_controller`, `consent_required`, …) or the status's general one (`not_found`, `validation_failed`, `rate_limited`, …) */
+            code: string;
         };
         /**
          * @example {
@@ -2253,7 +2319,7 @@ export interface components {
             /** @description Whether its signers must consent to electronic records (E-SIGN, 15 U.S.C. §7001(c)) before the document opens */
             consumer_consent: boolean;
             provider_instance: string;
-            secured_party: components["schemas"]["SecuredParty"];
+            secured_party: components["schemas"]["SecuredParty"] | null;
             /** @description Partner-safe subset of the envelope's metadata */
             metadata: {
                 /** @enum {string} */
@@ -2280,7 +2346,7 @@ export interface components {
             /** Format: email */
             email?: string;
             identifier?: string;
-        } | null;
+        };
         /**
          * @example {
          *       "name": "Dealer Desk",
@@ -2295,6 +2361,7 @@ export interface components {
         /**
          * @example {
          *       "error": "Validation failed",
+         *       "code": "validation_failed",
          *       "details": [
          *         {
          *           "code": "invalid_type",
@@ -2317,6 +2384,8 @@ export interface components {
                 path: (string | number)[];
                 message: string;
             }[];
+            /** @description `validation_failed`, or a more specific name */
+            code: string;
         };
         /**
          * @example {
@@ -2390,6 +2459,230 @@ export interface components {
              * @example jane.doe@example.com
              */
             payer_email: string;
+        };
+        /**
+         * @example {
+         *       "envelope_id": "env_9x2k4m7q1c8v5b3n6p0r2t4w6y",
+         *       "envelope_name": "Retail installment contract #1042",
+         *       "status": "pending",
+         *       "customer_id": "cust_4h8j2k6m0p3r7t1v5x9z2b4d6f",
+         *       "external_id": "deal-1042",
+         *       "created_at": "2026-11-23T09:30:00.000Z",
+         *       "updated_at": "2026-11-23T09:30:00.000Z",
+         *       "vault_id": null,
+         *       "template_id": null,
+         *       "vaulted": false,
+         *       "compliant": false,
+         *       "signed_at": null,
+         *       "expires_at": null,
+         *       "kba_required": false,
+         *       "consumer_consent": false,
+         *       "provider_instance": "default",
+         *       "secured_party": {
+         *         "name": "First Auto Finance LLC",
+         *         "role": "lender"
+         *       },
+         *       "metadata": {
+         *         "document_source": "new"
+         *       },
+         *       "cc": [],
+         *       "signers": [],
+         *       "reminders": null,
+         *       "payment": null
+         *     }
+         */
+        EnvelopeDetail: components["schemas"]["Envelope"] & {
+            /** @description In signing order; empty until the envelope is sent (signers are attached by the send) */
+            signers: components["schemas"]["EnvelopeSigner"][];
+            /** @description The reminder schedule in force; null when neither the envelope nor the organization sets one */
+            reminders: components["schemas"]["ReminderSchedule"] | null;
+            /** @description Sign + Pay: the payment requested at create; null when none */
+            payment: components["schemas"]["PaymentState"] | null;
+        };
+        /**
+         * @example {
+         *       "signer_id": "sgn_4k7q1c8v5b3n6p0r2t4w6y9x2m",
+         *       "name": "Jane Doe",
+         *       "email": "jane.doe@example.com",
+         *       "role": "buyer",
+         *       "routing_order": 1,
+         *       "status": "sent",
+         *       "sent_at": "2026-11-23T09:31:12.345Z",
+         *       "viewed_at": null,
+         *       "completed_at": null,
+         *       "declined_at": null,
+         *       "decline_reason": null,
+         *       "consent": null,
+         *       "kba": null
+         *     }
+         */
+        EnvelopeSigner: {
+            /** @description `sgn_…`: names the signer in `…/signers/{signer_id}/resend` and `PATCH …/signers/{signer_id}` */
+            signer_id: string;
+            name: string;
+            email: string;
+            role: string;
+            routing_order: number;
+            /**
+             * @description `pending`: not yet their turn (an earlier routing order is still signing, or someone declined first); `sent`: their turn has come; `viewed`; `completed`; `declined`
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "viewed" | "completed" | "declined";
+            /**
+             * @description When it became the signer's turn: the send for the first routing order, the last earlier signer's completion for later ones (whether or not an email went out)
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            sent_at: string | null;
+            /**
+             * @description UTC, ISO 8601 with milliseconds
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            viewed_at: string | null;
+            /**
+             * @description UTC, ISO 8601 with milliseconds
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            completed_at: string | null;
+            /**
+             * @description UTC, ISO 8601 with milliseconds
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            declined_at: string | null;
+            /** @description The signer's reason; `consent_withdrawn` when they refused consent to electronic records */
+            decline_reason: string | null;
+            /** @description E-SIGN consent; null when the envelope does not ask for it */
+            consent: components["schemas"]["SignerConsentState"] | null;
+            /** @description Identity verification; null when the envelope does not require KBA */
+            kba: components["schemas"]["SignerKbaState"] | null;
+        };
+        /**
+         * @example {
+         *       "required": true,
+         *       "given_at": null,
+         *       "disclosure_version": 3
+         *     }
+         */
+        SignerConsentState: {
+            /** @description Always true where present: the envelope asks its signers for E-SIGN consent */
+            required: boolean;
+            /**
+             * @description When the signer consented; null until then (a correction clears it)
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            given_at: string | null;
+            /** @description The organization's disclosure version the envelope pinned at create (0: the shipped default) */
+            disclosure_version: number | null;
+        };
+        /**
+         * @example {
+         *       "required": true,
+         *       "status": "passed"
+         *     }
+         */
+        SignerKbaState: {
+            /** @description Whether this signer is challenged (the sender added as a signer never is) */
+            required: boolean;
+            /**
+             * @description `required` (not verified yet), `passed`, `failed` (no attempts left) or `unavailable`; null for a signer not challenged
+             * @enum {string|null}
+             */
+            status: "required" | "passed" | "failed" | "unavailable" | null;
+        };
+        /**
+         * @example {
+         *       "after_days": 3,
+         *       "every_days": 2,
+         *       "next_at": "2026-11-26T09:31:12.345Z"
+         *     }
+         */
+        ReminderSchedule: {
+            /** @description Days after sending before the first reminder (the envelope's own, else the organization's default) */
+            after_days: number;
+            /** @description Days between later reminders; 0: one reminder only */
+            every_days: number;
+            /**
+             * @description When the next reminder is due (the cron sends it at its next run after that); null when none will be: not out for signing, the reminders are used up, or the next would fall after `expires_at`
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            next_at: string | null;
+        };
+        /**
+         * @example {
+         *       "status": "requires_payment",
+         *       "amount": 150000,
+         *       "currency": "usd",
+         *       "payer_email": "jane.doe@example.com",
+         *       "paid_at": null
+         *     }
+         */
+        PaymentState: {
+            /** @enum {string} */
+            status: "requires_payment" | "paid";
+            /** @description In the currency's smallest unit: the `amount_cents` of the create */
+            amount: number;
+            /** @example usd */
+            currency: string;
+            /** @description The signer who pays */
+            payer_email: string;
+            /**
+             * @description UTC, ISO 8601 with milliseconds
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            paid_at: string | null;
+        };
+        /**
+         * @example {
+         *       "id": "aud_7m2q9x4c1v8b5n3k6p0r2t4w6y",
+         *       "org_id": "org_2b4d6f8h0j2l4n6p8r0t2v4x6z",
+         *       "chain_id": "env_9x2k4m7q1c8v5b3n6p0r2t4w6y",
+         *       "seq": 1,
+         *       "action": "envelope.created",
+         *       "at": "2026-11-23T09:30:00.000Z",
+         *       "actor": {
+         *         "type": "api_key",
+         *         "id": "key_1a2b3c4d5e6f7g8h9j0k1m2n3p",
+         *         "ip": null,
+         *         "user_agent": null
+         *       },
+         *       "data": {
+         *         "envelope_name": "Retail installment contract #1042",
+         *         "document_source": "new"
+         *       },
+         *       "prev_hash": "0000000000000000000000000000000000000000000000000000000000000000",
+         *       "hash": "5d1c0e0b6f3c6a2e9e1f4b7a8d2c3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d"
+         *     }
+         */
+        EnvelopeEvent: {
+            /** @description The entry's id (`aud_…`) */
+            id: string;
+            org_id: string;
+            /** @description The envelope's id: its chain */
+            chain_id: string;
+            /** @description 1 for the first entry, then one more per entry */
+            seq: number;
+            /** @example envelope.send */
+            action: string;
+            /**
+             * @description UTC, ISO 8601 with milliseconds
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            at: string;
+            /** @description Who did it, with the address and user agent recorded for it */
+            actor: {
+                /** @description `api_key`, `user`, `signer`, `system`, `operator`… */
+                type: string;
+                id: string | null;
+                ip: string | null;
+                user_agent: string | null;
+            };
+            /** @description What the entry records (never a signing credential or link) */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description The previous entry's `hash`; 64 zeros for the first entry */
+            prev_hash: string;
+            /** @description SHA-256 (hex) of the canonical JSON (keys sorted, no whitespace) of { id, org_id, chain_id, seq, action, actor_type: actor.type, actor_id: actor.id, ip: actor.ip, user_agent: actor.user_agent, data, created_at: at, prev_hash } */
+            hash: string;
         };
         /**
          * @example {
@@ -3253,6 +3546,7 @@ export interface components {
          *         "created_at": "2026-11-24T10:00:00.000Z",
          *         "expires_at": "2026-12-01T10:00:00.000Z"
          *       },
+         *       "control_seq": 1,
          *       "compliance": {
          *         "compliant": true,
          *         "score": 1,
@@ -3286,8 +3580,14 @@ export interface components {
             status: "active" | "paid_off" | "paper_out";
             originator: components["schemas"]["VaultParty"];
             controller: components["schemas"]["VaultParty"] & unknown;
-            pledgor: components["schemas"]["VaultParty"] & (Record<string, never> | null);
-            pending_transfer: components["schemas"]["VaultTransfer"] & (Record<string, never> | null);
+            /** @description While the copy is pledged: the organization control returns to on release */
+            pledgor: components["schemas"]["VaultParty"] | null;
+            pending_transfer: components["schemas"]["VaultTransfer"] | null;
+            /**
+             * @description The record's control sequence: the number of entries of its control history (GET /partner/vault/{vault_id}/control-history); every recorded control step, an offer included, adds one. A Control-Signature signs it as `control_seq`, so a signature is good for one step
+             * @example 1
+             */
+            control_seq: number;
             /** @description The eight UCC §9-105 checks evaluated now, as the certificate runs them */
             compliance: {
                 compliant: boolean;
@@ -3343,6 +3643,7 @@ export interface components {
          *         "created_at": "2026-11-24T10:00:00.000Z",
          *         "expires_at": "2026-12-01T10:00:00.000Z"
          *       },
+         *       "control_seq": 1,
          *       "compliance": {
          *         "compliant": true,
          *         "score": 1,
@@ -3486,8 +3787,9 @@ export interface components {
             status: "active" | "paid_off" | "paper_out";
             originator: components["schemas"]["VaultParty"];
             controller: components["schemas"]["VaultParty"] & unknown;
-            pledgor: components["schemas"]["VaultParty"] & (Record<string, never> | null);
-            pending_transfer: components["schemas"]["VaultTransfer"] & (Record<string, never> | null);
+            /** @description While the copy is pledged: the organization control returns to on release */
+            pledgor: components["schemas"]["VaultParty"] | null;
+            pending_transfer: components["schemas"]["VaultTransfer"] | null;
         };
         /**
          * @example {
@@ -4805,6 +5107,15 @@ export interface components {
             /** @description true: the certificate seals today (SEAL_CERTIFICATE); false: a retired one (SEAL_RETIRED_CERTIFICATES), still the key of documents and bundles sealed before its renewal */
             current: boolean;
         };
+        EvidenceVerifier: {
+            /** @description SHA-256 (lower-case hex) of verify.mjs exactly as every evidence bundle of this deployment carries it: `sha256sum verify.mjs` must print it */
+            sha256: string;
+            size_bytes: number;
+            /** @enum {string} */
+            filename: "verify.mjs";
+            /** @description This route with `?format=raw`: the script itself */
+            url: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -5015,7 +5326,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The envelope, with the partner-safe metadata subset */
+            /** @description The envelope and what was set on it */
             200: {
                 headers: {
                     /** @description Requests admitted per minute for this key */
@@ -5028,8 +5339,87 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["Envelope"];
+                        data: components["schemas"]["EnvelopeDetail"];
                     };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEnvelopeEvents: {
+        parameters: {
+            query?: {
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                envelope_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the envelope's timeline */
+            200: {
+                headers: {
+                    /** @description Requests admitted per minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Epoch seconds at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EnvelopeEvent"][];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing, invalid or deactivated credential */
@@ -6964,7 +7354,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). Missing: 403 `control_signature_required`; wrong: 403 `control_signature_invalid`. */
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
                 "control-signature"?: string;
             };
             path: {
@@ -7051,7 +7441,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). Missing: 403 `control_signature_required`; wrong: 403 `control_signature_invalid`. */
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
                 "control-signature"?: string;
             };
             path: {
@@ -7138,7 +7528,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). Missing: 403 `control_signature_required`; wrong: 403 `control_signature_invalid`. */
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
                 "control-signature"?: string;
             };
             path: {
@@ -7225,7 +7615,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). Missing: 403 `control_signature_required`; wrong: 403 `control_signature_invalid`. */
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
                 "control-signature"?: string;
             };
             path: {
@@ -7334,7 +7724,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). Missing: 403 `control_signature_required`; wrong: 403 `control_signature_invalid`. */
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
                 "control-signature"?: string;
             };
             path: {
@@ -7421,7 +7811,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). Missing: 403 `control_signature_required`; wrong: 403 `control_signature_invalid`. */
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
                 "control-signature"?: string;
             };
             path: {
@@ -7521,7 +7911,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). Missing: 403 `control_signature_required`; wrong: 403 `control_signature_invalid`. */
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
                 "control-signature"?: string;
             };
             path: {
@@ -7685,7 +8075,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). Missing: 403 `control_signature_required`; wrong: 403 `control_signature_invalid`. */
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
                 "control-signature"?: string;
             };
             path?: never;
@@ -7783,7 +8173,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). Missing: 403 `control_signature_required`; wrong: 403 `control_signature_invalid`. */
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
                 "control-signature"?: string;
             };
             path: {
@@ -9867,6 +10257,66 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["KbaResult"][];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    consoleGetEnvelope: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                envelope_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The envelope and what was set on it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EnvelopeDetail"];
                     };
                 };
             };
@@ -13916,18 +14366,44 @@ export interface operations {
             };
         };
     };
+    getEvidenceVerifier: {
+        parameters: {
+            query?: {
+                /** @description `raw`: the script itself */
+                format?: "json" | "raw";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The verifier's SHA-256 (JSON), or the script (?format=raw) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvidenceVerifier"];
+                    "text/javascript": string;
+                };
+            };
+        };
+    };
     downloadVaultDocument: {
         parameters: {
             query: {
                 /** @description Expiry, Unix seconds */
                 exp: string;
+                /** @description On the authoritative copy's URL: the controller it was issued to (signed); the download answers 403 `not_controller` once that organization no longer controls the record, 409 `control_closed` once control is closed */
+                c?: string;
                 /** @description Hex HMAC-SHA256 signature */
                 sig: string;
             };
             header?: never;
             path: {
                 vault_id: string;
-                file: "authoritative" | "copy" | "certificate" | "evidence" | "paper";
+                file: "authoritative" | "copy" | "certificate" | "evidence" | "evidence_copy" | "paper";
             };
             cookie?: never;
         };
