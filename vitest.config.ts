@@ -79,7 +79,7 @@ export default defineConfig(async () => {
             EMAIL_TRANSPORT: "outbox",
             SEAL_PRIVATE_KEY: seal.privateKeyPem,
             SEAL_CERTIFICATE: seal.certificatePem,
-            // the deterministic KBA sandbox (DESIGN.md 7); the tests of a deployment without KBA override it per request
+            // the deterministic KBA sandbox (docs/decisions/sign-and-pay.md); the tests of a deployment without KBA override it per request
             KBA_PROVIDER: "sandbox",
             // crash injection of the bulk-send workflow (durable-objects/bulk-batch.ts); tests only
             BULK_TEST_HOOKS: "true",

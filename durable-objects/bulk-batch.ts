@@ -36,7 +36,7 @@ export const MAX_CHUNK_FAILURES = 5;
 
 /**
  * One instance per bulk batch (named by the batch id): the durable scheduler of the bulk-send
- * workflow (DESIGN.md 1). It holds only what drives the run (the run, its failure count, armed test
+ * workflow (README.md#architecture). It holds only what drives the run (the run, its failure count, armed test
  * crashes) in its SQLite storage; the batch and its items live in D1, which is the truth the Worker's
  * chunk code reads and writes. Each alarm runs one chunk; a watchdog alarm is set before the chunk
  * starts, so an eviction, a deploy or a thrown error anywhere in it resumes the run later.

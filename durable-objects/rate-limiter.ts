@@ -13,7 +13,7 @@ export type KeyRecord = {
   scopes: string[];
   rateLimitRpm: number;
   active: boolean;
-  /** the organization's current shard, where the key's creates go (DESIGN.md 10); a move pushes a fresh record */
+  /** the organization's current shard, where the key's creates go (docs/decisions/shards.md); a move pushes a fresh record */
   currentShardId: number;
   /** the row's `updated_at`: of two records for one key, the later one is the truth */
   version: string;

@@ -1,4 +1,4 @@
-// Control of the authoritative copy (DESIGN.md 9): a transfer's offer and accept, timed one request at a
+// Control of the authoritative copy (docs/control.md): a transfer's offer and accept, timed one request at a
 // time through wrangler dev, next to the partner status read timed the same way in the same run.
 import { api, fetchWithDeadline, timedRequest } from "./lib/dev-server.mjs";
 import { fmt, log, newEnvelope, percentile, positiveInt } from "./lib/bench-util.mjs";

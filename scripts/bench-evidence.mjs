@@ -1,4 +1,4 @@
-// Evidence levels (DESIGN.md 11): the completing submit (the last signer's) timed at PAdES B-B (the
+// Evidence levels (docs/evidence.md): the completing submit (the last signer's) timed at PAdES B-B (the
 // bench's own server: self-signed seal, no TSA) next to B-LTA (a second wrangler dev whose seal is
 // issued by a throwaway OpenSSL CA naming an OCSP responder, with OpenSSL's TSA and OCSP responder
 // behind the test stand-ins on loopback), in the same run, envelopes alternating between the two.

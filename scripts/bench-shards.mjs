@@ -1,4 +1,4 @@
-// Shards (DESIGN.md 10): the partner's create and status read with the organization on its first shard
+// Shards (docs/decisions/shards.md): the partner's create and status read with the organization on its first shard
 // next to an organization on its second shard (created on shard 1, then moved to shard 2 by the
 // operator, so its shard set spans both), timed one request at a time through wrangler dev, interleaved
 // round by round with GET /health (the bare baseline) in the same run. Also the envelope list, which

@@ -141,7 +141,7 @@ async function ensureDevSeal() {
 }
 
 /**
- * PAdES B-LTA locally (DESIGN.md 11): with `openssl` on the PATH, a throwaway CA's seal (naming the dev
+ * PAdES B-LTA locally (docs/evidence.md): with `openssl` on the PATH, a throwaway CA's seal (naming the dev
  * OCSP responder) and SEAL_TSA_URL (the dev TSA) go into .dev.vars; `npm run dev` (scripts/dev.mjs)
  * starts OpenSSL's TSA and OCSP responder beside wrangler dev. A seal of the developer's own is kept.
  * Without openssl: the self-signed seal stays and local seals are B-B.

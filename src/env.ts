@@ -5,7 +5,7 @@ export type Env = {
   /** the global database (docs/decisions/shards.md): organizations, credentials, placement, configuration */
   DB: D1Database;
   /**
-   * The shards, `SHARD_1`, `SHARD_2`, …: per-envelope records (DESIGN.md 10). Without `SHARD_1` the
+   * The shards, `SHARD_1`, `SHARD_2`, …: per-envelope records (docs/decisions/shards.md). Without `SHARD_1` the
    * deployment is one database and `DB` is its shard 1. A shard is registered with
    * `PATCH /operator/shards/:shard_id` once bound and migrated (docs/deploy.md).
    */
@@ -15,7 +15,7 @@ export type Env = {
   DOCS: R2Bucket;
   ASSETS: Fetcher;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
-  /** one Durable Object per bulk-send batch (DESIGN.md 1); absent: bulk send is not configured (submit is 503) */
+  /** one Durable Object per bulk-send batch (README.md#architecture); absent: bulk send is not configured (submit is 503) */
   BULK_BATCH?: DurableObjectNamespace<BulkBatchWorkflow>;
   /** "true" only in the test configuration: enables the bulk workflow's crash injection. Never set in production. */
   BULK_TEST_HOOKS?: string;
@@ -67,7 +67,7 @@ export type Env = {
   SEAL_CERTIFICATE?: string;
   /** RFC 3161 timestamp authority for the seal (PAdES B-T); empty (default): no timestamp */
   SEAL_TSA_URL?: string;
-  /** minutes auto-vault waits after completion for the seal to reach its configured evidence level (DESIGN.md 11); default 60 */
+  /** minutes auto-vault waits after completion for the seal to reach its configured evidence level (docs/evidence.md); default 60 */
   SEAL_EVIDENCE_WAIT_MINUTES?: string;
   /** seal certificates renewed away from (PEM, one after another): published as retired at GET /api/v2/seal-certificates */
   SEAL_RETIRED_CERTIFICATES?: string;

@@ -1,4 +1,4 @@
-// PAdES evidence levels for `npm run dev` (DESIGN.md 11): OpenSSL's TSA (`openssl ts -reply`) and OCSP
+// PAdES evidence levels for `npm run dev` (docs/evidence.md): OpenSSL's TSA (`openssl ts -reply`) and OCSP
 // responder (`openssl ocsp`) behind the test stand-ins (test/global/tsa-stand-in.mjs, ocsp-stand-in.mjs),
 // over a throwaway CA made with the `openssl` CLI (scripts/lib/test-pki.mjs), so a local completion
 // reaches B-LTA. Without `openssl` on the PATH nothing here runs and local seals stay B-B.

@@ -106,7 +106,7 @@ export async function startServer(persistDir, secrets) {
   args.push("--persist-to", persistDir, "--show-interactive-dev-session=false", ...vars);
   // the webhook section: receivers on 127.0.0.1, and the cron handler run on demand (/__scheduled)
   args.push("--var", "WEBHOOK_URL_POLICY:allow-loopback", "--test-scheduled");
-  // KBA envelopes: the deterministic sandbox provider (DESIGN.md 7), whatever a developer's .dev.vars says
+  // KBA envelopes: the deterministic sandbox provider (docs/decisions/sign-and-pay.md), whatever a developer's .dev.vars says
   args.push("--var", "KBA_PROVIDER:sandbox");
   // a development deployment: the sandbox, the outbox-only email and allow-loopback are refused in production
   args.push("--var", "SERVICE_ENV:development");

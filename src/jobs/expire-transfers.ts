@@ -7,7 +7,7 @@ import { expireTransfer } from "../services/control/expire-transfer";
 export const EXPIRE_TRANSFERS_BATCH = 50;
 
 /**
- * Every minute (DESIGN.md 9): pending transfers of control past their `expires_at` become `expired`,
+ * Every minute (docs/control.md): pending transfers of control past their `expires_at` become `expired`,
  * each its own step (`vault.transfer_expired` on the envelope's chain by the service, the event to both
  * organizations). Bounded per run. One answered at the same moment keeps its answer (the step finds
  * nothing to expire); one whose record is busy is left for the next run.

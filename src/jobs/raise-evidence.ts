@@ -26,7 +26,7 @@ export type RaiseEvidenceRun = {
 };
 
 /**
- * Every minute (DESIGN.md 11): raises the signed documents of `completed` envelopes (not yet vaulted)
+ * Every minute (docs/evidence.md): raises the signed documents of `completed` envelopes (not yet vaulted)
  * whose seal is below the configuration's target (an outage of the TSA or OCSP responder at
  * completion) by incremental updates (`raiseSealEvidence`: adds only what is missing). The raised
  * file goes to a fresh R2 key (the stored one is never overwritten); the envelope_documents row's key,

@@ -11,7 +11,7 @@ export const RENEW_EVIDENCE_RECORDS_BATCH = 10;
 export type RenewalRun = { ran: boolean; created: number; renewed: number; waiting: number };
 
 /**
- * Every minute (DESIGN.md 11), when SEAL_TSA_URL is set: each vaulted record without an RFC 4998
+ * Every minute (docs/evidence.md), when SEAL_TSA_URL is set: each vaulted record without an RFC 4998
  * evidence record gets its first one, and each whose `renew_by` has passed at `now` is renewed (one
  * more archive timestamp over the previous one), a bounded batch per run. A TSA outage or a failure of
  * one record is logged and leaves that record for the next run; the others go on.

@@ -28,7 +28,7 @@ async function reminderDefaultsOn(global: GlobalDb, shard: number): Promise<{ id
 export const SEND_REMINDERS_BATCH = 50;
 
 /**
- * Every minute (DESIGN.md 12): reminders and expiry warnings. For each open (`sent`/`viewed`, not past
+ * Every minute (docs/consumer-signing.md): reminders and expiry warnings. For each open (`sent`/`viewed`, not past
  * `expires_at`) envelope with one due, the most pressing deadline first, at most 50 per run: the first
  * reminder `reminder_after_days` after sending, then one every `reminder_every_days` (0: once), the
  * envelope's own schedule or else its organization's (none when neither sets `reminder_after_days`);

@@ -8,7 +8,7 @@ export const SCOPES = [
   "esign:write",
   /** PATCH /partner/webhook: pointing the organization's all-events legacy endpoint somewhere is not an envelope write */
   "webhooks:write",
-  /** DESIGN.md 9: offer, accept, reject and cancel transfers of control, release pledges, pay off, paper out, control keys */
+  /** docs/control.md: offer, accept, reject and cancel transfers of control, release pledges, pay off, paper out, control keys */
   "vault:control",
 ] as const;
 export type Scope = (typeof SCOPES)[number];

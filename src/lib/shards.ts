@@ -3,7 +3,7 @@ import { PREFIXES } from "./ids";
 import { randomToken } from "./random-ids.mjs";
 
 /**
- * Global and shard databases (DESIGN.md 10, docs/decisions/shards.md). `DB` holds what a request must
+ * Global and shard databases (docs/decisions/shards.md). `DB` holds what a request must
  * find before it knows a shard (credentials, organizations and their placement, per-organization
  * configuration); every `SHARD_<n>` binding holds what grows with envelopes. All run the same
  * migrations. The two handles are branded so a repository of a global table cannot be handed a shard

@@ -20,7 +20,7 @@ export { stampAndCertify } from "./stamp/stamp-and-certify";
 export { radioStamp } from "./stamp/stamp-document";
 export type { CertificateInput, CertificateSigner, Stamp, StampValue } from "./stamp/types";
 export { raiseSealEvidence, seal, sealWithEvidence, type SealOutcome } from "./seal/seal";
-// PAdES levels (DESIGN.md 11): what a configuration targets, what a file holds, raising it by updates.
+// PAdES levels (docs/evidence.md): what a configuration targets, what a file holds, raising it by updates.
 export { atLeast, EVIDENCE_LEVELS, evidenceLevelOf, evidenceOf, raiseEvidence, targetLevel, type EvidenceLevel, type EvidenceReport, type RaiseResult } from "./seal/levels";
 export { namesRevocationSource, revocationSourcesOf } from "./seal/ocsp";
 export { tryTimestampForDigest, type TimestampResult } from "./seal/timestamp";

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { api, browserSuite, fillBuyerRequired, ok, phonePage, sentConsumerContract, sentContract, shot, status, webhookReceiver } from "./helpers";
 
-// The consumer's side on a phone (DESIGN.md 12, issue 24 item 8): the E-SIGN disclosure and consent
+// The consumer's side on a phone (docs/consumer-signing.md, issue 24 item 8): the E-SIGN disclosure and consent
 // before the document, the signer's copy after completion, and a banner that follows the fields.
 const suite = browserSuite("Consumer Auto Loans");
 

@@ -195,7 +195,7 @@ export const phonePage = (browser: Browser) =>
 
 /**
  * A one-signer consumer contract (the borrower alone: their name and signature), sent; with
- * `consumerConsent` the E-SIGN disclosure comes first (DESIGN.md 12). Returns the envelope and the link.
+ * `consumerConsent` the E-SIGN disclosure comes first (docs/consumer-signing.md). Returns the envelope and the link.
  */
 export async function sentConsumerContract(key: string, opts: { consumerConsent?: boolean; email?: string } = {}) {
   const email = opts.email ?? "casey@example.com";

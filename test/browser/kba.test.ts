@@ -7,7 +7,7 @@ import { api, browserSuite, ok, shot, status } from "./helpers";
 
 const suite = browserSuite("Prairie Auto Finance");
 
-/** The sandbox rule of DESIGN.md 7, computed here on its own. */
+/** The sandbox rule of docs/decisions/sign-and-pay.md, computed here on its own. */
 const correctIndex = (email: string, questionId: string) => createHash("sha256").update(`${email.toLowerCase()}:${questionId}`).digest()[0]! % 4;
 
 /** A console KBA template (one tagged buyer signature), an envelope from it, sent by email. */

@@ -20,7 +20,7 @@ export async function controlSignature(key: ControlKeyPair, payload: Record<stri
   return new CompactSign(new TextEncoder().encode(JSON.stringify(body))).setProtectedHeader({ alg: key.alg, kid: opts.kid ?? key.kid }).sign(key.privateKey);
 }
 
-/** A key change's Control-Signature (DESIGN.md 13): `payload` (`{ action, kid }`) with a fresh `jti` unless it names one. */
+/** A key change's Control-Signature (docs/control.md): `payload` (`{ action, kid }`) with a fresh `jti` unless it names one. */
 export function keySignature(key: ControlKeyPair, payload: Record<string, unknown>, opts: { iat?: number; kid?: string } = {}): Promise<string> {
   return controlSignature(key, { jti: crypto.randomUUID(), ...payload }, opts);
 }
@@ -39,7 +39,7 @@ export async function controlSeqOf(apiKey: string, vaultId: string): Promise<num
 }
 
 /**
- * A record action's Control-Signature as a partner makes it (DESIGN.md 13): `{ vault_id, action,
+ * A record action's Control-Signature as a partner makes it (docs/control.md): `{ vault_id, action,
  * transfer_id?, control_seq, body_sha256, iat }`, the sequence read with `apiKey` unless given and the
  * body hashed canonically (`{}` for a bodiless action).
  */

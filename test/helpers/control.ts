@@ -2,7 +2,7 @@ import { expect } from "vitest";
 import { ALL_SCOPES, call, newTenant } from "./api";
 import { completedEnvelope, vaultRecord } from "./vault";
 
-/** Every scope a party of control needs (DESIGN.md 9). */
+/** Every scope a party of control needs (docs/control.md). */
 export const CONTROL_SCOPES = [...ALL_SCOPES, "vault:control"];
 
 /** An organization with a key of every scope, vault:control included. */

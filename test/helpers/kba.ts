@@ -3,7 +3,7 @@ import { allShardDbs, shardDbOf } from "./shards";
 import { signing } from "./signing-flow";
 import { consoleTemplate, memberToken } from "./templates";
 
-/** The sandbox rule of DESIGN.md 7, written out independently of the service's code. */
+/** The sandbox rule of docs/decisions/sign-and-pay.md, written out independently of the service's code. */
 export async function correctChoiceIndex(email: string, questionId: string): Promise<number> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${email.toLowerCase()}:${questionId}`)));
   return digest[0]! % 4;

@@ -108,7 +108,7 @@ const READY: Record<string, () => Promise<Ready>> = {
   },
   createPaymentIntent: async () => ({ path: "/api/v2/embed/payment-intent", headers: console_(await signEmbedToken()) }),
   getPaymentStatus: async () => ({ path: "/api/v2/embed/payment-status", headers: console_(await signEmbedToken()) }),
-  // control of the authoritative copy (DESIGN.md 9)
+  // control of the authoritative copy (docs/control.md)
   acceptVaultTransfer: async () => {
     const { b, transferId } = await pendingTransfer("assignment");
     return { path: `/api/v2/partner/vault/transfers/${transferId}/accept`, headers: partner(b.key) };

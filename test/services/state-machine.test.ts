@@ -8,7 +8,7 @@ import { createEnvelope, newTenant } from "../helpers/api";
 import { orgContextOf } from "../helpers/context";
 import { shardDbOf } from "../helpers/shards";
 
-/** The lifecycle of spec part 3 and DESIGN.md 3, written out independently of the implementation. */
+/** The lifecycle of spec part 3 and docs/decisions/envelope-state-machine.md, written out independently of the implementation. */
 const EXPECTED: Record<EnvelopeAction, Partial<Record<EnvelopeStatus, EnvelopeStatus>>> = {
   attach_document: { pending: "uploaded" },
   prepare: { pending: "preparing", uploaded: "preparing" },

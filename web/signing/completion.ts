@@ -3,7 +3,7 @@ import { byId, finalScreen, h } from "../shared/dom";
 import type { CopyLink, PageState } from "./types";
 
 /**
- * The signer's copy (E-SIGN §7001(e), DESIGN.md 12): once the envelope completes, the signer's own
+ * The signer's copy (E-SIGN §7001(e), docs/consumer-signing.md): once the envelope completes, the signer's own
  * link shows a "Download your copy" link to the sealed PDF for 30 days (the same link the
  * `completed_copy` email carries), saying until when it is available.
  */

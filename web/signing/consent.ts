@@ -3,7 +3,7 @@ import { byId, clearNotice, finalScreen, h, notice, tellParent } from "../shared
 import type { ConsentState, PageState } from "./types";
 
 /**
- * E-SIGN consent (15 U.S.C. §7001(c), DESIGN.md 12): before the document opens (after KBA where KBA
+ * E-SIGN consent (15 U.S.C. §7001(c), docs/consumer-signing.md): before the document opens (after KBA where KBA
  * applies), a consumer reads the organization's disclosure and agrees to use electronic records and
  * signatures, or does not agree, which declines the envelope (reason `consent_withdrawn`). Until the
  * signer agrees, the API keeps the document closed (403 `consent_required`).

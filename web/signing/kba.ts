@@ -3,7 +3,7 @@ import { byId, clearNotice, finalScreen, h, notice } from "../shared/dom";
 
 /**
  * KBA: the identity questions a signer of a KBA envelope answers before the document opens
- * (DESIGN.md 7). All questions on one screen, each a fieldset of radio buttons (arrow keys move
+ * (docs/decisions/sign-and-pay.md). All questions on one screen, each a fieldset of radio buttons (arrow keys move
  * within a question, Tab between questions; large touch targets on phones). The answers go to the
  * server once and are never kept by this page beyond the request.
  */

@@ -3,7 +3,7 @@ import { byId, clearNotice, h, notice } from "../shared/dom";
 
 /**
  * Sign + Pay: the payer's payment step, right after their submit and before the finish screen
- * (DESIGN.md 7). Only a page the server served with Stripe.js (`data-payment="stripe"`: the payer's
+ * (docs/decisions/sign-and-pay.md). Only a page the server served with Stripe.js (`data-payment="stripe"`: the payer's
  * link, or an embedded sign widget of an envelope with a payment due) can show it; the API then
  * decides whether this signer pays. The card form is Stripe's Payment Element, from the
  * `https://js.stripe.com/v3` script Stripe requires (never bundled); card details go from Stripe's

@@ -9,7 +9,7 @@ export type SignatureValue = { kind: "drawn"; dataUrl: string } | { kind: "typed
 
 export type SubmittedValue = string | number | boolean | null;
 
-/** E-SIGN consent (DESIGN.md 12): where it applies, GET /signing/:slug carries it; else `consent: null`. */
+/** E-SIGN consent (docs/consumer-signing.md): where it applies, GET /signing/:slug carries it; else `consent: null`. */
 export type Disclosure = { version: number; text: string; paper_copy_contact: string; withdrawal_instructions: string };
 export type ConsentState = { required: boolean; given_at: string | null; disclosure: Disclosure };
 /** The signer's copy, for 30 days after the envelope completes: a no-login download link. */

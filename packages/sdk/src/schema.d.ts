@@ -392,7 +392,7 @@ export interface paths {
         };
         /**
          * Download URL of the authoritative copy
-         * @description Downloads follow control (DESIGN.md 9): issued to the envelope's organization only while it controls the vault record; once it sold or pledged the record, 403 `not_controller` (the controller downloads it at GET /partner/vault/{vault_id}/signed-url); after a paid-off or a paper-out, 409 `control_closed`. The URL names the organization it is issued to: once that organization no longer controls the record (an accepted transfer, a pledge or its release), the download answers 403 `not_controller`; once control is closed (paid off, paper-out), 409 `control_closed`. An offer alone changes nothing. The download re-computes the SHA-256 and refuses (409) a document that no longer matches the hash recorded at vaulting, recording a tamper event. The URL is on the storage host, signed (HMAC) and valid for `expires` seconds (60 to 86400, default 300). 404 until the envelope is vaulted.
+         * @description Downloads follow control (docs/control.md): issued to the envelope's organization only while it controls the vault record; once it sold or pledged the record, 403 `not_controller` (the controller downloads it at GET /partner/vault/{vault_id}/signed-url); after a paid-off or a paper-out, 409 `control_closed`. The URL names the organization it is issued to: once that organization no longer controls the record (an accepted transfer, a pledge or its release), the download answers 403 `not_controller`; once control is closed (paid off, paper-out), 409 `control_closed`. An offer alone changes nothing. The download re-computes the SHA-256 and refuses (409) a document that no longer matches the hash recorded at vaulting, recording a tamper event. The URL is on the storage host, signed (HMAC) and valid for `expires` seconds (60 to 86400, default 300). 404 until the envelope is vaulted.
          *
          *     Required scope: `vault:read`.
          */
@@ -3352,7 +3352,7 @@ export interface components {
                 hash_algorithm: "SHA-256";
                 document_hash: string;
                 /**
-                 * @description PAdES baseline level (ETSI EN 319 142-1) of the vaulted bytes' seal (DESIGN.md 11). Absent on paper uploads and on certificates issued before levels were recorded.
+                 * @description PAdES baseline level (ETSI EN 319 142-1) of the vaulted bytes' seal (docs/evidence.md). Absent on paper uploads and on certificates issued before levels were recorded.
                  * @enum {string}
                  */
                 evidence_level?: "B-B" | "B-T" | "B-LT" | "B-LTA";
@@ -3379,7 +3379,7 @@ export interface components {
                 citation: string;
                 /** @description The retention checks (§7001(d)) and, where the envelope asked for it, every signer's consent (§7001(c)) */
                 compliant: boolean;
-                /** @description E-SIGN consumer consent (DESIGN.md 12): the disclosure and when each signer consented; absent on certificates issued before it was recorded */
+                /** @description E-SIGN consumer consent (docs/consumer-signing.md): the disclosure and when each signer consented; absent on certificates issued before it was recorded */
                 consumer_consent?: {
                     required: boolean;
                     /** @enum {string} */
@@ -3564,7 +3564,7 @@ export interface components {
             /** @description SHA-256 (hex) of the authoritative copy, recorded at vaulting */
             document_hash: string;
             /**
-             * @description PAdES baseline level (`B-B`, `B-T`, `B-LT`, `B-LTA`; ETSI EN 319 142-1) of the authoritative copy's seal, as vaulted (DESIGN.md 11); null for a paper upload
+             * @description PAdES baseline level (`B-B`, `B-T`, `B-LT`, `B-LTA`; ETSI EN 319 142-1) of the authoritative copy's seal, as vaulted (docs/evidence.md); null for a paper upload
              * @example B-LTA
              */
             evidence_level: string | null;
@@ -3771,7 +3771,7 @@ export interface components {
             /** @description SHA-256 (hex) of the authoritative copy, recorded at vaulting */
             document_hash: string;
             /**
-             * @description PAdES baseline level (`B-B`, `B-T`, `B-LT`, `B-LTA`; ETSI EN 319 142-1) of the authoritative copy's seal, as vaulted (DESIGN.md 11); null for a paper upload
+             * @description PAdES baseline level (`B-B`, `B-T`, `B-LT`, `B-LTA`; ETSI EN 319 142-1) of the authoritative copy's seal, as vaulted (docs/evidence.md); null for a paper upload
              * @example B-LTA
              */
             evidence_level: string | null;

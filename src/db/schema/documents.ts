@@ -18,7 +18,7 @@ export const envelopeDocuments = sqliteTable(
     sizeBytes: integer("size_bytes").notNull(),
     pageCount: integer("page_count"),
     /**
-     * The PAdES baseline level a `signed` document's seal reached (DESIGN.md 11): `B-B`, `B-T`, `B-LT`,
+     * The PAdES baseline level a `signed` document's seal reached (docs/evidence.md): `B-B`, `B-T`, `B-LT`,
      * `B-LTA`; raised by incremental updates before vaulting (a new object and hash each time); null for an original.
      */
     evidenceLevel: text("evidence_level"),

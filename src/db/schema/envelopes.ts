@@ -56,7 +56,7 @@ export const envelopes = sqliteTable(
     /** sequence number of the newest audit entry: the optimistic lock of every transition */
     auditSeq: integer("audit_seq").notNull().default(0),
     /**
-     * Reminders (DESIGN.md 12): the first after `reminder_after_days` days unsigned, then every
+     * Reminders (docs/consumer-signing.md): the first after `reminder_after_days` days unsigned, then every
      * `reminder_every_days` (0: once); null: the organization's default. The cron records what it sent
      * (`reminders_sent`, `last_reminder_at`) and the expiry warning (`expiry_warned_at`) so it sends each once.
      */
@@ -66,7 +66,7 @@ export const envelopes = sqliteTable(
     lastReminderAt: text("last_reminder_at"),
     expiryWarnedAt: text("expiry_warned_at"),
     /**
-     * E-SIGN consent (DESIGN.md 12): whether its signers must consent to electronic records before the
+     * E-SIGN consent (docs/consumer-signing.md): whether its signers must consent to electronic records before the
      * document is shown, and the disclosure version they are shown (fixed at create)
      */
     consumerConsent: integer("consumer_consent", { mode: "boolean" }).notNull().default(false),
@@ -107,17 +107,17 @@ export const signers = sqliteTable(
     viewedAt: text("viewed_at"),
     signedAt: text("signed_at"),
     createdAt: text("created_at").notNull(),
-    /** corrections (DESIGN.md 12): the signer's phone, and when the last invitation was re-sent (one per 10 minutes) */
+    /** corrections (docs/consumer-signing.md): the signer's phone, and when the last invitation was re-sent (one per 10 minutes) */
     phone: text("phone"),
     lastResentAt: text("last_resent_at"),
-    /** when the signer consented to electronic records (DESIGN.md 12); cleared by a correction */
+    /** when the signer consented to electronic records (docs/consumer-signing.md); cleared by a correction */
     consentGivenAt: text("consent_given_at"),
   },
   (t) => [index("signers_envelope_idx").on(t.envelopeId)],
 );
 
 /**
- * An organization's E-SIGN disclosure (DESIGN.md 12), one row per saved version: never edited, a PUT
+ * An organization's E-SIGN disclosure (docs/consumer-signing.md), one row per saved version: never edited, a PUT
  * adds the next version. `sha256` is the hash of the version's canonical JSON, named on each consent's
  * audit entry. No row: the shipped default applies.
  */
@@ -138,7 +138,7 @@ export const esignDisclosures = sqliteTable(
   (t) => [uniqueIndex("esign_disclosures_org_version_uq").on(t.orgId, t.version)],
 );
 
-/** An envelope's cc recipients (DESIGN.md 12): at most 10; they get the completed copy, never a signing link. */
+/** An envelope's cc recipients (docs/consumer-signing.md): at most 10; they get the completed copy, never a signing link. */
 export const envelopeCcRecipients = sqliteTable(
   "envelope_cc_recipients",
   {

@@ -6,7 +6,7 @@ export type KbaCheckStatus = (typeof KBA_CHECK_STATUSES)[number];
 export const KBA_OUTCOMES = ["passed", "failed", "unavailable"] as const;
 export type KbaOutcome = (typeof KBA_OUTCOMES)[number];
 
-/** Attempts a challenged signer gets (DESIGN.md 7): a fresh question set each. */
+/** Attempts a challenged signer gets (docs/decisions/sign-and-pay.md): a fresh question set each. */
 export const KBA_MAX_ATTEMPTS = 2;
 
 /**

@@ -13,16 +13,16 @@ export const organizations = sqliteTable("organizations", {
    */
   auditSeq: integer("audit_seq").notNull().default(0),
   auditHeadHash: text("audit_head_hash").notNull().default("0".repeat(64)),
-  /** the reminder defaults of the organization's envelopes (DESIGN.md 12); null: no reminders unless the envelope asks */
+  /** the reminder defaults of the organization's envelopes (docs/consumer-signing.md); null: no reminders unless the envelope asks */
   reminderAfterDays: integer("reminder_after_days"),
   reminderEveryDays: integer("reminder_every_days"),
-  /** the shard its new envelopes, customers and batches go to (DESIGN.md 10); older shards stay in `org_shards` */
+  /** the shard its new envelopes, customers and batches go to (docs/decisions/shards.md); older shards stay in `org_shards` */
   currentShardId: integer("current_shard_id").notNull().default(1),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 });
 
-/** The shard registry (DESIGN.md 10): `open` shards take new organizations and moves, `closed` ones are still read and swept. */
+/** The shard registry (docs/decisions/shards.md): `open` shards take new organizations and moves, `closed` ones are still read and swept. */
 export const shards = sqliteTable("shards", {
   id: integer("id").primaryKey(),
   state: text("state", { enum: ["open", "closed"] }).notNull(),

@@ -5,7 +5,7 @@ export const PAYMENT_STATUSES = ["requires_payment", "paid"] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 /**
- * Sign + Pay (spec 1.8, DESIGN.md 7): the one-time payment requested from a designated signer when
+ * Sign + Pay (spec 1.8, docs/decisions/sign-and-pay.md): the one-time payment requested from a designated signer when
  * the envelope was created. Everything the Stripe PaymentIntent is created from is fixed here at
  * create time (amount, currency, the connected account and the application fee), so the intent's
  * idempotency key (`payment_intent:<id>`) always goes with the same parameters. `status` moves from

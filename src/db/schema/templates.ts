@@ -133,7 +133,7 @@ export const builderSessions = sqliteTable(
 );
 
 /**
- * The built-in signing provider's own records (DESIGN.md 2): one row per provider template, whose
+ * The built-in signing provider's own records (docs/decisions/signer-api.md): one row per provider template, whose
  * AUTOINCREMENT id is the integer `provider_template_id` (never reused, even after deletes).
  */
 export const signingProviderTemplates = sqliteTable("signing_provider_templates", {

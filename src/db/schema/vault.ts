@@ -46,7 +46,7 @@ export const vaultRecords = sqliteTable(
     onBehalfOf: text("on_behalf_of"),
     storedAt: text("stored_at").notNull(),
     /**
-     * Control of the authoritative copy (DESIGN.md 9). `org_id` is the originator (the vaulting
+     * Control of the authoritative copy (docs/control.md). `org_id` is the originator (the vaulting
      * organization, forever); the controller has control under §9-105 and is the only one given the
      * authoritative copy; a pledgor is set while the copy is pledged (control returns to it on release).
      * Every change of these columns is an entry on the envelope's chain, committed with it.
@@ -59,10 +59,10 @@ export const vaultRecords = sqliteTable(
     /** when the record closed (paid off, papered out), and the reference or reason given */
     closedAt: text("closed_at"),
     closedNote: text("closed_note"),
-    /** the PAdES baseline level of the authoritative copy's seal at vaulting (DESIGN.md 11); never changes after */
+    /** the PAdES baseline level of the authoritative copy's seal at vaulting (docs/evidence.md); never changes after */
     evidenceLevel: text("evidence_level").notNull().default("B-B"),
     /**
-     * When the record's RFC 4998 evidence record is next due (DESIGN.md 11): `stored_at` until its first
+     * When the record's RFC 4998 evidence record is next due (docs/evidence.md): `stored_at` until its first
      * one, then its newest version's `renew_by`. The renewal job reads the due records by this index, not
      * by scanning every record every minute.
      */
@@ -108,7 +108,7 @@ export const vaultTransfers = sqliteTable(
 );
 
 /**
- * An organization's control keys (DESIGN.md 9): public keys (ES256 or Ed25519) by whose signature
+ * An organization's control keys (docs/control.md): public keys (ES256 or Ed25519) by whose signature
  * alone it acts on control once it has one. `kid` is the key's RFC 7638 thumbprint.
  */
 export const controlKeys = sqliteTable(
@@ -125,7 +125,7 @@ export const controlKeys = sqliteTable(
 );
 
 /**
- * The `jti` of each Control-Signature an organization spent on a key change (DESIGN.md 13): a key add or
+ * The `jti` of each Control-Signature an organization spent on a key change (docs/control.md): a key add or
  * delete is signed over a fresh `jti` instead of a record's control sequence, and each is good once. A
  * row outlives the signature's 5-minute `iat` window only by a margin: the prune job deletes it after.
  */
@@ -220,7 +220,7 @@ export const jobCursors = sqliteTable("job_cursors", {
 });
 
 /**
- * RFC 4998 evidence records over an authoritative copy's hash (DESIGN.md 11): each renewal adds an
+ * RFC 4998 evidence records over an authoritative copy's hash (docs/evidence.md): each renewal adds an
  * archive timestamp before the previous timestamp's TSA certificate expires, stored in R2 beside the
  * copy (`record_key`), never by rewriting the copy. The newest row of a vault record is its current record.
  */

@@ -18,7 +18,7 @@ export const atLeast = (level: EvidenceLevel, target: EvidenceLevel): boolean =>
 const SIGNATURE_TIMESTAMP = "1.2.840.113549.1.9.16.2.14";
 
 /**
- * The level a seal made under this configuration is to reach (DESIGN.md 11): B-B without a TSA; B-T
+ * The level a seal made under this configuration is to reach (docs/evidence.md): B-B without a TSA; B-T
  * with one; B-LTA with one when the seal certificate names where its status is found (AIA OCSP or a
  * CRL distribution point). B-LT is a step on the way, never a target: the document timestamp over
  * the DSS costs one more TSA request and protects the validation data.

@@ -21,7 +21,7 @@ export type SealOutcome = { parts: Uint8Array[]; sha256: string; level: Evidence
 const tsaOf = (env: Env, fetcher?: typeof fetch): TimestampAuthority | undefined => (env.SEAL_TSA_URL ? { url: env.SEAL_TSA_URL, ...(fetcher ? { fetch: fetcher } : {}) } : undefined);
 
 /**
- * Seals a completed document and raises it as far as the configuration allows (DESIGN.md 11): B-B
+ * Seals a completed document and raises it as far as the configuration allows (docs/evidence.md): B-B
  * always, B-T with SEAL_TSA_URL, B-LTA when the seal certificate also names its OCSP responder or
  * CRL. Never throws for a TSA or OCSP outage: the seal is made (at B-B if need be) and `level`,
  * `target` and `shortfall` say what is missing, for a later `raiseSealEvidence`. A missing or unusable

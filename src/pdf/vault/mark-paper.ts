@@ -8,7 +8,7 @@ export const PAPER_MARKING = "CONVERTED TO PAPER";
 export type PaperStamp = { vaultId: string; documentHash: string; envelopeId: string; convertedAt: Date };
 
 /**
- * Stamps a copy of a vaulted PDF as converted to paper (DESIGN.md 9, paper-out): "CONVERTED TO PAPER"
+ * Stamps a copy of a vaulted PDF as converted to paper (docs/control.md, paper-out): "CONVERTED TO PAPER"
  * across every page and a footer saying the electronic record is no longer authoritative, naming the
  * vault record, the authoritative SHA-256 and the date of conversion, plus the same statement in the
  * document information dictionary (Subject, Keywords and custom `VaultCopy`, `VaultRecordId`,

@@ -7,7 +7,7 @@ import type { KbaAnswer, KbaProvider, KbaQuestion, KbaStart, KbaSubject } from "
  * cards, so tests, demos and integrators can pass, fail and get `unavailable` on purpose. It checks no
  * identity at all and must never be used to verify real people.
  *
- * The rule (DESIGN.md 7): 3 questions of 4 choices; the correct choice of a question is the one at
+ * The rule (docs/decisions/sign-and-pay.md): 3 questions of 4 choices; the correct choice of a question is the one at
  * index `sha256(lower(email) + ":" + question_id)[0] mod 4`, in the order the choices are listed; all
  * 3 correct -> `passed`. An email whose local part ends with `+kba-unavailable` gets `unavailable`.
  * The questions of a session are derived from its id, so nothing about them is stored anywhere.

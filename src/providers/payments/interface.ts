@@ -1,5 +1,5 @@
 /**
- * The little of a payment processor that Sign + Pay calls (DESIGN.md 7): create a PaymentIntent as a
+ * The little of a payment processor that Sign + Pay calls (docs/decisions/sign-and-pay.md): create a PaymentIntent as a
  * destination charge (idempotently), read one back, and verify an inbound webhook notification. The
  * one implementation is Stripe's own client (`stripe.ts`); tests point it at a local stand-in that
  * speaks Stripe's wire format (test/global/stripe-stand-in.mjs), so nothing here is mocked.

@@ -3,7 +3,7 @@ import type { Area, CertificateInput, Stamp } from "../../pdf";
 /** What the provider draws on a document: the PDF room (src/pdf) owns these shapes, the provider speaks them. */
 export type { CertificateInput, CertificateSigner, Stamp, StampValue } from "../../pdf";
 
-/** The provider's two instances (DESIGN.md 2): `default` for ordinary documents, `cloud` for KBA ones. */
+/** The provider's two instances (docs/decisions/signer-api.md): `default` for ordinary documents, `cloud` for KBA ones. */
 export const PROVIDER_INSTANCES = ["default", "cloud"] as const;
 export type ProviderInstance = (typeof PROVIDER_INSTANCES)[number];
 
@@ -34,7 +34,7 @@ export type ResolvedField = {
 };
 
 /**
- * The signing provider (DESIGN.md 2): the party that holds templates and, later, runs submissions.
+ * The signing provider (docs/decisions/signer-api.md): the party that holds templates and, later, runs submissions.
  * `default` serves ordinary documents and `cloud` KBA documents. Only the built-in provider exists;
  * an adapter for an external provider implements the same interface. This is the part templates
  * need; the signing capability extends it with submissions.

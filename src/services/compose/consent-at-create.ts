@@ -5,7 +5,7 @@ import { defaultDisclosureInsertIfNone, findCurrentDisclosure } from "../consent
 import type { EnvelopeConsent } from "../envelopes/repository";
 
 /**
- * E-SIGN consent of an envelope being created (DESIGN.md 12), decided from the global database before
+ * E-SIGN consent of an envelope being created (docs/consumer-signing.md), decided from the global database before
  * the create's batch on the shard (docs/decisions/shards.md 3: no statement reads a disclosure and
  * writes an envelope): `requested` (the create field) or else the organization's current `required`
  * (none saved: no consent); when consent applies, the organization's newest disclosure version is

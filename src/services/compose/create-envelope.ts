@@ -34,7 +34,7 @@ export async function createEnvelope(
   const { orgId, actor, db } = ctx;
   const { body } = input;
   const at = nowIso();
-  // With template_id the template's document and fields are copied onto the envelope (DESIGN.md 3).
+  // With template_id the template's document and fields are copied onto the envelope (docs/decisions/envelope-state-machine.md).
   const [template, shards, consent, live] = await Promise.all([
     body.template_id !== undefined ? templateSourceFor(ctx, { body }) : null,
     orgShardSet(ctx.global, orgId),
@@ -45,8 +45,8 @@ export async function createEnvelope(
   const email = normalizeEmail(body.customer_email);
   const documentSource = template ? "template" : (body.document_source ?? "new");
   const metadata = template?.metadata ?? { document_source: documentSource };
-  // Sign + Pay (DESIGN.md 7): checked (payments on, the organization able to take money) before anything is written.
-  // cc recipients (DESIGN.md 12): they get the completed copy, never a signing link
+  // Sign + Pay (docs/decisions/sign-and-pay.md): checked (payments on, the organization able to take money) before anything is written.
+  // cc recipients (docs/consumer-signing.md): they get the completed copy, never a signing link
   const cc = (body.cc ?? []).map((r) => ({ id: newShardId("ccRecipient", ctx.shardId), name: r.name, email: r.email.trim() }));
   const payment = body.payment ? await planPaymentRequest(ctx, { orgId, envelopeId, documentSource, request: body.payment, at }) : null;
 
@@ -99,7 +99,7 @@ export async function createEnvelope(
   const results = await db.batch<LoadedEnvelopeRow | { dispatched_at: string | null }>([
     ...insertCustomer,
     insertEnvelope,
-    // reminders (DESIGN.md 12): the envelope's own schedule; null falls back to the organization's
+    // reminders (docs/consumer-signing.md): the envelope's own schedule; null falls back to the organization's
     ...(body.reminder_after_days !== undefined || body.reminder_every_days !== undefined
       ? [envelopeReminderSettingsUpdate(db, envelopeId, { afterDays: body.reminder_after_days ?? null, everyDays: body.reminder_every_days ?? null })]
       : []),

@@ -43,7 +43,7 @@ async function readSendFacts(ctx: RequestContext, envelope: { id: string; org_id
 }
 
 /**
- * POST …/send (DESIGN.md 3): attaches the signers and sends. From `pending` or `uploaded` the envelope
+ * POST …/send (docs/decisions/envelope-state-machine.md): attaches the signers and sends. From `pending` or `uploaded` the envelope
  * moves to `preparing` and on to `sent` in one batch (from `preparing`, bulk send's state, straight to
  * `sent`), together with the signer rows, `expires_at`, the `envelope.sent` event and the invitations
  * of the first routing order. The send guards on the status and audit sequence it read, so of two

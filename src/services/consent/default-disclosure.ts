@@ -1,5 +1,5 @@
 /**
- * The shipped E-SIGN disclosure (DESIGN.md 12): what an organization's signers are shown until an admin
+ * The shipped E-SIGN disclosure (docs/consumer-signing.md): what an organization's signers are shown until an admin
  * saves its own (PUT /org/esign-disclosure). It covers what 15 U.S.C. §7001(c)(1) asks a consumer be
  * told before consenting to electronic records: the right to a paper copy, how to get one and its fee;
  * the right to withdraw consent, how, and what follows; the scope of the consent; how to update contact

@@ -52,7 +52,7 @@ export async function disclosureView(row: EsignDisclosureRow | null): Promise<Es
   };
 }
 
-/** What a signer is shown (DESIGN.md 12): the pinned version's text, and when they consented. */
+/** What a signer is shown (docs/consumer-signing.md): the pinned version's text, and when they consented. */
 export function signerConsentOf(row: Pick<EsignDisclosureRow, "version" | "text" | "paper_copy_contact" | "withdrawal_instructions"> | null, givenAt: string | null): SignerConsent {
   const d = row ?? { ...DEFAULT_DISCLOSURE, version: 0 };
   return {

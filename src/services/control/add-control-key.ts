@@ -72,7 +72,7 @@ export const serializeControlKey = (row: ControlKeyRow): ControlKey => ({
 });
 
 /**
- * Registers a control key (DESIGN.md 9). The first key is added on the API key alone; once the
+ * Registers a control key (docs/control.md). The first key is added on the API key alone; once the
  * organization has one, adding another must carry a Control-Signature by a key it already has over
  * `{ action: "add_key", kid: <the new key's thumbprint>, jti, iat }`, so a stolen API key cannot slip
  * its own key in. The key, its entry on the organization's chain (`control_key.added`, keeping the

@@ -28,7 +28,7 @@ function assertMayAnswer(transfer: TransferRow, orgId: string, answer: TransferA
   }
 }
 
-/** The record's control columns as an accepted transfer leaves them (DESIGN.md 9). */
+/** The record's control columns as an accepted transfer leaves them (docs/control.md). */
 export function acceptedChange(transfer: Pick<TransferRow, "kind" | "from_org_id" | "to_org_id">): ControlChange {
   return transfer.kind === "pledge"
     ? { controller_org_id: transfer.to_org_id, pledgor_org_id: transfer.from_org_id, transferAccepted: true }
@@ -36,7 +36,7 @@ export function acceptedChange(transfer: Pick<TransferRow, "kind" | "from_org_id
 }
 
 /**
- * Accepts, rejects or cancels a pending transfer (DESIGN.md 9). Anyone but its two organizations: 404;
+ * Accepts, rejects or cancels a pending transfer (docs/control.md). Anyone but its two organizations: 404;
  * no longer pending: 409 `transfer_not_pending` (to either of the two); the wrong one of the two: 403
  * (`not_receiver` / `not_sender`). A pending transfer past its `expires_at` is settled as `expired` first (its
  * own step, by the service) and then answered 409. The Control-Signature (payload `{ vault_id, action,

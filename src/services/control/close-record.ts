@@ -12,7 +12,7 @@ export function assertCanClose(state: ControlState, orgId: string): void {
 }
 
 /**
- * Closes control of a record for good (DESIGN.md 9): paid off or papered out, by the controller. One
+ * Closes control of a record for good (docs/control.md): paid off or papered out, by the controller. One
  * step through commitControl: `vault.paid_off` / `vault.paper_out` on the chain with the note,
  * `control_status`, `closed_at` and `closed_note` on the record, the event to the controller (a closing step
  * has no receiving organization). Afterwards every control operation is 409 `control_closed`. While a transfer is

@@ -53,7 +53,7 @@ export function recordAfter(record: VaultRecordRow, change: ControlChange | unde
  * and the event to both parties' endpoints, in one D1 batch. Nothing is half done: a crash before the
  * batch leaves at most an unreferenced certificate PDF; a lost race (another step on the same record)
  * reads again and `plan` decides again on the fresh state. A signed step commits only on the control
- * sequence its signature names (DESIGN.md 13): the check is made on the state the commit advances from,
+ * sequence its signature names (docs/control.md): the check is made on the state the commit advances from,
  * so of two requests carrying one signature at most one commits; the other is 403
  * `control_signature_invalid` (`control_seq`).
  */

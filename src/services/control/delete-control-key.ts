@@ -6,7 +6,7 @@ import { controlJtiInsert, controlKeyDeleteGuarded, isControlJtiConflict, listCo
 import { usedJti, verifyKeySignature } from "./signature";
 
 /**
- * Deletes one of the caller's control keys (DESIGN.md 9). Always signed (an organization that has the
+ * Deletes one of the caller's control keys (docs/control.md). Always signed (an organization that has the
  * key has keys): a Control-Signature by one of its keys, the deleted one included, over
  * `{ action: "delete_key", kid, jti, iat }`. Deleting the last key is allowed: the organization then
  * acts on its API key alone again (docs/decisions/control-keys.md). Unknown kid (or another

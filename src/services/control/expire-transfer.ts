@@ -15,7 +15,7 @@ export const notPending = (transfer: Pick<TransferRow, "id" | "status">) =>
 export const isLapsed = (transfer: Pick<TransferRow, "status" | "expires_at">, at: string) => transfer.status === "pending" && transfer.expires_at <= at;
 
 /**
- * Settles a pending transfer past its `expires_at` as `expired` (DESIGN.md 9): the chain entry
+ * Settles a pending transfer past its `expires_at` as `expired` (docs/control.md): the chain entry
  * `vault.transfer_expired` by the service (system actor, no Control-Signature, no acting organization)
  * and the event to both organizations, in one batch through commitControl. Used by the expiry cron and
  * by an answer that finds the transfer lapsed. Null when there is nothing to expire any more (it was

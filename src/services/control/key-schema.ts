@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { Timestamp } from "../envelopes/schema";
 
-// Control keys (DESIGN.md 9): the public keys by whose signature an organization acts on control.
+// Control keys (docs/control.md): the public keys by whose signature an organization acts on control.
 
 const B64URL = /^[A-Za-z0-9_-]+$/;
 

@@ -6,7 +6,7 @@ import { listTransfers as listTransferRows } from "./repository";
 import { transferView, type TransferView } from "./view";
 
 /**
- * GET /partner/vault/transfers (DESIGN.md 9): the caller's transfers, newest first: those offered to it
+ * GET /partner/vault/transfers (docs/control.md): the caller's transfers, newest first: those offered to it
  * (`incoming`) or by it (`outgoing`), optionally of one status. A pending transfer past its
  * `expires_at` is listed as it is stored until the expiry job (every minute) settles it.
  *

@@ -11,7 +11,7 @@ import { bodySha256, verifyRecordSignature } from "./signature";
 import { assertActive, assertController, readControl, TRANSFER_PENDING, type ControlState } from "./state";
 import { transferView, type TransferView } from "./view";
 
-/** How long an offer stays open (DESIGN.md 9): a transfer still pending then is expired. */
+/** How long an offer stays open (docs/control.md): a transfer still pending then is expired. */
 export const TRANSFER_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** 409 `already_pledged`: the controller holds the copy as pledgee; pledging it onward would erase the pledgor's right of return. */
@@ -35,7 +35,7 @@ function assertCanOffer(state: ControlState, orgId: string, kind: TransferKind):
 }
 
 /**
- * POST /partner/vault/:vault_id/transfers (DESIGN.md 9): the controller offers control (an assignment
+ * POST /partner/vault/:vault_id/transfers (docs/control.md): the controller offers control (an assignment
  * or a pledge) to another organization. One step through commitControl: the chain entry
  * `vault.transfer_requested` (with the kind, the reference and the Control-Signature), the pending
  * transfer row and the event to both organizations commit in one batch. At most one transfer is pending:

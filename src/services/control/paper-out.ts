@@ -13,7 +13,7 @@ import { controlView, type ControlView } from "./view";
 export const PAPER_URL_TTL_SECONDS = 300;
 
 /**
- * POST /partner/vault/:vault_id/paper-out (DESIGN.md 9): the controller takes the record out of
+ * POST /partner/vault/:vault_id/paper-out (docs/control.md): the controller takes the record out of
  * electronic form; control closes for good (`paper_out`, the reason as `closed_note`). A copy of the
  * authoritative PDF stamped CONVERTED TO PAPER on every page and in its metadata is stored at the
  * record's `paper` key BEFORE the commit, and deleted if the commit does not happen (unless the record

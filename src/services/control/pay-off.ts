@@ -3,7 +3,7 @@ import { closeRecord } from "./close-record";
 import { controlView, type ControlView } from "./view";
 
 /**
- * POST /partner/vault/:vault_id/paid-off (DESIGN.md 9): the controller records that the obligation is
+ * POST /partner/vault/:vault_id/paid-off (docs/control.md): the controller records that the obligation is
  * paid off; control closes for good (`paid_off`, with `closed_at` and the reference as `closed_note`).
  * Answers the record as it is now.
  */

@@ -3,7 +3,7 @@ import { CONTROL_STATUSES, TRANSFER_KINDS, TRANSFER_STATUSES } from "../../db/sc
 import { Timestamp } from "../envelopes/schema";
 
 // The control record, the book, the control history and the attestation as the API documents them
-// (DESIGN.md 9). The transfer's shape is here too: the record shows its pending transfer.
+// (docs/control.md). The transfer's shape is here too: the record shows its pending transfer.
 
 export const VaultId = z.string().openapi({ example: "vlt_4d2k8m1q7c9v3b5n6p0r2t4w6y", description: "The vault record's id (`vlt_…`)" });
 
@@ -60,7 +60,7 @@ const summaryShape = {
   envelope_id: z.string(),
   document_hash: z.string().openapi({ description: "SHA-256 (hex) of the authoritative copy, recorded at vaulting" }),
   evidence_level: z.string().nullable().openapi({
-    description: "PAdES baseline level (`B-B`, `B-T`, `B-LT`, `B-LTA`; ETSI EN 319 142-1) of the authoritative copy's seal, as vaulted (DESIGN.md 11); null for a paper upload",
+    description: "PAdES baseline level (`B-B`, `B-T`, `B-LT`, `B-LTA`; ETSI EN 319 142-1) of the authoritative copy's seal, as vaulted (docs/evidence.md); null for a paper upload",
     example: "B-LTA",
   }),
   vaulted_at: Timestamp,

@@ -6,7 +6,7 @@ import { findOrganization } from "../organizations/repository";
 import { controlKeysDeleteAll, listControlKeys } from "./repository";
 
 /**
- * The operator's recovery of an organization that lost every control key (DESIGN.md 9): removes all
+ * The operator's recovery of an organization that lost every control key (docs/control.md): removes all
  * of its keys, so it acts on its API key alone again and can register new ones unsigned. One batch with
  * the `control_key.recovered` entry on the organization's chain, naming the operator as the actor and
  * the kids removed. Unknown organization: 404. An organization without keys still gets the entry: the

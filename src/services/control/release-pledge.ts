@@ -18,7 +18,7 @@ function assertCanRelease(state: ControlState, orgId: string): void {
 }
 
 /**
- * POST /partner/vault/:vault_id/release-pledge (DESIGN.md 9): the controller, holding the copy as
+ * POST /partner/vault/:vault_id/release-pledge (docs/control.md): the controller, holding the copy as
  * pledgee, returns control to the pledgor (no acceptance: control returns whence it came). One step:
  * `vault.pledge_released`, controller := pledgor, pledgor := null. While a transfer is pending: 409
  * `transfer_pending` (docs/decisions/control-transfers.md). Answers the record as it is now.

@@ -2,7 +2,7 @@ import type { GlobalDb } from "../../lib/shards";
 import type { Row } from "../../db/row";
 import type { controlKeys, TransferStatus, vaultTransfers } from "../../db/schema";
 
-// Statements on vault_transfers and control_keys (DESIGN.md 9). The control columns of vault_records
+// Statements on vault_transfers and control_keys (docs/control.md). The control columns of vault_records
 // are the vault's (../vault/repository.ts).
 
 export type TransferRow = Row<typeof vaultTransfers>;
@@ -107,7 +107,7 @@ export function controlKeyDeleteGuarded(db: GlobalDb, orgId: string, kid: string
     .bind(orgId, kid, signedBy);
 }
 
-// ---- control_jtis (DESIGN.md 13: a key change's signature is good once) ----
+// ---- control_jtis (docs/control.md: a key change's signature is good once) ----
 
 export async function isControlJtiUsed(db: GlobalDb, orgId: string, jti: string): Promise<boolean> {
   return (await db.prepare("SELECT 1 AS hit FROM control_jtis WHERE org_id = ? AND jti = ?").bind(orgId, jti).first<{ hit: number }>()) !== null;

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { TRANSFER_KINDS, TRANSFER_STATUSES } from "../../db/schema";
 
-// Shared zod schemas of control of the authoritative copy (DESIGN.md 9). Helpers append below.
+// Shared zod schemas of control of the authoritative copy (docs/control.md). Helpers append below.
 
 // The transfer's shape (`TransferSchema`, component `VaultTransfer`) and `{vault_id}` (`VaultParams`)
 // live in ./record-schema.ts (the record shows its pending transfer); re-exported here for the

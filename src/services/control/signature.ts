@@ -5,7 +5,7 @@ import { ApiError } from "../../lib/errors";
 import { isControlJtiUsed, listControlKeys, type ControlKeyRow } from "./repository";
 import type { GlobalDb } from "../../lib/shards";
 
-/** The actions on a record a control signature covers (DESIGN.md 9 and 13). */
+/** The actions on a record a control signature covers (docs/control.md and 13). */
 export type RecordAction = "transfer" | "accept" | "reject" | "cancel" | "release_pledge" | "paid_off" | "paper_out";
 /** The actions on the organization's own control keys. */
 export type KeyAction = "add_key" | "delete_key";
@@ -97,7 +97,7 @@ function mismatches(signed: Record<string, unknown>, want: Record<string, unknow
 }
 
 /**
- * Checks the Control-Signature of an action on a record (DESIGN.md 13): its payload must be exactly
+ * Checks the Control-Signature of an action on a record (docs/control.md): its payload must be exactly
  * `{ vault_id, action, transfer_id? (accept, reject, cancel), control_seq, body_sha256, iat }`, with
  * `control_seq` the record's control sequence as the caller read it (the number of entries of its
  * control history) and `body_sha256` that of this request's body. So a signature is good for one
@@ -136,7 +136,7 @@ export async function verifyRecordSignature(
 const JTI = /^[\x21-\x7e]{8,128}$/;
 
 /**
- * Checks the Control-Signature of a key add or delete (DESIGN.md 13): payload exactly `{ action, kid,
+ * Checks the Control-Signature of a key add or delete (docs/control.md): payload exactly `{ action, kid,
  * jti, iat }`, `kid` the key added or deleted and `jti` a string (8 to 128 printable characters) never
  * used by this organization before; a `jti` is spent by the commit that uses it (controlJtiInsert), so
  * a refused request spends none. A reused `jti`: 403 `control_signature_invalid`. `keys`: the

@@ -7,7 +7,7 @@ import { findPendingTransfer, type TransferRow } from "./repository";
 /**
  * A vaulted envelope's control as one read sees it: the record, its envelope (with its chain head), the
  * pending transfer and the control sequence: the number of control entries on the chain up to that head
- * (DESIGN.md 13: the length of GET …/control-history; every recorded control step adds one).
+ * (docs/control.md: the length of GET …/control-history; every recorded control step adds one).
  */
 export type ControlState = { record: VaultRecordRow; envelope: LoadedEnvelope; pending: TransferRow | null; controlSeq: number };
 
@@ -38,7 +38,7 @@ async function countControlEntries(db: D1Database, envelope: Pick<LoadedEnvelope
   return row?.n ?? 0;
 }
 
-/** The organizations that may see a record (DESIGN.md 9): originator, controller, pledgor, and the one a pending transfer is offered to. */
+/** The organizations that may see a record (docs/control.md): originator, controller, pledgor, and the one a pending transfer is offered to. */
 export function partiesOf(state: Pick<ControlState, "record" | "pending">): Set<string> {
   const { record, pending } = state;
   const parties = new Set([record.org_id, record.controller_org_id]);

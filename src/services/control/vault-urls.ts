@@ -10,7 +10,7 @@ import { assertController, assertVisible, readControl } from "./state";
 export type RecordFile = "authoritative" | "copy" | "certificate" | "evidence";
 
 /**
- * Downloads follow control (DESIGN.md 9): the authoritative copy's signed URL to the controller only
+ * Downloads follow control (docs/control.md): the authoritative copy's signed URL to the controller only
  * (the other parties: 403 `not_controller`, the originator too once it sold); the marked copy, the
  * certificate PDF and the evidence bundle to every party of the record; anyone else 404.
  */

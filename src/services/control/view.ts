@@ -6,7 +6,7 @@ import type { VaultRecordRow } from "../vault/repository";
 import type { TransferRow } from "./repository";
 import type { ControlState } from "./state";
 
-// The control record and a transfer as a partner reads them (DESIGN.md 9). One shape for the record
+// The control record and a transfer as a partner reads them (docs/control.md). One shape for the record
 // route, the book, the transfers routes and the attestation.
 
 export type PartyView = { org_id: string; name: string };
@@ -28,7 +28,7 @@ export type ControlSummaryView = {
   vault_id: string;
   envelope_id: string;
   document_hash: string;
-  /** PAdES level of the authoritative copy's seal (DESIGN.md 11); null for a paper upload (no seal of ours) */
+  /** PAdES level of the authoritative copy's seal (docs/evidence.md); null for a paper upload (no seal of ours) */
   evidence_level: string | null;
   vaulted_at: string;
   status: VaultRecordRow["control_status"];
@@ -39,7 +39,7 @@ export type ControlSummaryView = {
 };
 
 export type ControlView = ControlSummaryView & {
-  /** the number of entries of the record's control history: what a Control-Signature signs as `control_seq` (DESIGN.md 13) */
+  /** the number of entries of the record's control history: what a Control-Signature signs as `control_seq` (docs/control.md) */
   control_seq: number;
   compliance: { compliant: boolean; score: number; missing_requirements: string[] };
 };

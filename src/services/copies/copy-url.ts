@@ -4,7 +4,7 @@ import { ApiError } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
 
 /**
- * The link to the signer's copy (DESIGN.md 12 "The signer's copy"; docs/decisions/signers-copy.md):
+ * The link to the signer's copy (docs/consumer-signing.md "The signer's copy"; docs/decisions/signers-copy.md):
  * `{STORAGE_HOST}/copies/{envelope_id}?r={recipient}&exp={unix seconds}&sig={hex}`. It needs no login,
  * names neither an R2 key nor a signing slug, and is signed as vault downloads are: `sig` is HMAC-SHA256
  * keyed by STORAGE_URL_SECRET over the envelope, the recipient (a signer `sgn_…` or a cc recipient

@@ -4,7 +4,7 @@ import { closedLink, isOpen } from "../signers/signing-context";
 import { copyAvailable, signCopyUrl, type CopyLink } from "./copy-url";
 
 /**
- * What GET /signing/:slug shows of the signer's copy (DESIGN.md 12): nothing while the envelope is
+ * What GET /signing/:slug shows of the signer's copy (docs/consumer-signing.md): nothing while the envelope is
  * open (null); for 30 days after completion, while it is `completed` or `vaulted` (under any control
  * status: the copy is marked non-authoritative, which stays true after a paper-out), the signer's own
  * copy link; otherwise the link's 410 naming the status, as before (declined, voided, expired, or a

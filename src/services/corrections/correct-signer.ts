@@ -12,7 +12,7 @@ import { assertReissuable, isTheirTurn, readReissueState, reinvitation, reissued
 const CORRECTABLE = ["name", "email", "phone"] as const;
 
 /**
- * PATCH /partner/envelopes/:id/signers/:signer_id (DESIGN.md 12): corrects a signer's name, email or
+ * PATCH /partner/envelopes/:id/signers/:signer_id (docs/consumer-signing.md): corrects a signer's name, email or
  * phone before they finish. In one batch with the envelope's chain: the signer's new fields, a new
  * permanent link (the old slug dies at once, and every signing session handed out before, through
  * `last_resent_at`), a new invitation when it is the signer's turn (otherwise it goes out when the turn

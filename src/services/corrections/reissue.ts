@@ -8,7 +8,7 @@ import { getEnvelopeSigner, listSigners, signersWhoseTurnItIs, type SignerRow } 
 import { freshSigningLink } from "../signers/signing-links";
 import type { OutboxEmail } from "../../providers/email";
 
-/** One re-sent invitation per signer per this long (DESIGN.md 12). */
+/** One re-sent invitation per signer per this long (docs/consumer-signing.md). */
 export const RESEND_INTERVAL_MS = 10 * 60 * 1000;
 
 /** What a correction or a re-send reads, fresh on each attempt. */

@@ -8,7 +8,7 @@ import { signerData } from "../signers/signer-actor";
 import { assertReissuable, assertResendAllowed, isTheirTurn, readReissueState, reinvitation, reissuedSigner, RESEND_INTERVAL_MS, type ReissueState } from "./reissue";
 
 /**
- * POST /partner/envelopes/:id/signers/:signer_id/resend (DESIGN.md 12): a new invitation email to a
+ * POST /partner/envelopes/:id/signers/:signer_id/resend (docs/consumer-signing.md): a new invitation email to a
  * signer whose turn it is, at most one per 10 minutes per signer (else 429 with `Retry-After`). The
  * permanent slug exists only in an email, so the new email carries a new link: the signer's old link,
  * and every signing session handed out before, stop working (`last_resent_at`). The audit entry

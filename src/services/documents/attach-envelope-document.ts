@@ -11,7 +11,7 @@ import { insertEnvelopeFields, insertOriginalDocument } from "./repository";
 import { discardDocuments, ingestPdf } from "./ingest-pdf";
 
 /**
- * PUT /partner/envelopes/:id/document (DESIGN.md 3): attaches the PDF to sign to a pending envelope.
+ * PUT /partner/envelopes/:id/document (docs/decisions/envelope-state-machine.md): attaches the PDF to sign to a pending envelope.
  * Its embedded tags become the envelope's fields and are stripped; the original document row, the
  * fields and the move to `uploaded` commit together. Paper envelopes take their signed document
  * through vault-in-upload, and a template envelope already has its document: both are 409.

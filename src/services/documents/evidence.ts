@@ -2,7 +2,7 @@ import type { Env } from "../../env";
 import { atLeast, EVIDENCE_LEVELS, loadSealKey, targetLevel, type EvidenceLevel } from "../../pdf";
 
 /**
- * The service's side of the PAdES evidence levels (DESIGN.md 11, docs/decisions/evidence-levels-in-service.md):
+ * The service's side of the PAdES evidence levels (docs/evidence.md, docs/decisions/evidence-levels-in-service.md):
  * the level this configuration's seals are to reach, how long auto-vault waits for it, and how a
  * recorded level reads.
  */

@@ -29,7 +29,7 @@ export function renderCompletedCopy(c: CompletedCopy): RenderedEmail {
 }
 
 /**
- * The `completed_copy` emails of an envelope's completion (DESIGN.md 12), for the completion's own
+ * The `completed_copy` emails of an envelope's completion (docs/consumer-signing.md), for the completion's own
  * batch: one per recipient, the row naming the recipient's id as `signer_id` (a cc recipient's
  * `ccr_…` too), so the outbox's unique (signer_id, kind) index makes a second one a no-op. The link is
  * stored withheld and sealed as every email link is (./link-at-rest.ts).

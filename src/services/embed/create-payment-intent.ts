@@ -13,7 +13,7 @@ export type PaymentIntentAnswer =
   | { payment_required: true; client_secret: string; publishable_key: string; amount_cents: number; currency: string; status: "requires_payment" };
 
 /**
- * POST /embed/payment-intent (spec 4.4, DESIGN.md 7). With the payer's `sign` embed token and a
+ * POST /embed/payment-intent (spec 4.4, docs/decisions/sign-and-pay.md). With the payer's `sign` embed token and a
  * payment still due, answers the Stripe PaymentIntent's client secret for the Payment Element;
  * otherwise `payment_required: false` (no payment requested, already paid, the token's signer is
  * not the payer, or the envelope is closed).
@@ -30,7 +30,7 @@ export async function createPaymentIntent(ctx: RequestContext, input: { claims: 
   if (!payment || payment.status === "paid") return { payment_required: false };
   if (claims.userEmail.trim().toLowerCase() !== payment.payer_email) return { payment_required: false };
   if (!(PAYABLE_STATUSES as readonly string[]).includes(envelope.status)) return { payment_required: false };
-  // E-SIGN (DESIGN.md 12): no step of a consumer envelope before the payer's consent, as POST /signing/:slug/payment-token
+  // E-SIGN (docs/consumer-signing.md): no step of a consumer envelope before the payer's consent, as POST /signing/:slug/payment-token
   if (consentApplies(envelope)) {
     const payer = (await listSigners(ctx.db, envelope.id)).filter((s) => s.email.trim().toLowerCase() === payment.payer_email);
     assertConsentGiven(envelope, payer.find((s) => s.consent_given_at !== null) ?? { consent_given_at: null });

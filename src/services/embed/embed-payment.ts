@@ -9,7 +9,7 @@ export { PAYABLE_STATUSES } from "../payments/payment-gate";
 export type EmbedPaymentContext = { claims: EmbedClaims; envelope: LoadedEnvelope; payment: PaymentRow | null };
 
 /**
- * The envelope and payment of POST /embed/payment-intent and /embed/payment-status (DESIGN.md 7): the
+ * The envelope and payment of POST /embed/payment-intent and /embed/payment-status (docs/decisions/sign-and-pay.md): the
  * embed token, already verified by the embed host's auth (401 otherwise), names the envelope and its
  * organization; nothing comes from the request. `widget` restricts the token kind (403 for another).
  * An envelope that no longer exists in the token's organization is 403, like a token for another one.

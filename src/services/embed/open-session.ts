@@ -53,7 +53,7 @@ async function vaultSession(ctx: OrgContext, envelope: EnvelopeRow): Promise<Emb
   if (!record) return { widget_type: "vault", ...head(envelope), vault: null };
   const [certificate, url, certificateUrl] = await Promise.all([
     getCertificate(ctx, { envelopeId: envelope.id }),
-    // downloads follow control (DESIGN.md 9, 13): once the organization sold the record or control closed, its widget offers the marked copy
+    // downloads follow control (docs/control.md): once the organization sold the record or control closed, its widget offers the marked copy
     createVaultUrl(ctx, {
       envelopeId: envelope.id,
       file: record.controller_org_id === ctx.orgId && record.control_status === "active" ? "authoritative" : "copy",

@@ -264,13 +264,13 @@ export function createdEnvelopeInsert(
 }
 
 /**
- * An envelope's E-SIGN consent at create (DESIGN.md 12): whether it applies, and the organization's
+ * An envelope's E-SIGN consent at create (docs/consumer-signing.md): whether it applies, and the organization's
  * disclosure version it pins when it does (so a later save never changes what its signers are shown).
  * Read from the global database before the create's batch (compose/consent-at-create.ts), passed as values.
  */
 export type EnvelopeConsent = { consumerConsent: 0 | 1; disclosureId: string | null };
 
-// ---- reminders and expiry warnings (DESIGN.md 12; jobs/send-reminders.ts) ----
+// ---- reminders and expiry warnings (docs/consumer-signing.md; jobs/send-reminders.ts) ----
 
 /** The reminder schedule a create asks for (compose/create-envelope.ts): null falls back to the organization's default. */
 export function envelopeReminderSettingsUpdate(db: D1Database, envelopeId: string, s: { afterDays: number | null; everyDays: number | null }): D1PreparedStatement {
@@ -351,7 +351,7 @@ export function envelopeReminderMarkUpdate(db: D1Database, m: ReminderMark, sent
     .bind(sent.reminder ? 1 : 0, sent.reminder ? 1 : 0, m.now, sent.warning ? 1 : 0, m.now, m.envelopeId, m.now, m.remindersSent, m.lastReminderAt, m.expiryWarnedAt);
 }
 
-// ---- cc recipients (DESIGN.md 12 "Recipients"; compose/create-envelope.ts, copies/) ----
+// ---- cc recipients (docs/consumer-signing.md "Recipients"; compose/create-envelope.ts, copies/) ----
 
 export type CcRecipientRow = Row<typeof envelopeCcRecipients>;
 

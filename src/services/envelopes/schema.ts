@@ -15,7 +15,7 @@ export const SecuredPartySchema = z
   })
   .openapi("SecuredParty", { example: { name: "First Auto Finance LLC", role: "lender" } });
 
-/** A cc recipient (DESIGN.md 12 "Recipients"): gets the completed copy, never a signing link. */
+/** A cc recipient (docs/consumer-signing.md "Recipients"): gets the completed copy, never a signing link. */
 export const CcRecipientSchema = z
   .object({ name: z.string().trim().min(1).max(200), email: z.email().max(254) })
   .openapi("CcRecipient", { example: { name: "Dealer Desk", email: "contracts@dealer.example" } });

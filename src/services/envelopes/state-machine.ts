@@ -3,7 +3,7 @@ import { unprocessable } from "../../lib/errors";
 import type { EventType } from "../events/outbox";
 
 /**
- * Every move an envelope can make (spec part 3 and DESIGN.md 3). Nothing else in the code changes an
+ * Every move an envelope can make (spec part 3 and docs/decisions/envelope-state-machine.md). Nothing else in the code changes an
  * envelope's status: services name an action, this table says whether it is legal from the current
  * status, where it leads and which event it emits.
  */

@@ -3,7 +3,7 @@ import type { SealKey } from "../../pdf";
 import { base64Der } from "./pem";
 
 /**
- * The control attestation (DESIGN.md 9): who controls the authoritative copy as of `iat`, stated by the
+ * The control attestation (docs/control.md): who controls the authoritative copy as of `iat`, stated by the
  * service under its seal key, so anyone holding the seal certificate checks it offline.
  */
 export type AttestationPayload = {

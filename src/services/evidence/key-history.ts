@@ -52,7 +52,7 @@ export async function readKeyHistory(db: GlobalDb, orgIds: string[]): Promise<Ke
   return { organizations };
 }
 
-/** The signed action of each control step (DESIGN.md 9); an expiry is the service's own step. */
+/** The signed action of each control step (docs/control.md); an expiry is the service's own step. */
 export const CONTROL_VERB: Record<string, string> = {
   "vault.transfer_requested": "transfer",
   "vault.control_transferred": "accept",

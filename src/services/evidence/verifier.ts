@@ -285,7 +285,7 @@ export async function verifyEvidence(
     return fail(`audit chain: the envelope.vault entry names vault record ${vaulted.data.vault_id}, the signed manifest ${manifest.vault_id}`);
   }
 
-  // 5a. The control history is the chain's control entries (DESIGN.md 9), in order.
+  // 5a. The control history is the chain's control entries (docs/control.md), in order.
   const CONTROL = [
     "vault.transfer_requested",
     "vault.control_transferred",

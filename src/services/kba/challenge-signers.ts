@@ -22,7 +22,7 @@ export async function senderEmailOf(global: GlobalDb, actor: Actor): Promise<str
 export type KbaStep = { provider: string; challengedIds: Set<string>; challengedEmails: string[]; statements: D1PreparedStatement[] };
 
 /**
- * The KBA step of a send (DESIGN.md 7): one `required` check per signer other than the sender, as
+ * The KBA step of a send (docs/decisions/sign-and-pay.md): one `required` check per signer other than the sender, as
  * statements for the send's batch, and the challenged signer ids for the invitations. The sender added
  * as a signer (bulk send's `add_me_as_signer`, or a member sending an envelope they also sign) is
  * never challenged nor billed; another member of the organization is a signer like any other.

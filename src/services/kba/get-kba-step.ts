@@ -15,7 +15,7 @@ import { insertKbaSession, kbaCheckUnavailable, openSessionOf, type KbaSessionRo
 const sessionView = (session: KbaSessionRow, questions: KbaQuestion[]) => ({ session_id: session.id, expires_at: session.expires_at, questions });
 
 /**
- * GET /signing/:slug/kba (DESIGN.md 7). While the signer's check is `required`, returns the open
+ * GET /signing/:slug/kba (docs/decisions/sign-and-pay.md). While the signer's check is `required`, returns the open
  * question set: the same set (no new provider call) on every call until it is answered or lapses.
  * A set that lapsed unanswered is settled as a used attempt (lapse-session.ts) before anything else;
  * a new set is then started only while attempts are left and the signer's daily cap of sets allows

@@ -10,7 +10,7 @@ import { usageLineInsert } from "../usage/record-usage";
 import { kbaResultInsert } from "./repository";
 
 /**
- * Only a verified signer is billed (spec part 8: "400 cents per verified signer"; DESIGN.md 7: "per
+ * Only a verified signer is billed (spec part 8: "400 cents per verified signer"; docs/decisions/sign-and-pay.md: "per
  * verified client signer"): `passed`. A `failed` check verified nobody and `unavailable` asked nothing;
  * both are recorded at 0 cents.
  */

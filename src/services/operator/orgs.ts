@@ -87,7 +87,7 @@ export async function updateOrg(
   if (input.name !== undefined) changes.name = input.name;
   if (input.stripe_account_id !== undefined) changes.stripe_account_id = input.stripe_account_id;
   if (input.platform_fee_bps !== undefined) changes.platform_fee_bps = input.platform_fee_bps;
-  // reminder defaults (DESIGN.md 12) for the organization's envelopes that set none
+  // reminder defaults (docs/consumer-signing.md) for the organization's envelopes that set none
   if (input.reminder_after_days !== undefined) changes.reminder_after_days = input.reminder_after_days;
   if (input.reminder_every_days !== undefined) changes.reminder_every_days = input.reminder_every_days;
   if (input.embed_frame_ancestors !== undefined) {
@@ -106,7 +106,7 @@ export async function updateOrg(
 }
 
 /**
- * Moves where the organization's new envelopes go (DESIGN.md 10). Global side first, one batch: the
+ * Moves where the organization's new envelopes go (docs/decisions/shards.md). Global side first, one batch: the
  * organization's anchor goes on the new shard first; then, in one global batch, the new shard (and the
  * one it leaves) join the organization's set (`org_shards`, with `current_shard_id`, so a listed set
  * never misses a shard holding its data), the current shard changes, the org chain records it, and

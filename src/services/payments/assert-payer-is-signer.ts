@@ -3,7 +3,7 @@ import { findPaymentForEnvelope } from "./repository";
 import type { ShardDb } from "../../lib/shards";
 
 /**
- * At send (DESIGN.md 7): the payer named at create must be one of the signers being attached,
+ * At send (docs/decisions/sign-and-pay.md): the payer named at create must be one of the signers being attached,
  * otherwise nobody could ever pay and the envelope could never be vaulted. 422 naming the payer.
  */
 export async function assertPayerIsSigner(db: ShardDb, envelopeId: string, signerEmails: string[]): Promise<void> {

@@ -14,7 +14,7 @@ export type PlannedPayment = {
 };
 
 /**
- * `payment` on envelope create (DESIGN.md 7): checks that payments are on (STRIPE_SECRET_KEY, else
+ * `payment` on envelope create (docs/decisions/sign-and-pay.md): checks that payments are on (STRIPE_SECRET_KEY, else
  * 503 naming it) and that the organization can take money (a connected account and a platform fee
  * set by the operator, else 422 naming what is missing), then returns the row's INSERT for the
  * create's batch. Amount, currency, connected account and fee are fixed now: the intent created

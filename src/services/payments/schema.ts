@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { CURRENCIES, CURRENCY_MINIMUMS, MAX_AMOUNT } from "./currencies";
 
-/** `payment` on POST /partner/envelopes (DESIGN.md 7). */
+/** `payment` on POST /partner/envelopes (docs/decisions/sign-and-pay.md). */
 export const PaymentRequestSchema = z
   .object({
     amount_cents: z

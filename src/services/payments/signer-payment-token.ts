@@ -15,7 +15,7 @@ export type SignerPaymentToken = { payment_required: false } | { payment_require
 
 /**
  * POST /signing/:slug/payment-token: how the signing page, opened by a signer's slug, gets the
- * credential of POST /embed/payment-intent and /embed/payment-status (DESIGN.md 7 makes the embed
+ * credential of POST /embed/payment-intent and /embed/payment-status (docs/decisions/sign-and-pay.md makes the embed
  * token that credential). For the designated payer, once they have signed and while the payment is
  * due, the slug is traded for a 15-minute `sign` embed token naming that signer, exactly what
  * POST /embed/token would mint for them. Anyone else, or nothing due: `payment_required: false`.
@@ -32,7 +32,7 @@ export async function signerPaymentToken(ctx: RequestContext, input: { signerId:
   if (!signer) throw notFound("Signing link");
   assertCurrentSession(ctx, signer);
   const envelope = await getEnvelope(ctx.db, signer.org_id, signer.envelope_id);
-  // E-SIGN (DESIGN.md 12): no step of the envelope before the signer's consent
+  // E-SIGN (docs/consumer-signing.md): no step of the envelope before the signer's consent
   assertConsentGiven(envelope, signer);
   const payment = await findPaymentForEnvelope(ctx.db, envelope.id);
   const due =

@@ -57,7 +57,7 @@ function orgFactsStatement(db: GlobalDb, orgId: string): D1PreparedStatement {
 
 type StoredSigner = Omit<SignerFacts, "declined_at" | "decline_reason"> & { n: number };
 
-/** GET /partner/envelopes/:id (DESIGN.md 14): the envelope with its signers, reminders and payment; 404 outside the organization. */
+/** GET /partner/envelopes/:id (docs/decisions/read-back.md): the envelope with its signers, reminders and payment; 404 outside the organization. */
 export async function readEnvelopeDetail(ctx: OrgContext, input: { envelopeId: string }, now = nowIso()) {
   const [row, org] = await Promise.all([
     detailStatement(ctx.db, ctx.orgId, input.envelopeId).first<DetailRow>(),

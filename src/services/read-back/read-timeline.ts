@@ -26,7 +26,7 @@ function timelinePageStatement(db: ShardDb, input: { orgId: string; envelopeId: 
 }
 
 /**
- * GET /partner/envelopes/:id/events (DESIGN.md 14): the envelope's audit chain, oldest first, each entry
+ * GET /partner/envelopes/:id/events (docs/decisions/read-back.md): the envelope's audit chain, oldest first, each entry
  * exactly as hashed (every hashed member is shown, so a partner can recompute each hash and follow
  * `prev_hash`). Writers never put a signing credential or link into an entry (signers/signing-links.ts),
  * so nothing is filtered here: filtering would break the hashes. `total` is the length the envelope records.

@@ -3,7 +3,7 @@ import { KBA_CHECK_STATUSES, PAYMENT_STATUSES } from "../../db/schema";
 import { ENVELOPE_EXAMPLE, EnvelopeSchema, Timestamp } from "../envelopes/schema";
 
 /**
- * A signer as an envelope read shows it (DESIGN.md 14): what the sender set and where the signer is.
+ * A signer as an envelope read shows it (docs/decisions/read-back.md): what the sender set and where the signer is.
  * The statuses are the partner's view of the signer, not the stored ones: `pending` until it is their
  * turn, `sent` once it is, then `viewed`, `completed` or `declined`.
  */
@@ -90,7 +90,7 @@ export const PaymentStateSchema = z
 
 export const ENVELOPE_DETAIL_EXAMPLE = { ...ENVELOPE_EXAMPLE, signers: [], reminders: null, payment: null };
 
-/** GET /partner/envelopes/{id}: the Envelope and what the sender set on it, read back (DESIGN.md 14). */
+/** GET /partner/envelopes/{id}: the Envelope and what the sender set on it, read back (docs/decisions/read-back.md). */
 export const EnvelopeDetailSchema = EnvelopeSchema.extend({
   signers: z.array(ReadBackSignerSchema).openapi({ description: "In signing order; empty until the envelope is sent (signers are attached by the send)" }),
   reminders: orNull(ReminderScheduleSchema, "The reminder schedule in force; null when neither the envelope nor the organization sets one"),

@@ -4,7 +4,7 @@ import { boundShards, shardDb } from "../../lib/shards";
 import { envelopesOn, findShardState, organizationsPerShard, registeredShards, shardStateUpsert, type ShardState } from "./repository";
 
 /**
- * The shard registry (DESIGN.md 10, docs/decisions/shards.md 3): the `shards` rows of the global
+ * The shard registry (docs/decisions/shards.md 3): the `shards` rows of the global
  * database, over the shards this deployment binds. A bound shard with no row is listed `closed` (a
  * shard just bound takes no organization until the operator opens it); a registered shard that is not
  * bound (a binding removed) is listed with its state but holds nothing this deployment can read, and

@@ -2,7 +2,7 @@ import { ApiError } from "../../lib/errors";
 import type { EnvelopeRow } from "../envelopes/repository";
 import type { SignerRow } from "./repository";
 
-/** Whether the envelope asks its signers for E-SIGN consent (DESIGN.md 12; fixed at create). */
+/** Whether the envelope asks its signers for E-SIGN consent (docs/consumer-signing.md; fixed at create). */
 export const consentApplies = (envelope: Pick<EnvelopeRow, "consumer_consent">) => envelope.consumer_consent === 1;
 
 /** True when consent does not stand between this signer and the document (not asked, or given). */
@@ -10,7 +10,7 @@ export const consentCleared = (envelope: Pick<EnvelopeRow, "consumer_consent">, 
   !consentApplies(envelope) || signer.consent_given_at !== null;
 
 /**
- * DESIGN.md 12 (15 U.S.C. §7001(c)): on an envelope asking for consent, the document, `view`, `submit`
+ * docs/consumer-signing.md (15 U.S.C. §7001(c)): on an envelope asking for consent, the document, `view`, `submit`
  * and the payment step answer 403 with `code: "consent_required"` until this signer has consented
  * (POST /signing/:slug/consent). It runs after the KBA gate (kba/gate.ts): identity comes first.
  */

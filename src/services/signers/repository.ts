@@ -82,7 +82,7 @@ export function signerViewedUpdate(db: ShardDb, signerId: string, at: string): D
     .bind(at, signerId);
 }
 
-/** The signer consents to electronic records (DESIGN.md 12; signing/consent-signing.ts), once, while still to sign. */
+/** The signer consents to electronic records (docs/consumer-signing.md; signing/consent-signing.ts), once, while still to sign. */
 export function signerConsentUpdate(db: ShardDb, signerId: string, at: string): D1PreparedStatement {
   return db
     .prepare("UPDATE signers SET consent_given_at = ? WHERE id = ? AND consent_given_at IS NULL AND status NOT IN ('completed', 'declined')")
@@ -110,7 +110,7 @@ export async function rehashSignerSlug(db: ShardDb, signerId: string, raw: strin
   await db.prepare("UPDATE signers SET slug_hash = ? WHERE id = ? AND slug_hash = ?").bind(hash, signerId, raw).run();
 }
 
-// ---- appended by helper C: corrections (DESIGN.md 12; services/corrections/) ----
+// ---- appended by helper C: corrections (docs/consumer-signing.md; services/corrections/) ----
 
 
 /** One signer of one envelope (a signer of another envelope, or organization, is as unknown as a made-up id). */
@@ -133,7 +133,7 @@ export function signerResendUpdate(db: ShardDb, signerId: string, input: { slugH
 
 /**
  * A correction: the signer's name, email and phone, a new link (`slugHash`) and `last_resent_at`,
- * guarded on the signer still open; E-SIGN consent starts over (DESIGN.md 12), as KBA does. The status stays (`viewed` records that the link was opened).
+ * guarded on the signer still open; E-SIGN consent starts over (docs/consumer-signing.md), as KBA does. The status stays (`viewed` records that the link was opened).
  */
 export function signerCorrectionUpdate(
   db: ShardDb,

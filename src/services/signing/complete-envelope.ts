@@ -76,7 +76,7 @@ export async function buildSignedDocument(
   // The seal comes last: the stored (and later vaulted) file is the sealed one, and its hash is the sealed file's.
   // Every step appended an incremental update to the original bytes: the file is stored and hashed
   // from its parts, never joined (a 50 MB original costs little more than itself).
-  // DESIGN.md 11: as high a level as the configuration allows; a TSA or OCSP outage never fails the
+  // docs/evidence.md: as high a level as the configuration allows; a TSA or OCSP outage never fails the
   // submit (the level reached is recorded and jobs/raise-evidence.ts raises it before vaulting).
   const outcome = await sealWithEvidence(env, parts, { signingTime: new Date(input.completedAt) });
   const { parts: sealed, sha256 } = outcome;

@@ -23,7 +23,7 @@ async function disclosureOf(ctx: RequestContext, sc: SigningContext) {
 }
 
 /**
- * POST /signing/:slug/consent `{agree: true}` (DESIGN.md 12, 15 U.S.C. §7001(c)): the signer consents
+ * POST /signing/:slug/consent `{agree: true}` (docs/consumer-signing.md and docs/control.md U.S.C. §7001(c)): the signer consents
  * to electronic records after the disclosure the envelope pinned. Records `consent_given_at` and a
  * `signer.consented` entry on the envelope's chain naming the disclosure's version and SHA-256, the
  * time, address and user agent, in one commit. KBA first (403 `kba_required`); a repeat answers the

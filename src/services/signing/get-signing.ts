@@ -23,7 +23,7 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
   // KBA (spec rule 5): until this signer passes, the envelope and the signer only, no fields
   const kba = await kbaStateOf(ctx.db, signer.id);
   const cleared = kbaCleared(kba);
-  // E-SIGN (DESIGN.md 12): the fields carry the contract's terms (prefilled values): none before consent
+  // E-SIGN (docs/consumer-signing.md): the fields carry the contract's terms (prefilled values): none before consent
   const consented = consentCleared(envelope, signer);
   return {
     envelope: { id: envelope.id, name: envelope.name, status: envelope.status, expires_at: envelope.expires_at },

@@ -58,7 +58,7 @@ export async function submitSigning(
   await assertMaySubmit(ctx, first);
   // The completing submit seals the document: an unconfigured or unusable seal refuses it (503) before anything is written.
   if (completesEnvelope(first)) await loadSealKey(ctx.env);
-  // the completed copies (DESIGN.md 12) go out with the completion: their facts read once, here
+  // the completed copies (docs/consumer-signing.md) go out with the completion: their facts read once, here
   let copyFacts: CopyFacts | null = completesEnvelope(first) ? await readCopyFacts(ctx, first.envelope) : null;
   let copyEmails: OutboxEmail[] = [];
   const accepted = acceptValues(first.fields.filter((f) => f.role === first.signer.role), input.values);
@@ -113,7 +113,7 @@ export async function submitSigning(
           set: { signed_at: at },
           data: {
             signed_document_sha256: signed.document.sha256,
-            // DESIGN.md 11: the level the seal reached and the configuration's target (and why short of it)
+            // docs/evidence.md: the level the seal reached and the configuration's target (and why short of it)
             evidence_level: signed.document.evidence.level,
             evidence_level_target: signed.document.evidence.target,
             ...(signed.document.evidence.shortfall ? { evidence_shortfall: signed.document.evidence.shortfall } : {}),

@@ -29,7 +29,7 @@ type Intent = {
 };
 
 /**
- * POST /stripe/webhook (DESIGN.md 7). The raw body is verified with the `stripe` library against
+ * POST /stripe/webhook (docs/decisions/sign-and-pay.md). The raw body is verified with the `stripe` library against
  * STRIPE_WEBHOOK_SECRET (a missing, forged, other-secret or older than 5 minutes signature is 400 and
  * nothing is recorded). Then, by Stripe's event id, each event acts at most once:
  *
@@ -176,7 +176,7 @@ async function recordFailure(ctx: RequestContext, event: ProcessorEvent, intent:
 }
 
 /**
- * The auto-vault that waited for the payment (DESIGN.md 7): run here, in the webhook request, once
+ * The auto-vault that waited for the payment (docs/decisions/sign-and-pay.md): run here, in the webhook request, once
  * the payment is paid. It vaults only a `completed` envelope with auto-vault consent, and does
  * nothing on one already vaulted. An unexpected failure (storage down) is thrown: the webhook answers
  * 500, Stripe re-sends the event, and the re-sent event runs this again.

@@ -109,7 +109,7 @@ export async function autoVaultIfConsented(ctx: RequestContext, input: { envelop
   if (row.document_source === "upload") return { vaulted: false, reason: "paper envelopes are vaulted by vault-in-upload" };
   // Sign + Pay: deferred, not refused. The Stripe webhook calls this again once the payment is paid.
   if (await findUnpaidPayment(ctx.db, { id: envelopeId })) return { vaulted: false, reason: "deferred until the requested payment is paid" };
-  // DESIGN.md 11: waits for the configured evidence level (jobs/raise-evidence.ts raises it) up to the bound.
+  // docs/evidence.md: waits for the configured evidence level (jobs/raise-evidence.ts raises it) up to the bound.
   const waiting = await evidenceWait(ctx, { envelopeId, signedAt: row.signed_at });
   if (waiting) return { vaulted: false, reason: waiting };
   try {

@@ -17,7 +17,7 @@ export const CERTIFICATE_VERSION = "1.0";
 export type CertificateParty = { org_id: string; name: string };
 
 /**
- * Who holds the authoritative copy as of the certificate (DESIGN.md 9): the originator (the vaulting
+ * Who holds the authoritative copy as of the certificate (docs/control.md): the originator (the vaulting
  * organization), the controller (control under §9-105, the only one given the authoritative copy), the
  * pledgor while pledged, the record's status, and how many transfers of control were accepted.
  */
@@ -29,7 +29,7 @@ export type CertificateControl = {
   transfer_count: number;
 };
 
-/** The compliance certificate exactly as served (spec part 2, "Compliance certificate"), with its control block (DESIGN.md 9). */
+/** The compliance certificate exactly as served (spec part 2, "Compliance certificate"), with its control block (docs/control.md). */
 export type Certificate = {
   certificate_type: typeof CERTIFICATE_TYPE;
   certificate_version: typeof CERTIFICATE_VERSION;
@@ -48,7 +48,7 @@ export type Certificate = {
 };
 
 /**
- * The PAdES evidence level of the vaulted bytes (DESIGN.md 11) and, when it is below what the
+ * The PAdES evidence level of the vaulted bytes (docs/evidence.md) and, when it is below what the
  * configuration targets, the target and why the record was vaulted without it. Absent on paper
  * uploads (no seal of ours) and on certificates issued before levels were recorded.
  */
@@ -209,7 +209,7 @@ async function previousEvidence(db: D1Database, envelopeId: string): Promise<Cer
 
 /**
  * The envelope's `compliant` flag is `certificate_issued_at IS NOT NULL`: true once a certificate has
- * been generated (spec 2 and 4.2, DESIGN.md 4), whatever that certificate attests. The column holds
+ * been generated (spec 2 and 4.2, docs/decisions/compliance-and-certificate.md), whatever that certificate attests. The column holds
  * the issue time of the current certificate; whether the record meets UCC §9-105 is the certificate's
  * own `ucc_9105_compliance.compliant` and the live evaluation (`GET .../vault/compliance`).
  */

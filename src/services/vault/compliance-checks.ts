@@ -3,7 +3,7 @@ import { securedPartyOf, type EnvelopeRow } from "../envelopes/repository";
 // The UCC §9-105 checks, pure: the vault issues its certificates from them, and the compliance verb
 // (services/compliance/evaluate.ts) evaluates them live on what the vault repository reads.
 
-/** The facts the eight UCC §9-105 checks are decided on (DESIGN.md 4). */
+/** The facts the eight UCC §9-105 checks are decided on (docs/decisions/compliance-and-certificate.md). */
 export type ComplianceFacts = {
   /** authoritative copies stored for the envelope */
   authoritativeCopies: number;
@@ -21,7 +21,7 @@ export type ComplianceFacts = {
   unsignedMoves?: string[];
   /** unsigned moves made after the operator removed the acting organization's keys (said, not failed) */
   movesAfterRecovery?: string[];
-  /** control of the authoritative copy (DESIGN.md 9) */
+  /** control of the authoritative copy (docs/control.md) */
   control: ControlFacts;
   /** non-authoritative copies, and how many of them carry the copy marking */
   copies: number;

@@ -5,7 +5,7 @@ import { listSigners } from "../signers/repository";
 
 export const CONSENT_CITATION = "15 U.S.C. §7001(c)";
 
-/** The certificate's record of E-SIGN consumer consent (DESIGN.md 12): the disclosure shown and when each signer consented. */
+/** The certificate's record of E-SIGN consumer consent (docs/consumer-signing.md): the disclosure shown and when each signer consented. */
 export type ConsumerConsentBlock = {
   required: boolean;
   citation: typeof CONSENT_CITATION;

@@ -1,7 +1,7 @@
 import type { VaultFacts } from "./compliance-checks";
 import type { VaultRecordRow } from "./repository";
 
-// Control of the authoritative copy read from the envelope's chain (DESIGN.md 9): pure, so the
+// Control of the authoritative copy read from the envelope's chain (docs/control.md): pure, so the
 // compliance checks, the control-history route, the attestation and the evidence bundle agree.
 
 /** A chain entry as stored (data as JSON text) or as about to be written (data as an object). */

@@ -20,7 +20,7 @@ import { openMarkedCopy } from "../copies/marked-copy";
 
 const BUNDLE_ACTION = "vault.evidence_bundle";
 
-/** Which bundle a party gets (DESIGN.md 13): the authoritative copy's, or the marked copy's. */
+/** Which bundle a party gets (docs/control.md): the authoritative copy's, or the marked copy's. */
 export type BundleForm = "authoritative" | "copy";
 
 type BundleFacts = { bundle_id: string; sha256: string; size_bytes: number; covers_seq: number; head_hash: string; bundle_version?: number; form?: BundleForm };

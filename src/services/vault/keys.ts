@@ -12,7 +12,7 @@ export function vaultKeys(orgId: string, envelopeId: string, vaultId: string) {
     dir,
     authoritative: `${dir}authoritative.pdf`,
     copy: `${dir}copy.pdf`,
-    /** the copy stamped as converted to paper at paper-out (DESIGN.md 9): the electronic record is no longer authoritative */
+    /** the copy stamped as converted to paper at paper-out (docs/control.md): the electronic record is no longer authoritative */
     paper: `${dir}paper-out.pdf`,
     certificate: (certificateId: string) => `${dir}certificate-${certificateId}.pdf`,
   };

@@ -33,7 +33,7 @@ export async function listVaultRecordsAfter(db: D1Database, afterId: string, lim
 }
 
 /** The vault record's INSERT, for vault-in's batch. */
-/** The columns of control (DESIGN.md 9): set at vaulting (the originator controls) and moved only by control steps. */
+/** The columns of control (docs/control.md): set at vaulting (the originator controls) and moved only by control steps. */
 export type ControlColumns = "controller_org_id" | "pledgor_org_id" | "control_status" | "transfer_count" | "closed_at" | "closed_note";
 
 /** The vault record's INSERT: the vaulting organization is its originator and first controller; its first evidence record is due at once. */
@@ -292,7 +292,7 @@ export function upsertSweepCursor(
     .run();
 }
 
-// ---- control of the authoritative copy (DESIGN.md 9) ----
+// ---- control of the authoritative copy (docs/control.md) ----
 
 export type ControlChange = Partial<Pick<VaultRecordRow, "controller_org_id" | "pledgor_org_id" | "control_status" | "closed_at" | "closed_note">> & {
   /** an accepted transfer counts one */

@@ -89,7 +89,7 @@ export const CertificateSchema = z
       hash_algorithm: z.literal("SHA-256"),
       document_hash: z.string(),
       evidence_level: z.enum(["B-B", "B-T", "B-LT", "B-LTA"]).optional().openapi({
-        description: "PAdES baseline level (ETSI EN 319 142-1) of the vaulted bytes' seal (DESIGN.md 11). Absent on paper uploads and on certificates issued before levels were recorded.",
+        description: "PAdES baseline level (ETSI EN 319 142-1) of the vaulted bytes' seal (docs/evidence.md). Absent on paper uploads and on certificates issued before levels were recorded.",
       }),
       evidence_level_target: z.enum(["B-B", "B-T", "B-LT", "B-LTA"]).optional().openapi({ description: "Present only when `evidence_level` is below it: the level the configuration targets" }),
       evidence_level_reason: z.string().optional().openapi({ description: "Present only when `evidence_level` is below the target: why the record was vaulted without it" }),
@@ -108,7 +108,7 @@ export const CertificateSchema = z
           signers: z.array(z.object({ role: z.string(), name: z.string(), consented_at: Timestamp.nullable() })),
         })
         .optional()
-        .openapi({ description: "E-SIGN consumer consent (DESIGN.md 12): the disclosure and when each signer consented; absent on certificates issued before it was recorded" }),
+        .openapi({ description: "E-SIGN consumer consent (docs/consumer-signing.md): the disclosure and when each signer consented; absent on certificates issued before it was recorded" }),
     }),
     identity_verification: z
       .object({

@@ -15,7 +15,7 @@ export type VaultFile = (typeof VAULT_FILES)[number];
  * carry `exp` (Unix seconds) and `sig` = hex HMAC-SHA256 keyed by STORAGE_URL_SECRET over all three:
  * changing any byte of the id, the role or the expiry invalidates the signature. The authoritative
  * copy's URL also names the controller it was issued to (`c`, inside the HMAC: a "v2" string), so the
- * download can check that organization still controls the record (DESIGN.md 13).
+ * download can check that organization still controls the record (docs/control.md).
  */
 function signature(secret: string, vaultId: string, file: VaultFile, exp: number, controllerOrgId: string | null): Promise<string> {
   const signed = controllerOrgId === null ? `vault-download:v1\n${vaultId}\n${file}\n${exp}` : `vault-download:v2\n${vaultId}\n${file}\n${exp}\n${controllerOrgId}`;
@@ -35,7 +35,7 @@ export function downloadFilename(envelope: Pick<EnvelopeRow, "id" | "name">, fil
 }
 
 /**
- * Downloads follow control (DESIGN.md 9 and 13): the authoritative copy goes to the controller of the
+ * Downloads follow control (docs/control.md and 13): the authoritative copy goes to the controller of the
  * moment only (403 `not_controller`, the code of control/state.ts, which this folder cannot import), and
  * to nobody once control is closed (409 `control_closed`: paid off, or converted to paper, where the
  * paper is the original now). Checked when a URL is issued and again when it is used, with `orgId` the

@@ -35,7 +35,7 @@ export type VaultDocumentInput = {
   paper?: { signedAt: string };
   /**
    * E-sign path: the PAdES level of `bytes` (recorded on the vault record and the certificate) and,
-   * when below the configured target, the target and why it was vaulted without it (DESIGN.md 11).
+   * when below the configured target, the target and why it was vaulted without it (docs/evidence.md).
    * Absent (paper uploads): the record keeps its column default and the certificate names no level.
    */
   evidence?: CertificateEvidence;

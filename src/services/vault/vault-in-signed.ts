@@ -47,7 +47,7 @@ export async function vaultInSigned(
 }
 
 /**
- * What the vault record and certificate say of the vaulted bytes' evidence (DESIGN.md 11): their
+ * What the vault record and certificate say of the vaulted bytes' evidence (docs/evidence.md): their
  * level and, when below the configuration's target, the target and why they were vaulted as they are.
  * Auto-vault waits up to SEAL_EVIDENCE_WAIT_MINUTES for the target (auto-vault.ts); a partner's
  * explicit vault-in vaults at once with what there is (docs/decisions/evidence-levels-in-service.md).

@@ -159,7 +159,7 @@ async function sendAttempt(env: Env, deliveryId: string, row: LoadedDelivery | n
   return { kind: "sent", row, outcome };
 }
 
-/** Spec 6.3 exactly, plus the Standard Webhooks headers (DESIGN.md 6). */
+/** Spec 6.3 exactly, plus the Standard Webhooks headers (docs/webhooks.md). */
 async function deliveryHeaders(row: LoadedDelivery, body: string, now: Date): Promise<Record<string, string>> {
   // The receiver checks this against its own clock, so it is the wall clock, never the injected one.
   const timestamp = Math.floor(Date.now() / 1000);

@@ -29,7 +29,7 @@ export async function setLegacyWebhook(ctx: OrgContext, input: { url: string | n
   const current = await findLegacyEndpoint(ctx.global, ctx.orgId);
   // Refused once a console user (an admin) has updated the endpoint since the migration, as the
   // organization's audit chain records it. A secret rotation does not count: an admin may sign the migrated
-  // endpoint and the legacy route keeps working (DESIGN.md); a change of its URL, events, state or description does.
+  // endpoint and the legacy route keeps working (docs/decisions/README.md); a change of its URL, events, state or description does.
   if (current && (await hasUserUpdatedWebhookEndpoint(ctx.global, ctx.orgId, current.id))) {
     throw conflict("An organization admin has changed the migrated webhook endpoint in the console; it is managed there now", { endpoint_id: current.id });
   }

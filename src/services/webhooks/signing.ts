@@ -1,7 +1,7 @@
 import { hmacSha256, toHex } from "../../lib/crypto";
 
 /**
- * Both signature schemes of a delivery (spec 5.4, DESIGN.md 6):
+ * Both signature schemes of a delivery (spec 5.4, docs/webhooks.md):
  * - `X-Service-Signature: sha256=<hex>`: HMAC-SHA256 of the raw body keyed by the UTF-8 bytes of the
  *   whole secret string (GitHub's scheme; `@octokit/webhooks-methods` verifies it);
  * - Standard Webhooks `webhook-signature: v1,<base64>`: HMAC-SHA256 of `id.timestamp.body` keyed by

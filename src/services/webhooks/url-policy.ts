@@ -2,7 +2,7 @@ import type { Env } from "../../env";
 import { isDevelopment, refuseInProduction } from "../../lib/service-env";
 
 /**
- * Where the service may POST webhooks (spec 4.10, DESIGN.md 6). Checked at create, at update and
+ * Where the service may POST webhooks (spec 4.10, docs/webhooks.md). Checked at create, at update and
  * again before every attempt, since the rules (or the policy) may have changed since the URL was
  * stored.
  *

@@ -59,7 +59,7 @@ async function fetchBytes(url: string) {
 const backdateCompletion = (envelopeId: string, days: number) =>
   shardDbOf(envelopeId).prepare("UPDATE envelopes SET signed_at = ? WHERE id = ?").bind(new Date(Date.now() - days * DAY_MS).toISOString(), envelopeId).run();
 
-describe("the signer's copy: completed_copy emails to every signer and cc recipient (DESIGN.md 12)", () => {
+describe("the signer's copy: completed_copy emails to every signer and cc recipient (docs/consumer-signing.md)", () => {
   it("queues one completed_copy per signer and cc recipient in the completion, one per address, with the link withheld at rest", async () => {
     const t = await newTenant();
     const { envelopeId } = await completedWithCc(t.key);

@@ -5,7 +5,7 @@ import { sentTwoSignerEnvelope, signing } from "../../helpers/signing-flow";
 import { adminToken } from "../../helpers/webhooks";
 
 /**
- * Review of issue 24 against DESIGN.md 12 (15 U.S.C. §7001(c)): what a consumer sees of the contract
+ * Review of issue 24 against docs/consumer-signing.md (15 U.S.C. §7001(c)): what a consumer sees of the contract
  * before consenting to electronic records, on every path.
  */
 const DISCLOSURE = {
@@ -20,7 +20,7 @@ async function requireConsent(orgId: string) {
   expect(saved.status).toBe(200);
 }
 
-describe("consent before any of the contract's contents (review of DESIGN.md 12)", () => {
+describe("consent before any of the contract's contents (review of docs/consumer-signing.md)", () => {
   it("GET /signing/:slug shows no fields or prefilled values before consent, and the signer's fields after it", async () => {
     const t = await newTenant({ name: "Prairie Auto Finance" });
     await requireConsent(t.orgId);

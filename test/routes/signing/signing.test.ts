@@ -117,7 +117,7 @@ describe("the signer API: view, submit in signing order, completion with the sta
     expect(certificate).toContain("198.51.100.9");
     expect(certificate).toContain(original!.sha256);
 
-    // Closed: every signer action stops working; the link itself shows the signer's copy (DESIGN.md 12), no fields.
+    // Closed: every signer action stops working; the link itself shows the signer's copy (docs/consumer-signing.md), no fields.
     const finished = await signing("GET", e.buyer);
     expect(finished.status).toBe(200);
     expect(finished.body.data).toMatchObject({ envelope: { status: "completed" }, fields: [], copy: { url: expect.stringContaining(`/copies/${e.envelopeId}?`) } });

@@ -78,7 +78,7 @@ export const NOT_ORGANIZATION_IDS: Record<string, string> = {
   tag_ids: "labels copied onto the batch's envelopes; there is no tag resource to look up",
   "answerSigningKba.session_id": "the KBA question set, looked up under the signer the slug names",
   "openEmbedSession.envelope_id": "must equal the envelope the embed token names (else 403), whatever organization holds it",
-  "offerVaultTransfer.to_org_id": "the organization control is offered to: by design another organization (DESIGN.md 9); an unknown one (or the caller) is 422",
+  "offerVaultTransfer.to_org_id": "the organization control is offered to: by design another organization (docs/control.md); an unknown one (or the caller) is 422",
 };
 
 /**

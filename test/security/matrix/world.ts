@@ -30,7 +30,7 @@ export async function org(name: string): Promise<Org> {
   const pending = await createEnvelope(t.key);
   const vaulted = await call("POST", `/partner/envelopes/${envelope.envelope_id}/vault-in-signed`, { key: t.key, body: {} });
   if (vaulted.status !== 200) throw new Error(`vault: ${vaulted.status} ${JSON.stringify(vaulted.body)}`);
-  // control of the authoritative copy (DESIGN.md 9): the vaulted envelope's record, and a transfer this
+  // control of the authoritative copy (docs/control.md): the vaulted envelope's record, and a transfer this
   // organization offered to a counterparty and cancelled (so the record has none pending)
   const vaultId = (await vaultRecord(envelope.envelope_id))!.id as string;
   const control = await newKey(t.orgId, ["vault:control"]);

@@ -46,7 +46,7 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constantFrom("payoff" as const, "paperout" as const), actor }) },
 );
 
-/** Whether the model allows the command: who may act, on what state (DESIGN.md 9). */
+/** Whether the model allows the command: who may act, on what state (docs/control.md). */
 function allowed(m: Model, c: Command): boolean {
   const active = m.status === "active";
   switch (c.op) {

@@ -15,7 +15,7 @@ import { checkSignatures, ltEnv, outage } from "../../pdf/seal/evidence-helpers"
 import { shardDbOf } from "../../helpers/shards";
 
 /**
- * DESIGN.md 11 in the service: the completing submit seals as high as the configuration allows and
+ * docs/evidence.md in the service: the completing submit seals as high as the configuration allows and
  * never fails for a TSA or OCSP outage; the raising job adds what is missing; auto-vault waits for the
  * target up to SEAL_EVIDENCE_WAIT_MINUTES; the vault record and certificate say the level vaulted.
  * The TSA and OCSP responder are OpenSSL behind the stand-ins; outages are their admin switch.

@@ -18,7 +18,7 @@ import { completedEnvelope, download, vaultRecord } from "../../helpers/vault";
 import { globalDb } from "../../helpers/shards";
 import { fingerprint, servicePin, type Files } from "./forge";
 
-// Issue 33 (DESIGN.md 13): bundles by role, the control-key history, pinned timestamps, the verifier
+// Issue 33 (docs/control.md): bundles by role, the control-key history, pinned timestamps, the verifier
 // published, the evidence record over every member.
 
 const dec = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
@@ -56,7 +56,7 @@ async function expectNoAuthoritativeBytes(files: Files, ac: Uint8Array, document
   }
 }
 
-/** A re-serialized, copy-sealed marked copy, as copies are now made (DESIGN.md 13): a fresh PDF naming the AC's hash, sealed. */
+/** A re-serialized, copy-sealed marked copy, as copies are now made (docs/control.md): a fresh PDF naming the AC's hash, sealed. */
 async function reserializedCopy(documentHash: string): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   doc.addPage([300, 300]).drawText(`NON-AUTHORITATIVE COPY of ${documentHash}`, { x: 10, y: 150, size: 4 });

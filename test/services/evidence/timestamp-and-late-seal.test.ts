@@ -14,7 +14,7 @@ import { download } from "../../helpers/vault";
 import { sealedBundle, servicePin, type Files } from "./forge";
 import { shardDbOf } from "../../helpers/shards";
 
-// Reviewer R27 (issue 27 against DESIGN.md 11): gaps found in review, each proved here.
+// Reviewer R27 (issue 27 against docs/evidence.md): gaps found in review, each proved here.
 
 const dec = (bytes: Uint8Array | undefined) => new TextDecoder().decode(bytes);
 const verify = (files: Files, pins: string[]) => verifyEvidence(files, (b) => sha256Hex(b), { sealSha256: pins });

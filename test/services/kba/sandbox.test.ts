@@ -4,7 +4,7 @@ import { correctChoiceIndex } from "../../helpers/kba";
 
 const subject = (email: string) => ({ email, name: "Jane Buyer" });
 
-describe("the sandbox KBA provider (DESIGN.md 7)", () => {
+describe("the sandbox KBA provider (docs/decisions/sign-and-pay.md)", () => {
   it("asks 3 questions of 4 choices, the same ones again for the same session, and passes exactly the rule's answers", async () => {
     const sandbox = kbaProvider({ KBA_PROVIDER: "sandbox", SERVICE_ENV: "development" });
     expect(sandbox.name).toBe("sandbox");

@@ -11,7 +11,7 @@ import { jobContextOf } from "../../helpers/context";
 const strict = (url: string) => checkWebhookUrl(url, "public-https");
 const loopback = (url: string) => checkWebhookUrl(url, "allow-loopback");
 
-/** Every form the spec and DESIGN.md name, refused under the production policy and in tests alike. */
+/** Every form the spec and docs/decisions/README.md name, refused under the production policy and in tests alike. */
 const REFUSED: [string, RegExp][] = [
   // not https, not 443, credentials, not a URL
   ["http://hooks.lender.example/esign", /only https/],

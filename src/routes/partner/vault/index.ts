@@ -18,7 +18,7 @@ export const vaultRouter = createOrgRouter()
   .openapi(certificateSignedUrl.route, certificateSignedUrl.handler)
   .openapi(evidenceSignedUrl.route, evidenceSignedUrl.handler);
 
-// Control of the authoritative copy (DESIGN.md 9): the static paths (/partner/vault/transfers,
+// Control of the authoritative copy (docs/control.md): the static paths (/partner/vault/transfers,
 // /partner/vault/control-keys) before /partner/vault/{vault_id}, or the parameter would take them.
 vaultRouter.route("/", transfersRouter);
 vaultRouter.route("/", controlKeysRouter);

@@ -38,7 +38,7 @@ export const authoritativeRoute = vaultUrlRoute(
   "getAuthoritativeCopyUrl",
   "/partner/envelopes/{envelope_id}/vault/signed-url",
   "Download URL of the authoritative copy",
-  "Downloads follow control (DESIGN.md 9): issued to the envelope's organization only while it controls the vault record; once it sold or pledged the record, 403 `not_controller` (the controller downloads it at GET /partner/vault/{vault_id}/signed-url); after a paid-off or a paper-out, 409 `control_closed`. The URL names the organization it is issued to: once that organization no longer controls the record (an accepted transfer, a pledge or its release), the download answers 403 `not_controller`; once control is closed (paid off, paper-out), 409 `control_closed`. An offer alone changes nothing. The download re-computes the SHA-256 and refuses (409) a document that no longer matches the hash recorded at vaulting, recording a tamper event.",
+  "Downloads follow control (docs/control.md): issued to the envelope's organization only while it controls the vault record; once it sold or pledged the record, 403 `not_controller` (the controller downloads it at GET /partner/vault/{vault_id}/signed-url); after a paid-off or a paper-out, 409 `control_closed`. The URL names the organization it is issued to: once that organization no longer controls the record (an accepted transfer, a pledge or its release), the download answers 403 `not_controller`; once control is closed (paid off, paper-out), 409 `control_closed`. An offer alone changes nothing. The download re-computes the SHA-256 and refuses (409) a document that no longer matches the hash recorded at vaulting, recording a tamper event.",
   [400, 404, 409, 503],
 );
 export const authoritativeHandler = handlerFor("authoritative");

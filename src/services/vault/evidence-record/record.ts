@@ -4,7 +4,7 @@ import { toHex } from "../../../lib/crypto";
 import { joinParts } from "../../../pdf";
 
 /**
- * RFC 4998 Evidence Record Syntax (DESIGN.md 11): proof that the authoritative copy's SHA-256 existed at
+ * RFC 4998 Evidence Record Syntax (docs/evidence.md): proof that the authoritative copy's SHA-256 existed at
  * a time, renewable before the timestamping authority's certificate expires, without touching the copy.
  *
  *   EvidenceRecord ::= SEQUENCE { version INTEGER (1), digestAlgorithms SEQUENCE OF AlgorithmIdentifier,

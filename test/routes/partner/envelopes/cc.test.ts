@@ -13,7 +13,7 @@ const ccRows = (envelopeId: string) =>
 
 const envelopeCount = async (orgId: string) => (await (await orgShardDb(orgId)).prepare("SELECT COUNT(*) AS n FROM envelopes WHERE org_id = ?").bind(orgId).first<{ n: number }>())!.n;
 
-describe("cc recipients on create (DESIGN.md 12 Recipients)", () => {
+describe("cc recipients on create (docs/consumer-signing.md Recipients)", () => {
   it("stores the cc recipients in order and shows them on the create answer and the envelope read", async () => {
     const t = await newTenant();
     const e = await createEnvelope(t.key, { cc: CC });

@@ -4,7 +4,7 @@ import { party, vaulted, type Party } from "../../../helpers/control";
 import { bodySha256Of, controlSeqOf, makeControlKey, recordSignature, registerControlKey, type ControlKeyPair } from "../../../helpers/control-keys";
 import { shardDbOf } from "../../../helpers/shards";
 
-// DESIGN.md 13: a Control-Signature is good for one request. It signs the record's control_seq and
+// docs/control.md: a Control-Signature is good for one request. It signs the record's control_seq and
 // the body's hash, so it cannot be replayed, nor reused for another kind of move.
 
 const post = (key: string, path: string, body: unknown, jws?: string) =>

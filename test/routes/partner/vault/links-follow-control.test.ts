@@ -3,7 +3,7 @@ import { call } from "../../../helpers/api";
 import { offered, party, transferred, vaulted, type Party } from "../../../helpers/control";
 import { download } from "../../../helpers/vault";
 
-// DESIGN.md 13: an authoritative-copy link names the controller it was issued to and is checked again
+// docs/control.md: an authoritative-copy link names the controller it was issued to and is checked again
 // when used; a link issued before control moved (or closed) no longer serves the copy.
 
 /** A day-long link to the authoritative copy, issued to `org` on the record path (or the envelope path). */

@@ -3,7 +3,7 @@ import * as create from "./create";
 import * as del from "./delete";
 import * as list from "./list";
 
-/** The organization's control keys (DESIGN.md 9). Mounted before the record routes (static paths first). */
+/** The organization's control keys (docs/control.md). Mounted before the record routes (static paths first). */
 export const controlKeysRouter = createOrgRouter()
   .openapi(create.route, create.handler)
   .openapi(list.route, list.handler)

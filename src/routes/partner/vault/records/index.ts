@@ -6,7 +6,7 @@ import * as get from "./get";
 import * as list from "./list";
 import * as signedUrl from "./signed-url";
 
-/** The book and each record under /partner/vault/{vault_id} (DESIGN.md 9): reads, downloads, history, attestation. */
+/** The book and each record under /partner/vault/{vault_id} (docs/control.md): reads, downloads, history, attestation. */
 export const recordsRouter = createOrgRouter()
   .openapi(list.route, list.handler)
   .openapi(get.route, get.handler)

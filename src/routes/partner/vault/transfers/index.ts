@@ -6,7 +6,7 @@ import * as paidOff from "./paid-off";
 import * as paperOut from "./paper-out";
 import * as releasePledge from "./release-pledge";
 
-/** Transfers of control (DESIGN.md 9): offers, answers, the caller's transfers. Mounted before the record routes (static paths first). */
+/** Transfers of control (docs/control.md): offers, answers, the caller's transfers. Mounted before the record routes (static paths first). */
 export const transfersRouter = createOrgRouter()
   .openapi(list.route, list.handler)
   .openapi(answer.acceptRoute, answer.acceptHandler)
