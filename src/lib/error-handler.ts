@@ -28,6 +28,16 @@ export const STATUS_CODES: Record<number, string> = {
 };
 const codeOf = (status: number, code?: string) => code ?? STATUS_CODES[status] ?? "error";
 
+/**
+ * `details` on a 422 is always the issue array (`[{ code, expected, received, path, message }]`): a
+ * verb's refusal written otherwise is put in that shape here, one issue naming the whole request.
+ */
+function detailsOf(err: ApiError): unknown {
+  if (err.status !== 422 || Array.isArray(err.details)) return err.details;
+  const received = err.details === undefined ? "the request" : JSON.stringify(err.details).slice(0, 200);
+  return [{ code: err.code ?? "invalid_value", expected: "a request the service can act on", received, path: [], message: err.message }];
+}
+
 /** The one place an error becomes a response: `{ error, details?, code }`, never a stack trace. */
 export function onError(err: Error, c: Context<AppEnv>): Response {
   if (err instanceof ApiError) {
@@ -35,7 +45,7 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
     const retryAfter = err.status === 429 ? (err.details as { retry_after?: unknown } | undefined)?.retry_after : undefined;
     if (typeof retryAfter === "number") c.header("Retry-After", String(retryAfter));
     return c.json(
-      { error: err.message, ...(err.details !== undefined ? { details: err.details } : {}), code: codeOf(err.status, err.code) },
+      { error: err.message, ...(err.details !== undefined || err.status === 422 ? { details: detailsOf(err) } : {}), code: codeOf(err.status, err.code) },
       err.status,
     );
   }

@@ -20,7 +20,7 @@ export const forbidden = (message: string) => new ApiError(403, message);
 export const notFound = (what: string) => new ApiError(404, `${what} not found`);
 export const conflict = (message: string, details?: ErrorDetails, code?: string) =>
   new ApiError(409, message, details, code);
-export const unprocessable = (message: string, details?: ErrorDetails) => new ApiError(422, message, details);
+export const unprocessable = (message: string, details?: ErrorDetails, code?: string) => new ApiError(422, message, details, code);
 
 /**
  * `code` of a 409 whose cause clears by itself (a requested payment that settles): the same request

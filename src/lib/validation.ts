@@ -79,3 +79,9 @@ export function validationHook(
   }
   throw new ApiError(400, `Invalid ${result.target === "param" ? "path" : result.target} parameters`, issues);
 }
+
+/**
+ * One issue of a 422's `details` written by a verb rather than by zod, in the same shape: `details` on a
+ * 422 is always an array of these (docs/decisions/api-errors-and-validation.md).
+ */
+export const apiIssue = (path: (string | number)[], expected: string, received: string, message: string, code = "invalid_value"): ApiIssue => ({ code, expected, received, path, message });

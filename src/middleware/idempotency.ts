@@ -4,6 +4,7 @@ import { ApiError, badRequest, conflict, RETRYABLE_CONFLICT_CODES } from "../lib
 import type { AppEnv } from "../lib/hono";
 import { isMultipart, partsWithoutBoundary, uploadBody } from "../lib/multipart";
 import { claimIdempotencyKey, completeIdempotencyKey, getIdempotencyRecord, releaseIdempotencyKey } from "../services/operator/api-keys/repository";
+import { apiIssue } from "../lib/validation";
 
 const WINDOW_MS = 24 * 60 * 60 * 1000;
 /**
@@ -73,9 +74,12 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
     const prior = await getIdempotencyRecord(db, keyId, key);
     if (!prior) throw conflict("This Idempotency-Key is being reused concurrently; retry");
     if (prior.request_hash !== fingerprint) {
-      throw new ApiError(422, "Idempotency-Key was already used with a different request; use a new key for a new request", {
-        idempotency_key: key,
-      });
+      throw new ApiError(
+        422,
+        "Idempotency-Key was already used with a different request; use a new key for a new request",
+        [apiIssue(["Idempotency-Key"], "a key not used before with another request", key, "This key was used with another request", "idempotency_key_reused")],
+        "idempotency_key_reused",
+      );
     }
     if (prior.state !== "done" || prior.response_status === null) {
       throw conflict("A request with this Idempotency-Key is still being processed; retry shortly");

@@ -16,6 +16,7 @@ import type { SendEnvelopeInput } from "../signers/schema";
 import { getEnvelope, markSendEmailStatement, type LoadedEnvelope } from "../envelopes/repository";
 import { assertTransition, canTransition } from "../envelopes/state-machine";
 import { commitEnvelopeChange, planChange, type EnvelopeChange, type PlannedChange } from "../envelopes/commit";
+import { apiIssue } from "../../lib/validation";
 
 /**
  * What a send needs to know besides the envelope: the organization's name from the global database and,
@@ -67,7 +68,7 @@ export async function sendEnvelope(ctx: OrgContext, input: { envelopeId: string;
       if (!preparing) assertTransition(envelope.status, "send");
       const facts = await readSendFacts(ctx, envelope);
       if (!facts.hasDocument) {
-        throw unprocessable("The envelope has no document to sign: attach one before sending", { status: envelope.status });
+        throw unprocessable("The envelope has no document to sign: attach one before sending", [apiIssue(["document"], "an attached document or a template", "none", "The envelope has no document to sign")]);
       }
       if (envelope.kba_required === 1 && !body.send_email) {
         throw unprocessable("KBA envelopes are sent by email: send_email cannot be false, because the signer verifies their identity on the signing host before the document opens", [

@@ -5,6 +5,7 @@ import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { controlJtiInsert, controlKeyInsertGuarded, isControlJtiConflict, listControlKeys, type ControlKeyRow } from "./repository";
 import { usedJti, verifyKeySignature } from "./signature";
+import { apiIssue } from "../../lib/validation";
 
 /** An organization holds at most this many control keys (each control action is checked against them). */
 export const MAX_CONTROL_KEYS = 10;
@@ -16,7 +17,8 @@ export type ControlKeyAlg = ControlKeyRow["alg"];
 export type PublicControlJwk = { kty: "EC" | "OKP"; crv: "P-256" | "Ed25519"; x: string; y?: string };
 export type ControlKey = { kid: string; alg: ControlKeyAlg; jwk: PublicControlJwk; created_at: string };
 
-const invalidKey = (message: string, member?: string) => new ApiError(422, message, member ? { member } : undefined, INVALID_CONTROL_KEY);
+const invalidKey = (message: string, member?: string) =>
+  new ApiError(422, message, [apiIssue(member ? ["jwk", member] : ["jwk"], "an ES256 (P-256) or Ed25519 public JWK", member ?? "jwk", message, INVALID_CONTROL_KEY)], INVALID_CONTROL_KEY);
 
 /** 32 bytes, base64url: a P-256 coordinate and an Ed25519 public key alike. */
 function coordinate(jwk: Record<string, unknown>, member: "x" | "y"): string {

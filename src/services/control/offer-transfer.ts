@@ -10,6 +10,7 @@ import { isPendingTransferConflict, type TransferRow } from "./repository";
 import { bodySha256, verifyRecordSignature } from "./signature";
 import { assertActive, assertController, readControl, TRANSFER_PENDING, type ControlState } from "./state";
 import { transferView, type TransferView } from "./view";
+import { apiIssue } from "../../lib/validation";
 
 /** How long an offer stays open (docs/control.md): a transfer still pending then is expired. */
 export const TRANSFER_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -51,10 +52,10 @@ export async function offerTransfer(
   const state = await readControl(ctx.db, input.vaultId);
   assertCanOffer(state, ctx.orgId, input.kind);
   if (input.toOrgId === ctx.orgId) {
-    throw unprocessable("to_org_id is the caller: a transfer goes to another organization", [{ path: ["to_org_id"], message: "must name another organization" }]);
+    throw unprocessable("to_org_id is the caller: a transfer goes to another organization", [apiIssue(["to_org_id"], "another organization", input.toOrgId, "must name another organization")]);
   }
   if (!(await findOrganization(ctx.global, input.toOrgId))) {
-    throw unprocessable("to_org_id names no organization", [{ path: ["to_org_id"], message: "unknown organization" }]);
+    throw unprocessable("to_org_id names no organization", [apiIssue(["to_org_id"], "an existing organization", input.toOrgId, "unknown organization")]);
   }
   const signature = await verifyRecordSignature(ctx.global, {
     orgId: ctx.orgId,

@@ -9,6 +9,7 @@ import { commitWithOrgAudit } from "../audit/org-chain";
 import { normalizeEmail } from "../compose/create-envelope";
 import { findMembership, findUser, findUserIdByEmail, membershipUpsert, userInsert } from "../organizations/repository";
 import { assertOrgExists } from "./orgs";
+import { apiIssue } from "../../lib/validation";
 
 /** Adds a user to an organization with a role; an existing user (same email) joins or changes role. */
 export async function addUser(
@@ -39,7 +40,7 @@ export async function issueAccessToken(ctx: RequestContext, input: { userId: str
   if (!user) throw notFound("User");
   if (input.orgId) {
     const member = await findMembership(ctx.global, input.userId, input.orgId);
-    if (!member) throw unprocessable("The user is not a member of that organization", { org_id: input.orgId });
+    if (!member) throw unprocessable("The user is not a member of that organization", [apiIssue(["org_id"], "an organization the user is a member of", input.orgId, "The user is not a member of that organization")]);
   }
   const ttl = input.ttlSeconds ?? 3600;
   const issuedAt = Math.floor(Date.now() / 1000);

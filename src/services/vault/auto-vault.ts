@@ -8,6 +8,7 @@ import { vaultInSigned } from "./vault-in-signed";
 import { findSignedDocument } from "../documents/repository";
 import { asEvidenceLevel, atLeast, evidenceTarget, evidenceWaitMs } from "../documents/evidence";
 import { getVaultConsent, readAutoVaultFacts, vaultConsentUpsert } from "./repository";
+import { apiIssue } from "../../lib/validation";
 
 /** Statuses in which consent can still matter: the envelope is not yet vaulted nor closed. */
 const CONSENTABLE = ["pending", "uploaded", "preparing", "sent", "viewed", "completed"];
@@ -40,7 +41,7 @@ export async function setAutoVaultConsent(
     actor: ctx.actor,
     build: async (envelope, at) => {
       if (!CONSENTABLE.includes(envelope.status)) {
-        throw unprocessable(`Cannot set auto-vault consent on an envelope with status ${envelope.status}`, { status: envelope.status });
+        throw unprocessable(`Cannot set auto-vault consent on an envelope with status ${envelope.status}`, [apiIssue(["envelope_id"], "an envelope not yet completed", envelope.status, `The envelope is ${envelope.status}`)]);
       }
       const acceptedAt = input.enabled ? at : null;
       const acceptedBy = input.enabled ? actingUserId(ctx.actor) : null;

@@ -7,6 +7,7 @@ import { endpointInsert, endpointView, getEndpoint, invalidUrl, isEndpointLimitE
 import { SECRET_NOTE, WEBHOOK_ENDPOINT_LIMIT } from "./schema";
 import { newWebhookSecret } from "./signing";
 import { checkWebhookUrl, urlPolicyOf } from "./url-policy";
+import { apiIssue } from "../../lib/validation";
 
 export type CreateEndpointInput = {
   url: string;
@@ -37,7 +38,7 @@ export async function createEndpoint(ctx: OrgContext, input: CreateEndpointInput
     );
   } catch (err) {
     if (isEndpointLimitError(err)) {
-      throw unprocessable(`An organization may register at most ${WEBHOOK_ENDPOINT_LIMIT} webhook endpoints; delete one first`, { limit: WEBHOOK_ENDPOINT_LIMIT });
+      throw unprocessable(`An organization may register at most ${WEBHOOK_ENDPOINT_LIMIT} webhook endpoints; delete one first`, [apiIssue(["url"], `at most ${WEBHOOK_ENDPOINT_LIMIT} endpoints per organization`, `${WEBHOOK_ENDPOINT_LIMIT + 1} endpoints`, "The organization already has the most endpoints it may register", "webhook_endpoint_limit")], "webhook_endpoint_limit");
     }
     throw err;
   }

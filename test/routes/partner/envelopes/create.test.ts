@@ -143,6 +143,8 @@ describe("Idempotency-Key on POST /partner/envelopes", () => {
     const res = await call("POST", "/partner/envelopes", { key: t.key, body: envelopeBody(), headers: { "Idempotency-Key": "k" } });
     expect(res.status).toBe(422);
     expect(res.body.error).toMatch(/Idempotency-Key/);
+    expect(res.body.code).toBe("idempotency_key_reused");
+    expect(res.body.details).toEqual([expect.objectContaining({ path: ["Idempotency-Key"], received: "k" })]);
   });
 
   it("keeps keys per API key: the same key string from another tenant is a new request", async () => {

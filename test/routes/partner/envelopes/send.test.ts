@@ -155,6 +155,7 @@ describe("POST /partner/envelopes/:id/send", () => {
     const noDoc = await sendEnvelope(t.key, bare.envelope_id, { signers: [{ role: "buyer", email: "a@example.com", name: "A" }] });
     expect(noDoc.status).toBe(422);
     expect(noDoc.body.error).toBe("The envelope has no document to sign: attach one before sending");
+    expect(noDoc.body.details).toEqual([expect.objectContaining({ path: ["document"] })]);
     expect((await putDocument(t.key, bare.envelope_id, "A contract without tags")).status).toBe(200);
     const noFields = await sendEnvelope(t.key, bare.envelope_id);
     expect(noFields.status).toBe(422);

@@ -72,6 +72,8 @@ describe("POST /partner/vault/{vault_id}/transfers", () => {
     const self = await offer(a.key, vaultId, { kind: "pledge", to_org_id: a.orgId });
     expect(self.status).toBe(422);
     expect(self.body.error).toMatch(/caller/);
+    // details on a 422 is always the issue array, whoever refused
+    for (const res of [unknown, self]) expect(res.body.details).toEqual([expect.objectContaining({ code: "invalid_value", path: ["to_org_id"], received: expect.any(String) })]);
     const bad = await offer(a.key, vaultId, { kind: "sale", to_org_id: a.orgId });
     expect(bad.status).toBe(422);
     expect(bad.body.details[0].path).toEqual(["kind"]);

@@ -82,7 +82,8 @@ describe("webhook endpoint management", () => {
     const res = await call("POST", "/webhooks/endpoints", { bearer: token, body: { url: receiverUrl("ok").url, events: ["*"] } });
     expect(res.status).toBe(422);
     expect(res.body.error).toMatch(/at most 25 webhook endpoints/);
-    expect(res.body.details).toEqual({ limit: 25 });
+    expect(res.body.code).toBe("webhook_endpoint_limit");
+    expect(res.body.details).toEqual([expect.objectContaining({ path: ["url"], expected: "at most 25 endpoints per organization" })]);
     const count = await env.DB.prepare("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE org_id = ?").bind(t.orgId).first<{ n: number }>();
     expect(count!.n).toBe(25);
     // No audit entry for the refused create: it failed in the same batch as the insert.
