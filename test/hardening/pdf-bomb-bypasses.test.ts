@@ -1,18 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { call, createEnvelope, newTenant } from "../helpers/api";
+import { newTenant } from "../helpers/api";
 import { makePdf } from "../helpers/pdf";
-import { memberToken, putTemplateDocument, send, uploadTemplate } from "../helpers/templates";
-import { paperEnvelope, uploadPaper } from "../helpers/vault";
-import { lzwZeros, payload } from "../helpers/pdf-bomb-grammar";
+import { uploadTemplate } from "../helpers/templates";
+import { concat, latin1, lzwZeros, payload } from "../helpers/pdf-bomb-grammar";
+import { uploadPaths } from "../helpers/upload-paths";
 
 const MiB = 1024 * 1024;
-const latin1 = (s: string) => Uint8Array.from(s, (ch) => ch.charCodeAt(0));
-const concat = (parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) (out.set(p, at), (at += p.length));
-  return out;
-};
 
 async function deflate(piece: Uint8Array, total: number, format: "deflate" | "deflate-raw" = "deflate"): Promise<Uint8Array> {
   const cs = new CompressionStream(format);
@@ -104,32 +97,13 @@ async function fixtures(): Promise<Record<string, Uint8Array>> {
 
 const refusal = (_name: string) => 413 as number;
 
-type Path = (file: Uint8Array) => Promise<{ status: number; body: { error?: unknown; details?: unknown } }>;
-async function uploadPaths(): Promise<Record<string, Path>> {
-  const t = await newTenant();
-  const admin = await memberToken(t.orgId, "admin");
-  return {
-    "POST /partner/templates": (file) => uploadTemplate(t.key, { file }),
-    "PUT /partner/envelopes/:id/document": async (file) => {
-      const e = await createEnvelope(t.key);
-      const form = new FormData();
-      form.append("file", new File([file], "contract.pdf", { type: "application/pdf" }));
-      return send("PUT", `/partner/envelopes/${e.envelope_id}/document`, t.key, form);
-    },
-    "paper vault-in": async (file) => uploadPaper(t.key, (await paperEnvelope(t.key)).envelope_id, file),
-    "console template document": async (file) => {
-      const created = await call("POST", "/templates", { bearer: admin, body: { name: "Upload" } });
-      return putTemplateDocument(admin, created.body.data.template_id, file);
-    },
-  };
-}
 
 describe("a PDF bomb is refused whatever its dictionaries say, through every upload path", () => {
   it(
     "every bypass of the old pre-scan is refused with a 4xx in the error shape, and the service keeps serving",
     async () => {
       const files = await fixtures();
-      const paths = await uploadPaths();
+      const { paths } = await uploadPaths();
       for (const [pathName, upload] of Object.entries(paths)) {
         for (const [name, file] of Object.entries(files)) {
           const res = await upload(file);
@@ -214,7 +188,7 @@ describe("the third round of bypasses is refused through every upload path", () 
     "413 in the error shape, nothing stored, and the service keeps serving",
     async () => {
       const files = await thirdRound();
-      const paths = await uploadPaths();
+      const { paths } = await uploadPaths();
       for (const [pathName, upload] of Object.entries(paths)) {
         for (const [name, { file, details }] of Object.entries(files)) {
           expect(file.length).toBeLessThan(400_000);

@@ -1,11 +1,9 @@
 import { env } from "cloudflare:test";
 import fc from "fast-check";
+import { uploadPaths } from "../helpers/upload-paths";
 import { describe, expect, it } from "vitest";
 import { assertWithinDecodeBudget } from "../../src/pdf";
-import { call, createEnvelope, newTenant } from "../helpers/api";
 import { bombCase, bombPdf, type BombCase } from "../helpers/pdf-bomb-grammar";
-import { memberToken, putTemplateDocument, send, uploadTemplate } from "../helpers/templates";
-import { paperEnvelope, uploadPaper } from "../helpers/vault";
 
 /**
  * The decode budget against a grammar of obfuscated bombs (test/helpers/pdf-bomb-grammar.ts): comments
@@ -32,28 +30,6 @@ async function verdict(c: BombCase): Promise<number> {
   }
 }
 
-type Path = (file: Uint8Array) => Promise<{ status: number; body: { error?: unknown; details?: unknown } }>;
-async function uploadPaths(): Promise<{ orgId: string; paths: Record<string, Path> }> {
-  const t = await newTenant();
-  const admin = await memberToken(t.orgId, "admin");
-  return {
-    orgId: t.orgId,
-    paths: {
-      "POST /partner/templates": (file) => uploadTemplate(t.key, { file }),
-      "PUT /partner/envelopes/:id/document": async (file) => {
-        const e = await createEnvelope(t.key);
-        const form = new FormData();
-        form.append("file", new File([file], "contract.pdf", { type: "application/pdf" }));
-        return send("PUT", `/partner/envelopes/${e.envelope_id}/document`, t.key, form);
-      },
-      "paper vault-in": async (file) => uploadPaper(t.key, (await paperEnvelope(t.key)).envelope_id, file),
-      "console template document": async (file) => {
-        const created = await call("POST", "/templates", { bearer: admin, body: { name: "Upload" } });
-        return putTemplateDocument(admin, created.body.data.template_id, file);
-      },
-    },
-  };
-}
 
 const stored = async (orgId: string) => [
   ...(await env.DOCS.list({ prefix: `documents/${orgId}/` })).objects,

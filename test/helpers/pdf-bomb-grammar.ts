@@ -54,8 +54,8 @@ export const BOMB_STREAM_BYTES = 20 * MiB;
 export const BOMB_OBJECT_STREAM_BYTES = 10 * MiB;
 export const BENIGN_BYTES = 64 * 1024;
 
-const latin1 = (s: string) => Uint8Array.from(s, (ch) => ch.charCodeAt(0));
-const concat = (parts: Uint8Array[]) => {
+export const latin1 = (s: string) => Uint8Array.from(s, (ch) => ch.charCodeAt(0));
+export const concat = (parts: Uint8Array[]) => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) (out.set(p, at), (at += p.length));
