@@ -4,7 +4,7 @@ import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { renewEvidenceRecords } from "../../src/jobs/renew-evidence-records";
 import { checkEvidenceRecord } from "../../src/services/vault/evidence-record/check";
-import { readEvidenceRecord } from "../../src/services/vault/evidence-record/record";
+import { readEvidenceRecord } from "../../src/services/evidence/evidence-record";
 import { renewEvidenceRecord } from "../../src/services/vault/evidence-record/renew-evidence-record";
 import { listDueEvidenceRecords } from "../../src/services/vault/evidence-record/repository";
 import { call, newTenant } from "../helpers/api";

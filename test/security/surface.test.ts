@@ -72,7 +72,7 @@ describe("security matrix: every route the app registers", () => {
     const w = await theWorld();
     const unserved = [
       "/api/v2/partner/no-such-thing",
-      "/api/v2/envelopes/no-such-thing",
+      "/api/v2/envelopes/no-such-thing/deeper/still",
       "/api/v2/templates/no-such-thing/deeper",
       "/api/v2/operator/no-such-thing",
       `/api/v2/signing/${UNKNOWN_SLUG}/no-such-thing`,

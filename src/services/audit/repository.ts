@@ -68,3 +68,24 @@ export function chainRowsStatement(db: D1Database, chainId: string): D1PreparedS
     )
     .bind(chainId);
 }
+
+/** How many entries of the chain up to `uptoSeq` have one of `actions` (entries are never rewritten: the count as of that head). */
+export async function countChainActions(db: D1Database, input: { chainId: string; uptoSeq: number; actions: readonly string[] }): Promise<number> {
+  const row = await db
+    .prepare("SELECT COUNT(*) AS n FROM audit_log WHERE chain_id = ? AND seq <= ? AND action IN (SELECT value FROM json_each(?))")
+    .bind(input.chainId, input.uptoSeq, JSON.stringify([...input.actions]))
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/** A chain's entries with one of `actions`, oldest first (an organization's control-key history, say). */
+export async function listChainActions<Row>(db: D1Database, input: { chainId: string; actions: readonly string[] }): Promise<Row[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT id, seq, hash, action, actor_type, actor_id, ip, data, created_at FROM audit_log
+       WHERE chain_id = ? AND action IN (SELECT value FROM json_each(?)) ORDER BY seq`,
+    )
+    .bind(input.chainId, JSON.stringify([...input.actions]))
+    .all<Row>();
+  return results;
+}

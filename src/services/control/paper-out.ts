@@ -2,7 +2,7 @@ import type { OrgContext } from "../../lib/context";
 import { ApiError } from "../../lib/errors";
 import { loadSealKey, markConvertedToPaper } from "../../pdf";
 import { sha256Hex } from "../../lib/crypto";
-import { putCopy } from "../copies/marked-copy";
+import { putCopy } from "../vault/marked-copy";
 import { vaultKeys } from "../vault/keys";
 import { findVaultRecordById } from "../vault/repository";
 import { signVaultUrl } from "../vault/signed-url";

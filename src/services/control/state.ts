@@ -1,4 +1,5 @@
 import { ApiError, conflict, notFound } from "../../lib/errors";
+import { countChainActions } from "../audit/repository";
 import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
 import { CONTROL_ACTIONS } from "../vault/control-history";
 import { findVaultRecordById, type VaultRecordRow } from "../vault/repository";
@@ -30,12 +31,8 @@ export async function readControl(db: D1Database, vaultId: string): Promise<Cont
  * (and is planned again on a fresh read) if any step committed in between: the sequence a
  * Control-Signature was checked against is the one its step commits on.
  */
-async function countControlEntries(db: D1Database, envelope: Pick<LoadedEnvelope, "id" | "audit_seq">): Promise<number> {
-  const row = await db
-    .prepare("SELECT COUNT(*) AS n FROM audit_log WHERE chain_id = ? AND seq <= ? AND action IN (SELECT value FROM json_each(?))")
-    .bind(envelope.id, envelope.audit_seq, JSON.stringify([...CONTROL_ACTIONS]))
-    .first<{ n: number }>();
-  return row?.n ?? 0;
+function countControlEntries(db: D1Database, envelope: Pick<LoadedEnvelope, "id" | "audit_seq">): Promise<number> {
+  return countChainActions(db, { chainId: envelope.id, uptoSeq: envelope.audit_seq, actions: [...CONTROL_ACTIONS] });
 }
 
 /** The organizations that may see a record (docs/control.md): originator, controller, pledgor, and the one a pending transfer is offered to. */

@@ -7,9 +7,9 @@ import { findCcRecipient, findEnvelopeForCopy } from "../envelopes/repository";
 import { getSigner } from "../signers/repository";
 import { findVaultRecord } from "../vault/repository";
 import { downloadFilename } from "../vault/signed-url";
-import { isCurrentCopy } from "./copy-format";
+import { isCurrentCopy } from "../vault/copy-format";
 import { copyAvailable, verifyCopyUrl } from "./copy-url";
-import { openMarkedCopy, putCopy } from "./marked-copy";
+import { openMarkedCopy, putCopy } from "../vault/marked-copy";
 
 export type CopyDownload = { body: ReadableStream; size: number; filename: string };
 
@@ -26,7 +26,7 @@ const copyKey = (orgId: string, envelopeId: string, signedSha256: string) => `co
  *
  * The copy is never the authoritative copy's bytes (UCC §9-105(b)(5)), nor those bytes with something
  * appended: a vaulted envelope serves the vault's own marked copy (made at vault-in, naming the vault
- * record; remade first if it predates re-serialized copies: ./marked-copy.ts), under any control
+ * record; remade first if it predates re-serialized copies: ../vault/marked-copy.ts), under any control
  * status; a completed one not vaulted yet serves a re-serialized, stamped and sealed copy of the
  * signed PDF naming the signed document's SHA-256 (the hash the vault record will carry), made at the
  * first download and kept in R2 for the next ones, so the last signer's submit never pays for it.

@@ -7,7 +7,7 @@ import { certificatePem } from "./pem";
 import { GENESIS_HASH } from "../audit/chain";
 import type { AuditLogRow } from "../audit/repository";
 import { verifyScript } from "./verify-script";
-import { bundleEvidenceRecord, hashTreeRoot, readEvidenceRecord } from "../vault/evidence-record/record";
+import { bundleEvidenceRecord, hashTreeRoot, readEvidenceRecord } from "./evidence-record";
 import { requestTimestampForDigest } from "../../pdf/seal/timestamp";
 
 /** An audit chain entry as the bundle lists it: every column of the row, `data` parsed. */

@@ -1,5 +1,7 @@
 import { compactVerify, importJWK, calculateJwkThumbprint, decodeProtectedHeader, type JWK } from "jose";
 import type { GlobalDb } from "../../lib/shards";
+import { listChainActions } from "../audit/repository";
+import { getOrganizationName } from "../organizations/repository";
 import type { KeyHistory } from "./build-bundle";
 
 // An organization's control-key history as stored: the `control_key.added` / `control_key.deleted` /
@@ -18,18 +20,14 @@ export const KEY_ACTIONS = ["control_key.added", "control_key.deleted", "control
 export async function readKeyHistory(db: GlobalDb, orgIds: string[]): Promise<KeyHistory> {
   const organizations: KeyHistory["organizations"] = [];
   for (const orgId of [...new Set(orgIds)].sort()) {
-    const [{ results }, keys, org] = await Promise.all([
-      db
-        .prepare(
-          `SELECT id, seq, hash, action, actor_type, actor_id, ip, data, created_at FROM audit_log
-           WHERE chain_id = ? AND action IN ('control_key.added', 'control_key.deleted', 'control_key.recovered') ORDER BY seq`,
-        )
-        .bind(orgId)
-        .all<KeyEntryRow>(),
-      db.prepare("SELECT kid, jwk FROM control_keys WHERE org_id = ?").bind(orgId).all<{ kid: string; jwk: string }>(),
-      db.prepare("SELECT name FROM organizations WHERE id = ?").bind(orgId).first<{ name: string }>(),
+    const [results, keys, org] = await Promise.all([
+      listChainActions<KeyEntryRow>(db, { chainId: orgId, actions: KEY_ACTIONS }),
+      // SQL exception: the organization's registered keys, read here rather than through control/repository.ts,
+      // which sits above this folder (control -> vault -> evidence): one statement per organization of a bundle
+      db.prepare("SELECT kid, jwk FROM control_keys WHERE org_id = ?").bind(orgId).all<{ kid: string; jwk: string }>().then((r) => r.results),
+      getOrganizationName(db, orgId),
     ]);
-    const registered = new Map(keys.results.map((k) => [k.kid, JSON.parse(k.jwk) as Record<string, unknown>]));
+    const registered = new Map(keys.map((k) => [k.kid, JSON.parse(k.jwk) as Record<string, unknown>]));
     organizations.push({
       org_id: orgId,
       name: org?.name ?? null,

@@ -1,7 +1,7 @@
 import { ApiError, notFound } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
 import { findEnvelopeName } from "../envelopes/repository";
-import { openMarkedCopy, openPaperCopy } from "../copies/marked-copy";
+import { openMarkedCopy, openPaperCopy } from "./marked-copy";
 import { openEvidenceBundle } from "./evidence-bundle";
 import { observeAuthoritative, recordIntegrityCheck } from "./integrity";
 import { findVaultRecordById, latestCertificatePdf } from "./repository";
@@ -27,7 +27,7 @@ export async function openVaultDownload(
   const envelope = await findEnvelopeName(ctx.db, record.envelope_id);
   const filename = downloadFilename(envelope ?? { id: record.envelope_id, name: "" }, input.file);
 
-  // copies made before they were re-serialized are made again first (services/copies/marked-copy.ts)
+  // copies made before they were re-serialized are made again first (./marked-copy.ts)
   if (input.file === "copy") return { ...(await openMarkedCopy(ctx, record)), filename, contentType: "application/pdf" };
   if (input.file === "certificate") {
     // the current certificate's PDF (the newest version: re-issued when a check's outcome changes)

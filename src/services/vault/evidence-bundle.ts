@@ -16,7 +16,7 @@ import { findVaultedEnvelope, signVaultUrl } from "./signed-url";
 import type { EnvelopeRow } from "../envelopes/repository";
 import { sha256Hex, toHex } from "../../lib/crypto";
 import { loadSealKey } from "../../pdf";
-import { openMarkedCopy } from "../copies/marked-copy";
+import { openMarkedCopy } from "./marked-copy";
 
 const BUNDLE_ACTION = "vault.evidence_bundle";
 
@@ -96,7 +96,7 @@ function revisionEnds(pdf: Uint8Array): number[] {
  * such a copy would hand over the authoritative bytes, so the bundle goes without a PDF and says so.
  */
 async function separableCopy(ctx: RequestContext, record: VaultRecordRow): Promise<Uint8Array | null> {
-  // a copy made before copies were re-serialized is made again first (services/copies/marked-copy.ts)
+  // a copy made before copies were re-serialized is made again first (./marked-copy.ts)
   const copy = new Uint8Array(await new Response((await openMarkedCopy(ctx, record)).body).arrayBuffer());
   for (const end of revisionEnds(copy)) {
     if (end === record.size_bytes && (await sha256Hex(copy.subarray(0, end))) === record.document_hash) {

@@ -341,3 +341,8 @@ export async function listBook(db: D1Database, input: { orgId: string; role: Boo
   ]);
   return { rows: rows!.results as VaultRecordRow[], total: (count!.results[0] as { total: number } | undefined)?.total ?? 0 };
 }
+
+/** A vault record's copy was made again (re-serialized): its hash and size follow the stored object. */
+export async function recordRemadeCopy(db: D1Database, input: { vaultId: string; copyHash: string; copySizeBytes: number }): Promise<void> {
+  await db.prepare("UPDATE vault_records SET copy_hash = ?, copy_size_bytes = ? WHERE id = ?").bind(input.copyHash, input.copySizeBytes, input.vaultId).run();
+}

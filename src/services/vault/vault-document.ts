@@ -15,7 +15,7 @@ import { putParts } from "./hashing";
 import { envelopeVaultPrefix, vaultKeys } from "./keys";
 import { integrityCheckInsert, vaultRecordInsert } from "./repository";
 import { loadSealKey, markNonAuthoritativeCopy } from "../../pdf";
-import { COPY_FORMAT, COPY_FORMAT_KEY } from "../copies/copy-format";
+import { COPY_FORMAT, COPY_FORMAT_KEY } from "./copy-format";
 
 export type VaultDocumentInput = {
   envelope: LoadedEnvelope;
@@ -72,7 +72,7 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
   const vaulted: EnvelopeRow = { ...envelope, status: "vaulted", secured_party: securedParty ?? envelope.secured_party };
 
   // The marked copy is a re-serialized, sealed document of its own (never the AC with an update appended):
-  // what every party but the controller is given (services/copies/marked-copy.ts).
+  // what every party but the controller is given (./marked-copy.ts).
   const copy = await markNonAuthoritativeCopy(bytes, { vaultId, documentHash: hash, envelopeId: envelope.id, markedAt: now }, await loadSealKey(ctx.env));
   const { pageCount, pagesMarked } = copy;
   const copyParts = copy.parts;

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { tryTimestampForDigest } from "../../../src/pdf";
 import { checkEvidenceRecord } from "../../../src/services/vault/evidence-record/check";
-import { encodeEvidenceRecord, newEvidenceRecord, readEvidenceRecord, renewedEvidenceRecord } from "../../../src/services/vault/evidence-record/record";
+import { encodeEvidenceRecord, newEvidenceRecord, readEvidenceRecord, renewedEvidenceRecord } from "../../../src/services/evidence/evidence-record";
 import { caCertificate, tsaUrl } from "../../pdf/seal/evidence-helpers";
 
 const hex = (b: Uint8Array | ArrayBuffer) => Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, "0")).join("");

@@ -4,7 +4,7 @@ import type { Env } from "../../../src/env";
 import { renewEvidenceRecords } from "../../../src/jobs/renew-evidence-records";
 import { tryTimestampForDigest } from "../../../src/pdf";
 import { verifyEvidence } from "../../../src/services/evidence/verifier";
-import { newEvidenceRecord, readEvidenceRecord } from "../../../src/services/vault/evidence-record/record";
+import { newEvidenceRecord, readEvidenceRecord } from "../../../src/services/evidence/evidence-record";
 import { newTenant } from "../../helpers/api";
 import { jobContextOf } from "../../helpers/context";
 import { sha256Hex } from "../../helpers/pdf";

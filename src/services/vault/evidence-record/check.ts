@@ -1,6 +1,6 @@
 import { toHex } from "../../../lib/crypto";
 import * as pkijs from "pkijs";
-import { readEvidenceRecord, SHA256_OID, type EvidenceRecordContents } from "./record";
+import { readEvidenceRecord, SHA256_OID, type EvidenceRecordContents } from "../../evidence/evidence-record";
 
 /**
  * Checks an RFC 4998 evidence record against the document's SHA-256 (lower-case hex), from the record's

@@ -5,7 +5,7 @@ import { newShardId, shardOf } from "../../../lib/shards";
 import { tryTimestampForDigest } from "../../../pdf";
 import { appendEnvelopeAudit } from "../../envelopes/append-audit";
 import { checkEvidenceRecord } from "./check";
-import { newEvidenceRecord, readEvidenceRecord, renewalImprint, renewedEvidenceRecord, type EvidenceRecordContents } from "./record";
+import { newEvidenceRecord, readEvidenceRecord, renewalImprint, renewedEvidenceRecord, type EvidenceRecordContents } from "../../evidence/evidence-record";
 import { evidenceDueUpdate, evidenceRecordInsert, latestEvidenceRecord, type DueRecord } from "./repository";
 
 /**

@@ -1,7 +1,7 @@
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
-import { toHex } from "../../../lib/crypto";
-import { joinParts } from "../../../pdf";
+import { toHex } from "../../lib/crypto";
+import { joinParts } from "../../pdf";
 
 /**
  * RFC 4998 Evidence Record Syntax (docs/evidence.md): proof that the authoritative copy's SHA-256 existed at

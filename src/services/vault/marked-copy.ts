@@ -2,11 +2,10 @@ import type { RequestContext } from "../../lib/context";
 import { sha256Hex, sha256HexOfParts } from "../../lib/crypto";
 import { ApiError, notFound } from "../../lib/errors";
 import { loadSealKey, markConvertedToPaper, markNonAuthoritativeCopy, type MadeCopy } from "../../pdf";
-import { putParts } from "../vault/hashing";
-import { vaultKeys } from "../vault/keys";
-import type { VaultRecordRow } from "../vault/repository";
+import { putParts } from "./hashing";
+import { vaultKeys } from "./keys";
+import { recordRemadeCopy, type VaultRecordRow } from "./repository";
 import { COPY_FORMAT, COPY_FORMAT_KEY, isCurrentCopy } from "./copy-format";
-import { recordRemadeCopy } from "./repository";
 
 export type StoredCopy = { body: ReadableStream; size: number };
 
