@@ -15,7 +15,7 @@ describe("GET /dev/emails (dev-only outbox page)", () => {
   it("is an ordinary 404 unless DEV_PAGES is exactly true", async () => {
     const res = await SELF.fetch("http://localhost/dev/emails");
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: "No route for GET /dev/emails" });
+    expect(await res.json()).toEqual({ error: "No route for GET /dev/emails", code: "not_found" });
     for (const value of [undefined, "false", "1", "TRUE"]) expect((await devPage(value)).status, String(value)).toBe(404);
   });
 
