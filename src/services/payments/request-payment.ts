@@ -1,4 +1,5 @@
 import { unprocessable } from "../../lib/errors";
+import { apiIssue } from "../../lib/validation";
 import { newShardId, type GlobalDb, type ShardDb } from "../../lib/shards";
 import { assertPaymentsConfigured } from "../../providers/payments";
 import type { Env } from "../../env";
@@ -52,7 +53,8 @@ export async function planPaymentRequest(
   if (missing.length > 0) {
     throw unprocessable(
       `The organization cannot request payments yet: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set (the operator sets them with PATCH /operator/orgs/${input.orgId})`,
-      { missing },
+      missing.map((setting) => apiIssue(["payment_request"], `the organization's ${setting}, set by the operator`, "not set", `${setting} is not set`, "payments_not_set_up")),
+      "payments_not_set_up",
     );
   }
   const { amount_cents, currency } = input.request;

@@ -57,11 +57,12 @@ describe("POST /partner/envelopes with a payment (Sign + Pay)", () => {
     const none = await create(t.key, PAYMENT);
     expect(none.status).toBe(422);
     expect(none.body.error).toContain("stripe_account_id and platform_fee_bps are not set");
-    expect(none.body.details).toEqual({ missing: ["stripe_account_id", "platform_fee_bps"] });
+    expect(none.body.code).toBe("payments_not_set_up");
+    expect(none.body.details.map((d: { message: string }) => d.message)).toEqual(["stripe_account_id is not set", "platform_fee_bps is not set"]);
     await operator("PATCH", `/orgs/${t.orgId}`, { stripe_account_id: "acct_1DealerStandIn" });
     const noFee = await create(t.key, PAYMENT);
     expect(noFee.status).toBe(422);
-    expect(noFee.body.details).toEqual({ missing: ["platform_fee_bps"] });
+    expect(noFee.body.details.map((d: { message: string }) => d.message)).toEqual(["platform_fee_bps is not set"]);
     await operator("PATCH", `/orgs/${t.orgId}`, { platform_fee_bps: 100 });
     expect((await create(t.key, PAYMENT)).status).toBe(201);
     // the envelopes refused were never written
