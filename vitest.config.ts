@@ -111,7 +111,7 @@ export default defineConfig(async () => {
       include: ["test/**/*.test.ts"],
       exclude: ["test/browser/**"],
       setupFiles: ["./test/setup.ts"],
-      globalSetup: ["./test/global/webhook-receiver.mjs", "./test/global/postmark-stand-in.mjs", "./test/global/stripe-stand-in.mjs", "./test/global/tsa-stand-in.mjs", "./test/global/ocsp-stand-in.mjs"],
+      globalSetup: ["./test/global/webhook-receiver.mjs", "./test/global/postmark-stand-in.mjs", "./test/global/stripe-stand-in.mjs", "./test/global/tsa-stand-in.mjs", "./test/global/ocsp-stand-in.mjs", "./test/global/node-verifier.mjs"],
       testTimeout: 30_000,
       // CommonJS packages that require() an ES-module dependency (pdf-lib): pre-bundled for the Workers runtime;
       // stripe too, whose hundreds of ES modules name source maps it does not ship (one warning per file otherwise)

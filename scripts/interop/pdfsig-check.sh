@@ -10,14 +10,20 @@
 # Then the vault's marked non-authoritative copy of a sealed sample (SEAL_SAMPLE_KIND=copy): a document
 # of its own, so pdfsig finds exactly one signature, ours, valid and covering the whole document (the
 # sample's own seal survives only as appearance), and the sample's bytes are no prefix of it.
+# Then what a modification-checking validator (pyHanko) examines, with the tools we have: that nothing
+# was appended after the copy's signed revision. Its one signature's byte ranges end where the file
+# ends, its revision is the file's last (one startxref after the signature), and qpdf --check finds
+# the file well-formed; the same copy with an incremental update appended (scripts/interop/append-update.mjs,
+# a well-formed update qpdf accepts) is caught: pdfsig says "Not total document signed" and the
+# revision check names the appended bytes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-if ! command -v pdfsig >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1; then
+if ! command -v pdfsig >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1 || ! command -v qpdf >/dev/null 2>&1; then
   SUDO=""
   if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
   $SUDO apt-get update
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y poppler-utils openssl
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y poppler-utils openssl qpdf
 fi
 
 work="$(mktemp -d)"
@@ -28,6 +34,21 @@ fail() {
   echo "--- pdfsig output ---" >&2
   cat "$2" >&2
   exit 1
+}
+
+# signed_revision_is_last FILE: nothing was appended after the signed revision. One signature's byte
+# ranges [0 a b c] (b..b+c the bytes after its /Contents) end at the file's end, and exactly one
+# revision (one startxref) follows the signature: its own. Prints why not and returns 1, or a summary.
+signed_revision_is_last() {
+  local file="$1" size ranges a b c after
+  size=$(wc -c <"$file")
+  ranges=$(grep -ao '/ByteRange *\[ *[0-9]* *[0-9]* *[0-9]* *[0-9]* *\]' "$file" | wc -l)
+  [ "$ranges" = 1 ] || { echo "$ranges signature byte ranges, not one"; return 1; }
+  read -r _ a b c <<<"$(grep -ao '/ByteRange *\[ *[0-9]* *[0-9]* *[0-9]* *[0-9]* *\]' "$file" | tr -dc '0-9 ' | xargs)"
+  [ $((b + c)) = "$size" ] || { echo "the signature's byte ranges end at byte $((b + c)), the file at $size: $((size - b - c)) bytes appended after the signed revision"; return 1; }
+  after=$(grep -abo 'startxref' "$file" | cut -d: -f1 | awk -v b="$b" '$1 > b' | wc -l)
+  [ "$after" = 1 ] || { echo "$after revisions end after the signature, not one: an incremental update appended after signing"; return 1; }
+  echo "one signature, its revision the file's last ($(grep -ao startxref "$file" | wc -l) in all: the re-serialized copy, then the seal's), byte ranges [0 $a $b $c] ending at the file's end ($size bytes)"
 }
 
 # Both key types the seal accepts: RSA (the development default) and ECDSA P-256.
@@ -89,3 +110,15 @@ cmp -s -n "$ac_size" "$work/copy.pdf.ac.pdf" "$work/copy.pdf" && fail "copy: the
 pdfsig "$work/copy-tampered.pdf" >"$work/copy-tampered.txt" 2>&1 || true
 grep -q "Signature Validation: Signature is Valid." "$work/copy-tampered.txt" && fail "copy: a one-byte change still reads as a valid seal" "$work/copy-tampered.txt"
 echo "pdfsig-check: marked copy has one seal, valid and totally signed, and no prefix the original; one changed byte invalid ($(grep -m1 'Signature Validation' "$work/copy-tampered.txt" | sed 's/^ *- //'))"
+
+# What a modification-checking validator examines: nothing appended after the signed revision.
+qpdf --check "$work/copy.pdf" >"$work/copy-qpdf.txt" 2>&1 || fail "copy: qpdf --check finds the marked copy malformed" "$work/copy-qpdf.txt"
+signed_revision_is_last "$work/copy.pdf" >"$work/copy-revisions.txt" || fail "copy: $(cat "$work/copy-revisions.txt")" "$work/copy.txt"
+node scripts/interop/append-update.mjs "$work/copy.pdf" "$work/copy-appended.pdf"
+qpdf --check "$work/copy-appended.pdf" >"$work/appended-qpdf.txt" 2>&1 || fail "counter-example: the appended update is not a well-formed PDF (qpdf --check)" "$work/appended-qpdf.txt"
+pdfsig "$work/copy-appended.pdf" >"$work/appended.txt" 2>&1 || true
+grep -q "Not total document signed" "$work/appended.txt" || fail "counter-example: pdfsig does not report the appended update (no 'Not total document signed')" "$work/appended.txt"
+grep -q "Total document signed" "$work/appended.txt" && fail "counter-example: pdfsig still reads the copy as totally signed after an update was appended" "$work/appended.txt"
+signed_revision_is_last "$work/copy-appended.pdf" >"$work/appended-revisions.txt" && fail "counter-example: the revision check accepts a copy with an update appended after signing" "$work/appended-revisions.txt"
+echo "pdfsig-check: marked copy: $(cat "$work/copy-revisions.txt"); qpdf --check OK"
+echo "pdfsig-check: counter-example (an incremental update appended, well-formed for qpdf) caught: pdfsig 'Not total document signed'; $(cat "$work/appended-revisions.txt")"

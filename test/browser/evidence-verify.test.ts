@@ -112,6 +112,18 @@ describe("node verify.mjs, run by an auditor on a downloaded evidence bundle", (
       expect(verify(dir, [`--seal-sha256=${pin.toUpperCase().match(/../g)!.join(":")}`]).code).toBe(0);
     });
 
+    it("carries the verify.mjs the running service serves, whose SHA-256 is the one the README names (wrangler's build, byte for byte the committed file)", async () => {
+      const bundled = readFileSync(join(dir, "verify.mjs"));
+      const published = (await (await fetch(`${base()}/api/v2/evidence/verifier`)).json()) as { sha256: string };
+      const served = new Uint8Array(await (await fetch(`${base()}/api/v2/evidence/verifier?format=raw`)).arrayBuffer());
+      const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+      const named = /The evidence verifier[^\n]*?SHA-256 `([0-9a-f]{64})`/.exec(readme)?.[1];
+      expect(sha256(bundled)).toBe(published.sha256);
+      expect(sha256(served)).toBe(published.sha256);
+      expect(named, "README.md names the verifier's SHA-256").toBe(published.sha256);
+      expect(Buffer.from(bundled).equals(readFileSync(new URL("../../src/services/evidence/verify.mjs", import.meta.url)))).toBe(true);
+    });
+
     it("refuses without a pin (exit 2), and with another certificate's fingerprint (exit 1, naming the pin)", () => {
       const unpinned = verify(dir, []);
       expect(unpinned.code).toBe(2);

@@ -13,5 +13,7 @@ declare module "vitest" {
     tsaPort: number;
     /** port of the OpenSSL OCSP / CRL stand-in on 127.0.0.1 (test/global/ocsp-stand-in.mjs) */
     ocspPort: number;
+    /** port of the auditor's machine on 127.0.0.1: `node verify.mjs` on a posted bundle, an Evil TSA's tokens (test/global/node-verifier.mjs) */
+    nodeVerifierPort: number;
   }
 }

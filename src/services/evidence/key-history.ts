@@ -73,7 +73,7 @@ export function actingOrgOf(entry: Entry): string | null {
 }
 
 /**
- * The rule verify.mjs applies (services/evidence/verifier.ts 5c), for compliance check 5: every control
+ * The rule verify.mjs applies (services/evidence/verify.mjs, check 5), for compliance check 5: every control
  * move by an organization that held a control key at the time carries a Control-Signature by one of
  * the keys it held then, made for this record, action and transfer (and `control_seq`, when signed).
  * Returns a sentence per move that does not, and the organization's operator recoveries before moves.

@@ -8,7 +8,7 @@ import { loadSealKey } from "../../../src/pdf";
 import { sealPdf } from "../../../src/pdf/seal/seal-pdf";
 import { inOrg, onShardOf, systemContext } from "../../../src/lib/context";
 import { verifyEvidence } from "../../../src/services/evidence/verifier";
-import { publishedVerifier, verifyScript } from "../../../src/services/evidence/verify-script";
+import { publishedVerifier } from "../../../src/services/evidence/verify-script";
 import { appendEnvelopeAudit } from "../../../src/services/envelopes/append-audit";
 import { createEvidenceUrl } from "../../../src/services/vault/evidence-bundle";
 import { ALL_SCOPES, call, newTenant, operator } from "../../helpers/api";
@@ -16,7 +16,7 @@ import { makeControlKey, recordSignature, registerControlKey } from "../../helpe
 import { makePdf, sha256Hex } from "../../helpers/pdf";
 import { completedEnvelope, download, vaultRecord } from "../../helpers/vault";
 import { globalDb } from "../../helpers/shards";
-import { fingerprint, servicePin, type Files } from "./forge";
+import { fingerprint, serviceSeal, servicePin, signManifest, type Files } from "./forge";
 
 // Issue 33 (docs/control.md): bundles by role, the control-key history, pinned timestamps, the verifier
 // published, the evidence record over every member.
@@ -241,13 +241,8 @@ describe("the verifier trusts nothing unpinned", () => {
     const at = latin1(tsr).lastIndexOf("Z") - 2;
     tsr[at] = tsr[at] === 0x31 ? 0x32 : 0x31;
     expect((await verify({ ...files, "manifest.tsr": tsr }, [tsaPin])).verified).toBe(false);
-
-    // verify.mjs: exit 3 and "timestamp not pinned", produced_at printed
-    const script = verifyScript();
-    expect(script).toContain('console.log("timestamp not pinned');
-    expect(script).toContain("process.exit(3)");
-    expect(script).toContain('console.log("produced_at: "');
-    expect(script).toContain("--tsa-sha256");
+    // verify.mjs itself, run by Node on such a bundle (exit 3, 0 with the pin, 1 with the Evil TSA's
+    // token): verify-under-node.test.ts
   });
 
   it("the evidence record's reduced hash tree covers every member the manifest covers", async () => {
@@ -259,6 +254,36 @@ describe("the verifier trusts nothing unpinned", () => {
     const members = manifest.files.map((f: { name: string }) => f.name).filter((n: string) => n !== "evidence-record.ers");
     expect(members).toEqual(expect.arrayContaining(["document.pdf", "certificate.json", "audit-chain.json", "control-history.json", "key-history.json"]));
     expect(verdict.checks.join("\n")).toContain(`covers, by its reduced hash tree, every member the manifest lists (${members.join(", ")})`);
+  });
+
+  it("in a non-controller's bundle the evidence record's hash tree covers copy.pdf and every other member; a listed member outside the tree is refused", async () => {
+    const [a, b] = await Promise.all([party("Dealer"), party("Bank")]);
+    const { envelopeId, vaultId } = await vaulted(a);
+    const offer = await call("POST", `/partner/vault/${vaultId}/transfers`, { key: a.key, body: { kind: "assignment", to_org_id: b.orgId } });
+    expect(offer.status).toBe(201);
+    expect((await call("POST", `/partner/vault/transfers/${offer.body.data.transfer_id}/accept`, { key: b.key })).status).toBe(200);
+    // the originator after selling, with the timestamp authority configured: the copy form
+    const ctx = onShardOf(inOrg(systemContext({ ...env, SEAL_TSA_URL: env.TEST_TSA_URL }, () => {}), a.orgId), envelopeId);
+    const files = unzipSync((await download((await createEvidenceUrl(ctx, { envelopeId, expiresIn: 300 })).signed_url)).bytes);
+    const manifest = JSON.parse(dec(files["manifest.json"]));
+    expect(manifest).toMatchObject({ form: "copy", evidence_record: { file: "evidence-record.ers", covers: "members" } });
+    const members = manifest.files.map((f: { name: string }) => f.name).filter((n: string) => n !== "evidence-record.ers");
+    expect(members).toEqual(expect.arrayContaining(["copy.pdf", "certificate.json", "audit-chain.json", "control-history.json", "key-history.json"]));
+    expect(members).not.toContain("document.pdf");
+    const tsaPin = await fingerprint(env.TEST_PKI_CA_CERTIFICATE);
+    const verdict = await verify(files, [tsaPin]);
+    expect(verdict, verdict.verified ? "" : verdict.broken).toMatchObject({ verified: true });
+    expect(verdict.checks.join("\n")).toContain(`covers, by its reduced hash tree, every member the manifest lists (${members.join(", ")})`);
+
+    // the tree is checked, not taken on trust: a manifest (re-signed by the service's own seal) listing
+    // one more member than the tree holds is refused, naming the member
+    const extra = new TextEncoder().encode("a member the evidence record never saw\n");
+    const widened = { ...manifest, signature: { ...manifest.signature, timestamp: null }, files: [...manifest.files, { name: "extra.txt", sha256: await sha256Hex(extra), size_bytes: extra.byteLength }] };
+    const manifestBytes = new TextEncoder().encode(JSON.stringify(widened, null, 2));
+    const { ["manifest.tsr"]: _token, ...untimestamped } = files;
+    const forged = { ...untimestamped, "extra.txt": extra, "manifest.json": manifestBytes, "manifest.jws": await signManifest(manifestBytes, await serviceSeal()) };
+    const refused = await verify(forged, [tsaPin]);
+    expect(refused.verified ? "" : refused.broken).toBe("evidence record: its reduced hash tree does not cover extra.txt");
   });
 
   it("GET /api/v2/evidence/verifier publishes the script every bundle carries and its SHA-256", async () => {
