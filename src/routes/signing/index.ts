@@ -5,6 +5,8 @@ import * as document from "./document";
 import * as get from "./get";
 import * as kbaAnswer from "./kba-answer";
 import * as kbaGet from "./kba-get";
+import * as otpSend from "./otp-send";
+import * as otpVerify from "./otp-verify";
 import * as paymentToken from "./payment-token";
 import * as submit from "./submit";
 import * as view from "./view";
@@ -19,4 +21,6 @@ export const signingRouter = createRouter()
   .openapi(consent.route, consent.handler)
   .openapi(kbaGet.route, kbaGet.handler)
   .openapi(kbaAnswer.route, kbaAnswer.handler)
+  .openapi(otpSend.route, otpSend.handler)
+  .openapi(otpVerify.route, otpVerify.handler)
   .openapi(paymentToken.route, paymentToken.handler);

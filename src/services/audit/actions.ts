@@ -30,6 +30,8 @@ export const AUDIT_ACTIONS = {
   "signer.corrected": "The sender corrected a signer's name, email or phone (the changed fields, before and after): the old link died, a new one was sent, KBA started over.",
   "signer.consented": "A signer consented to electronic records after the E-SIGN disclosure (15 U.S.C. §7001(c)): the disclosure's version and SHA-256, the time, address and user agent.",
   "signer.consent_withdrawn": "A signer withdrew (or refused) consent to electronic records; they declined with reason consent_withdrawn.",
+  "signer.otp_sent": "A one-time passcode was texted to a signer who verifies by SMS (the phone masked, the message id, when the code lapses); never the code.",
+  "signer.otp_verified": "A signer entered the right one-time passcode: the phone (masked) is theirs; the time of verification.",
   "signer.invitation_resent": "The sender re-sent a signer's invitation: a new link was emailed and the old one died.",
   "vault.tamper_detected": "An integrity check found the authoritative copy altered or missing.",
   "vault.integrity_restored": "An integrity check found a copy earlier reported altered intact again.",

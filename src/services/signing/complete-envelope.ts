@@ -9,6 +9,7 @@ import type { CertificateSigner, Stamp } from "../../providers/signing/interface
 import { drawnImageKey, publicValue } from "./field-values";
 import { areasOf, optionsOf, type EnvelopeFieldRow, type SigningContext } from "./repository";
 import type { RequestOrigin } from "../signers/signer-actor";
+import { otpCertificateLines } from "../otp/certificate-lines";
 import { kbaCertificateLines } from "../kba/certificate-lines";
 import { findOriginalDocument, signedDocumentInsert } from "../documents/repository";
 import { listSignerCompletionOrigins } from "../audit/repository";
@@ -118,6 +119,8 @@ async function certificateSigners(
   const results = await listSignerCompletionOrigins(db, signers[0]?.envelope_id ?? "", ids);
   const byId = new Map(results.map((r) => [r.actor_id, r]));
   const kba = signers.length ? await kbaCertificateLines(db, signers[0]!.envelope_id) : new Map<string, string>();
+  const otp = await otpCertificateLines(db, signers);
+  const verification = (id: string) => [kba.get(id), otp.get(id)].filter((line): line is string => !!line).join("; ");
   return signers.map((s) => {
     const last = s.id === input.lastSigner.id;
     const seen = byId.get(s.id);
@@ -130,7 +133,7 @@ async function certificateSigners(
       user_agent: last ? input.lastSigner.origin.userAgent : (seen?.user_agent ?? null),
       viewed_at: s.viewed_at ?? (last ? input.completedAt : null),
       signed_at: last ? input.completedAt : s.signed_at,
-      ...(kba.has(s.id) ? { identity_verification: kba.get(s.id) } : {}),
+      ...(verification(s.id) ? { identity_verification: verification(s.id) } : {}),
     };
   });
 }

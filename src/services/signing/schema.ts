@@ -22,6 +22,17 @@ export const SigningStateSchema = z.object({
   kba: z
     .object({ required: z.boolean(), status: z.enum(["required", "passed", "failed", "unavailable"]).nullable() })
     .openapi({ description: "Identity verification (KBA envelopes): while `required` is true and `status` is not `passed`, `fields` is empty and the document, view, submit and decline answer 403 `kba_required`; answer the questions of GET /signing/:slug/kba first" }),
+  otp: z
+    .object({
+      required: z.boolean(),
+      verified: z.boolean(),
+      phone: z.string().nullable().openapi({ description: "The phone the code goes to, masked (`+1******4567`)" }),
+      verified_at: z.string().nullable(),
+    })
+    .openapi({
+      description:
+        "SMS one-time passcode (a signer sent with `auth: \"sms_otp\"`): while `required` is true and `verified` false (after KBA, before consent), `fields` is empty and the document, view, consent, submit and decline answer 403 `otp_required`; POST /signing/:slug/otp then /otp/verify first",
+    }),
   consent: z
     .object({
       required: z.literal(true),
