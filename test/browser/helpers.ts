@@ -197,7 +197,7 @@ export const phonePage = (browser: Browser) =>
  * A one-signer consumer contract (the borrower alone: their name and signature), sent; with
  * `consumerConsent` the E-SIGN disclosure comes first (docs/consumer-signing.md). Returns the envelope and the link.
  */
-export async function sentConsumerContract(key: string, opts: { consumerConsent?: boolean; email?: string } = {}) {
+export async function sentConsumerContract(key: string, opts: { consumerConsent?: boolean; email?: string; signer?: Record<string, unknown> } = {}) {
   const email = opts.email ?? "casey@example.com";
   const form = new FormData();
   form.append("file", new File([Buffer.from(await contractPdf(1, "Vehicle retail installment sale contract"))], "contract.pdf", { type: "application/pdf" }));
@@ -225,7 +225,7 @@ export async function sentConsumerContract(key: string, opts: { consumerConsent?
   const sent = await ok(
     api("POST", `/partner/envelopes/${envelope.envelope_id}/send`, {
       key,
-      body: { send_email: false, signers: [{ role: "borrower", email, name: "Casey Consumer", routing_order: 1 }] },
+      body: { send_email: false, signers: [{ role: "borrower", email, name: "Casey Consumer", routing_order: 1, ...opts.signer }] },
     }),
   );
   const url = sent.signers[0].embed_url as string;

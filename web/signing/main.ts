@@ -6,6 +6,7 @@ import { buildFieldControl, documentOrder, type FieldControl } from "./fields";
 import { SignatureDialog } from "./signature-dialog";
 import { payAfterSigning } from "./payment";
 import { verifyIdentity } from "./kba";
+import { verifyPhone } from "./otp";
 import { askConsent, consentPending, withdrawConsent } from "./consent";
 import { awaitCopy, completionScreen } from "./completion";
 import type { PageState, SubmittedValue } from "./types";
@@ -85,6 +86,11 @@ class SigningPage {
     // KBA envelopes: the identity questions come first (./kba.ts); once passed, the state carries the fields
     if (this.state.kba.required && this.state.kba.status !== "passed") {
       if (!(await verifyIdentity(this.slug))) return;
+      this.state = await callApi<PageState>(this.api);
+    }
+    // a signer sent with auth sms_otp: the texted code, after KBA, before consent (./otp.ts)
+    if (this.state.otp?.required && !this.state.otp.verified) {
+      if (!(await verifyPhone(this.slug, this.state.otp, this.state.view_only))) return;
       this.state = await callApi<PageState>(this.api);
     }
     // consumer envelopes: the E-SIGN disclosure and consent, after KBA, before the document (./consent.ts)

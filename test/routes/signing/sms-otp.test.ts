@@ -263,3 +263,21 @@ describe("SMS providers", () => {
     expect((await page({ ...env, DEV_PAGES: "false" })).status).toBe(404);
   });
 });
+
+describe("SMS one-time passcode: a correction", () => {
+  it("starts the passcode over with the new link, and refuses to remove the phone", async () => {
+    const s = await sentOtpEnvelope();
+    await otp(s.slug);
+    expect((await verify(s.slug, codeIn(await lastText(s.envelopeId)))).status).toBe(200);
+    const path = `/partner/envelopes/${s.envelopeId}/signers/${s.signerId}`;
+    const removed = await call("PATCH", path, { key: s.key, body: { phone: null } });
+    expect(removed.status).toBe(409);
+    expect(removed.body.code).toBe("otp_needs_phone");
+    const corrected = await call("PATCH", path, { key: s.key, body: { phone: "+15125550199" } });
+    expect(corrected.status, JSON.stringify(corrected.body)).toBe(200);
+    const links = await call("GET", `/partner/envelopes/${s.envelopeId}/signing-links`, { key: s.key });
+    const slug = links.body.data.signers[0].slug;
+    expect((await signing("GET", slug)).body.data.otp).toEqual({ required: true, verified: false, phone: "+1******0199", verified_at: null });
+    expect((await signing("GET", slug, "document")).body.code).toBe("otp_required");
+  });
+});
