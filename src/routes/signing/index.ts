@@ -1,4 +1,5 @@
 import { createRouter } from "../../lib/hono";
+import * as attachmentUpload from "./attachment-upload";
 import * as consent from "./consent";
 import * as decline from "./decline";
 import * as document from "./document";
@@ -22,5 +23,6 @@ export const signingRouter = createRouter()
   .openapi(kbaGet.route, kbaGet.handler)
   .openapi(kbaAnswer.route, kbaAnswer.handler)
   .openapi(otpSend.route, otpSend.handler)
+  .openapi(attachmentUpload.route, attachmentUpload.handler)
   .openapi(otpVerify.route, otpVerify.handler)
   .openapi(paymentToken.route, paymentToken.handler);

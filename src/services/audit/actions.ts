@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS = {
   "signer.consent_withdrawn": "A signer withdrew (or refused) consent to electronic records; they declined with reason consent_withdrawn.",
   "signer.otp_sent": "A one-time passcode was texted to a signer who verifies by SMS (the phone masked, the message id, when the code lapses); never the code.",
   "signer.otp_verified": "A signer entered the right one-time passcode: the phone (masked) is theirs; the time of verification.",
+  "signer.attachment_uploaded": "A signer uploaded a file to one of their attachment fields (the field, the file's name, type, size and SHA-256, and the SHA-256 it replaced).",
   "signer.invitation_resent": "The sender re-sent a signer's invitation: a new link was emailed and the old one died.",
   "vault.tamper_detected": "An integrity check found the authoritative copy altered or missing.",
   "vault.integrity_restored": "An integrity check found a copy earlier reported altered intact again.",

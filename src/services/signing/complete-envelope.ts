@@ -10,6 +10,7 @@ import { drawnImageKey, publicValue } from "./field-values";
 import { areasOf, optionsOf, type EnvelopeFieldRow, type SigningContext } from "./repository";
 import type { RequestOrigin } from "../signers/signer-actor";
 import { otpCertificateLines } from "../otp/certificate-lines";
+import { attachmentOf } from "../attachments/value";
 import { kbaCertificateLines } from "../kba/certificate-lines";
 import { findOriginalDocument, signedDocumentInsert } from "../documents/repository";
 import { listSignerCompletionOrigins } from "../audit/repository";
@@ -53,6 +54,12 @@ export async function buildSignedDocument(
       if (png) stamps.push({ areas, value: { kind: "image", png } });
       continue;
     }
+    // an attachment: its file travels beside the document (certificate, evidence bundle); the field names it
+    if (field.type === "attachment") {
+      const a = attachmentOf(field);
+      if (a) stamps.push({ areas, value: { kind: "text", text: `Attached: ${a.filename}` } });
+      continue;
+    }
     // Not this signer's own drawing: whatever it looks like, it is text.
     const shown = field.value.startsWith("image:") ? field.value : publicValue(field);
     if (field.type === "checkbox") {
@@ -66,6 +73,11 @@ export async function buildSignedDocument(
     }
   }
   const signers = await certificateSigners(ctx.db, sc.signers, input);
+  // each signer's attachments, hashed, on the certificate beside them
+  for (const [i, s] of sc.signers.entries()) {
+    const files = input.fields.filter((f) => f.role === s.role).map((f) => [f.name, attachmentOf(f)] as const).filter(([, a]) => a !== null);
+    if (files.length) signers[i]!.attachments = files.map(([name, a]) => `${name}: ${a!.filename} (${a!.content_type}, ${a!.size} bytes, SHA-256 ${a!.sha256})`);
+  }
   const provider = signingProvider(env);
   const { parts, pageCount, stampedSha256 } = await viaProvider("render the signed document", () =>
     provider.renderSignedDocument({

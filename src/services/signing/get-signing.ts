@@ -9,6 +9,7 @@ import { publicValue } from "./field-values";
 import { findOriginalDocumentKey } from "../documents/repository";
 import { areasOf, loadSigningContext, optionsOf } from "./repository";
 import { signerCopyLink } from "../copies/signer-copy";
+import { acceptOf } from "../attachments/value";
 
 /**
  * GET /signing/:slug: what the signing page needs. The signer's own fields with their rules and
@@ -44,7 +45,8 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
         required: f.required === 1,
         readonly: f.readonly === 1,
         default_value: f.default_value,
-        options: optionsOf(f),
+        options: f.type === "attachment" ? null : optionsOf(f),
+        ...(f.type === "attachment" ? { accept: acceptOf(f) } : {}),
         value: publicValue(f),
         areas: areasOf(f),
       })),

@@ -59,7 +59,11 @@ export const SigningStateSchema = z.object({
             "select and radio: the choices, in order; the value submitted must be one of them. A radio with one area per option places `options[i]` at `areas[i]`; with one area its choices are shown inside it. null for other types",
           example: ["Monthly", "Quarterly"],
         }),
-      value: z.unknown().openapi({ description: "Prefilled or default value (drawn signatures as `{ kind: \"drawn\" }`)" }),
+      accept: z
+        .array(z.enum(["application/pdf", "image/jpeg", "image/png"]))
+        .optional()
+        .openapi({ description: "attachment fields: the file types accepted (upload with PUT /signing/{slug}/attachments/{field_name}, at most 10 MB); absent on other types" }),
+      value: z.unknown().openapi({ description: "Prefilled or default value (drawn signatures as `{ kind: \"drawn\" }`; an attachment as `{ kind: \"attachment\", filename, content_type, size, sha256, uploaded_at }` once uploaded)" }),
       areas: z.array(Area).openapi({ description: "Fractions of the displayed page, top-left origin" }),
     }),
   ),
