@@ -120,6 +120,7 @@ class SigningPage {
           byPage,
           (field, label, change) => dialog.request(field, label, change),
           () => this.updateProgress(),
+          this.api,
         ),
       )
       .filter((c): c is FieldControl => c !== null);

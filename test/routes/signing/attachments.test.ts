@@ -1,6 +1,9 @@
 import { env, SELF } from "cloudflare:test";
 import { PDFDocument, PDFName, StandardFonts } from "pdf-lib";
+import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
+import { verifyEvidence } from "../../../src/services/evidence/verifier";
+import { servicePin } from "../../services/evidence/forge";
 import { BASE, call, createEnvelope, newTenant } from "../../helpers/api";
 import { auditOf } from "../../helpers/kba";
 import { chunk, png, zlibOfZeros } from "../../helpers/png";
@@ -117,6 +120,22 @@ describe("attachment fields: the signer's files", () => {
     expect(forged.status).toBe(403);
     const none = await call("GET", `/partner/envelopes/${s.envelopeId}/attachments/buyer_signature/signed-url`, { key: s.key });
     expect(none.status).toBe(404);
+
+    // vaulted: the evidence bundle carries each file, listed and hashed by the signed manifest, and verifies
+    const vaulted = await call("POST", `/partner/envelopes/${s.envelopeId}/vault-in-signed`, { key: s.key, body: {} });
+    expect(vaulted.status, JSON.stringify(vaulted.body)).toBe(200);
+    const evidence = await call("GET", `/partner/envelopes/${s.envelopeId}/vault/evidence/signed-url`, { key: s.key });
+    expect(evidence.status, JSON.stringify(evidence.body)).toBe(200);
+    const files = unzipSync(new Uint8Array(await (await SELF.fetch(evidence.body.data.signed_url)).arrayBuffer()));
+    const manifest = JSON.parse(new TextDecoder().decode(files["manifest.json"]!));
+    expect(manifest.attachments).toEqual([
+      { file: "attachment-proof_of_income.pdf", field: "proof_of_income", role: "buyer", filename: "paystub.pdf", content_type: "application/pdf", sha256: await sha256(pdf), size_bytes: pdf.length },
+      { file: "attachment-license_photo.jpg", field: "license_photo", role: "buyer", filename: "license.jpg", content_type: "image/jpeg", sha256: await sha256(jpeg(1600, 1200)), size_bytes: jpeg(1600, 1200).length },
+    ]);
+    expect(await sha256(files["attachment-proof_of_income.pdf"]!)).toBe(await sha256(pdf));
+    expect(manifest.files.map((f: { name: string }) => f.name)).toEqual(expect.arrayContaining(["attachment-proof_of_income.pdf", "attachment-license_photo.jpg"]));
+    const verdict = await verifyEvidence(files, async (b: Uint8Array) => sha256(b), { sealSha256: [await servicePin()], tsaSha256: [] });
+    expect(verdict.verified, JSON.stringify(verdict)).toBe(true);
   });
 
   it("refuses hostile files: a PDF decompression bomb, an image with absurd dimensions, no file at all, and another signer's field name", async () => {
