@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { openText } from "../../src/lib/sealed-text";
-import { SMS_BODY_LABEL } from "../../src/services/otp/send-otp";
+import { SMS_BODY_LABEL } from "../../src/services/otp/code";
 import { call, newTenant } from "./api";
 import { sendableEnvelope } from "./signing";
 import { shardDbOf } from "./shards";

@@ -3,7 +3,7 @@ import type { AppRouteHandler } from "../../lib/hono";
 import { readMultipartForm } from "../../lib/multipart";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
 import { MAX_ATTACHMENT_BYTES } from "../../services/attachments/sniff";
-import { uploadAttachment } from "../../services/attachments/upload-attachment";
+import { uploadAttachment } from "../../services/signing/upload-attachment";
 import { signerByCredential } from "../../services/signers/resolve-credential";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
 

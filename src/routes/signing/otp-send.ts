@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
-import { sendOtp } from "../../services/otp/send-otp";
+import { sendOtp } from "../../services/signing/send-otp";
 import { signerByCredential } from "../../services/signers/resolve-credential";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
 

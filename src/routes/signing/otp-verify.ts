@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
-import { verifyOtp } from "../../services/otp/verify-otp";
+import { verifyOtp } from "../../services/signing/verify-otp";
 import { signerByCredential } from "../../services/signers/resolve-credential";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
 

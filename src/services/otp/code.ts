@@ -2,6 +2,9 @@ import type { Env } from "../../env";
 import { hmacSha256, timingSafeEqual, toHex } from "../../lib/crypto";
 import { requireSecret } from "../../lib/secrets";
 
+/** The purpose label of the outbox provider's sealed texts (lib/sealed-text.ts). */
+export const SMS_BODY_LABEL = "sms-outbox-body";
+
 const LIMIT = 4_294_000_000; // the largest multiple of 10^6 below 2^32: no digit is likelier than another
 
 /** A uniformly random 6-digit code (leading zeros kept). */

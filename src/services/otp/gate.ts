@@ -1,6 +1,7 @@
 import { ApiError } from "../../lib/errors";
 import type { ShardDb } from "../../lib/shards";
 import { maskPhone } from "./mask-phone";
+import { conflict } from "../../lib/errors";
 import { getSignerOtp, type SignerOtpRow } from "./repository";
 
 /** What the signing page needs: whether this signer verifies by text first, to which phone (masked), and whether they have. */
@@ -30,4 +31,11 @@ export async function assertOtpVerified(db: ShardDb, signer: { id: string; phone
     { otp_required: true, phone: state.phone },
     "otp_required",
   );
+}
+
+/** The signer's passcode row; 404 `otp_not_required` when this link has none, 409 once verified. */
+export function otpRowOrRefuse(row: SignerOtpRow | null): SignerOtpRow {
+  if (!row) throw new ApiError(404, "This signing link asks for no text-message code: open the document directly", { otp_required: false }, "otp_not_required");
+  if (row.verified_at) throw conflict("This phone is already verified: open the document", { verified_at: row.verified_at }, "otp_already_verified");
+  return row;
 }

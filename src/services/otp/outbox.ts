@@ -3,7 +3,7 @@ import { openText } from "../../lib/sealed-text";
 import { boundShards } from "../../lib/shards";
 import { onEveryShard } from "../shards/fan-out";
 import { listRecentSmsOutbox, type SmsOutboxRow } from "./repository";
-import { SMS_BODY_LABEL } from "./send-otp";
+import { SMS_BODY_LABEL } from "./code";
 
 export type ListedSms = { row: SmsOutboxRow; body: string | null };
 

@@ -9,10 +9,10 @@ import { assertOtpVerified } from "../otp/gate";
 import { assertConsentGiven } from "../signers/consent-gate";
 import { signersWhoseTurnItIs } from "../signers/repository";
 import { signerData } from "../signers/signer-actor";
-import { commitSignerChange } from "../signing/commit-signer-change";
-import { loadSigningContext, type SigningContext } from "../signing/repository";
-import { checkAttachment } from "./sniff";
-import { acceptOf, attachmentOf, attachmentValue, publicAttachment, safeFilename, type StoredAttachment } from "./value";
+import { commitSignerChange } from "./commit-signer-change";
+import { loadSigningContext, type SigningContext } from "./repository";
+import { checkAttachment } from "../attachments/sniff";
+import { acceptOf, attachmentOf, attachmentValue, publicAttachment, safeFilename, type StoredAttachment } from "../attachments/value";
 
 /**
  * PUT /signing/:slug/attachments/:field_name (docs/decisions/attachments.md): the signer's file for one

@@ -8,24 +8,16 @@ import { addSeconds } from "../../lib/time";
 import { smsProvider } from "../../providers/sms";
 import { assertKbaCleared } from "../kba/gate";
 import { signerData } from "../signers/signer-actor";
-import { commitSignerChange } from "../signing/commit-signer-change";
+import { commitSignerChange } from "./commit-signer-change";
 import { usageLineInsert } from "../usage/record-usage";
-import { newOtpCode, otpCodeHash } from "./code";
-import { maskPhone } from "./mask-phone";
-import { getSignerOtp, sendTimesSince, signerOtpNewCode, smsOutboxInsert, smsOutboxOutcome, type SignerOtpRow } from "./repository";
-
-export const SMS_BODY_LABEL = "sms-outbox-body";
+import { newOtpCode, otpCodeHash, SMS_BODY_LABEL } from "../otp/code";
+import { maskPhone } from "../otp/mask-phone";
+import { otpRowOrRefuse } from "../otp/gate";
+import { getSignerOtp, sendTimesSince, signerOtpNewCode, smsOutboxInsert, smsOutboxOutcome } from "../otp/repository";
 
 export type OtpSent = { phone: string; expires_at: string; resend_at: string; sends_left_today: number };
 
 const secondsBetween = (from: string, to: string) => Math.max(1, Math.ceil((Date.parse(to) - Date.parse(from)) / 1000));
-
-/** The signer's passcode row; 404 `otp_not_required` when this link has none, 409 once verified. */
-export function otpRowOrRefuse(row: SignerOtpRow | null): SignerOtpRow {
-  if (!row) throw new ApiError(404, "This signing link asks for no text-message code: open the document directly", { otp_required: false }, "otp_not_required");
-  if (row.verified_at) throw conflict("This phone is already verified: open the document", { verified_at: row.verified_at }, "otp_already_verified");
-  return row;
-}
 
 /**
  * POST /signing/:slug/otp (docs/decisions/sms-otp.md): texts a new 6-digit code to the signer's phone.

@@ -3,11 +3,11 @@ import type { RequestContext } from "../../lib/context";
 import { ApiError, conflict } from "../../lib/errors";
 import { assertKbaCleared } from "../kba/gate";
 import { signerData } from "../signers/signer-actor";
-import { commitSignerChange } from "../signing/commit-signer-change";
-import { otpCodeMatches } from "./code";
-import { maskPhone } from "./mask-phone";
-import { getSignerOtp, signerOtpVerified, signerOtpWrongCode } from "./repository";
-import { otpRowOrRefuse } from "./send-otp";
+import { commitSignerChange } from "./commit-signer-change";
+import { otpCodeMatches } from "../otp/code";
+import { maskPhone } from "../otp/mask-phone";
+import { getSignerOtp, signerOtpVerified, signerOtpWrongCode } from "../otp/repository";
+import { otpRowOrRefuse } from "../otp/gate";
 
 export type OtpVerified = { verified: true; verified_at: string };
 
