@@ -36,6 +36,16 @@ describe("SMS one-time passcode: the send", () => {
     expect(res.status).toBe(422);
   });
 
+  it("refuses, before anything is sent, a passcode signer when production has no SMS provider (503 naming SMS_PROVIDER)", async () => {
+    const t = await newTenant();
+    const e = await sendableEnvelope(t.key);
+    const signers = [{ role: "buyer", email: "a@example.com", name: "A", auth: "sms_otp", phone: PHONE }];
+    const res = await callWith({ ...env, SERVICE_ENV: "production", SMS_PROVIDER: "outbox" }, "POST", `/partner/envelopes/${e.envelope_id}/send`, { key: t.key, body: { send_email: false, signers } });
+    expect(res.status, JSON.stringify(res.body)).toBe(503);
+    expect(res.body.error).toContain("SMS_PROVIDER");
+    expect((await call("GET", `/partner/envelopes/${e.envelope_id}`, { key: t.key })).body.data.signers).toEqual([]);
+  });
+
   it("keeps the phone off the audit and the event: masked", async () => {
     const s = await sentOtpEnvelope();
     const send = (await auditOf(s.envelopeId)).find((a) => a.action === "envelope.send")!;
