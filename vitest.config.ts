@@ -77,6 +77,12 @@ export default defineConfig(async () => {
             POSTMARK_MESSAGE_STREAM: "",
             POSTMARK_API_BASE: "",
             EMAIL_TRANSPORT: "outbox",
+            // one-time passcodes stay in the SMS outbox; the Twilio tests point it at test/global/twilio-stand-in.mjs per request
+            SMS_PROVIDER: "outbox",
+            TWILIO_ACCOUNT_SID: "",
+            TWILIO_AUTH_TOKEN: "",
+            TWILIO_FROM_NUMBER: "",
+            TWILIO_API_BASE: "",
             SEAL_PRIVATE_KEY: seal.privateKeyPem,
             SEAL_CERTIFICATE: seal.certificatePem,
             // the deterministic KBA sandbox (docs/decisions/sign-and-pay.md); the tests of a deployment without KBA override it per request
@@ -111,7 +117,7 @@ export default defineConfig(async () => {
       include: ["test/**/*.test.ts"],
       exclude: ["test/browser/**"],
       setupFiles: ["./test/setup.ts"],
-      globalSetup: ["./test/global/webhook-receiver.mjs", "./test/global/postmark-stand-in.mjs", "./test/global/stripe-stand-in.mjs", "./test/global/tsa-stand-in.mjs", "./test/global/ocsp-stand-in.mjs", "./test/global/node-verifier.mjs"],
+      globalSetup: ["./test/global/webhook-receiver.mjs", "./test/global/postmark-stand-in.mjs", "./test/global/twilio-stand-in.mjs", "./test/global/stripe-stand-in.mjs", "./test/global/tsa-stand-in.mjs", "./test/global/ocsp-stand-in.mjs", "./test/global/node-verifier.mjs"],
       testTimeout: 30_000,
       // CommonJS packages that require() an ES-module dependency (pdf-lib): pre-bundled for the Workers runtime;
       // stripe too, whose hundreds of ES modules name source maps it does not ship (one warning per file otherwise)

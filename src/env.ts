@@ -59,6 +59,16 @@ export type Env = {
   POSTMARK_MESSAGE_STREAM?: string;
   /** Postmark API origin; default https://api.postmarkapp.com (tests point it at a local stand-in) */
   POSTMARK_API_BASE?: string;
+  /** how one-time passcodes leave (src/providers/sms): "twilio", or "outbox" (nothing leaves, GET /dev/sms lists them; development only, the default there). Unset or "outbox" in production: sending a code answers 503 naming it. */
+  SMS_PROVIDER?: string;
+  /** Twilio account SID (AC…); required for twilio */
+  TWILIO_ACCOUNT_SID?: string;
+  /** Twilio auth token (secret); required for twilio */
+  TWILIO_AUTH_TOKEN?: string;
+  /** the sending number, E.164 (or a Messaging Service SID); required for twilio */
+  TWILIO_FROM_NUMBER?: string;
+  /** Twilio API origin; default https://api.twilio.com (tests point it at a local stand-in) */
+  TWILIO_API_BASE?: string;
   /** the KBA provider (src/providers/kba): `sandbox` (deterministic, development only: 503 in production); unset: sending a KBA envelope is 503 */
   KBA_PROVIDER?: string;
   /** the PAdES seal's private key, PKCS#8 PEM (RSA or ECDSA P-256/P-384; secret); required to complete a signing */

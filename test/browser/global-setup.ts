@@ -33,6 +33,9 @@ export default async function setup(project: TestProject) {
     STRIPE_PUBLISHABLE_KEY: STRIPE_TEST_PUBLISHABLE_KEY,
     STRIPE_WEBHOOK_SECRET: STRIPE_TEST_WEBHOOK_SECRET,
     STRIPE_API_BASE: stripeBase,
+    // SMS one-time passcodes stay in the outbox, read back from GET /dev/sms (test/browser/sms-otp.test.ts)
+    SMS_PROVIDER: "outbox",
+    DEV_PAGES: "true",
   });
   const server = await startFreshServer(join(dir, "state"), secrets);
   server.watching = true;

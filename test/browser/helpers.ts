@@ -67,7 +67,7 @@ export async function contractPdf(pages: number, title = "Retail installment con
 }
 
 type Area = { page: number; x: number; y: number; w: number; h: number };
-const field = (name: string, type: string, role: string, areas: Area[], extra: Record<string, unknown> = {}) => ({
+export const field = (name: string, type: string, role: string, areas: Area[], extra: Record<string, unknown> = {}) => ({
   name,
   type,
   role,
@@ -197,7 +197,7 @@ export const phonePage = (browser: Browser) =>
  * A one-signer consumer contract (the borrower alone: their name and signature), sent; with
  * `consumerConsent` the E-SIGN disclosure comes first (docs/consumer-signing.md). Returns the envelope and the link.
  */
-export async function sentConsumerContract(key: string, opts: { consumerConsent?: boolean; email?: string } = {}) {
+export async function sentConsumerContract(key: string, opts: { consumerConsent?: boolean; email?: string; signer?: Record<string, unknown>; extraFields?: unknown[] } = {}) {
   const email = opts.email ?? "casey@example.com";
   const form = new FormData();
   form.append("file", new File([Buffer.from(await contractPdf(1, "Vehicle retail installment sale contract"))], "contract.pdf", { type: "application/pdf" }));
@@ -207,6 +207,7 @@ export async function sentConsumerContract(key: string, opts: { consumerConsent?
     JSON.stringify([
       field("borrower_name", "text", "borrower", [{ page: 1, x: 0.12, y: 0.2, w: 0.45, h: 0.035 }], { required: true }),
       field("borrower_signature", "signature", "borrower", [{ page: 1, x: 0.12, y: 0.6, w: 0.4, h: 0.07 }], { required: true }),
+      ...(opts.extraFields ?? []),
     ]),
   );
   const template = await ok(api("POST", "/partner/templates", { key, form }));
@@ -225,7 +226,7 @@ export async function sentConsumerContract(key: string, opts: { consumerConsent?
   const sent = await ok(
     api("POST", `/partner/envelopes/${envelope.envelope_id}/send`, {
       key,
-      body: { send_email: false, signers: [{ role: "borrower", email, name: "Casey Consumer", routing_order: 1 }] },
+      body: { send_email: false, signers: [{ role: "borrower", email, name: "Casey Consumer", routing_order: 1, ...opts.signer }] },
     }),
   );
   const url = sent.signers[0].embed_url as string;

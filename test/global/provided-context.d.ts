@@ -7,6 +7,8 @@ declare module "vitest" {
     receiverPort: number;
     /** port of the Postmark API stand-in on 127.0.0.1 (test/global/postmark-stand-in.mjs) */
     postmarkPort: number;
+    /** port of the Twilio Messaging API stand-in on 127.0.0.1 (test/global/twilio-stand-in.mjs) */
+    twilioPort: number;
     /** port of the Stripe API stand-in on 127.0.0.1 (test/global/stripe-stand-in.mjs) */
     stripePort: number;
     /** port of the OpenSSL TSA stand-in on 127.0.0.1 (test/global/tsa-stand-in.mjs) */

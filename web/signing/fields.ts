@@ -1,5 +1,6 @@
 import { h, humanize } from "../shared/dom";
 import type { RenderedPage } from "../shared/pdf-view";
+import { buildAttachmentControl } from "./attachments";
 import type { Area, Field, SignatureValue, SubmittedValue } from "./types";
 
 /** One field of the signer on the page: its controls on the document and its current value. */
@@ -48,7 +49,7 @@ const initialText = (field: Field): string => {
 };
 
 /** Builds the field's controls; `changed` runs after every change of its value (for the progress). */
-export function buildFieldControl(field: Field, pages: Map<number, RenderedPage>, requestSignature: SignatureRequest, changed: () => void): FieldControl | null {
+export function buildFieldControl(field: Field, pages: Map<number, RenderedPage>, requestSignature: SignatureRequest, changed: () => void, api = ""): FieldControl | null {
   const areas = field.areas.filter((a) => pages.has(a.page));
   if (areas.length === 0) return null;
   const label = humanize(field.name);
@@ -96,6 +97,9 @@ export function buildFieldControl(field: Field, pages: Map<number, RenderedPage>
   };
 
   switch (field.type) {
+    case "attachment":
+      // a file the signer uploads (./attachments.ts)
+      return { field, label, ...buildAttachmentControl(field, areas, page, place, label, api, changed) };
     case "signature":
     case "initials": {
       let adopted: SignatureValue | null = null;

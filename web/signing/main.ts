@@ -6,6 +6,7 @@ import { buildFieldControl, documentOrder, type FieldControl } from "./fields";
 import { SignatureDialog } from "./signature-dialog";
 import { payAfterSigning } from "./payment";
 import { verifyIdentity } from "./kba";
+import { verifyPhone } from "./otp";
 import { askConsent, consentPending, withdrawConsent } from "./consent";
 import { awaitCopy, completionScreen } from "./completion";
 import type { PageState, SubmittedValue } from "./types";
@@ -87,6 +88,11 @@ class SigningPage {
       if (!(await verifyIdentity(this.slug))) return;
       this.state = await callApi<PageState>(this.api);
     }
+    // a signer sent with auth sms_otp: the texted code, after KBA, before consent (./otp.ts)
+    if (this.state.otp?.required && !this.state.otp.verified) {
+      if (!(await verifyPhone(this.slug, this.state.otp, this.state.view_only))) return;
+      this.state = await callApi<PageState>(this.api);
+    }
     // consumer envelopes: the E-SIGN disclosure and consent, after KBA, before the document (./consent.ts)
     if (consentPending(this.state)) {
       if (!(await askConsent(this.slug, this.state.consent, envelope.id))) return;
@@ -114,6 +120,7 @@ class SigningPage {
           byPage,
           (field, label, change) => dialog.request(field, label, change),
           () => this.updateProgress(),
+          this.api,
         ),
       )
       .filter((c): c is FieldControl => c !== null);

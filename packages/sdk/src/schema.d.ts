@@ -245,6 +245,28 @@ export interface paths {
         patch: operations["correctSigner"];
         trace?: never;
     };
+    "/api/v2/partner/envelopes/{envelope_id}/attachments/{field_name}/signed-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download URL of a file a signer attached
+         * @description The file a signer uploaded to an `attachment` field, as a signed URL on the storage host (HMAC, valid for `expires` seconds: 60 to 86400, default 300), with its name, type, size and SHA-256. No such field: 404 `attachment_field_not_found`; nothing uploaded yet: 404 `attachment_not_uploaded`.
+         *
+         *     Required scope: `envelopes:read`.
+         */
+        get: operations["getEnvelopeAttachmentUrl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/partner/templates": {
         parameters: {
             query?: never;
@@ -2009,6 +2031,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/signing/{slug}/otp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Text the signer a one-time passcode (signers with auth sms_otp)
+         * @description Sends a new 6-digit code to the signer's phone; it replaces any earlier code and works for 10 minutes and 5 tries (POST /signing/{slug}/otp/verify). After KBA where required (403 `kba_required`). At most one code a minute (429 `otp_send_limit`) and five in any rolling 24 hours (429 `otp_daily_limit`), each with `Retry-After` in seconds. A link without the step: 404 `otp_not_required`; verified already: 409 `otp_already_verified`; the SMS provider refused the text: 503 `sms_not_sent` (it counts toward the limits); no provider configured: 503 naming `SMS_PROVIDER`. Each code sent is a `sms_otp` usage line and a `signer.otp_sent` audit entry (phone masked, never the code). No API key or session: the slug in the path is the signer's credential (as the link in a DocuSign email), or a short-lived signing session standing for it. It stops working (410) once the envelope is completed, declined, voided or expired.
+         */
+        post: operations["sendSigningOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/signing/{slug}/attachments/{field_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload the file of an attachment field (multipart)
+         * @description The signer's file for one of their `attachment` fields: multipart, the file in `file`, at most 10 MB (413). Its type is read from its bytes and must be one the field accepts (415 `attachment_type_not_accepted`); a PDF passes the upload's decode budget (413 for a decompression bomb), an image needs a readable header and sane dimensions (422). Stored beside the envelope, its SHA-256 on a `signer.attachment_uploaded` audit entry; uploading again replaces it, until the signer submits (a required attachment field without a file: 422 at submit). The same gates as submit: KBA, the SMS passcode, consent (403), the signer's turn and not signed yet (409). Not this signer's attachment field: 404. No API key or session: the slug in the path is the signer's credential (as the link in a DocuSign email), or a short-lived signing session standing for it. It stops working (410) once the envelope is completed, declined, voided or expired.
+         */
+        put: operations["uploadSigningAttachment"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/signing/{slug}/otp/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enter the one-time passcode
+         * @description The code of the last text, within its 10 minutes: the phone is verified (a `signer.otp_verified` audit entry with the masked phone and the time, also on the signing certificate) and the document opens; repeating it answers the same. A wrong code: 422 `otp_invalid` (the issue's `attempts_left`); the fifth wrong try spends the code: 422 `otp_attempts_exhausted`. No code waiting (never sent, lapsed or spent): 409 `otp_expired`; ask for a new one. A link without the step: 404 `otp_not_required`. No API key or session: the slug in the path is the signer's credential (as the link in a DocuSign email), or a short-lived signing session standing for it. It stops working (410) once the envelope is completed, declined, voided or expired.
+         */
+        post: operations["verifySigningOtp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/signing/{slug}/payment-token": {
         parameters: {
             query?: never;
@@ -2189,6 +2271,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/storage/attachments/{envelope_id}/{field_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a file a signer attached (signed URL)
+         * @description The `signed_url` of GET /partner/envelopes/{envelope_id}/attachments/{field_name}/signed-url points here. No credential but the URL's own HMAC signature over the envelope, the field, the file's SHA-256 and `exp`: a changed byte, a replaced file or an expired link is 403. Always served as a download (`Content-Disposition: attachment`), never rendered on this origin.
+         */
+        get: operations["downloadEnvelopeAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dev/emails": {
         parameters: {
             query?: never;
@@ -2201,6 +2303,26 @@ export interface paths {
          * @description An HTML list of the newest emails in the outbox, each with its text and signing link, for local development where no email leaves the service. Served only when the `DEV_PAGES` variable is `true` in development (`SERVICE_ENV=development`); otherwise 404, or 503 naming `DEV_PAGES` when it is `true` in production.
          */
         get: operations["listDevEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/sms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SMS outbox page (development only)
+         * @description An HTML list of the newest text messages (signers' one-time passcodes) in the outbox, for local development where `SMS_PROVIDER=outbox` and no text leaves the service. Served only when the `DEV_PAGES` variable is `true` in development (`SERVICE_ENV=development`); otherwise 404, or 503 naming `DEV_PAGES` when it is `true` in production.
+         */
+        get: operations["listDevSms"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2513,7 +2635,9 @@ export interface components {
          *       "declined_at": null,
          *       "decline_reason": null,
          *       "consent": null,
-         *       "kba": null
+         *       "kba": null,
+         *       "auth": null,
+         *       "otp": null
          *     }
          */
         EnvelopeSigner: {
@@ -2554,6 +2678,13 @@ export interface components {
             consent: components["schemas"]["SignerConsentState"] | null;
             /** @description Identity verification; null when the envelope does not require KBA */
             kba: components["schemas"]["SignerKbaState"] | null;
+            /**
+             * @description How the signer proves they hold the link besides the email, as the send set it: `sms_otp`, or null (the link alone)
+             * @enum {string|null}
+             */
+            auth: "sms_otp" | null;
+            /** @description The SMS one-time passcode step; null for a signer without `auth: "sms_otp"` */
+            otp: components["schemas"]["SignerOtpState"] | null;
         };
         /**
          * @example {
@@ -2587,6 +2718,24 @@ export interface components {
              * @enum {string|null}
              */
             status: "required" | "passed" | "failed" | "unavailable" | null;
+        };
+        /**
+         * @example {
+         *       "phone": "+1******4567",
+         *       "verified": true,
+         *       "verified_at": "2026-11-23T09:32:10.000Z"
+         *     }
+         */
+        SignerOtpState: {
+            /** @description The phone codes go to, masked (`+1******4567`) */
+            phone: string | null;
+            /** @description Whether the signer entered a right code */
+            verified: boolean;
+            /**
+             * @description When; null until then (a correction of the phone clears it)
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            verified_at: string | null;
         };
         /**
          * @example {
@@ -2870,6 +3019,13 @@ export interface components {
             name: string;
             /** @description Signing order: lower signs first, equal orders sign in parallel. Default: the signer's position in the array (1, 2, …) */
             routing_order?: number;
+            /** @description E.164 (`+15551234567`); required with `auth: "sms_otp"` */
+            phone?: string;
+            /**
+             * @description `sms_otp`: before the document (after KBA, before consent) the signer asks for a 6-digit code texted to `phone` (POST /signing/{slug}/otp) and enters it (POST /signing/{slug}/otp/verify); until then the document, view, consent and submit answer 403 `otp_required`. Omitted: the link alone
+             * @enum {string}
+             */
+            auth?: "sms_otp";
         };
         SigningLinks: {
             signers: components["schemas"]["SigningLink"][];
@@ -2913,6 +3069,29 @@ export interface components {
             email?: string;
             /** @description E.164 (`+15551234567`); null removes it */
             phone?: string | null;
+        };
+        /**
+         * @example {
+         *       "signed_url": "https://storage.example.com/attachments/env_9x2k4m7q1c8v5b3n6p0r2t4w6y/drivers_license?exp=1795400000&sig=…",
+         *       "filename": "license.jpg",
+         *       "content_type": "image/jpeg",
+         *       "size": 482113,
+         *       "sha256": "9f2c…",
+         *       "expires_in": 300,
+         *       "expires_at": "2026-11-23T09:40:00.000Z"
+         *     }
+         */
+        AttachmentUrl: {
+            /** @description On the storage host; valid until `expires_at`, and only while the file is the one uploaded when it was issued */
+            signed_url: string;
+            filename: string;
+            /** @enum {string} */
+            content_type: "application/pdf" | "image/jpeg" | "image/png";
+            size: number;
+            /** @description SHA-256 of the file, hex (as the audit entry and the certificate state it) */
+            sha256: string;
+            expires_in: number;
+            expires_at: string;
         };
         /**
          * @example {
@@ -3042,12 +3221,12 @@ export interface components {
         ResolvedField: {
             name: string;
             /** @enum {string} */
-            type: "signature" | "initials" | "text" | "date" | "checkbox" | "number" | "select" | "radio";
+            type: "signature" | "initials" | "text" | "date" | "checkbox" | "number" | "select" | "radio" | "attachment";
             role: string;
             required: boolean;
             readonly: boolean;
             default_value: string | null;
-            /** @description select and radio: the choices, in order (a radio with one area per option places `options[i]` at `areas[i]`); null for other types */
+            /** @description select and radio: the choices, in order (a radio with one area per option places `options[i]` at `areas[i]`); attachment: the accepted MIME types; null for other types */
             options: string[] | null;
             /**
              * @description `tag` for fields placed by an embedded tag
@@ -3127,7 +3306,7 @@ export interface components {
             /** @description Display name; unique within the template; prefilled_data keys match it */
             name: string;
             /** @enum {string} */
-            type: "signature" | "initials" | "text" | "date" | "checkbox" | "number" | "select" | "radio";
+            type: "signature" | "initials" | "text" | "date" | "checkbox" | "number" | "select" | "radio" | "attachment";
             /** @description Submitter role */
             role: string;
             /** @default false */
@@ -3145,6 +3324,14 @@ export interface components {
              *     ]
              */
             options?: string[];
+            /**
+             * @description An `attachment` field's accepted file types (refused on other types): any of `application/pdf`, `image/jpeg`, `image/png`; default all three. The signer uploads one file of at most 10 MB, checked by its bytes
+             * @example [
+             *       "image/jpeg",
+             *       "image/png"
+             *     ]
+             */
+            accept?: ("application/pdf" | "image/jpeg" | "image/png")[];
             placement: components["schemas"]["AbsolutePlacement"] | components["schemas"]["AnchorPlacement"];
         };
         AbsolutePlacement: {
@@ -4952,6 +5139,71 @@ export interface components {
         };
         /**
          * @example {
+         *       "phone": "+1******4567",
+         *       "expires_at": "2026-11-23T09:40:00.000Z",
+         *       "resend_at": "2026-11-23T09:31:00.000Z",
+         *       "sends_left_today": 4
+         *     }
+         */
+        SigningOtpSent: {
+            /** @description Where the code went, masked */
+            phone: string;
+            /** @description When the code lapses (10 minutes) */
+            expires_at: string;
+            /** @description When another code may be asked for (1 minute) */
+            resend_at: string;
+            /** @description Codes still allowed in the rolling 24 hours (5 in all) */
+            sends_left_today: number;
+        };
+        /**
+         * @example {
+         *       "field": "drivers_license",
+         *       "kind": "attachment",
+         *       "filename": "license.jpg",
+         *       "content_type": "image/jpeg",
+         *       "size": 482113,
+         *       "sha256": "9f2c…",
+         *       "uploaded_at": "2026-11-23T09:35:00.000Z"
+         *     }
+         */
+        SigningAttachment: {
+            field: string;
+            /** @enum {string} */
+            kind: "attachment";
+            /** @description The name the signer's device gave, made safe */
+            filename: string;
+            /**
+             * @description What the bytes are (never the declared type)
+             * @enum {string}
+             */
+            content_type: "application/pdf" | "image/jpeg" | "image/png";
+            size: number;
+            /** @description SHA-256 of the file, hex: on the audit entry and the certificate */
+            sha256: string;
+            uploaded_at: string;
+        };
+        /**
+         * @example {
+         *       "verified": true,
+         *       "verified_at": "2026-11-23T09:32:10.000Z"
+         *     }
+         */
+        SigningOtpVerified: {
+            /** @enum {boolean} */
+            verified: true;
+            verified_at: string;
+        };
+        /**
+         * @example {
+         *       "code": "042917"
+         *     }
+         */
+        SigningOtpVerifyInput: {
+            /** @description The 6-digit code of the last text */
+            code: string;
+        };
+        /**
+         * @example {
          *       "payment_required": true,
          *       "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…",
          *       "expires_at": "2026-11-23T09:45:00.000Z",
@@ -6071,6 +6323,95 @@ export interface operations {
             };
             /** @description Rate limit exceeded; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEnvelopeAttachmentUrl: {
+        parameters: {
+            query?: {
+                /** @description URL lifetime in seconds, 60 to 86400 (default 300) */
+                expires?: number;
+            };
+            header?: never;
+            path: {
+                envelope_id: string;
+                /** @description The attachment field's name */
+                field_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A signed download URL */
+            200: {
+                headers: {
+                    /** @description Requests admitted per minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Epoch seconds at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AttachmentUrl"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13174,6 +13515,14 @@ export interface operations {
                                 /** @enum {string|null} */
                                 status: "required" | "passed" | "failed" | "unavailable" | null;
                             };
+                            /** @description SMS one-time passcode (a signer sent with `auth: "sms_otp"`): while `required` is true and `verified` false (after KBA, before consent), `fields` is empty and the document, view, consent, submit and decline answer 403 `otp_required`; POST /signing/:slug/otp then /otp/verify first */
+                            otp: {
+                                required: boolean;
+                                verified: boolean;
+                                /** @description The phone the code goes to, masked (`+1******4567`) */
+                                phone: string | null;
+                                verified_at: string | null;
+                            };
                             /** @description E-SIGN consumer consent (15 U.S.C. §7001(c)), on an envelope that asks for it (null otherwise): the disclosure the envelope pinned at create. While `given_at` is null `fields` is empty (their prefilled values are the contract's terms) and the document, view, submit and the payment step (also POST /embed/payment-intent) answer 403 `consent_required`; answer POST /signing/:slug/consent (`agree: true`, or `agree: false` to withdraw, which declines). KBA, where required, comes first. */
                             consent: {
                                 /** @enum {boolean} */
@@ -13201,7 +13550,9 @@ export interface operations {
                                  *     ]
                                  */
                                 options: string[] | null;
-                                /** @description Prefilled or default value (drawn signatures as `{ kind: "drawn" }`) */
+                                /** @description attachment fields: the file types accepted (upload with PUT /signing/{slug}/attachments/{field_name}, at most 10 MB); absent on other types */
+                                accept?: ("application/pdf" | "image/jpeg" | "image/png")[];
+                                /** @description Prefilled or default value (drawn signatures as `{ kind: "drawn" }`; an attachment as `{ kind: "attachment", filename, content_type, size, sha256, uploaded_at }` once uploaded) */
                                 value?: unknown;
                                 /** @description Fractions of the displayed page, top-left origin */
                                 areas: {
@@ -13946,6 +14297,331 @@ export interface operations {
             };
         };
     };
+    sendSigningOtp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signer's credential: the permanent slug of their invitation link, or a short-lived signing session (`es_…`, from the signing links or the embed session) that stands for it and answers 410 `signing_session_expired` once it ends */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The code was sent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SigningOtpSent"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: the link no longer works (its envelope is closed) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadSigningAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signer's credential: the permanent slug of their invitation link, or a short-lived signing session (`es_…`, from the signing links or the embed session) that stands for it and answers 410 `signing_session_expired` once it ends */
+                slug: string;
+                /** @description The attachment field's name */
+                field_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description A PDF, JPEG or PNG, at most 10 MB, checked by its bytes
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The file as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SigningAttachment"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: the link no longer works (its envelope is closed) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifySigningOtp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The signer's credential: the permanent slug of their invitation link, or a short-lived signing session (`es_…`, from the signing links or the embed session) that stands for it and answers 410 `signing_session_expired` once it ends */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SigningOtpVerifyInput"];
+            };
+        };
+        responses: {
+            /** @description Verified */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SigningOtpVerified"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Gone: the link no longer works (its envelope is closed) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createSignerPaymentToken: {
         parameters: {
             query?: never;
@@ -14549,6 +15225,72 @@ export interface operations {
             };
         };
     };
+    downloadEnvelopeAttachment: {
+        parameters: {
+            query: {
+                /** @description Expiry, Unix seconds */
+                exp: string;
+                /** @description Hex HMAC-SHA256 signature */
+                sig: string;
+            };
+            header?: never;
+            path: {
+                envelope_id: string;
+                field_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file, as an attachment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/jpeg": string;
+                    "image/png": string;
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listDevEmails: {
         parameters: {
             query?: never;
@@ -14559,6 +15301,44 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The outbox, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDevSms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SMS outbox, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -75,6 +75,7 @@ export async function addCertificatePages(doc: PDFDocument, input: CertificateIn
       { text: `Role: ${s.role}   Signing order: ${s.routing_order}`, indent: 12 },
       { text: `Viewed at: ${s.viewed_at ?? "-"}   Signed at: ${s.signed_at ?? "-"}`, indent: 12 },
       { text: `Identity verification: ${s.identity_verification ?? "none"}`, indent: 12 },
+      ...(s.attachments ?? []).map((line) => ({ text: `Attachment ${line}`, indent: 12 })),
       { text: `IP address: ${s.ip ?? "unknown"}`, indent: 12 },
       { text: `User agent: ${s.user_agent ?? "unknown"}`, indent: 12 },
     ]);

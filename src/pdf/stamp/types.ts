@@ -18,6 +18,8 @@ export type CertificateSigner = {
   signed_at: string | null;
   /** the signer's identity verification outcome as the certificate page states it (e.g. KBA passed); absent: "none" */
   identity_verification?: string;
+  /** the files the signer attached (attachment fields), one line each: field, name, type, size, SHA-256 */
+  attachments?: string[];
 };
 
 export type CertificateInput = {

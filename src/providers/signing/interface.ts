@@ -10,9 +10,10 @@ export type ProviderInstance = (typeof PROVIDER_INSTANCES)[number];
 /**
  * The spec lists signature, initials, text, date and checkbox for API fields and adds number, select
  * and radio for embedded tags; both accept the union, so a field means the same whichever way it was
- * placed.
+ * placed. `attachment` (docs/decisions/attachments.md) is a file the signer uploads (a PDF or a photo);
+ * its accepted MIME types travel as its `options`.
  */
-export const FIELD_TYPES = ["signature", "initials", "text", "date", "checkbox", "number", "select", "radio"] as const;
+export const FIELD_TYPES = ["signature", "initials", "text", "date", "checkbox", "number", "select", "radio", "attachment"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
 export const PLACEMENT_MODES = ["absolute", "anchor", "tag"] as const;
@@ -26,7 +27,7 @@ export type ResolvedField = {
   required: boolean;
   readonly: boolean;
   default_value: string | null;
-  /** select and radio: the choices; null for other types */
+  /** select and radio: the choices; attachment: the accepted MIME types (null: all); null for other types */
   options: string[] | null;
   placement_mode: PlacementMode;
   areas: Area[];

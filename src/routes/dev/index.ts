@@ -1,5 +1,6 @@
 import { createRouter } from "../../lib/hono";
 import * as emails from "./emails";
+import * as sms from "./sms";
 
 /** Pages for local development only; each answers 404 unless DEV_PAGES is "true". */
-export const devRouter = createRouter().openapi(emails.route, emails.handler);
+export const devRouter = createRouter().openapi(emails.route, emails.handler).openapi(sms.route, sms.handler);

@@ -1,4 +1,5 @@
 import { createRouter } from "../../lib/hono";
+import * as attachment from "./attachment";
 import * as copy from "./copy";
 import * as download from "./download";
 
@@ -10,3 +11,4 @@ import * as download from "./download";
 export const storageRouter = createRouter();
 storageRouter.openapi(download.route, download.handler);
 storageRouter.openapi(copy.route, copy.handler);
+storageRouter.openapi(attachment.route, attachment.handler);

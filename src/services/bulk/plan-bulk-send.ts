@@ -7,6 +7,7 @@ import { newSignerRows, planSend } from "../compose/send-envelope";
 import { assertTransition } from "../envelopes/state-machine";
 import { kbaStepFor, type KbaStep } from "../kba/challenge-signers";
 import { planSigners, type PlannedSigner } from "../signers/plan-signers";
+import { smsProvider } from "../../providers/sms";
 
 /** What the chunk read for one of its envelopes, in the statements `readSendFacts` of send-envelope.ts would run. */
 export type BulkSendFacts = { roles: string[]; hasDocument: boolean; hasPayment: boolean };
@@ -40,6 +41,14 @@ export async function planBulkSend(
     return null;
   }
   const planned = planSigners({ roles: facts.roles, customer: { email: null, name: "" }, signers: input.signers });
+  // an SMS passcode signer with no usable provider: the plain send answers the 503 naming SMS_PROVIDER
+  if (planned.some((s) => s.auth === "sms_otp")) {
+    try {
+      smsProvider(ctx.env);
+    } catch {
+      return null;
+    }
+  }
   const at = nowIso();
   const signers = newSignerRows(envelope, planned, at);
   let kba: KbaStep | null = null;

@@ -29,6 +29,7 @@ function prefillValue(field: ResolvedField, value: string | number | boolean | n
   switch (field.type) {
     case "signature":
     case "initials":
+    case "attachment":
       return issue(path, "no prefill", typeof value, `${field.type} fields cannot be prefilled`);
     case "checkbox":
       if (value === true || value === "true") return "true";

@@ -17,6 +17,12 @@ import { getEnvelope, markSendEmailStatement, type LoadedEnvelope } from "../env
 import { assertTransition, canTransition } from "../envelopes/state-machine";
 import { commitEnvelopeChange, planChange, type EnvelopeChange, type PlannedChange } from "../envelopes/commit";
 import { apiIssue } from "../../lib/validation";
+import { smsProvider } from "../../providers/sms";
+import { insertSignerOtp } from "../otp/repository";
+import { maskPhone } from "../otp/mask-phone";
+
+/** A planned signer as the audit and `envelope.sent` name them: the phone masked (docs/decisions/sms-otp.md). */
+const plannedForAudit = (s: PlannedSigner) => (s.phone ? { ...s, phone: maskPhone(s.phone) } : s);
 
 /**
  * What a send needs to know besides the envelope: the organization's name from the global database and,
@@ -81,6 +87,8 @@ export async function sendEnvelope(ctx: OrgContext, input: { envelopeId: string;
       // naming it here, at send, never a configuration error met by the last signer's submit
       await loadSealKey(ctx.env);
       const planned = planSigners({ roles: facts.roles, customer: facts.customer, signers: body.signers });
+      // a signer who must verify by text message: 503 naming SMS_PROVIDER now, never a link that cannot open
+      if (planned.some((s) => s.auth === "sms_otp")) smsProvider(ctx.env);
       await assertPayerIsSigner(db, envelope.id, planned.map((s) => s.email));
       const signers = newSignerRows(envelope, planned, at);
       const kba = envelope.kba_required === 1 ? kbaStepFor(ctx.env, db, { envelope, signers, senderEmail: await senderEmailOf(ctx.global, ctx.actor), at }) : null;
@@ -101,13 +109,16 @@ export function newSignerRows(envelope: { id: string; org_id: string }, planned:
     id: newShardId("signer", shardOf(envelope.id)),
     envelope_id: envelope.id,
     org_id: envelope.org_id,
-    ...s,
+    role: s.role,
+    email: s.email,
+    name: s.name,
+    routing_order: s.routing_order,
     status: "pending",
     consent_given_at: null,
     slug_hash: unissuedSlugHash(),
     viewed_at: null,
     signed_at: null,
-    phone: null,
+    phone: s.phone ?? null,
     last_resent_at: null,
     created_at: at,
   }));
@@ -139,12 +150,14 @@ export async function sendChange(
         action: "send",
         set: { expires_at: expiresAt },
         // Who it went to, for the receiver and the audit trail; never the slugs (they are credentials).
-        data: { expires_at: expiresAt, send_email: input.sendEmail, signers: input.planned, ...(kba ? { kba: { provider: kba.provider, challenged: kba.challengedEmails } } : {}) },
+        data: { expires_at: expiresAt, send_email: input.sendEmail, signers: input.planned.map(plannedForAudit), ...(kba ? { kba: { provider: kba.provider, challenged: kba.challengedEmails } } : {}) },
       },
     ],
     statements: [
       ...signers.map((s) => insertSigner(db, { ...s, slug_hash: issued.get(s.id) ?? s.slug_hash })),
       ...(kba?.statements ?? []),
+      // SMS one-time passcode (docs/decisions/sms-otp.md): its row is what gates the document
+      ...signers.filter((_, i) => input.planned[i]?.auth === "sms_otp").map((s) => insertSignerOtp(db, s, at)),
       // Internal metadata (never shown to partners): later routing orders are emailed only if this one was.
       markSendEmailStatement(db, envelope.id, input.sendEmail),
       ...invitations.map((i) => i.statement),

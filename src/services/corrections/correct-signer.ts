@@ -7,6 +7,7 @@ import { kbaRestartStatements } from "../kba/repository";
 import { signerCorrectionUpdate } from "../signers/repository";
 import { signerData } from "../signers/signer-actor";
 import type { CorrectSignerInput } from "./schema";
+import { getSignerOtp, signerOtpReset } from "../otp/repository";
 import { assertReissuable, isTheirTurn, readReissueState, reinvitation, reissuedSigner, type ReissueState } from "./reissue";
 
 const CORRECTABLE = ["name", "email", "phone"] as const;
@@ -37,6 +38,11 @@ export async function correctSigner(ctx: OrgContext, input: { envelopeId: string
         phone: input.body.phone === undefined ? signer.phone : input.body.phone,
       };
       const changes = Object.fromEntries(CORRECTABLE.filter((f) => next[f] !== signer[f]).map((f) => [f, { from: signer[f], to: next[f] }]));
+      // a signer who verifies by text keeps a phone; a corrected signer verifies again (their link is new)
+      const otp = await getSignerOtp(ctx.db, signer.id);
+      if (otp && !next.phone) {
+        throw conflict("This signer verifies by text message (auth sms_otp): their phone cannot be removed, only changed", { auth: "sms_otp" }, "otp_needs_phone");
+      }
       if (envelope.kba_required === 1 && kbaCheck === null && next.email.toLowerCase() !== signer.email.toLowerCase()) {
         throw conflict(
           "This signer is not challenged by KBA (a member of the sending organization); their email cannot be changed on a KBA envelope: void the envelope and send a new one",
@@ -48,13 +54,22 @@ export async function correctSigner(ctx: OrgContext, input: { envelopeId: string
       if (send) assertEmailCanLeave(ctx.env);
       const challenged = envelope.kba_required === 1 && kbaCheck !== null;
       const invite = await reinvitation(ctx, { envelope, orgName: state.orgName, signer: { ...signer, ...next }, kba: challenged, send, at });
-      const data = { envelope_id: envelope.id, ...signerData({ ...signer, ...next }), changes, invitation_sent: send, kba_restarted: challenged, consent_restarted: envelope.consumer_consent === 1 };
+      const data = {
+        envelope_id: envelope.id,
+        ...signerData({ ...signer, ...next }),
+        changes,
+        invitation_sent: send,
+        kba_restarted: challenged,
+        consent_restarted: envelope.consumer_consent === 1,
+        otp_restarted: otp !== null,
+      };
       return {
         change: {
           entries: [{ action: "signer.corrected" as const, data }],
           statements: [
             signerCorrectionUpdate(ctx.db, signer.id, { ...next, slugHash: invite.slugHash, at }),
             ...(challenged ? kbaRestartStatements(ctx.db, signer.id, at) : []),
+            ...(otp ? [signerOtpReset(ctx.db, signer.id)] : []),
             ...(invite.statement ? [invite.statement] : []),
           ],
         },

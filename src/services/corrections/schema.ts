@@ -1,8 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { SIGNER_STATUSES } from "../signers/schema";
+import { PHONE_PATTERN, SIGNER_STATUSES } from "../signers/schema";
 
-/** E.164: `+`, a country code and the number, 8 to 16 characters in all. */
-export const PHONE_PATTERN = /^\+[1-9]\d{6,14}$/;
+export { PHONE_PATTERN };
 
 export const CorrectSignerBody = z
   .object({

@@ -50,7 +50,13 @@ export function resolveFields(
   };
   let anchorIndex = 0;
   fields.forEach((f, i) => {
-    const base = { name: f.name, type: f.type, role: f.role, required: f.required, readonly: f.readonly, default_value: f.default_value ?? null, options: f.options ?? null };
+    const base = { name: f.name, type: f.type, role: f.role, required: f.required, readonly: f.readonly, default_value: f.default_value ?? null, options: f.type === "attachment" ? (f.accept ? [...new Set(f.accept)] : null) : (f.options ?? null) };
+    if (f.accept && f.type !== "attachment") {
+      issues.push({ code: "invalid_value", expected: `no accept on a ${f.type} field`, received: "accept", path: [...path, i, "accept"], message: "accept is only allowed on attachment fields" });
+    }
+    if (f.options && f.type === "attachment") {
+      issues.push({ code: "invalid_value", expected: "accept, not options, on an attachment field", received: "options", path: [...path, i, "options"], message: "an attachment field lists its file types in accept" });
+    }
     const p = f.placement;
     if (p.mode === "absolute") {
       p.areas.forEach((a, j) => {
@@ -165,8 +171,8 @@ export function checkFieldRules(fields: { field: ResolvedField; path: Path }[], 
     const d = field.default_value;
     if (d === null || isChoiceType(field.type)) continue;
     const bad =
-      field.type === "signature" || field.type === "initials"
-        ? "signature and initials fields cannot have a default value"
+      field.type === "signature" || field.type === "initials" || field.type === "attachment"
+        ? `${field.type} fields cannot have a default value`
         : field.type === "checkbox" && d !== "true" && d !== "false"
           ? "a checkbox default is true or false"
           : field.type === "number" && (d.trim() === "" || !Number.isFinite(Number(d)))
@@ -186,6 +192,8 @@ export function checkFieldRules(fields: { field: ResolvedField; path: Path }[], 
  */
 export function optionIssues(field: ResolvedField, path: Path): ApiIssue[] {
   const at = [...path, "options"];
+  // an attachment's options are its accepted types, checked by the schema (TemplateFieldInputSchema.accept)
+  if (field.type === "attachment") return [];
   if (!isChoiceType(field.type)) {
     return field.options === null
       ? []

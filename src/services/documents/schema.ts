@@ -15,6 +15,10 @@ export const isChoiceType = (type: string): boolean => (CHOICE_TYPES as readonly
 export const MAX_OPTIONS = 50;
 export const MAX_OPTION_LENGTH = 200;
 
+/** What an `attachment` field may accept (docs/decisions/attachments.md); none listed: all of them. */
+export const ATTACHMENT_TYPES = ["application/pdf", "image/jpeg", "image/png"] as const;
+export type AttachmentType = (typeof ATTACHMENT_TYPES)[number];
+
 /** Rounding slack when checking that an area ends on the page (x + w <= 1). */
 const EPSILON = 1e-9;
 
@@ -77,6 +81,16 @@ export const TemplateFieldInputSchema = z
           "The choices of a `select` or `radio` field (required for them, refused on other types): 1 to 50 unique strings of 1 to 200 characters (trimmed). A radio is placed with one area (its choices drawn inside it) or one area per option, in the same order.",
         example: ["Monthly", "Quarterly", "Yearly"],
       }),
+    accept: z
+      .array(z.enum(ATTACHMENT_TYPES))
+      .min(1)
+      .max(ATTACHMENT_TYPES.length)
+      .optional()
+      .openapi({
+        description:
+          "An `attachment` field's accepted file types (refused on other types): any of `application/pdf`, `image/jpeg`, `image/png`; default all three. The signer uploads one file of at most 10 MB, checked by its bytes",
+        example: ["image/jpeg", "image/png"],
+      }),
     placement: z.discriminatedUnion("mode", [AbsolutePlacement, AnchorPlacement]),
   })
   .openapi("TemplateField", {
@@ -118,7 +132,7 @@ export const ResolvedFieldSchema = z
     options: z
       .array(z.string())
       .nullable()
-      .openapi({ description: "select and radio: the choices, in order (a radio with one area per option places `options[i]` at `areas[i]`); null for other types" }),
+      .openapi({ description: "select and radio: the choices, in order (a radio with one area per option places `options[i]` at `areas[i]`); attachment: the accepted MIME types; null for other types" }),
     placement_mode: z.enum(PLACEMENT_MODES).openapi({ description: "`tag` for fields placed by an embedded tag" }),
     areas: z.array(AreaOut),
     anchor_match: AreaOut.optional().openapi({ description: "Anchor fields: the rectangle of the matched text" }),

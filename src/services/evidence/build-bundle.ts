@@ -50,7 +50,28 @@ export type BundleInput = {
    * With a TSA, the bundle's `evidence-record.ers` extends it by a timestamp over every member.
    */
   evidenceRecord?: Uint8Array | null;
+  /**
+   * the files signers attached (attachment fields: docs/decisions/attachments.md), each a member of its
+   * own (`attachment-<field>.<ext>`, flat: verify.mjs reads one directory) listed and hashed by the manifest
+   */
+  attachments?: BundleAttachment[];
 };
+
+export type BundleAttachment = { field: string; role: string; filename: string; content_type: string; sha256: string; bytes: Uint8Array };
+
+const ATTACHMENT_EXT: Record<string, string> = { "application/pdf": "pdf", "image/jpeg": "jpg", "image/png": "png" };
+
+/** Each attachment's member name: the field's name made safe for a file name (ZIP and every file system), unique. */
+function attachmentMembers(list: BundleAttachment[]): { name: string; a: BundleAttachment }[] {
+  const taken = new Set<string>();
+  return list.map((a) => {
+    const stem = `attachment-${a.field.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 80)}`;
+    let name = `${stem}.${ATTACHMENT_EXT[a.content_type] ?? "bin"}`;
+    for (let n = 2; taken.has(name); n++) name = `${stem}-${n}.${ATTACHMENT_EXT[a.content_type] ?? "bin"}`;
+    taken.add(name);
+    return { name, a };
+  });
+}
 
 /** key-history.json: each organization's control-key events (adds, deletes, operator recoveries), oldest first. */
 export type KeyHistory = {
@@ -93,6 +114,7 @@ export async function buildEvidenceBundle(input: BundleInput): Promise<BuiltBund
   const sealPem = pdf ? sealCertificatesPem(pdf) : null;
   const sealSha256 = await sha256Hex(input.seal.chainDer[0]!);
   const controlHistory = pretty({ data: input.controlHistory });
+  const attached = attachmentMembers(input.attachments ?? []);
   const covered: { name: string; bytes: Uint8Array; store?: boolean }[] = [
     ...(pdf ? [{ name: pdfName, bytes: pdf, store: true }] : []),
     { name: "certificate.json", bytes: pretty(input.certificate.json) },
@@ -114,6 +136,7 @@ export async function buildEvidenceBundle(input: BundleInput): Promise<BuiltBund
     { name: "control-history.json", bytes: controlHistory },
     { name: "key-history.json", bytes: pretty(input.keyHistory) },
     ...(input.attestation ? [{ name: "attestation.jws", bytes: encode(`${input.attestation}\n`) }] : []),
+    ...attached.map(({ name, a }) => ({ name, bytes: a.bytes, store: a.content_type !== "application/pdf" })),
     { name: "verify.mjs", bytes: encode(verifyScript()) },
     { name: "README.md", bytes: encode(readme(input, sealPem !== null, sealSha256)) },
   ];
@@ -173,6 +196,11 @@ export async function buildEvidenceBundle(input: BundleInput): Promise<BuiltBund
       format: `compact JWS (${attestationAlg(input.seal.privateKey)}) whose payload is this file byte for byte; header x5c = the seal certificate chain`,
       timestamp: input.tsa ? "manifest.tsr" : null,
     },
+    ...(attached.length
+      ? {
+          attachments: attached.map(({ name, a }) => ({ file: name, field: a.field, role: a.role, filename: a.filename, content_type: a.content_type, sha256: hashOf(name), size_bytes: a.bytes.byteLength })),
+        }
+      : {}),
     files: fileHashes,
   });
   const jws = await signWithSeal(input.seal, manifest, MANIFEST_TYP);

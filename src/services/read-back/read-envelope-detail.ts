@@ -5,6 +5,7 @@ import type { GlobalDb, ShardDb } from "../../lib/shards";
 import { LOADED_ENVELOPE_COLUMNS, loadedEnvelopeOf, type LoadedEnvelope, type LoadedEnvelopeRow } from "../envelopes/repository";
 import { envelopeDetail } from "../envelopes/serialize";
 import type { PaymentStatus } from "../../db/schema";
+import { maskPhone } from "../otp/mask-phone";
 import { readBackStatus, reminderSchedule, turnCameAt, type SignerFacts } from "./signer-view";
 
 /** The envelope row as the detail statement reads it: the loaded envelope's columns and the read-back's JSON columns. */
@@ -20,7 +21,7 @@ type OrgFacts = { after_days: number | null; every_days: number | null; disclosu
  * payment.
  */
 function detailStatement(db: ShardDb, orgId: string, envelopeId: string): D1PreparedStatement {
-  // SQL exception: one envelope read names four owners' rows (signers, kba_checks, audit_log, payments), each by
+  // SQL exception: one envelope read names five owners' rows (signers, kba_checks, signer_otps, audit_log, payments), each by
   // its envelope index (signers_envelope_idx with kba_checks' primary key, the chain's (chain_id, seq) index,
   // payments_envelope_uq): GET /partner/envelopes/:id stays one statement on its shard whatever the signers.
   return db
@@ -28,8 +29,9 @@ function detailStatement(db: ShardDb, orgId: string, envelopeId: string): D1Prep
       `SELECT ${LOADED_ENVELOPE_COLUMNS},
          (SELECT json_group_array(json_object('id', s.id, 'name', s.name, 'email', s.email, 'role', s.role, 'routing_order', s.routing_order,
                    'status', s.status, 'viewed_at', s.viewed_at, 'signed_at', s.signed_at, 'created_at', s.created_at,
-                   'consent_given_at', s.consent_given_at, 'kba_status', k.status, 'n', s.rowid))
-            FROM signers s LEFT JOIN kba_checks k ON k.signer_id = s.id WHERE s.envelope_id = e.id) AS signers_json,
+                   'consent_given_at', s.consent_given_at, 'kba_status', k.status, 'phone', s.phone,
+                   'otp', o.signer_id IS NOT NULL, 'otp_verified_at', o.verified_at, 'n', s.rowid))
+            FROM signers s LEFT JOIN kba_checks k ON k.signer_id = s.id LEFT JOIN signer_otps o ON o.signer_id = s.id WHERE s.envelope_id = e.id) AS signers_json,
          (SELECT json_group_array(json_object('signer_id', json_extract(a.data, '$.signer.id'), 'at', a.created_at, 'reason', json_extract(a.data, '$.reason')))
             FROM audit_log a WHERE a.chain_id = e.id AND a.action = 'signer.declined') AS declines_json,
          (SELECT json_object('status', p.status, 'amount', p.amount_cents, 'currency', p.currency, 'payer_email', p.payer_email, 'paid_at', p.paid_at)
@@ -94,6 +96,8 @@ function envelopeReadBack(envelope: LoadedEnvelope, row: DetailRow, org: OrgFact
         decline_reason: s.status === "declined" ? (declined?.reason ?? null) : null,
         consent: envelope.consumer_consent === 1 ? { required: true, given_at: s.consent_given_at, disclosure_version: disclosureVersion } : null,
         kba: envelope.kba_required === 1 ? { required: s.kba_status !== null, status: s.kba_status } : null,
+        auth: s.otp ? ("sms_otp" as const) : null,
+        otp: s.otp ? { phone: s.phone ? maskPhone(s.phone) : null, verified: s.otp_verified_at != null, verified_at: s.otp_verified_at ?? null } : null,
       };
     }),
     reminders: reminderSchedule(envelope, { after_days: org?.after_days ?? null, every_days: org?.every_days ?? null }, now),

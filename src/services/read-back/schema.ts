@@ -9,6 +9,14 @@ import { ENVELOPE_EXAMPLE, EnvelopeSchema, Timestamp } from "../envelopes/schema
  */
 export const READ_BACK_SIGNER_STATUSES = ["pending", "sent", "viewed", "completed", "declined"] as const;
 
+export const SignerOtpReadSchema = z
+  .object({
+    phone: z.string().nullable().openapi({ description: "The phone codes go to, masked (`+1******4567`)" }),
+    verified: z.boolean().openapi({ description: "Whether the signer entered a right code" }),
+    verified_at: Timestamp.nullable().openapi({ description: "When; null until then (a correction of the phone clears it)" }),
+  })
+  .openapi("SignerOtpState", { example: { phone: "+1******4567", verified: true, verified_at: "2026-11-23T09:32:10.000Z" } });
+
 /** A nullable object written so that `null` validates against the document (OpenAPI 3.1: `anyOf` with `{ type: "null" }`). */
 const orNull = <T extends z.ZodType>(schema: T, description: string) => z.union([schema, z.null()]).openapi({ description });
 
@@ -49,6 +57,8 @@ export const ReadBackSignerSchema = z
     decline_reason: z.string().nullable().openapi({ description: "The signer's reason; `consent_withdrawn` when they refused consent to electronic records" }),
     consent: orNull(SignerConsentReadSchema, "E-SIGN consent; null when the envelope does not ask for it"),
     kba: orNull(SignerKbaReadSchema, "Identity verification; null when the envelope does not require KBA"),
+    auth: z.enum(["sms_otp"]).nullable().openapi({ description: "How the signer proves they hold the link besides the email, as the send set it: `sms_otp`, or null (the link alone)" }),
+    otp: orNull(SignerOtpReadSchema, "The SMS one-time passcode step; null for a signer without `auth: \"sms_otp\"`"),
   })
   .openapi("EnvelopeSigner", {
     example: {
@@ -65,6 +75,8 @@ export const ReadBackSignerSchema = z
       decline_reason: null,
       consent: null,
       kba: null,
+      auth: null,
+      otp: null,
     },
   });
 

@@ -6,8 +6,11 @@ import type { READ_BACK_SIGNER_STATUSES } from "./schema";
 export type ReadBackSignerStatus = (typeof READ_BACK_SIGNER_STATUSES)[number];
 
 /** A signer as the detail statement reads it: the row's columns, its KBA check's status and its decline (from the chain). */
-export type SignerFacts = Pick<SignerRow, "id" | "name" | "email" | "role" | "routing_order" | "status" | "viewed_at" | "signed_at" | "created_at" | "consent_given_at"> & {
+export type SignerFacts = Pick<SignerRow, "id" | "name" | "email" | "role" | "routing_order" | "status" | "viewed_at" | "signed_at" | "created_at" | "consent_given_at" | "phone"> & {
   kba_status: KbaCheckStatus | null;
+  /** whether the signer has a passcode step (1/0 from SQL), and when they verified */
+  otp?: number | boolean;
+  otp_verified_at?: string | null;
   declined_at: string | null;
   decline_reason: string | null;
 };

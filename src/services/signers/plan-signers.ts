@@ -2,7 +2,7 @@ import { unprocessable } from "../../lib/errors";
 import type { ApiIssue } from "../../lib/validation";
 import type { SendEnvelopeInput } from "./schema";
 
-export type PlannedSigner = { role: string; email: string; name: string; routing_order: number };
+export type PlannedSigner = { role: string; email: string; name: string; routing_order: number; phone?: string; auth?: "sms_otp" };
 
 const issue = (path: (string | number)[], expected: string, received: string, message: string): ApiIssue => ({ code: "invalid_value", expected, received, path, message });
 const list = (roles: string[]) => roles.join(", ");
@@ -51,5 +51,5 @@ export function planSigners(input: { roles: string[]; customer: { email: string 
     if (!taken.has(role)) issues.push(issue(["signers"], `a signer for role ${role}`, "none", `No signer for role ${JSON.stringify(role)}`));
   }
   if (issues.length) throw unprocessable("The signers do not match the envelope's roles", issues);
-  return input.signers.map((s, i) => ({ role: s.role, email: s.email.trim(), name: s.name, routing_order: s.routing_order ?? i + 1 }));
+  return input.signers.map((s, i) => ({ role: s.role, email: s.email.trim(), name: s.name, routing_order: s.routing_order ?? i + 1, ...(s.phone ? { phone: s.phone } : {}), ...(s.auth ? { auth: s.auth } : {}) }));
 }

@@ -20,10 +20,10 @@ export async function listSigners(db: ShardDb, envelopeId: string): Promise<Sign
 export function insertSigner(db: ShardDb, s: SignerRow): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO signers (id, envelope_id, org_id, role, email, name, routing_order, status, slug_hash, viewed_at, signed_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO signers (id, envelope_id, org_id, role, email, name, routing_order, status, slug_hash, viewed_at, signed_at, created_at, phone)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .bind(s.id, s.envelope_id, s.org_id, s.role, s.email, s.name, s.routing_order, s.status, s.slug_hash, s.viewed_at, s.signed_at, s.created_at);
+    .bind(s.id, s.envelope_id, s.org_id, s.role, s.email, s.name, s.routing_order, s.status, s.slug_hash, s.viewed_at, s.signed_at, s.created_at, s.phone ?? null);
 }
 
 /**

@@ -12,7 +12,7 @@ export type SignerCredential = { signerId: string; sessionExpiresAt: number | nu
  * (a question set is billed and uses an attempt), submit, decline, pay, and record the signer's view (a partner's look is not the signer's: the audit log and
  * the envelope's `viewed` status stay the signer's own).
  */
-export type SignerAct = "consent" | "start identity questions" | "answer KBA" | "record a view" | "submit" | "decline" | "pay";
+export type SignerAct = "consent" | "start identity questions" | "answer KBA" | "text a passcode" | "verify a passcode" | "upload an attachment" | "record a view" | "submit" | "decline" | "pay";
 
 /**
  * 403 `view_only_session` for a view-only session (one handed to an API key without `esign:write`:

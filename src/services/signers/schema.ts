@@ -4,6 +4,10 @@ import { ENVELOPE_EXAMPLE, EnvelopeSchema } from "../envelopes/schema";
 export const MAX_SIGNERS = 50;
 export const MAX_ROUTING_ORDER = 100;
 export const SIGNER_STATUSES = ["pending", "viewed", "started", "completed", "declined"] as const;
+/** E.164: `+`, a country code and the number, 8 to 16 characters in all. */
+export const PHONE_PATTERN = /^\+[1-9]\d{6,14}$/;
+/** How a signer proves they hold the link besides the email (docs/decisions/sms-otp.md); KBA is the envelope's, not the signer's. */
+export const SIGNER_AUTHS = ["sms_otp"] as const;
 
 const SignerInput = z
   .object({
@@ -16,6 +20,14 @@ const SignerInput = z
       .max(MAX_ROUTING_ORDER)
       .optional()
       .openapi({ description: "Signing order: lower signs first, equal orders sign in parallel. Default: the signer's position in the array (1, 2, …)" }),
+    phone: z.string().regex(PHONE_PATTERN, "an E.164 phone number such as +15551234567").optional().openapi({ description: "E.164 (`+15551234567`); required with `auth: \"sms_otp\"`" }),
+    auth: z.enum(SIGNER_AUTHS).optional().openapi({
+      description:
+        "`sms_otp`: before the document (after KBA, before consent) the signer asks for a 6-digit code texted to `phone` (POST /signing/{slug}/otp) and enters it (POST /signing/{slug}/otp/verify); until then the document, view, consent and submit answer 403 `otp_required`. Omitted: the link alone",
+    }),
+  })
+  .superRefine((s, ctx) => {
+    if (s.auth === "sms_otp" && !s.phone) ctx.addIssue({ code: "custom", path: ["phone"], message: "auth sms_otp needs the signer's phone (E.164, such as +15551234567)" });
   })
   .openapi("SignerInput");
 

@@ -9,6 +9,8 @@ import type { CertificateSigner, Stamp } from "../../providers/signing/interface
 import { drawnImageKey, publicValue } from "./field-values";
 import { areasOf, optionsOf, type EnvelopeFieldRow, type SigningContext } from "./repository";
 import type { RequestOrigin } from "../signers/signer-actor";
+import { otpCertificateLines } from "../otp/certificate-lines";
+import { attachmentOf } from "../attachments/value";
 import { kbaCertificateLines } from "../kba/certificate-lines";
 import { findOriginalDocument, signedDocumentInsert } from "../documents/repository";
 import { listSignerCompletionOrigins } from "../audit/repository";
@@ -52,6 +54,12 @@ export async function buildSignedDocument(
       if (png) stamps.push({ areas, value: { kind: "image", png } });
       continue;
     }
+    // an attachment: its file travels beside the document (certificate, evidence bundle); the field names it
+    if (field.type === "attachment") {
+      const a = attachmentOf(field);
+      if (a) stamps.push({ areas, value: { kind: "text", text: `Attached: ${a.filename}` } });
+      continue;
+    }
     // Not this signer's own drawing: whatever it looks like, it is text.
     const shown = field.value.startsWith("image:") ? field.value : publicValue(field);
     if (field.type === "checkbox") {
@@ -65,6 +73,11 @@ export async function buildSignedDocument(
     }
   }
   const signers = await certificateSigners(ctx.db, sc.signers, input);
+  // each signer's attachments, hashed, on the certificate beside them
+  for (const [i, s] of sc.signers.entries()) {
+    const files = input.fields.filter((f) => f.role === s.role).map((f) => [f.name, attachmentOf(f)] as const).filter(([, a]) => a !== null);
+    if (files.length) signers[i]!.attachments = files.map(([name, a]) => `${name}: ${a!.filename} (${a!.content_type}, ${a!.size} bytes, SHA-256 ${a!.sha256})`);
+  }
   const provider = signingProvider(env);
   const { parts, pageCount, stampedSha256 } = await viaProvider("render the signed document", () =>
     provider.renderSignedDocument({
@@ -118,6 +131,8 @@ async function certificateSigners(
   const results = await listSignerCompletionOrigins(db, signers[0]?.envelope_id ?? "", ids);
   const byId = new Map(results.map((r) => [r.actor_id, r]));
   const kba = signers.length ? await kbaCertificateLines(db, signers[0]!.envelope_id) : new Map<string, string>();
+  const otp = await otpCertificateLines(db, signers);
+  const verification = (id: string) => [kba.get(id), otp.get(id)].filter((line): line is string => !!line).join("; ");
   return signers.map((s) => {
     const last = s.id === input.lastSigner.id;
     const seen = byId.get(s.id);
@@ -130,7 +145,7 @@ async function certificateSigners(
       user_agent: last ? input.lastSigner.origin.userAgent : (seen?.user_agent ?? null),
       viewed_at: s.viewed_at ?? (last ? input.completedAt : null),
       signed_at: last ? input.completedAt : s.signed_at,
-      ...(kba.has(s.id) ? { identity_verification: kba.get(s.id) } : {}),
+      ...(verification(s.id) ? { identity_verification: verification(s.id) } : {}),
     };
   });
 }

@@ -3,6 +3,7 @@ import type { RequestContext } from "../../lib/context";
 import { disclosureView, pinnedDisclosure, signerConsentOf } from "../consent/disclosure";
 import type { SignerConsent } from "../consent/schema";
 import { assertKbaCleared } from "../kba/gate";
+import { assertOtpVerified } from "../otp/gate";
 import { consentApplies } from "../signers/consent-gate";
 import { signerConsentUpdate } from "../signers/repository";
 import { requestOrigin, signerData } from "../signers/signer-actor";
@@ -33,6 +34,7 @@ export async function giveConsent(ctx: RequestContext, input: { signerId: string
   return commitSignerChange(ctx, input.signerId, async (sc, at) => {
     const { signer, envelope } = sc;
     await assertKbaCleared(ctx.db, signer.id);
+    await assertOtpVerified(ctx.db, signer);
     const { row, ref } = await disclosureOf(ctx, sc);
     if (signer.consent_given_at) return { change: null, result: { consent: signerConsentOf(row, signer.consent_given_at) } };
     if (signer.status === "completed") throw conflict("This signer has already signed", { signer_status: signer.status });

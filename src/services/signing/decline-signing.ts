@@ -5,6 +5,7 @@ import type { SigningContext } from "./repository";
 import { commitSignerChange } from "./commit-signer-change";
 import { signerData } from "../signers/signer-actor";
 import { assertKbaCleared } from "../kba/gate";
+import { assertOtpVerified } from "../otp/gate";
 import { signerDeclinedUpdate } from "../signers/repository";
 
 /**
@@ -24,6 +25,7 @@ export async function declineSigning(
   return commitSignerChange(ctx, input.signerId, async (sc, at) => {
     const { signer, envelope } = sc;
     await assertKbaCleared(ctx.db, signer.id);
+    await assertOtpVerified(ctx.db, signer);
     if (signer.status === "completed") throw conflict("This signer has already signed and can no longer decline", { signer_status: signer.status });
     const before = input.before ? await input.before(sc, at) : [];
     const data = { envelope_id: envelope.id, ...signerData(signer), reason: input.reason, declined_at: at };

@@ -1,5 +1,6 @@
 import { unprocessable } from "../../lib/errors";
 import { signaturePngProblem } from "../../lib/signature-png";
+import { attachmentOf, publicAttachment } from "../attachments/value";
 import { optionsOf, type EnvelopeFieldRow } from "./repository";
 
 /**
@@ -60,6 +61,9 @@ export function acceptValues(fields: EnvelopeFieldRow[], values: Record<string, 
 
 function acceptOne(field: EnvelopeFieldRow, given: SubmittedValue): AcceptedValue | { message: string } {
   switch (field.type) {
+    case "attachment":
+      // the file arrives on its own (PUT /signing/:slug/attachments/:field_name); submit keeps what was uploaded
+      return { message: `${field.name} is an attachment: upload the file with PUT /signing/{slug}/attachments/${field.name}, and leave it out of values` };
     case "signature":
     case "initials": {
       if (typeof given !== "string") return { message: `${field.name} must be a PNG data URL or typed text` };
@@ -145,6 +149,10 @@ export function publicValue(field: Pick<EnvelopeFieldRow, "type" | "value">): un
       /* a default value that is plain text */
     }
     return { kind: "typed", text: v };
+  }
+  if (field.type === "attachment") {
+    const a = attachmentOf(field);
+    return a ? publicAttachment(a) : null;
   }
   if (field.type === "checkbox") return v === "true";
   if (field.type === "number") return Number(v);

@@ -1,6 +1,7 @@
 import { ApiError } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
 import { assertKbaCleared, kbaCleared, kbaStateOf } from "../kba/gate";
+import { assertOtpVerified, otpCleared, otpStateOf } from "../otp/gate";
 import { assertConsentGiven, consentApplies, consentCleared } from "../signers/consent-gate";
 import { pinnedDisclosure, signerConsentOf } from "../consent/disclosure";
 import { signersWhoseTurnItIs } from "../signers/repository";
@@ -8,6 +9,7 @@ import { publicValue } from "./field-values";
 import { findOriginalDocumentKey } from "../documents/repository";
 import { areasOf, loadSigningContext, optionsOf } from "./repository";
 import { signerCopyLink } from "../copies/signer-copy";
+import { acceptOf } from "../attachments/value";
 
 /**
  * GET /signing/:slug: what the signing page needs. The signer's own fields with their rules and
@@ -22,7 +24,9 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
   const turn = signersWhoseTurnItIs(sc.signers);
   // KBA (spec rule 5): until this signer passes, the envelope and the signer only, no fields
   const kba = await kbaStateOf(ctx.db, signer.id);
-  const cleared = kbaCleared(kba);
+  // SMS passcode (docs/decisions/sms-otp.md): after KBA, before consent; no fields and nobody else named until verified
+  const otp = await otpStateOf(ctx.db, signer);
+  const cleared = kbaCleared(kba) && otpCleared(otp);
   // E-SIGN (docs/consumer-signing.md): the fields carry the contract's terms (prefilled values): none before consent
   const consented = consentCleared(envelope, signer);
   return {
@@ -31,6 +35,7 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
     is_your_turn: turn.some((s) => s.id === signer.id),
     view_only: ctx.signerSession?.viewOnly === true,
     kba,
+    otp,
     consent: consentApplies(envelope) ? signerConsentOf(await pinnedDisclosure(ctx.global, envelope), signer.consent_given_at) : null,
     fields: sc.fields
       .filter((f) => !copy && cleared && consented && f.role === signer.role)
@@ -40,7 +45,8 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
         required: f.required === 1,
         readonly: f.readonly === 1,
         default_value: f.default_value,
-        options: optionsOf(f),
+        options: f.type === "attachment" ? null : optionsOf(f),
+        ...(f.type === "attachment" ? { accept: acceptOf(f) } : {}),
         value: publicValue(f),
         areas: areasOf(f),
       })),
@@ -56,6 +62,7 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
 export async function openSigningDocument(ctx: RequestContext, input: { signerId: string }) {
   const sc = await loadSigningContext(ctx, input.signerId);
   await assertKbaCleared(ctx.db, sc.signer.id);
+  await assertOtpVerified(ctx.db, sc.signer);
   assertConsentGiven(sc.envelope, sc.signer);
   const row = await findOriginalDocumentKey(ctx.db, sc.envelope.id);
   const object = row ? await ctx.env.DOCS.get(row.r2_key) : null;

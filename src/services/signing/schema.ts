@@ -22,6 +22,17 @@ export const SigningStateSchema = z.object({
   kba: z
     .object({ required: z.boolean(), status: z.enum(["required", "passed", "failed", "unavailable"]).nullable() })
     .openapi({ description: "Identity verification (KBA envelopes): while `required` is true and `status` is not `passed`, `fields` is empty and the document, view, submit and decline answer 403 `kba_required`; answer the questions of GET /signing/:slug/kba first" }),
+  otp: z
+    .object({
+      required: z.boolean(),
+      verified: z.boolean(),
+      phone: z.string().nullable().openapi({ description: "The phone the code goes to, masked (`+1******4567`)" }),
+      verified_at: z.string().nullable(),
+    })
+    .openapi({
+      description:
+        "SMS one-time passcode (a signer sent with `auth: \"sms_otp\"`): while `required` is true and `verified` false (after KBA, before consent), `fields` is empty and the document, view, consent, submit and decline answer 403 `otp_required`; POST /signing/:slug/otp then /otp/verify first",
+    }),
   consent: z
     .object({
       required: z.literal(true),
@@ -48,7 +59,11 @@ export const SigningStateSchema = z.object({
             "select and radio: the choices, in order; the value submitted must be one of them. A radio with one area per option places `options[i]` at `areas[i]`; with one area its choices are shown inside it. null for other types",
           example: ["Monthly", "Quarterly"],
         }),
-      value: z.unknown().openapi({ description: "Prefilled or default value (drawn signatures as `{ kind: \"drawn\" }`)" }),
+      accept: z
+        .array(z.enum(["application/pdf", "image/jpeg", "image/png"]))
+        .optional()
+        .openapi({ description: "attachment fields: the file types accepted (upload with PUT /signing/{slug}/attachments/{field_name}, at most 10 MB); absent on other types" }),
+      value: z.unknown().openapi({ description: "Prefilled or default value (drawn signatures as `{ kind: \"drawn\" }`; an attachment as `{ kind: \"attachment\", filename, content_type, size, sha256, uploaded_at }` once uploaded)" }),
       areas: z.array(Area).openapi({ description: "Fractions of the displayed page, top-left origin" }),
     }),
   ),

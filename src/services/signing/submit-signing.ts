@@ -11,6 +11,7 @@ import { acceptValues, publicValue, type AcceptedValue, type SubmittedValue } fr
 import { loadSigningContext, setFieldValueStatement, type SigningContext } from "./repository";
 import { requestOrigin, signerData } from "../signers/signer-actor";
 import { assertKbaCleared } from "../kba/gate";
+import { assertOtpVerified } from "../otp/gate";
 import { completionCopyEmails, readCopyFacts, type CopyFacts } from "../copies/completion-copies";
 import { deliverEmails } from "../email/deliver";
 import type { OutboxEmail } from "../../providers/email";
@@ -22,6 +23,7 @@ export type SubmitResult = { signer_status: "completed"; envelope_status: string
 async function assertMaySubmit(ctx: RequestContext, sc: SigningContext): Promise<void> {
   const { signer } = sc;
   await assertKbaCleared(ctx.db, signer.id);
+  await assertOtpVerified(ctx.db, signer);
   if (signer.status !== "completed") assertConsentGiven(sc.envelope, signer);
   if (signer.status === "completed") throw conflict("This signer has already signed", { signer_status: signer.status });
   if (!signersWhoseTurnItIs(sc.signers).some((s) => s.id === signer.id)) {

@@ -2,6 +2,7 @@ import type { RequestContext } from "../../lib/context";
 import { commitSignerChange } from "./commit-signer-change";
 import { signerData } from "../signers/signer-actor";
 import { assertKbaCleared } from "../kba/gate";
+import { assertOtpVerified } from "../otp/gate";
 import { assertConsentGiven } from "../signers/consent-gate";
 import { signerViewedUpdate } from "../signers/repository";
 
@@ -14,6 +15,7 @@ export async function viewSigning(ctx: RequestContext, input: { signerId: string
   return commitSignerChange(ctx, input.signerId, async (sc, at) => {
     const { signer, envelope } = sc;
     await assertKbaCleared(ctx.db, signer.id);
+    await assertOtpVerified(ctx.db, signer);
     assertConsentGiven(envelope, signer);
     if (signer.viewed_at) return { change: null, result: { viewed_at: signer.viewed_at } };
     const data = { envelope_id: envelope.id, ...signerData(signer), viewed_at: at };

@@ -4,7 +4,9 @@ import { newId } from "../../lib/ids";
 import { newShardId, shardOf } from "../../lib/shards";
 import { appendEnvelopeAudit } from "../envelopes/append-audit";
 import { chainRowsStatement, type ChainRow } from "../audit/verify-chain";
-import { BUNDLE_VERSION, buildEvidenceBundle, type ChainEntry } from "../evidence/build-bundle";
+import { BUNDLE_VERSION, buildEvidenceBundle, type BundleAttachment, type ChainEntry } from "../evidence/build-bundle";
+import { attachmentOf } from "../attachments/value";
+import { listSigningFields } from "../documents/repository";
 import { actingOrgOf, readKeyHistory } from "../evidence/key-history";
 import { controlAttestation } from "./control-attestation";
 import { controlHistory } from "./control-history";
@@ -108,6 +110,26 @@ async function separableCopy(ctx: RequestContext, record: VaultRecordRow): Promi
 }
 
 /**
+ * The files the envelope's signers attached, read back and checked against the SHA-256 their audit
+ * entries and the certificate state: a file that no longer matches is a 409, never a bundle vouching
+ * for other bytes.
+ */
+async function bundleAttachments(ctx: RequestContext, envelopeId: string): Promise<BundleAttachment[]> {
+  const out: BundleAttachment[] = [];
+  for (const field of await listSigningFields(ctx.db, envelopeId)) {
+    const a = attachmentOf(field);
+    if (!a) continue;
+    const object = await ctx.env.DOCS.get(a.key);
+    const bytes = object ? new Uint8Array(await object.arrayBuffer()) : null;
+    if (!bytes || (await sha256Hex(bytes)) !== a.sha256) {
+      throw new ApiError(409, `The file attached to ${field.name} failed its integrity check: no evidence bundle is produced from bytes that no longer match the SHA-256 recorded at upload`, { field: field.name }, "integrity_check_failed");
+    }
+    out.push({ field: field.name, role: field.role, filename: a.filename, content_type: a.content_type, sha256: a.sha256, bytes });
+  }
+  return out;
+}
+
+/**
  * The record's current evidence bundle, produced when there is none covering the chain as it stands
  * (see createEvidenceUrl). The caller has checked that it may have it: the envelope's organization on
  * the envelope path, any party of the record on /partner/vault/:vault_id/evidence/signed-url. The
@@ -152,6 +174,7 @@ export async function ensureEvidenceBundle(
   const actors = entries.map((e) => actingOrgOf(e)).filter((o): o is string => o !== null);
   const keyHistory = await readKeyHistory(ctx.global, [...actors, record.org_id, record.controller_org_id]);
   const copy = form === "copy" ? await separableCopy(ctx, record) : null;
+  const attachments = await bundleAttachments(ctx, envelope.id);
 
   const built = await buildEvidenceBundle({
     envelope: { id: envelope.id, name: envelope.name },
@@ -170,6 +193,7 @@ export async function ensureEvidenceBundle(
     seal,
     tsa: ctx.env.SEAL_TSA_URL ? { url: ctx.env.SEAL_TSA_URL } : undefined,
     evidenceRecord: await evidenceRecordForChain(ctx.db, ctx.env.DOCS, record.id, entries),
+    attachments,
   });
   const head = entries.at(-1)!;
   const facts: BundleFacts = { bundle_id: newShardId("evidence", shardOf(record.id)), sha256: built.sha256, size_bytes: built.sizeBytes, covers_seq: head.seq, head_hash: head.hash, bundle_version: BUNDLE_VERSION, form };

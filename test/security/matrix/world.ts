@@ -1,3 +1,4 @@
+import { env } from "cloudflare:test";
 import { exportJWK, generateKeyPair } from "jose";
 import { ALL_SCOPES, call, createEnvelope, newKey, newTenant, OPERATOR_TOKEN } from "../../helpers/api";
 import { memberToken } from "../../helpers/templates";
@@ -54,6 +55,17 @@ export async function org(name: string): Promise<Org> {
   )
     .bind(signer.id, envelope.envelope_id, t.orgId, `sha256:${crypto.randomUUID().replaceAll("-", "")}`, new Date().toISOString(), new Date().toISOString())
     .run();
+  // a file a signer attached (an attachment field of the vaulted envelope): GET …/attachments/{field_name}/signed-url
+  const attachment = new TextEncoder().encode("%PDF-1.7\n% matrix attachment\n");
+  const attachmentKey = `documents/${t.orgId}/${newShardId("document", shardOf(envelope.envelope_id))}-attachment.pdf`;
+  await env.DOCS.put(attachmentKey, attachment);
+  const attachmentSha = [...new Uint8Array(await crypto.subtle.digest("SHA-256", attachment))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  await shardDbOf(envelope.envelope_id).prepare(
+    `INSERT INTO envelope_fields (envelope_id, seq, org_id, name, type, role, required, readonly, value, placement_mode, areas, created_at)
+     VALUES (?, 900, ?, 'proof_of_income', 'attachment', 'buyer', 0, 0, ?, 'absolute', '[]', ?)`,
+  )
+    .bind(envelope.envelope_id, t.orgId, JSON.stringify({ attachment: { key: attachmentKey, sha256: attachmentSha, size: attachment.length, content_type: "application/pdf", filename: "stub.pdf", uploaded_at: new Date().toISOString() } }), new Date().toISOString())
+    .run();
   const endpoint = await createEndpoint(admin, { url: receiverUrl("ok").url });
   const test = await call("POST", `/webhooks/endpoints/${endpoint.endpoint_id}/test`, { bearer: admin });
   if (test.status !== 200) throw new Error(`webhook test: ${test.status} ${JSON.stringify(test.body)}`);
@@ -74,6 +86,7 @@ export async function org(name: string): Promise<Org> {
       vault_id: vaultId,
       transfer_id: offered.body.data.transfer_id,
       signer_id: signer.id,
+      field_name: "proof_of_income",
     },
   };
 }

@@ -1,4 +1,5 @@
 import { createOrgRouter } from "../../../lib/hono";
+import * as attachmentUrl from "./attachment-url";
 import * as compliance from "./compliance";
 import * as create from "./create";
 import * as events from "./events";
@@ -22,4 +23,5 @@ export const envelopesRouter = createOrgRouter()
   .openapi(send.route, send.handler)
   .openapi(signingLinks.route, signingLinks.handler)
   .openapi(resendInvitation.route, resendInvitation.handler)
-  .openapi(correctSigner.route, correctSigner.handler);
+  .openapi(correctSigner.route, correctSigner.handler)
+  .openapi(attachmentUrl.route, attachmentUrl.handler);

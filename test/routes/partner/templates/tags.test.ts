@@ -101,7 +101,7 @@ describe("embedded tags", () => {
     const issues = res.body.details.map((d: { code: string; path: (string | number)[]; message: string }) => [d.code, d.path.join("."), d.message]);
     expect(issues).toEqual([
       ["unknown_attribute", "file.tags.0.colour", 'tag {{a;type=text;role=buyer;colour=red}} on page 1: unknown attribute "colour"'],
-      ["invalid_value", "file.tags.1.type", "tag {{b;type=stamp;role=buyer;required=yes;width=-5}} on page 1: type must be one of signature, initials, text, date, checkbox, number, select, radio"],
+      ["invalid_value", "file.tags.1.type", "tag {{b;type=stamp;role=buyer;required=yes;width=-5}} on page 1: type must be one of signature, initials, text, date, checkbox, number, select, radio, attachment"],
       ["invalid_value", "file.tags.1.required", "tag {{b;type=stamp;role=buyer;required=yes;width=-5}} on page 1: required must be true or false"],
       ["invalid_value", "file.tags.1.width", "tag {{b;type=stamp;role=buyer;required=yes;width=-5}} on page 1: width must be a positive number of pixels"],
       ["missing_attribute", "file.tags.2.type", "tag {{c;required=true}} on page 1: the tag has no type"],
