@@ -148,7 +148,7 @@ describe("faults in the queue consumer", () => {
     const { queue, sent } = recordingQueue();
     await consume(withFaults("fetch.reset=1", { WEBHOOK_QUEUE: queue }), [{ kind: "event", event_id: event }]);
     for (let i = 0; i < 3 && sent.length > 0; i++) await consume(withFaults("fetch.reset=1", { WEBHOOK_QUEUE: queue }), sent.splice(0));
-    const [delivery] = await deliveriesOf(endpoint.endpoint_id);
+    const delivery = (await deliveriesOf(endpoint.endpoint_id))[0]!;
     expect(delivery.event_id).toBe(event);
     expect(delivery.status).toBe("pending");
     expect(await received(target.path)).toHaveLength(0);
@@ -156,8 +156,48 @@ describe("faults in the queue consumer", () => {
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now() + 3600_000, cron: "* * * * *" }), { ...(env as Env), WEBHOOK_QUEUE: queue }, ctx);
     await waitOnExecutionContext(ctx);
-    const [after] = await deliveriesOf(endpoint.endpoint_id);
+    const after = (await deliveriesOf(endpoint.endpoint_id))[0]!;
     expect(after.status).toBe("succeeded");
     expect(await received(target.path)).toHaveLength(1);
+  });
+});
+
+describe("the soak's development routes", () => {
+  const dev = (overrides: Partial<Env> = {}) => ({ ...(env as Env), DEV_PAGES: "true", ...overrides });
+
+  it("POST /dev/faults pauses the layer: a request under d1.error=1 succeeds while paused and fails again once resumed", async () => {
+    const t = await newTenant();
+    const faulty = dev({ FAULTS: "d1.error=1" });
+    // the dev route itself runs under the plan; the pause is set before any binding is touched
+    const paused = await request(faulty, "POST", "http://localhost/dev/faults", { body: { paused: true } });
+    expect(paused.status, JSON.stringify(paused.body)).toBe(200);
+    expect(paused.body.data).toMatchObject({ faults: "d1.error=1", paused: true });
+    try {
+      expect((await request(faulty, "GET", "/partner/envelopes", { key: t.key })).status).toBe(200);
+    } finally {
+      await request(faulty, "POST", "http://localhost/dev/faults", { body: { paused: false } });
+    }
+    expectErrorShape(await request(faulty, "GET", "/partner/envelopes", { key: t.key }), 503, "temporarily_unavailable");
+    const stats = await request(dev(), "GET", "http://localhost/dev/faults");
+    expect(stats.body.data.paused).toBe(false);
+    expect(stats.body.data.injected["d1.error"]).toBeGreaterThan(0);
+  });
+
+  it("GET /dev/invariants verifies every chain and names an edited audit entry; in production it is refused", async () => {
+    const t = await newTenant();
+    const res = await request(env as Env, "POST", "/partner/envelopes", { key: t.key, body: envelopeBody() });
+    const envelopeId: string = res.body.data.envelope_id;
+    const first = await request(dev(), "GET", "http://localhost/dev/invariants");
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.data.checked.chains_verify).toBeGreaterThan(0);
+    expect(JSON.stringify(first.body.data.broken)).not.toContain(envelopeId);
+    const db = await orgShardDb(t.orgId);
+    await db.prepare("UPDATE audit_log SET data = '{\"edited\":true}' WHERE chain_id = ? AND seq = 1").bind(envelopeId).run();
+    const second = await request(dev(), "GET", "http://localhost/dev/invariants");
+    expect(second.body.data.broken_total).toBeGreaterThan(0);
+    expect(second.body.data.broken.chains_verify.join("\n")).toContain(envelopeId);
+    const refused = await request(dev({ SERVICE_ENV: "production" }), "GET", "http://localhost/dev/invariants");
+    expectErrorShape(refused, 503, "service_unavailable");
+    expect(refused.body.error).toContain("DEV_PAGES");
   });
 });

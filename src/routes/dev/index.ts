@@ -1,5 +1,10 @@
 import { createRouter } from "../../lib/hono";
 import * as emails from "./emails";
+import * as faults from "./faults";
 
 /** Pages for local development only; each answers 404 unless DEV_PAGES is "true". */
-export const devRouter = createRouter().openapi(emails.route, emails.handler);
+export const devRouter = createRouter()
+  .openapi(emails.route, emails.handler)
+  .openapi(faults.getRoute, faults.getHandler)
+  .openapi(faults.setRoute, faults.setHandler)
+  .openapi(faults.invariantsRoute, faults.invariantsHandler);
