@@ -191,7 +191,7 @@ function wrapStub<T extends object>(stub: T, inj: Injector): T {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (typeof prop === "symbol" || STUB_FIELDS.has(prop) || typeof value !== "function") return value;
-      return (...args: unknown[]) => inj.around(["do"], `Durable Object ${String(prop)}`, () => Promise.resolve(value.apply(target, args)));
+      return (...args: unknown[]) => inj.around(["do"], `Durable Object ${String(prop)}`, () => Promise.resolve((target as Record<string, (...a: unknown[]) => unknown>)[prop]!(...args)));
     },
   });
 }

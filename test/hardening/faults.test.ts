@@ -96,6 +96,15 @@ describe("faults at the request surface", () => {
     expect((await request(env as Env, "GET", "/partner/envelopes", { key: t.key })).status).toBe(200);
   });
 
+  it("with every binding wrapped and no fault rolled, the service answers as without the layer (a create through the key's Durable Object, a status read)", async () => {
+    const t = await newTenant();
+    const wrapped = withFaults("d1.error=0,r2.error=0,do.error=0,queue.error=0,fetch.error=0");
+    const created = await request(wrapped, "POST", "/partner/envelopes", { key: t.key, body: envelopeBody() });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const read = await request(wrapped, "GET", `/partner/envelopes/${created.body.data.envelope_id}/status`, { key: t.key });
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+  });
+
   it("counts what it injected, by binding and kind, for the soak's table", async () => {
     const before = faultStats().injected["d1.reset"] ?? 0;
     const t = await newTenant();
