@@ -52,6 +52,7 @@ const Report = z.object({
     checked: z.record(z.string(), z.number().int()),
     broken: z.record(z.string(), z.array(z.string())),
     broken_total: z.number().int(),
+    retry_scheduled: z.array(z.object({ event_id: z.string(), endpoint_id: z.string(), next_attempt_at: z.string().nullable() })),
   }),
 });
 

@@ -23,6 +23,8 @@ export type InvariantReport = {
   /** what broke, by invariant: the first few offenders each */
   broken: Record<string, string[]>;
   broken_total: number;
+  /** deliveries pending with a retry scheduled later than now (backoff): not broken, not yet arrived */
+  retry_scheduled: { event_id: string; endpoint_id: string; next_attempt_at: string | null }[];
 };
 
 /**
@@ -30,7 +32,8 @@ export type InvariantReport = {
  * docs/decisions/fault-layer.md): every audit chain verifies; every vaulted record's authoritative
  * object hashes to its `document_hash`; nothing a sweep should have moved is stuck (a submitted bulk
  * batch, a transfer or an envelope past its expiry, an outbox event never dispatched); every webhook
- * delivery succeeded, and no endpoint has two deliveries of one event. Reads only.
+ * delivery succeeded or has its retry scheduled (backoff; listed, not broken; one overdue is stuck),
+ * and no endpoint has two deliveries of one event. Reads only.
  */
 export async function checkInvariants(ctx: RequestContext, now = new Date()): Promise<InvariantReport> {
   const checked: Record<string, number> = {};
@@ -41,6 +44,7 @@ export async function checkInvariants(ctx: RequestContext, now = new Date()): Pr
     list.push(what);
   };
   const before = new Date(now.getTime() - GRACE_MS).toISOString();
+  const retryScheduled: InvariantReport["retry_scheduled"] = [];
   const nowIso = now.toISOString();
 
   // the organizations' chains live in the global database; the envelopes' chains on their shards
@@ -75,14 +79,15 @@ export async function checkInvariants(ctx: RequestContext, now = new Date()): Pr
     count("nothing_stuck");
     for (const s of stuck) fail("nothing_stuck", `${name}: ${s}`);
 
-    const deliveries = await deliveryFigures(db);
+    const deliveries = await deliveryFigures(db, before);
+    for (const d of deliveries.scheduled) retryScheduled.push({ event_id: d.event_id, endpoint_id: d.endpoint_id, next_attempt_at: d.next_attempt_at });
     count("deliveries_settled", deliveries.total);
-    for (const d of deliveries.unsettled) fail("deliveries_settled", `${name}: delivery ${d.id} to ${d.endpoint_id} is ${d.status}`);
+    for (const d of deliveries.unsettled) fail("deliveries_settled", `${name}: delivery ${d.id} to ${d.endpoint_id} is ${d.status} (next attempt ${d.next_attempt_at ?? "none"})`);
     for (const d of deliveries.doubled) fail("one_delivery_per_event", `${name}: event ${d.event_id} has ${d.n} deliveries to ${d.endpoint_id}`);
     count("one_delivery_per_event", deliveries.total);
   }
 
   const brokenTotal = Object.values(broken).reduce((n, list) => n + list.length, 0);
   for (const key of Object.keys(broken)) broken[key] = broken[key]!.slice(0, 20);
-  return { checked, broken, broken_total: brokenTotal };
+  return { checked, broken, broken_total: brokenTotal, retry_scheduled: retryScheduled };
 }

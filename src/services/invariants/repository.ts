@@ -38,16 +38,29 @@ export async function listUndispatchedEvents(db: D1Database, before: string): Pr
   return (await db.prepare("SELECT id FROM events WHERE dispatched_at IS NULL AND created_at < ?").bind(before).all<{ id: string }>()).results;
 }
 
-/** Deliveries not (yet) succeeded, and more than one delivery of one event to one endpoint. */
-export async function deliveryFigures(db: D1Database): Promise<{ total: number; unsettled: { id: string; status: string; endpoint_id: string }[]; doubled: { event_id: string; endpoint_id: string; n: number }[] }> {
-  const [total, unsettled, doubled] = await db.batch<unknown>([
+type Unsettled = { id: string; status: string; endpoint_id: string; event_id: string; next_attempt_at: string | null };
+
+/**
+ * Deliveries not succeeded: failed, or pending with their next attempt due before `before` (a sweep
+ * should have sent them: stuck); those pending with a retry scheduled after it (not due yet); and
+ * more than one delivery of one event to one endpoint.
+ */
+export async function deliveryFigures(
+  db: D1Database,
+  before: string,
+): Promise<{ total: number; unsettled: Unsettled[]; scheduled: Unsettled[]; doubled: { event_id: string; endpoint_id: string; n: number }[] }> {
+  const [total, unsettled, scheduled, doubled] = await db.batch<unknown>([
     db.prepare("SELECT COUNT(*) AS n FROM webhook_deliveries"),
-    db.prepare("SELECT id, status, endpoint_id FROM webhook_deliveries WHERE status <> 'succeeded' LIMIT 100"),
+    db
+      .prepare("SELECT id, status, endpoint_id, event_id, next_attempt_at FROM webhook_deliveries WHERE status <> 'succeeded' AND (status <> 'pending' OR next_attempt_at IS NULL OR next_attempt_at < ?) LIMIT 100")
+      .bind(before),
+    db.prepare("SELECT id, status, endpoint_id, event_id, next_attempt_at FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at >= ? LIMIT 5000").bind(before),
     db.prepare("SELECT event_id, endpoint_id, COUNT(*) AS n FROM webhook_deliveries GROUP BY event_id, endpoint_id HAVING COUNT(*) > 1 LIMIT 100"),
   ]);
   return {
     total: (total!.results[0] as { n: number }).n,
-    unsettled: unsettled!.results as { id: string; status: string; endpoint_id: string }[],
+    unsettled: unsettled!.results as Unsettled[],
+    scheduled: scheduled!.results as Unsettled[],
     doubled: doubled!.results as { event_id: string; endpoint_id: string; n: number }[],
   };
 }
