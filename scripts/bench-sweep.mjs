@@ -25,7 +25,7 @@ const RUNS = 5;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** A one-page PDF of about `bytes` bytes (an uncompressed grey image of random pixels), as a scan would be. */
-async function scanPdf(bytes) {
+export async function scanPdf(bytes) {
   const { PDFDocument, pushGraphicsState, popGraphicsState, concatTransformationMatrix, drawObject } = await import("pdf-lib");
   const doc = await PDFDocument.create();
   const width = 1000;

@@ -4,6 +4,7 @@ import { ApiError } from "./lib/errors";
 import { onError, onNotFound } from "./lib/error-handler";
 import { createRouter } from "./lib/hono";
 import { fixNullableRefs, jsonContent } from "./lib/openapi";
+import { refuseFaultsInProduction } from "./middleware/refuse-faults";
 import { requestId } from "./middleware/request-id";
 import { docsPage } from "./pages/docs";
 import { pagesRouter } from "./pages";
@@ -59,6 +60,7 @@ function buildApi() {
 export function buildApp() {
   const app = createRouter();
   app.use("*", requestId);
+  app.use("*", refuseFaultsInProduction);
   app.openapi(healthRoute, (c) => c.json({ data: { status: "ok" as const } }, 200));
   app.route(API_BASE, buildApi());
   app.route("/", storageRouter);

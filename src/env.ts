@@ -47,6 +47,13 @@ export type Env = {
   STRIPE_WEBHOOK_SECRET?: string;
   /** Stripe API origin; default https://api.stripe.com (tests and local development point it at a stand-in) */
   STRIPE_API_BASE?: string;
+  /**
+   * Faults on demand (development only; docs/decisions/fault-layer.md): `<target>.<kind>=<rate>[/<limit>]`, comma-separated,
+   * e.g. `d1.error=0.01,r2.error=0.01,queue.duplicate=0.01` (src/lib/faults.ts). Set in production: every request answers 503 naming it.
+   */
+  FAULTS?: string;
+  /** how long a `timeout` fault waits before it throws, in ms; default 200 */
+  FAULT_TIMEOUT_MS?: string;
   /** "true" serves the dev-only pages (GET /dev/emails) in development; anything else answers 404; "true" in production answers 503. */
   DEV_PAGES?: string;
   /** how email leaves the service: "postmark", or "outbox" (nothing leaves, rows stay queued; development only, the default there). Unset or "outbox" in production: a send that emails answers 503 naming it. */

@@ -38,6 +38,17 @@ function detailsOf(err: ApiError): unknown {
   return [{ code: err.code ?? "invalid_value", expected: "a request the service can act on", received, path: [], message: err.message }];
 }
 
+/**
+ * What the platform's bindings throw when a call failed for a moment (D1's reset or overloaded object, a
+ * lost connection, R2's "try again", a Durable Object reset or a storage timeout): the request may be
+ * repeated. Answered 503 `temporarily_unavailable` with Retry-After, never a 500 (docs/decisions/fault-layer.md).
+ * A constraint failure or any other D1 error stays a 500: that is the service's fault, not the platform's.
+ */
+const TRANSIENT =
+  /Network connection lost|caused object to be reset|exceeded timeout|D1 DB is overloaded|Please try again|operation timed out|Durable Object reset|aborted due to timeout/i;
+
+export const isTransient = (err: unknown): boolean => err instanceof Error && TRANSIENT.test(err.message);
+
 /** The one place an error becomes a response: `{ error, details?, code }`, never a stack trace. */
 export function onError(err: Error, c: Context<AppEnv>): Response {
   if (err instanceof ApiError) {
@@ -60,6 +71,11 @@ export function onError(err: Error, c: Context<AppEnv>): Response {
             ? "Payload too large"
             : err.message || "Request failed";
     return c.json({ error: message, code: codeOf(status) }, status);
+  }
+  if (isTransient(err)) {
+    console.warn(JSON.stringify({ level: "warn", request_id: c.get("requestId"), path: redactPath(c.req.path), transient: String(err) }));
+    c.header("Retry-After", "1");
+    return c.json({ error: "Service temporarily unavailable: a storage call failed; repeat the request", details: { request_id: c.get("requestId") ?? null }, code: "temporarily_unavailable" }, 503);
   }
   console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), path: redactPath(c.req.path), error: String(err), stack: err.stack }));
   return c.json({ error: "Internal server error", details: { request_id: c.get("requestId") ?? null }, code: codeOf(500) }, 500);

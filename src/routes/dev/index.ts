@@ -1,6 +1,12 @@
 import { createRouter } from "../../lib/hono";
 import * as emails from "./emails";
+import * as faults from "./faults";
 import * as sms from "./sms";
 
 /** Pages for local development only; each answers 404 unless DEV_PAGES is "true". */
-export const devRouter = createRouter().openapi(emails.route, emails.handler).openapi(sms.route, sms.handler);
+export const devRouter = createRouter()
+  .openapi(emails.route, emails.handler)
+  .openapi(sms.route, sms.handler)
+  .openapi(faults.getRoute, faults.getHandler)
+  .openapi(faults.setRoute, faults.setHandler)
+  .openapi(faults.invariantsRoute, faults.invariantsHandler);

@@ -1,0 +1,253 @@
+// The soak: `npm run soak [-- --minutes N]` (default 10). Loopback only: starts the local service
+// (scripts/lib/dev-server.mjs, as the bench does) with fresh state and faults on (FAULTS, src/lib/faults.ts,
+// at SOAK_FAULTS or the rates below: >= 1% of D1 and R2 calls fail, 1% of queue messages are delivered
+// twice), drives mixed traffic at a fixed rate (SOAK_RATE requests/s, default 4; bounded: at most
+// rate x seconds requests), then pauses the faults, lets the crons catch up (GET /__scheduled), and runs
+// the invariant check: GET /dev/invariants inside the Worker (every chain, every vaulted object, nothing
+// stuck, every delivery settled once per event and endpoint) and, on this side, what the webhook receivers
+// counted (every event reached every endpoint at least once; each counted once per event id; every 5xx in
+// the error shape with X-Request-Id, none a 500). Prints a table; exits non-zero on any broken invariant.
+// Not in the mix yet: signing through the signer API, control transfers, vault pools (docs/benchmarks.md).
+import { createServer } from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { api, fetchWithDeadline, logDigest, randomSecrets, startFreshServer, stopServer } from "./lib/dev-server.mjs";
+import { sleep } from "./lib/bench-util.mjs";
+import { prepareBulkBatch, waitForBatch } from "./lib/bulk-setup.mjs";
+import { scanPdf, vaultSmallDocuments } from "./bench-sweep.mjs";
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  const value = i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  if (!(value > 0)) throw new Error(`soak: --${name} must be a positive number`);
+  return value;
+};
+const MINUTES = arg("minutes", 10);
+const RATE = Number(process.env.SOAK_RATE) > 0 ? Number(process.env.SOAK_RATE) : 4;
+const MAX_REQUESTS = Math.ceil(RATE * MINUTES * 60);
+const FAULTS =
+  process.env.SOAK_FAULTS ??
+  "d1.error=0.01,d1.reset=0.005,d1.write.timeout=0.002,r2.error=0.01,r2.timeout=0.005,do.error=0.005,queue.error=0.01,queue.duplicate=0.01,fetch.reset=0.01";
+const log = (msg) => console.error(`soak: ${msg}`);
+/** A paper-path envelope (vault-in-upload takes only these). */
+const UPLOAD_ENVELOPE = (name) => ({ envelope_name: name, customer_email: "paper@soak.example", customer_name: "Paper Customer", document_source: "upload", secured_party: { name: "Soak Lender" } });
+
+/** A receiver on 127.0.0.1: ok, slow (1.5 s), failing (503 to its first 3 requests of each event) or flapping (500 every other request). */
+function startReceiver(kind) {
+  const r = { kind, requests: 0, ok: new Map(), failedAnswers: 0 };
+  const seenTries = new Map();
+  r.server = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", async () => {
+      r.requests += 1;
+      let id;
+      try {
+        id = JSON.parse(Buffer.concat(chunks).toString("utf8")).event_id;
+      } catch {
+        id = "unparsable";
+      }
+      const tries = (seenTries.get(id) ?? 0) + 1;
+      seenTries.set(id, tries);
+      if (kind === "slow") await sleep(1500);
+      const fail = (kind === "failing" && tries <= 3) || (kind === "flapping" && r.requests % 2 === 1);
+      if (fail) {
+        r.failedAnswers += 1;
+        return res.writeHead(kind === "failing" ? 503 : 500).end("not now");
+      }
+      r.ok.set(id, (r.ok.get(id) ?? 0) + 1);
+      res.writeHead(200).end("ok");
+    });
+  });
+  return new Promise((resolve) => r.server.listen(0, "127.0.0.1", () => resolve(Object.assign(r, { url: `http://127.0.0.1:${r.server.address().port}/hook` }))));
+}
+
+let restarts = 0;
+const figures = { requests: 0, by_status: new Map(), answered_5xx: 0, errors: 0 };
+const broken = new Map();
+const breaks = (name, what) => broken.set(name, [...(broken.get(name) ?? []), what]);
+
+/** One request of the mix: counted by status; a 5xx must be in the error shape with X-Request-Id, and never a 500. */
+async function hit(base, method, path, { apiKey, token, body, form, idempotent } = {}) {
+  figures.requests += 1;
+  const headers = {};
+  if (apiKey) headers["x-api-key"] = apiKey;
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  if (idempotent) headers["idempotency-key"] = idempotent;
+  let res;
+  try {
+    res = await fetchWithDeadline(`${base}/api/v2${path}`, { method, headers, body: form ?? (body === undefined ? undefined : JSON.stringify(body)) }, 60_000);
+  } catch (err) {
+    figures.errors += 1;
+    breaks("answered", `${method} ${path}: no answer (${err.message.slice(0, 120)})`);
+    return null;
+  }
+  const key = String(res.status);
+  figures.by_status.set(key, (figures.by_status.get(key) ?? 0) + 1);
+  if (res.status >= 500) {
+    figures.answered_5xx += 1;
+    let shape = null;
+    try {
+      shape = JSON.parse(res.text);
+    } catch {
+      /* not JSON */
+    }
+    if (res.status === 500) breaks("no_500", `${method} ${path}: ${res.text.slice(0, 160)}`);
+    if (/Your worker restarted mid-request/.test(res.text)) {
+      restarts += 1; // wrangler dev restarting workerd under load: the local runtime's answer, not the service's
+      return res;
+    }
+    if (!shape || typeof shape.error !== "string" || typeof shape.code !== "string" || !res.headers.get("x-request-id"))
+      breaks("error_shape", `${method} ${path} ${res.status}: ${res.text.slice(0, 160)}`);
+  }
+  return res;
+}
+
+/** A request that must eventually go through (set-up, retries of a 503): repeated while it answers 503. */
+async function until(base, method, path, opts) {
+  for (let i = 0; i < 20; i++) {
+    const res = await hit(base, method, path, opts);
+    if (res && res.ok) return JSON.parse(res.text).data;
+    await sleep(200 * (i + 1));
+  }
+  throw new Error(`${method} ${path} never succeeded`);
+}
+
+const tmp = mkdtempSync(join(tmpdir(), "esign-soak-"));
+let server;
+const receivers = [];
+const started = Date.now();
+try {
+  const secrets = { ...randomSecrets(), FAULTS, FAULT_TIMEOUT_MS: "200", DEV_PAGES: "true" };
+  log(`starting the local service with FAULTS=${FAULTS}`);
+  server = await startFreshServer(join(tmp, "state"), secrets);
+  const base = server.base;
+  const dev = async (method, path, body) => JSON.parse((await fetchWithDeadline(`${base}${path}`, { method, headers: body ? { "content-type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined })).text).data;
+  server.watching = true;
+  server.phase = "set-up";
+
+  // set-up with the faults paused: organizations, keys, console sessions and endpoints are not what is soaked
+  await dev("POST", "/dev/faults", { paused: true });
+  const ctx = { base, operatorToken: secrets.OPERATOR_TOKEN };
+  for (const kind of ["ok", "slow", "failing", "flapping"]) receivers.push(await startReceiver(kind));
+  const bulk = await prepareBulkBatch(ctx, {
+    name: "Soak lender",
+    clients: 25,
+    beforeItems: async (console_) => {
+      for (const r of receivers) r.endpointId = (await console_("POST", "/webhooks/endpoints", { url: r.url, events: ["*"] })).endpoint_id;
+    },
+  });
+  const key = await api(base, "POST", `/operator/orgs/${bulk.org.org_id}/api-keys`, { token: ctx.operatorToken, body: { scopes: ["envelopes:read", "envelopes:write", "vault:read", "vault:write"], rate_limit_rpm: 1_000_000 } });
+  const apiKey = key.api_key;
+  await vaultSmallDocuments(base, apiKey, UPLOAD_ENVELOPE("Soak seed"), log, 1);
+  const resumed = await dev("POST", "/dev/faults", { paused: false });
+  log(`faults on (${JSON.stringify(resumed.injected)} during set-up); ${RATE} requests/s for ${MINUTES} min, at most ${MAX_REQUESTS} requests`);
+
+  // the mix: creates (half idempotent, retried on 503), reads, lists, vault-ins, one bulk batch submitted a third of the way in
+  server.phase = "traffic";
+  const envelopes = [];
+  const inFlight = new Set();
+  const deadline = Date.now() + MINUTES * 60_000;
+  let n = 0;
+  let bulkSubmitted = false;
+  while (Date.now() < deadline && n < MAX_REQUESTS) {
+    const tickAt = Date.now() + 1000 / RATE;
+    n += 1;
+    const which = n % 10;
+    const p = (async () => {
+      if (!bulkSubmitted && n > MAX_REQUESTS / 3) {
+        bulkSubmitted = true;
+        await until(base, "POST", `/bulk-send/${bulk.batch.batch_id}/submit`, { token: bulk.admin });
+      } else if (which <= 2) {
+        const idem = n % 2 === 0 ? `soak-${n}` : undefined;
+        const body = { envelope_name: `Soak contract ${n}`, customer_email: `c${n}@soak.example`, customer_name: `Customer ${n}` };
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const res = await hit(base, "POST", "/partner/envelopes", { apiKey, body, idempotent: idem });
+          if (res?.status === 201) return envelopes.push(JSON.parse(res.text).data.envelope_id);
+          if (!idem || res?.status !== 503) return;
+          await sleep(300);
+        }
+      } else if (which === 3) {
+        const res = await hit(base, "POST", "/partner/envelopes", { apiKey, body: UPLOAD_ENVELOPE(`Soak paper ${n}`) });
+        if (res?.status !== 201) return;
+        const id = JSON.parse(res.text).data.envelope_id;
+        const form = new FormData();
+        form.append("file", new Blob([await scanPdf(20_000)], { type: "application/pdf" }), "scan.pdf");
+        await hit(base, "POST", `/partner/envelopes/${id}/vault-in-upload`, { apiKey, form });
+      } else if (which <= 7 && envelopes.length > 0) {
+        await hit(base, "GET", `/partner/envelopes/${envelopes[n % envelopes.length]}/status`, { apiKey });
+      } else {
+        await hit(base, "GET", "/partner/envelopes?limit=20", { apiKey });
+      }
+    })().catch((err) => breaks("answered", String(err.message).slice(0, 200)));
+    inFlight.add(p);
+    p.finally(() => inFlight.delete(p));
+    await sleep(Math.max(0, tickAt - Date.now()));
+  }
+  await Promise.all(inFlight);
+  if (!bulkSubmitted) await until(base, "POST", `/bulk-send/${bulk.batch.batch_id}/submit`, { token: bulk.admin });
+
+  // faults off; the crons catch up (the minute job: relay, delivery sweep, bulk resume, expiry)
+  server.phase = "catch-up";
+  const stats = await dev("POST", "/dev/faults", { paused: true });
+  log(`faults paused after ${figures.requests} requests; letting the crons catch up`);
+  const batchEnd = await waitForBatch(bulk.console_, bulk.batch.batch_id, 300_000);
+  if (batchEnd.batch.status !== "completed") breaks("nothing_stuck", `bulk batch ${bulk.batch.batch_id} ended ${batchEnd.batch.status}`);
+  let quiet = 0;
+  let lastTotal = -1;
+  for (let round = 0; round < 40 && quiet < 3; round++) {
+    // an hour on each round would skip the backoff; the sweep's own clock is the server's, so rounds are real minutes apart at most
+    await fetchWithDeadline(`${base}/__scheduled?cron=${encodeURIComponent("* * * * *")}&time=${Date.now() + (round + 1) * 3_600_000}`);
+    await sleep(3000);
+    const total = receivers.reduce((s, r) => s + r.ok.size, 0);
+    quiet = total === lastTotal ? quiet + 1 : 0;
+    lastTotal = total;
+  }
+
+  // the invariant check inside the Worker, then what the receivers counted
+  server.phase = "check";
+  const report = await dev("GET", "/dev/invariants");
+  for (const [name, list] of Object.entries(report.broken)) for (const what of list) breaks(name, what);
+  const everyEvent = new Set(receivers.flatMap((r) => [...r.ok.keys()]));
+  // a delivery whose retry is scheduled later (the endpoint's backoff; /__scheduled cannot move the clock) has not arrived yet: listed, not broken
+  const scheduled = new Set(report.retry_scheduled.map((d) => `${d.event_id} ${d.endpoint_id}`));
+  let waiting = 0;
+  for (const r of receivers) {
+    const missing = [...everyEvent].filter((id) => !r.ok.has(id) && !(scheduled.has(`${id} ${r.endpointId}`) && ++waiting));
+    for (const id of missing.slice(0, 10)) breaks("every_endpoint_reached", `${r.kind} receiver never got ${id}`);
+  }
+  const duplicates = receivers.reduce((s, r) => s + [...r.ok.values()].filter((c) => c > 1).length, 0);
+  const checked = { ...report.checked, every_endpoint_reached: everyEvent.size * receivers.length, no_500: figures.requests, error_shape: figures.answered_5xx };
+
+  const load = (await import("node:os")).loadavg().map((x) => x.toFixed(2)).join(" ");
+  const rows = [
+    ["minutes", MINUTES],
+    ["requests (rate/s)", `${figures.requests} (${RATE})`],
+    ["answers by status", [...figures.by_status].sort().map(([s, c]) => `${s}: ${c}`).join(", ")],
+    ["5xx answered", figures.answered_5xx],
+    ["faults injected", Object.entries(stats.injected).map(([k, v]) => `${k} ${v}`).join(", ") || "none"],
+    ["events received (per receiver, once per event id)", `${everyEvent.size} x ${receivers.length}; ${duplicates} receipts repeated (at least once, counted once); ${waiting} not yet arrived with a retry scheduled (backoff)`],
+    ["local runtime restarts (workerd, not the service)", restarts],
+    ["invariants checked", Object.entries(checked).map(([k, v]) => `${k} ${v}`).join(", ")],
+    ["broken", [...broken.values()].reduce((s, l) => s + l.length, 0)],
+    ["load average (1/5/15 min)", load],
+  ];
+  console.log("\n## Soak\n\n| figure | value |\n| --- | --- |");
+  for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
+  if (broken.size > 0) {
+    console.error("\nsoak: BROKEN invariants:");
+    for (const [name, list] of broken) for (const what of list.slice(0, 20)) console.error(`  ${name}: ${what}`);
+    for (const line of logDigest(server).slice(0, 40)) console.error(line);
+    process.exitCode = 1;
+  }
+} catch (err) {
+  console.error(`soak: FAILED: ${err.stack ?? err}`);
+  for (const line of logDigest(server).slice(0, 40)) console.error(line);
+  process.exitCode = 1;
+} finally {
+  for (const r of receivers) r.server.close();
+  await stopServer(server);
+  rmSync(tmp, { recursive: true, force: true });
+}

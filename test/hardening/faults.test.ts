@@ -1,0 +1,212 @@
+import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import type { Env, OutboxMessage } from "../../src/env";
+import { faultStats } from "../../src/lib/faults";
+import { BASE, envelopeBody, newTenant } from "../helpers/api";
+import { orgShardDb } from "../helpers/shards";
+import { adminToken, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl, recordingQueue } from "../helpers/webhooks";
+
+/**
+ * The fault layer (src/lib/faults.ts): the Worker's own entry points (src/index.ts) run with FAULTS set,
+ * against the real bindings, and each test shows what a caller or an operator sees when a binding fails.
+ */
+const withFaults = (faults: string, overrides: Partial<Env> = {}): Env => ({ ...env, FAULTS: faults, FAULT_TIMEOUT_MS: "20", ...overrides });
+
+async function request(bindings: Env, method: string, path: string, opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+  if (opts.key) headers["X-API-Key"] = opts.key;
+  if (opts.body !== undefined) headers["Content-Type"] = "application/json";
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(new Request(path.startsWith("http") ? path : BASE + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), bindings, ctx);
+  await waitOnExecutionContext(ctx);
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, headers: res.headers, body };
+}
+
+/** What the organization holds: its envelopes, customers and outbox events (a half-written create shows here). */
+async function holdings(orgId: string) {
+  const db = await orgShardDb(orgId);
+  const count = async (table: string) => (await db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE org_id = ?`).bind(orgId).first<{ n: number }>())!.n;
+  return { envelopes: await count("envelopes"), customers: await count("customers"), events: await count("events") };
+}
+
+function expectErrorShape(res: { status: number; headers: Headers; body: any }, status: number, code: string) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(typeof res.body.error).toBe("string");
+  expect(res.body.code).toBe(code);
+  expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+}
+
+describe("FAULTS: development only", () => {
+  it("in production every request answers 503 naming FAULTS (health included), and nothing is written", async () => {
+    const t = await newTenant();
+    const before = await holdings(t.orgId);
+    const prod = withFaults("d1.error=0.5", { SERVICE_ENV: "production" });
+    const created = await request(prod, "POST", "/partner/envelopes", { key: t.key, body: envelopeBody() });
+    expectErrorShape(created, 503, "service_unavailable");
+    expect(created.body.error).toContain("FAULTS");
+    expect(created.body.details).toEqual({ variable: "FAULTS", value: "d1.error=0.5" });
+    expectErrorShape(await request(prod, "GET", "http://localhost/health"), 503, "service_unavailable");
+    expect(await holdings(t.orgId)).toEqual(before);
+  });
+
+  it("an unreadable FAULTS in development is refused naming the entry, not run fault-free", async () => {
+    const res = await request(withFaults("d1.eror=0.5"), "GET", "http://localhost/health");
+    expectErrorShape(res, 503, "service_unavailable");
+    expect(res.body.error).toContain('"d1.eror=0.5"');
+  });
+});
+
+describe("faults at the request surface", () => {
+  it("a D1 write that fails answers 503 temporarily_unavailable with Retry-After and X-Request-Id; nothing is half-written, and the retry creates one envelope", async () => {
+    const t = await newTenant();
+    const before = await holdings(t.orgId);
+    const body = envelopeBody();
+    const key = `retry-${crypto.randomUUID()}`;
+    for (const kind of ["error", "reset"]) {
+      const failed = await request(withFaults(`d1.write.${kind}=1`), "POST", "/partner/envelopes", { key: t.key, body, headers: { "Idempotency-Key": key } });
+      expectErrorShape(failed, 503, "temporarily_unavailable");
+      expect(failed.headers.get("retry-after")).toBe("1");
+      expect(failed.body.details.request_id).toBe(failed.headers.get("x-request-id"));
+      expect(await holdings(t.orgId)).toEqual(before);
+    }
+    const retried = await request(env as Env, "POST", "/partner/envelopes", { key: t.key, body, headers: { "Idempotency-Key": key } });
+    expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+    const after = await holdings(t.orgId);
+    expect(after.envelopes).toBe(before.envelopes + 1);
+  });
+
+  it("a D1 read that times out answers 503 in the error shape, never a 500", async () => {
+    const t = await newTenant();
+    const res = await request(withFaults("d1.timeout=1"), "GET", "/partner/envelopes", { key: t.key });
+    expectErrorShape(res, 503, "temporarily_unavailable");
+  });
+
+  it("a failing Durable Object (the key's rate limiter) answers 503 in the error shape, and the same read succeeds without the fault", async () => {
+    const t = await newTenant();
+    const res = await request(withFaults("do.error=1"), "GET", "/partner/envelopes", { key: t.key });
+    expectErrorShape(res, 503, "temporarily_unavailable");
+    expect((await request(env as Env, "GET", "/partner/envelopes", { key: t.key })).status).toBe(200);
+  });
+
+  it("with every binding wrapped and no fault rolled, the service answers as without the layer (a create through the key's Durable Object, a status read)", async () => {
+    const t = await newTenant();
+    const wrapped = withFaults("d1.error=0,r2.error=0,do.error=0,queue.error=0,fetch.error=0");
+    const created = await request(wrapped, "POST", "/partner/envelopes", { key: t.key, body: envelopeBody() });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const read = await request(wrapped, "GET", `/partner/envelopes/${created.body.data.envelope_id}/status`, { key: t.key });
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+  });
+
+  it("counts what it injected, by binding and kind, for the soak's table", async () => {
+    const before = faultStats().injected["d1.reset"] ?? 0;
+    const t = await newTenant();
+    await request(withFaults("d1.reset=1/1"), "GET", "/partner/envelopes", { key: t.key });
+    expect(faultStats().injected["d1.reset"]).toBe(before + 1);
+  });
+});
+
+describe("faults in the queue consumer", () => {
+  const eventBatch = (bodies: OutboxMessage[]) =>
+    createMessageBatch<OutboxMessage>("esign-vault-webhooks", bodies.map((body, i) => ({ id: `dup${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts: 1, body })));
+
+  async function consume(bindings: Env, bodies: OutboxMessage[]) {
+    const ctx = createExecutionContext();
+    const batch = eventBatch(bodies);
+    await worker.queue(batch, bindings, ctx);
+    await waitOnExecutionContext(ctx);
+    return getQueueResult(batch, ctx);
+  }
+
+  it("every message delivered twice (the event, then each delivery): the receiver gets one request per event id and one delivery row", async () => {
+    const t = await newTenant();
+    const token = await adminToken(t.orgId);
+    const target = receiverUrl("ok");
+    const endpoint = await createEndpoint(token, { url: target.url, events: ["*"] });
+    const events = [await insertEvent(t.orgId), await insertEvent(t.orgId)];
+    const { queue, sent } = recordingQueue();
+    const faulty = withFaults("queue.duplicate=1", { WEBHOOK_QUEUE: queue });
+    // the event message arrives twice, and every delivery message the consumer sends is sent twice
+    let pending: OutboxMessage[] = events.flatMap((id) => [{ kind: "event" as const, event_id: id }, { kind: "event" as const, event_id: id }]);
+    while (pending.length > 0) {
+      const from = sent.length;
+      await consume(faulty, pending);
+      pending = sent.slice(from);
+    }
+    const deliveries = await deliveriesOf(endpoint.endpoint_id);
+    expect(deliveries.map((d) => d.event_id).sort()).toEqual([...events].sort());
+    const got = await received(target.path);
+    const ids = got.map((r) => r.headers["webhook-id"] ?? JSON.parse(r.body).id);
+    expect(ids.length).toBe(new Set(ids).size);
+    expect(new Set(ids).size).toBe(events.length);
+  });
+
+  it("an outbound fetch that resets records a failed attempt and a retry, never a lost delivery; without the fault it arrives once", async () => {
+    const t = await newTenant();
+    const token = await adminToken(t.orgId);
+    const target = receiverUrl("ok");
+    const endpoint = await createEndpoint(token, { url: target.url, events: ["*"] });
+    const event = await insertEvent(t.orgId);
+    const { queue, sent } = recordingQueue();
+    await consume(withFaults("fetch.reset=1", { WEBHOOK_QUEUE: queue }), [{ kind: "event", event_id: event }]);
+    for (let i = 0; i < 3 && sent.length > 0; i++) await consume(withFaults("fetch.reset=1", { WEBHOOK_QUEUE: queue }), sent.splice(0));
+    const delivery = (await deliveriesOf(endpoint.endpoint_id))[0]!;
+    expect(delivery.event_id).toBe(event);
+    expect(delivery.status).toBe("pending");
+    expect(await received(target.path)).toHaveLength(0);
+    // the fault gone, the minute cron's sweep (an hour on, past the backoff) delivers it, once
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now() + 3600_000, cron: "* * * * *" }), { ...(env as Env), WEBHOOK_QUEUE: queue }, ctx);
+    await waitOnExecutionContext(ctx);
+    const after = (await deliveriesOf(endpoint.endpoint_id))[0]!;
+    expect(after.status).toBe("succeeded");
+    expect(await received(target.path)).toHaveLength(1);
+  });
+});
+
+describe("the soak's development routes", () => {
+  const dev = (overrides: Partial<Env> = {}) => ({ ...(env as Env), DEV_PAGES: "true", ...overrides });
+
+  it("POST /dev/faults pauses the layer: a request under d1.error=1 succeeds while paused and fails again once resumed", async () => {
+    const t = await newTenant();
+    const faulty = dev({ FAULTS: "d1.error=1" });
+    // the dev route itself runs under the plan; the pause is set before any binding is touched
+    const paused = await request(faulty, "POST", "http://localhost/dev/faults", { body: { paused: true } });
+    expect(paused.status, JSON.stringify(paused.body)).toBe(200);
+    expect(paused.body.data).toMatchObject({ faults: "d1.error=1", paused: true });
+    try {
+      expect((await request(faulty, "GET", "/partner/envelopes", { key: t.key })).status).toBe(200);
+    } finally {
+      await request(faulty, "POST", "http://localhost/dev/faults", { body: { paused: false } });
+    }
+    expectErrorShape(await request(faulty, "GET", "/partner/envelopes", { key: t.key }), 503, "temporarily_unavailable");
+    const stats = await request(dev(), "GET", "http://localhost/dev/faults");
+    expect(stats.body.data.paused).toBe(false);
+    expect(stats.body.data.injected["d1.error"]).toBeGreaterThan(0);
+  });
+
+  it("GET /dev/invariants verifies every chain and names an edited audit entry; in production it is refused", async () => {
+    const t = await newTenant();
+    const res = await request(env as Env, "POST", "/partner/envelopes", { key: t.key, body: envelopeBody() });
+    const envelopeId: string = res.body.data.envelope_id;
+    const first = await request(dev(), "GET", "http://localhost/dev/invariants");
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.data.checked.chains_verify).toBeGreaterThan(0);
+    expect(JSON.stringify(first.body.data.broken)).not.toContain(envelopeId);
+    const db = await orgShardDb(t.orgId);
+    await db.prepare("UPDATE audit_log SET data = '{\"edited\":true}' WHERE chain_id = ? AND seq = 1").bind(envelopeId).run();
+    const second = await request(dev(), "GET", "http://localhost/dev/invariants");
+    expect(second.body.data.broken_total).toBeGreaterThan(0);
+    expect(second.body.data.broken.chains_verify.join("\n")).toContain(envelopeId);
+    const refused = await request(dev({ SERVICE_ENV: "production" }), "GET", "http://localhost/dev/invariants");
+    expectErrorShape(refused, 503, "service_unavailable");
+    expect(refused.body.error).toContain("DEV_PAGES");
+  });
+});
