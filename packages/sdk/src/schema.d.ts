@@ -4405,7 +4405,11 @@ export interface components {
             template_ids?: string[];
             /** @description Only for a new document (no template_id, package_id or template_ids) */
             kba_required?: boolean;
-        } & (unknown & unknown & unknown & unknown)) & (unknown | unknown);
+        } & (unknown & unknown & unknown & unknown)) & ({
+            envelope_id: unknown;
+        } | {
+            batch_id: unknown;
+        });
         BulkBatch: {
             batch_id: string;
             name: string;

@@ -11,6 +11,9 @@ const Id = z.string().min(1).max(64);
  * The editor session of spec 4.7. List lengths and combinations are checked by the service, because
  * the spec answers them with 400 (invalid id lists), not with the 422 of a body that fails its schema.
  */
+/** `required` with the names also under `properties`, as schema linters want of every subschema. */
+const has = (...names: string[]) => ({ required: names, properties: Object.fromEntries(names.map((n) => [n, {}])) });
+
 export const OpenBuilderSessionBody = z
   .object({
     envelope_id: Id.optional(),
@@ -26,14 +29,14 @@ export const OpenBuilderSessionBody = z
   // document accepts is never refused for its shape
   .openapi("OpenBuilderSession", {
     oneOf: [
-      { title: "On an envelope", required: ["envelope_id"], not: { required: ["batch_id"] } },
-      { title: "On a bulk-send batch", required: ["batch_id"], not: { anyOf: [{ required: ["envelope_id"] }, { required: ["template_ids"] }, { required: ["package_template_ids"] }] } },
+      { title: "On an envelope", ...has("envelope_id"), not: { ...has("batch_id") } },
+      { title: "On a bulk-send batch", ...has("batch_id"), not: { anyOf: [{ ...has("envelope_id") }, { ...has("template_ids") }, { ...has("package_template_ids") }] } },
     ],
     allOf: [
-      { not: { required: ["template_id", "package_id"] }, description: "template_id and package_id are two sources: send one" },
-      { not: { required: ["template_ids"], anyOf: [{ required: ["template_id"] }, { required: ["package_id"] }] }, description: "template_ids replaces template_id and package_id" },
-      { not: { required: ["kba_required"], anyOf: [{ required: ["template_id"] }, { required: ["package_id"] }, { required: ["template_ids"] }] }, description: "kba_required only for a new document" },
-      { not: { required: ["package_template_ids"], not: { required: ["package_id"] } }, description: "package_template_ids needs package_id" },
+      { not: { ...has("template_id", "package_id") }, description: "template_id and package_id are two sources: send one" },
+      { not: { ...has("template_ids"), anyOf: [{ ...has("template_id") }, { ...has("package_id") }] }, description: "template_ids replaces template_id and package_id" },
+      { not: { ...has("kba_required"), anyOf: [{ ...has("template_id") }, { ...has("package_id") }, { ...has("template_ids") }] }, description: "kba_required only for a new document" },
+      { not: { ...has("package_template_ids"), not: { ...has("package_id") } }, description: "package_template_ids needs package_id" },
     ],
     example: { envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y", template_ids: ["tmpl_4h8j2k6m0p3r7t1v5x9z2b4d6f", "tmpl_7q2w9e4r1t6y3u8i5o0p2a4s6d"] } });
 export type OpenBuilderSessionInput = z.infer<typeof OpenBuilderSessionBody>;
