@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { ApiError } from "./lib/errors";
-import { onError, onNotFound } from "./lib/error-handler";
+import { onError, onNotFound, STATUS_CODES } from "./lib/error-handler";
 import { createRouter } from "./lib/hono";
-import { fixNullableRefs, jsonContent } from "./lib/openapi";
+import { completeDocument, fixNullableRefs, jsonContent } from "./lib/openapi";
 import { refuseFaultsInProduction } from "./middleware/refuse-faults";
 import { requestId } from "./middleware/request-id";
 import { docsPage } from "./pages/docs";
@@ -83,21 +83,22 @@ export function buildApp() {
     scheme: "bearer",
     description: "The operator's OPERATOR_TOKEN.",
   });
-  // the document as zod-openapi writes it, with nullable references made to accept null (lib/openapi.ts)
+  // the document as zod-openapi writes it, with nullable references made to accept null and the headers
+  // and error codes every operation shares declared (lib/openapi.ts)
   app.get(`${API_BASE}/openapi.json`, (c) =>
     c.json(
-      fixNullableRefs(
+      completeDocument(fixNullableRefs(
         app.getOpenAPI31Document({
           openapi: "3.1.0",
           info: {
             title: "Electronic Signature and Vaulting Service API",
             version: "2.0.0",
             description:
-              "Send documents for e-signature, vault the signed result as the authoritative copy under UCC §9-105, and evaluate compliance. Every 2xx body is `{ data }` (lists add `meta`); every error is `{ error, details? }`; every response carries `X-Request-Id`.",
+              "Send documents for e-signature, vault the signed result as the authoritative copy under UCC §9-105, and evaluate compliance. Every 2xx body is `{ data }` (lists add `meta`); every error is `{ error, details?, code }`; every response carries `X-Request-Id`.",
           },
           servers: [{ url: new URL("/", c.req.url).origin }],
         }),
-      ),
+      ), STATUS_CODES),
     ),
   );
   app.get("/static/*", (c) => c.env.ASSETS.fetch(c.req.raw));

@@ -1,6 +1,7 @@
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "../src/app";
+import { call, createEnvelope, envelopeBody, newTenant } from "./helpers/api";
 
 type Doc = { openapi: string; paths: Record<string, Record<string, { security?: Record<string, string[]>[]; responses: Record<string, unknown> }>> };
 
@@ -124,5 +125,83 @@ describe("nullable references in the OpenAPI document", () => {
       expect(property.anyOf, name).toContainEqual({ type: "null" });
       expect(property.anyOf.some((s: any) => typeof s.$ref === "string"), name).toBe(true);
     }
+  });
+});
+
+type Answered = { status: number; headers: Headers; body: any };
+type DocOperation = { parameters?: { $ref?: string; name?: string }[]; responses: Record<string, { headers?: Record<string, unknown>; "x-error-codes"?: string[] }> };
+
+/** The headers the service may send that an answer's documented response must then declare. */
+const SHARED_HEADERS = ["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "Idempotent-Replayed"];
+
+/** Checks an answer against its operation's documented response: every shared header it carries is declared there, and an error's code is listed. */
+function expectDocumented(d: Doc, method: string, path: string, res: Answered) {
+  const op = d.paths[path]![method] as unknown as DocOperation;
+  const response = op.responses[String(res.status)];
+  expect(response, `${method} ${path} declares ${res.status}`).toBeDefined();
+  const sent = SHARED_HEADERS.filter((h) => res.headers.get(h) !== null);
+  expect(sent).toContain("X-Request-Id");
+  for (const header of sent) expect(Object.keys(response!.headers ?? {}), `${method} ${path} ${res.status} declares ${header}`).toContain(header);
+  if (res.status >= 400) expect(response!["x-error-codes"], `${method} ${path} ${res.status} lists ${res.body.code}`).toContain(res.body.code);
+}
+
+describe("headers and error codes the document declares, against real answers", () => {
+  it("a real 429 of the per-key limit: Retry-After, the X-RateLimit headers and X-Request-Id are declared, and rate_limited is listed", async () => {
+    const d = await doc();
+    const t = await newTenant({ rpm: 1 });
+    expectDocumented(d, "get", "/api/v2/partner/envelopes", await call("GET", "/partner/envelopes", { key: t.key }));
+    const limited = await call("GET", "/partner/envelopes", { key: t.key });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("Retry-After")).toMatch(/^\d+$/);
+    expect(limited.headers.get("X-RateLimit-Remaining")).toBe("0");
+    expectDocumented(d, "get", "/api/v2/partner/envelopes", limited);
+  });
+
+  it("an idempotent replay's Idempotent-Replayed is declared, on the operations that take Idempotency-Key and on no others", async () => {
+    const d = await doc();
+    const t = await newTenant();
+    const headers = { "Idempotency-Key": `oas-${crypto.randomUUID()}` };
+    const body = envelopeBody();
+    const first = await call("POST", "/partner/envelopes", { key: t.key, body, headers });
+    const replay = await call("POST", "/partner/envelopes", { key: t.key, body, headers });
+    expect(first.status).toBe(201);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(replay.body.data.envelope_id).toBe(first.body.data.envelope_id);
+    expectDocumented(d, "post", "/api/v2/partner/envelopes", replay);
+    // the same key with another body: the 422 and its code are documented
+    const reused = await call("POST", "/partner/envelopes", { key: t.key, body: envelopeBody(), headers });
+    expect(reused.status).toBe(422);
+    expect(reused.body.code).toBe("idempotency_key_reused");
+    expectDocumented(d, "post", "/api/v2/partner/envelopes", reused);
+
+    const takesKey = (op: DocOperation) => (op.parameters ?? []).some((p) => p.$ref === "#/components/parameters/IdempotencyKey");
+    for (const [path, ops] of Object.entries(d.paths)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const partnerPost = method === "post" && (op.security ?? []).some((s) => "ApiKeyAuth" in s);
+        expect(takesKey(op as unknown as DocOperation), `${method} ${path}`).toBe(partnerPost);
+        const replayed = Object.values((op as unknown as DocOperation).responses).some((r) => "Idempotent-Replayed" in (r.headers ?? {}));
+        expect(replayed, `${method} ${path}`).toBe(partnerPost);
+      }
+    }
+  });
+
+  it("a sample of real refusals: each code is one its operation lists for that status, each header declared", async () => {
+    const d = await doc();
+    const t = await newTenant({ scopes: ["envelopes:read"] });
+    const writer = await newTenant();
+    const e = await createEnvelope(writer.key);
+    await call("POST", `/partner/envelopes/${e.envelope_id}/void`, { key: writer.key, body: { reason: "x" } });
+    const samples: [string, string, Answered][] = [
+      ["get", "/api/v2/partner/envelopes", await call("GET", "/partner/envelopes")],
+      ["post", "/api/v2/partner/envelopes", await call("POST", "/partner/envelopes", { key: t.key, body: envelopeBody() })],
+      ["post", "/api/v2/partner/envelopes", await call("POST", "/partner/envelopes", { key: writer.key, body: { customer_email: 5 } })],
+      ["get", "/api/v2/partner/envelopes/{envelope_id}", await call("GET", "/partner/envelopes/env_unknown0000000000000000000", { key: t.key })],
+      ["post", "/api/v2/partner/envelopes/{envelope_id}/void", await call("POST", `/partner/envelopes/${e.envelope_id}/void`, { key: writer.key, body: { reason: "again" } })],
+      ["get", "/api/v2/templates/{template_id}", await call("GET", "/templates/tmpl_x")],
+      ["get", "/api/v2/operator/orgs", await call("GET", "/operator/orgs")],
+    ];
+    expect(samples.map(([, , r]) => r.status)).toEqual([401, 403, 422, 404, 422, 401, 401]);
+    for (const [method, path, res] of samples) expectDocumented(d, method, path, res);
   });
 });

@@ -100,3 +100,94 @@ export function fixNullableRefs<T>(node: T): T {
   for (const value of Object.values(o)) fixNullableRefs(value);
   return node;
 }
+
+/**
+ * Route-level extension a route helper (or a route) fills with the specific error codes an operation
+ * can answer, by status (`{ "422": ["idempotency_key_reused"] }`); completeDocument moves each list onto
+ * its response, beside the status's general code.
+ */
+export const ERROR_CODES_KEY = "x-error-codes";
+export type ErrorCodesByStatus = Record<string, readonly string[]>;
+
+/** Merges error-code lists, for helpers that add their codes to what the route declared. */
+export function mergeErrorCodes(...lists: (ErrorCodesByStatus | undefined)[]): ErrorCodesByStatus {
+  const out: Record<string, string[]> = {};
+  for (const list of lists) for (const [status, codes] of Object.entries(list ?? {})) out[status] = [...new Set([...(out[status] ?? []), ...codes])];
+  return out;
+}
+
+const HEADER_COMPONENTS = {
+  "X-Request-Id": { description: "The id this request is logged under (`req_…`); quote it when reporting a problem", required: true, schema: { type: "string" } },
+  "X-RateLimit-Limit": { description: "Requests admitted per minute for this API key", schema: { type: "integer" } },
+  "X-RateLimit-Remaining": { description: "Requests left in the current window", schema: { type: "integer" } },
+  "X-RateLimit-Reset": { description: "Epoch seconds at which the window resets", schema: { type: "integer" } },
+  "Retry-After": { description: "Seconds to wait before trying again (also in `details.retry_after`)", required: true, schema: { type: "integer" } },
+  "Idempotent-Replayed": { description: "`true` when this is the stored answer to an earlier request with the same Idempotency-Key, replayed without running the operation again", schema: { type: "string", enum: ["true"] } },
+} as const;
+const headerRef = (name: keyof typeof HEADER_COMPONENTS) => ({ $ref: `#/components/headers/${name}` });
+
+export const IDEMPOTENCY_KEY_PARAMETER = "Idempotency-Key";
+const IDEMPOTENCY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "1 to 255 printable ASCII characters. A retry with the same key and the same body within 24 hours gets the first answer again (marked `Idempotent-Replayed: true`) without running the operation twice; the same key with another body is 422 `idempotency_key_reused`; a retry while the first request runs is 409.",
+  schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
+};
+/** Answers the Idempotency-Key middleware never stores, so never replays (middleware/idempotency.ts isRetryAnswer). */
+const NEVER_REPLAYED = (status: number) => status === 401 || status === 403 || status === 413 || status === 429 || status >= 500;
+
+type Operation = {
+  security?: Record<string, string[]>[];
+  parameters?: { name?: string; in?: string; $ref?: string }[];
+  responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }>; [k: string]: unknown }>;
+  [ERROR_CODES_KEY]?: ErrorCodesByStatus;
+};
+
+/**
+ * What every operation shares, written into the document once, from what the middleware does rather than
+ * route by route:
+ * - `X-Request-Id` on every response (middleware/request-id.ts);
+ * - `X-RateLimit-*` on every response of an API-key operation past the key check (all but 401:
+ *   middleware/partner-auth.ts sets them before admitting or refusing with 429);
+ * - `Retry-After` on every 429 (each 429 the service sends says when to come back);
+ * - `Idempotent-Replayed` on the answers of the operations that take `Idempotency-Key` (the routes
+ *   declare the parameter where they mount middleware/idempotency.ts), but not on answers never stored;
+ * - each error response lists its `code` values: the status's general code (lib/error-handler.ts) and
+ *   the specific ones the operation declares, as `x-error-codes` and in the response's description
+ *   (which every renderer shows). Not an enum on `code`: a service may still answer a specific code the
+ *   route does not declare, and the document must not call that answer invalid.
+ * The argument is changed in place and returned.
+ */
+export function completeDocument<T>(document: T, generalCodes: Record<number, string>): T {
+  const d = document as { components?: Record<string, Record<string, unknown>>; paths?: Record<string, Record<string, Operation>> };
+  d.components ??= {};
+  d.components.headers = { ...(d.components.headers ?? {}), ...HEADER_COMPONENTS };
+  d.components.parameters = { ...(d.components.parameters ?? {}), IdempotencyKey: IDEMPOTENCY_PARAMETER };
+  for (const pathItem of Object.values(d.paths ?? {})) {
+    for (const op of Object.values(pathItem)) {
+      if (!op || typeof op !== "object" || !op.responses) continue;
+      const apiKey = (op.security ?? []).some((s) => "ApiKeyAuth" in s);
+      const params = op.parameters ?? [];
+      const idempotent = params.some((p) => p.$ref === "#/components/parameters/IdempotencyKey");
+      const declared = op[ERROR_CODES_KEY] ?? {};
+      delete op[ERROR_CODES_KEY];
+      for (const [statusText, response] of Object.entries(op.responses)) {
+        const status = Number(statusText);
+        const headers: Record<string, unknown> = { ...(response.headers ?? {}), "X-Request-Id": headerRef("X-Request-Id") };
+        if (apiKey && status !== 401) {
+          for (const name of ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"] as const) headers[name] = headerRef(name);
+        }
+        if (status === 429) headers["Retry-After"] = headerRef("Retry-After");
+        if (idempotent && !NEVER_REPLAYED(status)) headers["Idempotent-Replayed"] = headerRef("Idempotent-Replayed");
+        response.headers = headers;
+        if (status < 400) continue;
+        const codes = [...new Set([generalCodes[status] ?? "error", ...(declared[statusText] ?? [])])];
+        response[ERROR_CODES_KEY] = codes;
+        response.description = `${response.description ?? "Error"}. \`code\`: ${codes.map((c) => `\`${c}\``).join(", ")}`;
+      }
+    }
+  }
+  return document;
+}

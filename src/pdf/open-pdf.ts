@@ -1,4 +1,5 @@
 import { PDFDocument } from "pdf-lib";
+import { apiIssue } from "../lib/validation";
 import { getDocumentProxy } from "unpdf";
 import { ApiError } from "../lib/errors";
 
@@ -100,7 +101,8 @@ export async function openPdf(bytes: Uint8Array): Promise<PdfDocument> {
     return doc as unknown as PdfDocument;
   } catch (err) {
     if (err instanceof Error && err.name === "PasswordException") {
-      throw new ApiError(422, "Password-protected PDFs cannot be used: remove the password and upload again");
+      const message = "Password-protected PDFs cannot be used: remove the password and upload again";
+      throw new ApiError(422, message, [apiIssue(["file"], "a PDF without a password", "a password-protected PDF", message, "encrypted_pdf")]);
     }
     throw notAPdf("the PDF structure could not be parsed");
   }

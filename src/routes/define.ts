@@ -1,5 +1,7 @@
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
+import { errorResponses } from "../lib/openapi";
+import { clientThrottle } from "../middleware/client-throttle";
 import { contentTypeRule, declaredBody } from "../middleware/content-type";
 import { recordShard } from "../middleware/record-shard";
 
@@ -12,12 +14,14 @@ const listOf = (m: RouteConfig["middleware"]): MiddlewareHandler[] => (m === und
  * the Content-Type rule derived from its declared body (middleware/content-type.ts), then `afterChecks`
  * (the partner routes' Idempotency-Key, which reads the body: only a request that passed the access and
  * Content-Type checks gets its body read). A POST whose body has only optional fields is documented as
- * `required: false`, as it is served.
+ * `required: false`, as it is served. A route behind the per-address throttle declares its 429.
  */
 export function defineRoute<R extends RouteConfig>(route: R, access: MiddlewareHandler[] = [], afterChecks: MiddlewareHandler[] = []): R {
   const optionalBody = route.method === "post" && declaredBody(route) === "optional-json";
+  const throttled = access.includes(clientThrottle);
   return {
     ...route,
+    ...(throttled ? { responses: { ...errorResponses(429), ...route.responses } } : {}),
     ...(optionalBody ? { request: { ...route.request, body: { ...route.request!.body!, required: false } } } : {}),
     middleware: [recordShard, ...access, ...listOf(route.middleware), ...contentTypeRule(route), ...afterChecks],
   } as R;

@@ -1,4 +1,5 @@
 import { ApiError } from "../../lib/errors";
+import { apiIssue } from "../../lib/validation";
 import { imageOnlyStreamOffsets } from "./image-streams";
 import { decodeChain, filterChains, selfEnding, UndecidableFilter, type Filter } from "./filters";
 import { isZlibHeader, OverBudget, Sniffer, Tally } from "./layers";
@@ -30,14 +31,12 @@ export const decodeBudgetExceeded = (what: string, budget: number) =>
     decoded_limit_bytes: budget,
   });
 
-const encrypted = () =>
-  new ApiError(422, "Encrypted PDFs cannot be used: their compressed content cannot be checked before it is read. Upload the document without a password or permissions restriction");
-const undecidable = (filter: string) =>
-  new ApiError(
-    422,
-    `The PDF compresses a stream with a filter whose decompressed size cannot be checked (${filter}). Save the document again (most tools write Flate) and upload it`,
-    { filter },
-  );
+const ENCRYPTED = "Encrypted PDFs cannot be used: their compressed content cannot be checked before it is read. Upload the document without a password or permissions restriction";
+const encrypted = () => new ApiError(422, ENCRYPTED, [apiIssue(["file"], "a PDF without encryption", "an encrypted PDF", ENCRYPTED, "encrypted_pdf")]);
+const undecidable = (filter: string) => {
+  const message = `The PDF compresses a stream with a filter whose decompressed size cannot be checked (${filter}). Save the document again (most tools write Flate) and upload it`;
+  return new ApiError(422, message, [apiIssue(["file"], "streams whose decompressed size can be checked (FlateDecode and the other standard filters)", filter, message, "undecidable_filter")]);
+};
 
 type Counted = { size: number; over: boolean; objects: boolean };
 

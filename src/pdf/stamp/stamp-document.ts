@@ -1,4 +1,5 @@
 import { degrees, PDFDocument, StandardFonts, rgb, type PDFFont, type PDFImage, type PDFPage } from "pdf-lib";
+import { apiIssue } from "../../lib/validation";
 import { unprocessable } from "../../lib/errors";
 import type { Area } from "../open-pdf";
 import { IncrementalPdf } from "../incremental/incremental-pdf";
@@ -103,7 +104,10 @@ export async function stampPages(doc: PDFDocument, stamps: Stamp[]): Promise<voi
  */
 function decodablePng(png: Uint8Array): Uint8Array {
   const problem = signaturePngProblem(png);
-  if (problem) throw unprocessable(`A drawn signature in this envelope cannot be stamped: ${problem}`, { reason: "signature_image_refused" });
+  if (problem) {
+    const message = `A drawn signature in this envelope cannot be stamped: ${problem}`;
+    throw unprocessable(message, [apiIssue(["signature_image"], "a PNG within the signature image limits", problem, message, "signature_image_refused")], "signature_image_refused");
+  }
   return png;
 }
 

@@ -1,4 +1,5 @@
 import { EncryptedPDFError } from "pdf-lib";
+import { apiIssue } from "../../lib/validation";
 import { unprocessable } from "../../lib/errors";
 import { notAPdf, startsWithPdfHeader } from "../open-pdf";
 import { assertWithinDecodeBudget } from "../budget/decode-budget";
@@ -25,9 +26,8 @@ export async function openVaultablePdf(bytes: Uint8Array): Promise<IncrementalPd
     pages = pdf.doc.getPageCount(); // walks the page tree: a document without a catalog fails here
   } catch (err) {
     if (err instanceof EncryptedPDFError) {
-      throw unprocessable(
-        "Encrypted PDFs cannot be vaulted: the non-authoritative copy could not be marked. Upload the document without a password or permissions restriction",
-      );
+      const message = "Encrypted PDFs cannot be vaulted: the non-authoritative copy could not be marked. Upload the document without a password or permissions restriction";
+      throw unprocessable(message, [apiIssue(["file"], "a PDF without encryption", "an encrypted PDF", message, "encrypted_pdf")]);
     }
     throw notAPdf("the file could not be parsed as a PDF");
   }

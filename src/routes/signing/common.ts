@@ -1,6 +1,7 @@
 import { type RouteConfig, z } from "@hono/zod-openapi";
 import { clientThrottle } from "../../middleware/client-throttle";
 import { signerContext } from "../../middleware/signer-context";
+import { ERROR_CODES_KEY, mergeErrorCodes, type ErrorCodesByStatus } from "../../lib/openapi";
 import { publicRoute } from "../define";
 
 export const SlugParams = z.object({
@@ -20,10 +21,14 @@ export const SIGNING_TAGS = ["Signing"];
 export const SIGNING_SECURITY_NOTE =
   "No API key or session: the slug in the path is the signer's credential (as the link in a DocuSign email), or a short-lived signing session standing for it. It stops working (410) once the envelope is completed, declined, voided or expired.";
 
+/** What any signer route may answer for its credential: an ended signing session, a view-only session refused a write. */
+const SIGNER_ERROR_CODES: ErrorCodesByStatus = { 410: ["signing_session_expired"], 403: ["view_only_session"] };
+
 /**
  * Signer routes: public to tools (`security: []`, the slug in the path is the credential, resolved by
  * the verb), flood-limited per address, then the signer actor is put on the context.
  */
 export function signerRoute<R extends RouteConfig>(route: R): R {
-  return publicRoute({ ...route, tags: route.tags ?? SIGNING_TAGS }, [clientThrottle, signerContext]);
+  const codes = { [ERROR_CODES_KEY]: mergeErrorCodes((route as { [ERROR_CODES_KEY]?: ErrorCodesByStatus })[ERROR_CODES_KEY], SIGNER_ERROR_CODES) };
+  return publicRoute({ ...route, ...codes, tags: route.tags ?? SIGNING_TAGS }, [clientThrottle, signerContext]);
 }

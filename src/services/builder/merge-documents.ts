@@ -1,4 +1,5 @@
 import { PDFDocument } from "pdf-lib";
+import { apiIssue } from "../../lib/validation";
 import { ApiError, unprocessable } from "../../lib/errors";
 import { newDocumentKey, putDocument, type StoredDocument } from "../documents/ingest-pdf";
 import { listTemplateFields, templateDb, type TemplateRow } from "../templates/repository";
@@ -20,7 +21,8 @@ export async function mergeTemplates(ctx: OrgContext, input: { templates: Templa
   const { templates } = input;
   const total = templates.reduce((n, t) => n + (t.document_size_bytes ?? 0), 0);
   if (total > MAX_MERGE_BYTES) {
-    throw unprocessable(`The templates total ${(total / 1048576).toFixed(1)} MB; at most ${MAX_MERGE_BYTES / 1048576} MB of PDFs can be merged`);
+    const message = `The templates total ${(total / 1048576).toFixed(1)} MB; at most ${MAX_MERGE_BYTES / 1048576} MB of PDFs can be merged`;
+    throw unprocessable(message, [apiIssue(["template_ids"], `templates of at most ${MAX_MERGE_BYTES} bytes of PDF in all`, `${total} bytes`, message, "too_big")]);
   }
   const merged = await PDFDocument.create();
   const fields: ResolvedField[] = [];

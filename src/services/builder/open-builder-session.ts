@@ -1,4 +1,5 @@
 import { actingUserId } from "../../lib/actor";
+import { apiIssue } from "../../lib/validation";
 import { ApiError, conflict } from "../../lib/errors";
 import { newShardId, type ShardDb } from "../../lib/shards";
 import { addSeconds, nowIso } from "../../lib/time";
@@ -66,7 +67,8 @@ export async function openBuilderSession(anywhere: OrgContext, input: { body: Op
   const db = ctx.db;
   const envelope = await getEnvelope(db, ctx.orgId, input.body.envelope_id!);
   if (envelope.status !== "pending" && envelope.status !== "uploaded") {
-    throw new ApiError(422, `Cannot open the builder for an envelope with status ${envelope.status}`, { status: envelope.status });
+    const message = `Cannot open the builder for an envelope with status ${envelope.status}`;
+    throw new ApiError(422, message, [apiIssue(["envelope_id"], "an envelope with status pending | uploaded", envelope.status, message, "invalid_status")]);
   }
   const at = nowIso();
   const session = { id: newShardId("builderSession", ctx.shardId), created_at: at, expires_at: addSeconds(at, SESSION_SECONDS) };

@@ -7,7 +7,8 @@ import type { OrgContext } from "../../lib/context";
 
 export type BuilderSource = { kind: SourceKind; templates: TemplateRow[]; packageId: string | null; kbaRequired: boolean };
 
-export const MAX_MERGED_TEMPLATES = 20;
+import { MAX_MERGED_TEMPLATES } from "./schema";
+export { MAX_MERGED_TEMPLATES };
 
 function firstRepeat(ids: string[]): string | undefined {
   return ids.find((id, i) => ids.indexOf(id) !== i);

@@ -2,12 +2,18 @@ import { z } from "@hono/zod-openapi";
 import { Timestamp } from "../envelopes/schema";
 import { PROVIDER_INSTANCES, ResolvedFieldSchema } from "../templates/schema";
 
+/** The most templates one builder session merges (`template_ids`). */
+export const MAX_MERGED_TEMPLATES = 20;
+
 const Id = z.string().min(1).max(64);
 
 /**
  * The editor session of spec 4.7. List lengths and combinations are checked by the service, because
  * the spec answers them with 400 (invalid id lists), not with the 422 of a body that fails its schema.
  */
+/** `required` with the names also under `properties`, as schema linters want of every subschema. */
+const has = (...names: string[]) => ({ required: names, properties: Object.fromEntries(names.map((n) => [n, {}])) });
+
 export const OpenBuilderSessionBody = z
   .object({
     envelope_id: Id.optional(),
@@ -15,11 +21,24 @@ export const OpenBuilderSessionBody = z
     template_id: Id.optional(),
     template_name: z.string().trim().min(1).max(200).optional().openapi({ description: "Name of the working document" }),
     package_id: Id.optional(),
-    package_template_ids: z.array(Id).max(100).optional().openapi({ description: "With package_id: members to keep (package order; at least one)" }),
-    template_ids: z.array(Id).max(100).optional().openapi({ description: "2 to 20 templates merged in this order; replaces template_id/package_id" }),
+    package_template_ids: z.array(Id).max(100).optional().openapi({ minItems: 1, uniqueItems: true, description: "With package_id: members to keep (package order; at least one, no repeats)" }),
+    template_ids: z.array(Id).max(100).optional().openapi({ minItems: 2, maxItems: MAX_MERGED_TEMPLATES, uniqueItems: true, description: `2 to ${MAX_MERGED_TEMPLATES} templates merged in this order, no repeats; replaces template_id/package_id` }),
     kba_required: z.boolean().optional().openapi({ description: "Only for a new document (no template_id, package_id or template_ids)" }),
   })
-  .openapi("OpenBuilderSession", { example: { envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y", template_ids: ["tmpl_4h8j2k6m0p3r7t1v5x9z2b4d6f", "tmpl_7q2w9e4r1t6y3u8i5o0p2a4s6d"] } });
+  // the combinations resolve-sources.ts refuses (400), written into the schema so that a request the
+  // document accepts is never refused for its shape
+  .openapi("OpenBuilderSession", {
+    oneOf: [
+      { title: "On an envelope", ...has("envelope_id"), not: { ...has("batch_id") } },
+      { title: "On a bulk-send batch", ...has("batch_id"), not: { anyOf: [{ ...has("envelope_id") }, { ...has("template_ids") }, { ...has("package_template_ids") }] } },
+    ],
+    allOf: [
+      { not: { ...has("template_id", "package_id") }, description: "template_id and package_id are two sources: send one" },
+      { not: { ...has("template_ids"), anyOf: [{ ...has("template_id") }, { ...has("package_id") }] }, description: "template_ids replaces template_id and package_id" },
+      { not: { ...has("kba_required"), anyOf: [{ ...has("template_id") }, { ...has("package_id") }, { ...has("template_ids") }] }, description: "kba_required only for a new document" },
+      { not: { ...has("package_template_ids"), not: { ...has("package_id") } }, description: "package_template_ids needs package_id" },
+    ],
+    example: { envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y", template_ids: ["tmpl_4h8j2k6m0p3r7t1v5x9z2b4d6f", "tmpl_7q2w9e4r1t6y3u8i5o0p2a4s6d"] } });
 export type OpenBuilderSessionInput = z.infer<typeof OpenBuilderSessionBody>;
 
 export const SOURCE_KINDS = ["new", "template", "package", "templates"] as const;

@@ -9,10 +9,11 @@ import { PROGRESS_PAGE_DEFAULT } from "./schema";
  * GET /bulk-send/:id: the batch's own counters (kept with every item change, so a poll every 2 s by
  * many viewers reads one row, never a count over 1,000 items) and one page of its items in list order.
  */
-export async function getBatchProgress(ctx: OrgContext, input: { batchId: string; limit?: number; offset?: number; status?: BulkItemStatus }) {
+export async function getBatchProgress(ctx: OrgContext, input: { batchId: string; page?: number; limit?: number; status?: BulkItemStatus }) {
   const { db, orgId } = ctx;
   const limit = input.limit ?? PROGRESS_PAGE_DEFAULT;
-  const offset = input.offset ?? 0;
+  const page = input.page ?? 1;
+  const offset = (page - 1) * limit;
   const batch = await getBatch(db, orgId, input.batchId);
   const results = await listItems(db, batch.id, { status: input.status, limit, offset });
   const counts = countsOf(batch);
@@ -22,12 +23,12 @@ export async function getBatchProgress(ctx: OrgContext, input: { batchId: string
       counts,
       items: results.map(itemDetail),
     },
-    meta: { limit, offset, total: input.status ? counts[input.status] : batch.total_count },
+    meta: { page, limit, total: input.status ? counts[input.status] : batch.total_count },
   };
 }
 
 /** GET /operator/bulk-send/:id: the same progress for the operator, whatever the batch's organization. */
-export async function getBatchProgressAsOperator(ctx: RequestContext, input: { batchId: string; limit?: number; offset?: number; status?: BulkItemStatus }) {
+export async function getBatchProgressAsOperator(ctx: RequestContext, input: { batchId: string; page?: number; limit?: number; status?: BulkItemStatus }) {
   const onBatch = onShardOf(ctx, input.batchId); // the batch's shard, named by its id
   const row = await findBatchOrg(onBatch.db, input.batchId);
   if (!row) throw notFound("Bulk-send batch");

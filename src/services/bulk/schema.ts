@@ -108,7 +108,9 @@ export const BatchCountsSchema = z
 
 export const ProgressQuery = z.object({
   limit: z.coerce.number().int().min(1).max(PROGRESS_PAGE_MAX).optional().openapi({ description: `Items per page (default ${PROGRESS_PAGE_DEFAULT}, max ${PROGRESS_PAGE_MAX})` }),
-  offset: z.coerce.number().int().min(0).max(MAX_BULK_ITEMS).optional(),
+  page: z.coerce.number().int().min(1).max(MAX_BULK_ITEMS).default(1).openapi({ example: 1, description: "Page number, from 1" }),
+  // `not: {}`: no value is accepted (zod-openapi cannot write z.never by itself)
+  offset: z.never().optional().openapi({ type: "integer", not: {}, deprecated: true, description: "No longer accepted (400): pages are `page` and `limit`, as on every other list" }),
   status: z.enum(BULK_ITEM_STATUSES).optional().openapi({ description: "Only items in this status" }),
 });
 
@@ -120,4 +122,4 @@ export const ProgressSchema = z
   })
   .openapi("BulkProgress");
 
-export const ProgressMetaSchema = z.object({ limit: z.int(), offset: z.int(), total: z.int().openapi({ description: "Items matching the filter" }) });
+export const ProgressMetaSchema = z.object({ page: z.int(), limit: z.int(), total: z.int().openapi({ description: "Items matching the filter" }) });

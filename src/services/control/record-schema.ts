@@ -73,6 +73,8 @@ const summaryShape = {
 
 export const VaultRecordSummarySchema = z.object(summaryShape).openapi("VaultRecordSummary", { example: SUMMARY_EXAMPLE });
 
+export const VAULT_RECORD_EXAMPLE = { ...SUMMARY_EXAMPLE, control_seq: 1, compliance: { compliant: true, score: 1, missing_requirements: [] } };
+
 export const VaultRecordSchema = z
   .object({
     ...summaryShape,
@@ -85,7 +87,7 @@ export const VaultRecordSchema = z
       description: "The eight UCC §9-105 checks evaluated now, as the certificate runs them",
     }),
   })
-  .openapi("VaultRecord", { example: { ...SUMMARY_EXAMPLE, control_seq: 1, compliance: { compliant: true, score: 1, missing_requirements: [] } } });
+  .openapi("VaultRecord", { example: VAULT_RECORD_EXAMPLE });
 
 export const BookQuery = z.object({
   role: z

@@ -1,4 +1,5 @@
 import type { EnvelopeStatus } from "../../db/schema";
+import { apiIssue } from "../../lib/validation";
 import { unprocessable } from "../../lib/errors";
 import type { EventType } from "../events/outbox";
 
@@ -45,11 +46,9 @@ export function canTransition(from: EnvelopeStatus, action: EnvelopeAction): boo
 /** The target status, or a 422 naming the current status: "Cannot void an envelope with status completed". */
 export function assertTransition(from: EnvelopeStatus, action: EnvelopeAction): EnvelopeStatus {
   if (!canTransition(from, action)) {
-    throw unprocessable(`Cannot ${TRANSITIONS[action].verb} an envelope with status ${from}`, {
-      status: from,
-      action,
-      allowed_from: TRANSITIONS[action].from,
-    });
+    const message = `Cannot ${TRANSITIONS[action].verb} an envelope with status ${from}`;
+    // the facts as an issue: the field (`status`), what the move needs, what the envelope has
+    throw unprocessable(message, [apiIssue(["status"], `an envelope with status ${TRANSITIONS[action].from.join(" | ")}`, from, message, "invalid_status")]);
   }
   return TRANSITIONS[action].to;
 }

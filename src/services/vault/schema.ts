@@ -38,6 +38,13 @@ export const VaultUrlQuery = z.object({
     .openapi({ param: { name: "expires", in: "query" }, description: "URL lifetime in seconds, 60 to 86400 (default 300)", example: 300 }),
 });
 
+export const VAULT_URL_EXAMPLE = {
+  signed_url: "https://storage.example.com/storage/v/vlt_4d2k8m1q7c9v3b5n6p0r2t4w6y/authoritative?exp=1795400000&sig=9f1c…",
+  filename: "retail-installment-contract-1042_env_9x2k4m7q1c8v5b3n6p0r2t4w6y.pdf",
+  expires_in: 300,
+  expires_at: "2026-11-23T09:35:00.000Z",
+};
+
 export const VaultUrlSchema = z
   .object({
     signed_url: z.string().openapi({ description: "HMAC-signed download URL on the storage host" }),
@@ -45,14 +52,7 @@ export const VaultUrlSchema = z
     expires_in: z.int(),
     expires_at: Timestamp,
   })
-  .openapi("VaultUrl", {
-    example: {
-      signed_url: "https://storage.example.com/storage/v/vlt_4d2k8m1q7c9v3b5n6p0r2t4w6y/authoritative?exp=1795400000&sig=9f1c…",
-      filename: "retail-installment-contract-1042_env_9x2k4m7q1c8v5b3n6p0r2t4w6y.pdf",
-      expires_in: 300,
-      expires_at: "2026-11-23T09:35:00.000Z",
-    },
-  });
+  .openapi("VaultUrl", { example: VAULT_URL_EXAMPLE });
 
 const CheckSchema = z.object({ requirement: z.string(), ucc_reference: z.string(), satisfied: z.boolean(), detail: z.string() });
 

@@ -173,6 +173,7 @@ describe("POST /esign/builder-session", () => {
     const late = await open(bearer, { envelope_id: voided.envelope_id, template_id: a.template_id });
     expect(late.status).toBe(422);
     expect(late.body.error).toBe("Cannot open the builder for an envelope with status voided");
+    expect(late.body.details).toEqual([{ code: "invalid_status", path: ["envelope_id"], expected: "an envelope with status pending | uploaded", received: "voided", message: late.body.error }]);
     const other = await newTenant();
     const foreignEnvelope = await createEnvelope(other.key);
     expect((await open(bearer, { envelope_id: foreignEnvelope.envelope_id, template_id: a.template_id })).status).toBe(404);

@@ -15,7 +15,7 @@ export const route = createRoute(
       tags: ["Bulk send"],
       summary: "Progress of a batch",
       description:
-        "`batch` (status and the four counters), `counts` per item status, and a page of `items` (`limit`, `offset`, `status`). Served from the batch's own counters: poll it every couple of seconds while running.",
+        "`batch` (status and the four counters), `counts` per item status, and a page of `items` (`page`, `limit`, `status`). Served from the batch's own counters: poll it every couple of seconds while running.",
       request: { params: BatchParams, query: ProgressQuery },
       responses: { 200: jsonContent(z.object({ data: ProgressSchema, meta: ProgressMetaSchema }), "The batch's progress") },
     },

@@ -27,6 +27,10 @@ describe("POST /partner/envelopes/:id/void", () => {
     const res = await call("POST", `/partner/envelopes/${e.envelope_id}/void`, { key: t.key, body: { reason: "x" } });
     expect(res.status).toBe(422);
     expect(res.body.error).toBe("Cannot void an envelope with status completed");
+    // the facts as an issue a client can read field by field, not one JSON string
+    expect(res.body.details).toEqual([
+      expect.objectContaining({ code: "invalid_status", path: ["status"], received: "completed", message: "Cannot void an envelope with status completed", expected: expect.stringMatching(/^an envelope with status .*sent/) }),
+    ]);
     const events = await shardDbOf(e.envelope_id).prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ?").bind(e.envelope_id).first<{ n: number }>();
     expect(events!.n).toBe(1);
   });

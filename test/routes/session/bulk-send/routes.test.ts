@@ -156,11 +156,15 @@ describe("bulk send routes (spec 4.8)", () => {
     const customers = await seedCustomers(t.orgId, 1000);
     const batch = (await t.as("POST", "/bulk-send", { name: "A", document_source: "new" })).body.data;
     expect((await t.as("POST", `/bulk-send/${batch.batch_id}/items`, { customer_ids: customers })).body.data.added).toBe(1000);
-    const page = await t.as("GET", `/bulk-send/${batch.batch_id}?limit=100&offset=900`);
+    const page = await t.as("GET", `/bulk-send/${batch.batch_id}?limit=100&page=10`);
     expect(page.body.data.items).toHaveLength(100);
     expect(page.body.data.items[0].customer_id).toBe(customers[900]);
-    expect(page.body.meta).toEqual({ limit: 100, offset: 900, total: 1000 });
+    expect(page.body.meta).toEqual({ page: 10, limit: 100, total: 1000 });
     expect(page.body.data.counts.pending).toBe(1000);
+    // `offset` (before pages were page/limit) is refused, not silently read as the first page
+    const offset = await t.as("GET", `/bulk-send/${batch.batch_id}?limit=100&offset=900`);
+    expect(offset.status).toBe(400);
+    expect(offset.body.details[0].path).toEqual(["offset"]);
     expect((await t.as("GET", `/bulk-send/${batch.batch_id}`)).body.data.items).toHaveLength(200);
   });
 });

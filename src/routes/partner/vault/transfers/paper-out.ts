@@ -3,14 +3,21 @@ import type { OrgRouteHandler } from "../../../../lib/hono";
 import { dataOf, jsonBody, jsonContent } from "../../../../lib/openapi";
 import { ControlSignatureHeaders } from "../../../../services/control/key-schema";
 import { paperOut } from "../../../../services/control/paper-out";
-import { VaultRecordSchema } from "../../../../services/control/record-schema";
+import { VAULT_RECORD_EXAMPLE, VaultRecordSchema } from "../../../../services/control/record-schema";
 import { PaperOutBody, VaultParams } from "../../../../services/control/schema";
-import { VaultUrlSchema } from "../../../../services/vault/schema";
+import { VAULT_URL_EXAMPLE, VaultUrlSchema } from "../../../../services/vault/schema";
 import { partnerRoute } from "../../common";
 
 const PaperOutResultSchema = VaultRecordSchema.extend({
   paper_copy: VaultUrlSchema.openapi({ description: "Signed URL (300 s) of the copy stamped CONVERTED TO PAPER on every page and in its metadata" }),
-}).openapi("VaultPaperOut");
+}).openapi("VaultPaperOut", {
+  example: {
+    ...VAULT_RECORD_EXAMPLE,
+    status: "paper_out",
+    pending_transfer: null,
+    paper_copy: VAULT_URL_EXAMPLE,
+  },
+});
 
 export const route = createRoute(
   partnerRoute(
