@@ -110,6 +110,11 @@ export default defineConfig(async () => {
     test: {
       include: ["test/**/*.test.ts"],
       exclude: ["test/browser/**"],
+      // One workerd runtime per worker for all its files, not one per file: starting it and loading the Worker
+      // (pdf-lib, pkijs, stripe, hundreds of modules through the module runner) took 10-25 s per file, more than
+      // most files' tests. test/setup.ts empties every binding's storage before each file, so a file still
+      // starts on fresh databases, buckets and objects (docs/decisions/test-suite-time.md).
+      isolate: false,
       setupFiles: ["./test/setup.ts"],
       globalSetup: ["./test/global/webhook-receiver.mjs", "./test/global/postmark-stand-in.mjs", "./test/global/stripe-stand-in.mjs", "./test/global/tsa-stand-in.mjs", "./test/global/ocsp-stand-in.mjs"],
       testTimeout: 30_000,
