@@ -117,7 +117,10 @@ export default defineConfig(async () => {
       isolate: false,
       setupFiles: ["./test/setup.ts"],
       globalSetup: ["./test/global/webhook-receiver.mjs", "./test/global/postmark-stand-in.mjs", "./test/global/stripe-stand-in.mjs", "./test/global/tsa-stand-in.mjs", "./test/global/ocsp-stand-in.mjs"],
-      testTimeout: 30_000,
+      // A safety net against a hang, never a budget: on the shared 2-core machine at a load of 15-20 a test
+      // that takes 3 s on a quiet one takes 30 s and more (docs/decisions/test-suite-time.md)
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
       // CommonJS packages that require() an ES-module dependency (pdf-lib): pre-bundled for the Workers runtime;
       // stripe too, whose hundreds of ES modules name source maps it does not ship (one warning per file otherwise)
       deps: { optimizer: { ssr: { enabled: true, include: ["pdf-lib", "@signpdf/placeholder-pdf-lib", "@signpdf/signpdf", "@signpdf/utils", "stripe"] } } },

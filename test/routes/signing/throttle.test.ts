@@ -30,5 +30,5 @@ describe("flood limit on the signer API and the embed session", () => {
       // another signer's address is not
       expect((await call("GET", `/signing/${slug}`, { headers: { "cf-connecting-ip": `198.51.100.${24 + 2 * n}` } })).status).toBe(404);
     });
-  }, 90_000); // run again if the attempt straddled two windows
+  }, 120_000); // run again if the attempt straddled two windows
 });
