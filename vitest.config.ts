@@ -116,9 +116,17 @@ export default defineConfig(async () => {
     test: {
       include: ["test/**/*.test.ts"],
       exclude: ["test/browser/**"],
+      // One workerd runtime per worker for all its files, not one per file: starting it and loading the Worker
+      // (pdf-lib, pkijs, stripe, hundreds of modules through the module runner) took 10-25 s per file, more than
+      // most files' tests. test/setup.ts empties every binding's storage before each file, so a file still
+      // starts on fresh databases, buckets and objects (docs/decisions/test-suite-time.md).
+      isolate: false,
       setupFiles: ["./test/setup.ts"],
       globalSetup: ["./test/global/webhook-receiver.mjs", "./test/global/postmark-stand-in.mjs", "./test/global/twilio-stand-in.mjs", "./test/global/stripe-stand-in.mjs", "./test/global/tsa-stand-in.mjs", "./test/global/ocsp-stand-in.mjs", "./test/global/node-verifier.mjs"],
-      testTimeout: 30_000,
+      // A safety net against a hang, never a budget: on the shared 2-core machine at a load of 15-20 a test
+      // that takes 3 s on a quiet one takes 30 s and more (docs/decisions/test-suite-time.md)
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
       // CommonJS packages that require() an ES-module dependency (pdf-lib): pre-bundled for the Workers runtime;
       // stripe too, whose hundreds of ES modules name source maps it does not ship (one warning per file otherwise)
       deps: { optimizer: { ssr: { enabled: true, include: ["pdf-lib", "@signpdf/placeholder-pdf-lib", "@signpdf/signpdf", "@signpdf/utils", "stripe"] } } },

@@ -1,14 +1,15 @@
 import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { redactPath } from "../../src/lib/redact";
+import { inOneWindow } from "../helpers/rate-window";
 
 const LIMIT = 300; // wrangler.toml [[ratelimits]] SIGNER_LIMITER: 300 a minute per client address
 
-/** The limiter counts in fixed one-minute windows: start early in one, so a test never straddles two. */
-async function freshWindow() {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 15_000) await new Promise((r) => setTimeout(r, left + 100));
-}
+/**
+ * The limiter counts in fixed one-minute windows: a test whose attempt straddles two is run again, on
+ * fresh addresses (198.51.100.<base + 10 n>; every base below is under 80, so attempts never share one).
+ */
+const address = (base: number, n: number) => `198.51.100.${base + 10 * n}`;
 
 /** Spends all but one of the address's requests for this minute directly on the limiter (300 real requests would take minutes here). */
 async function almostFlooded(key: string) {
@@ -35,54 +36,58 @@ const withKey = (ip: string, key = randomApiKey()) => SELF.fetch("http://localho
 
 describe("the per-address flood limit covers vault download URLs, the signing pages and unknown API keys", () => {
   it("a vault download URL hammered from one address is answered 429 once the address passes 300 requests a minute", async () => {
-    await freshWindow();
-    const ip = "198.51.100.71";
-    await almostFlooded(ip);
-    expect(await statusOf(download(ip))).toBe(403); // the 300th: admitted, and refused for its bad signature
-    await expect429(await download(ip));
-    expect(await statusOf(download("198.51.100.72"))).toBe(403);
+    await inOneWindow(async (n) => {
+      const ip = address(71, n);
+      await almostFlooded(ip);
+      expect(await statusOf(download(ip))).toBe(403); // the 300th: admitted, and refused for its bad signature
+      await expect429(await download(ip));
+      expect(await statusOf(download(address(72, n)))).toBe(403);
+    });
   });
 
   it("the signing and widget pages are flood-limited per address", async () => {
-    await freshWindow();
-    const ip = "198.51.100.73";
-    await almostFlooded(ip);
-    expect(await statusOf(page(ip))).toBe(200);
-    await expect429(await page(ip));
-    await expect429(await page(ip, "/embed/s/bbbbbbbbbbbbbbbbbbbbbbbbbb"));
-    await expect429(await page(ip, "/embed/sign/env_bbbbbbbbbbbbbbbb"));
-    expect(await statusOf(page("198.51.100.74"))).toBe(200);
+    await inOneWindow(async (n) => {
+      const ip = address(73, n);
+      await almostFlooded(ip);
+      expect(await statusOf(page(ip))).toBe(200);
+      await expect429(await page(ip));
+      await expect429(await page(ip, "/embed/s/bbbbbbbbbbbbbbbbbbbbbbbbbb"));
+      await expect429(await page(ip, "/embed/sign/env_bbbbbbbbbbbbbbbb"));
+      expect(await statusOf(page(address(74, n)))).toBe(200);
+    });
   });
 
   it("an address sending hundreds of random well-formed API keys is answered 429 before they are looked up; other addresses get 401", async () => {
-    await freshWindow();
-    const ip = "198.51.100.75";
-    await almostFlooded(`unknown-api-key:${ip}`);
-    expect(await statusOf(withKey(ip))).toBe(401);
-    await expect429(await withKey(ip));
-    await expect429(await withKey(ip));
-    expect(await statusOf(withKey("198.51.100.76"))).toBe(401);
+    await inOneWindow(async (n) => {
+      const ip = address(75, n);
+      await almostFlooded(`unknown-api-key:${ip}`);
+      expect(await statusOf(withKey(ip))).toBe(401);
+      await expect429(await withKey(ip));
+      await expect429(await withKey(ip));
+      expect(await statusOf(withKey(address(76, n)))).toBe(401);
+    });
   });
 
   it("a partner's own valid key is limited per key, not by the address's count of unknown keys", async () => {
-    await freshWindow();
-    const ip = "198.51.100.77";
-    // the address is past the per-address limit of the signer API and pages
-    for (let i = 0; i <= LIMIT; i++) await env.SIGNER_LIMITER.limit({ key: ip });
-    expect(await statusOf(page(ip))).toBe(429);
-    const org = await SELF.fetch("http://localhost/api/v2/operator/orgs", {
-      method: "POST",
-      headers: { Authorization: "Bearer test-operator-token", "Content-Type": "application/json" },
-      body: JSON.stringify({ name: "Busy partner" }),
+    await inOneWindow(async (n) => {
+      const ip = address(77, n);
+      // the address is past the per-address limit of the signer API and pages
+      for (let i = 0; i <= LIMIT; i++) await env.SIGNER_LIMITER.limit({ key: ip });
+      expect(await statusOf(page(ip))).toBe(429);
+      const org = await SELF.fetch("http://localhost/api/v2/operator/orgs", {
+        method: "POST",
+        headers: { Authorization: "Bearer test-operator-token", "Content-Type": "application/json" },
+        body: JSON.stringify({ name: "Busy partner" }),
+      });
+      const orgId = ((await org.json()) as { data: { org_id: string } }).data.org_id;
+      const key = await SELF.fetch(`http://localhost/api/v2/operator/orgs/${orgId}/api-keys`, {
+        method: "POST",
+        headers: { Authorization: "Bearer test-operator-token", "Content-Type": "application/json" },
+        body: JSON.stringify({ scopes: ["envelopes:read"], rate_limit_rpm: 1000 }),
+      });
+      const raw = ((await key.json()) as { data: { api_key: string } }).data.api_key;
+      expect(await statusOf(withKey(ip, raw))).toBe(200);
     });
-    const orgId = ((await org.json()) as { data: { org_id: string } }).data.org_id;
-    const key = await SELF.fetch(`http://localhost/api/v2/operator/orgs/${orgId}/api-keys`, {
-      method: "POST",
-      headers: { Authorization: "Bearer test-operator-token", "Content-Type": "application/json" },
-      body: JSON.stringify({ scopes: ["envelopes:read"], rate_limit_rpm: 1000 }),
-    });
-    const raw = ((await key.json()) as { data: { api_key: string } }).data.api_key;
-    expect(await statusOf(withKey(ip, raw))).toBe(200);
   });
 });
 

@@ -125,7 +125,7 @@ describe("a PDF bomb is refused whatever its dictionaries say, through every upl
     const file = scannedPage(`/Width ${w} /Height ${h} /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /FlateDecode`, pixels);
     const res = await uploadTemplate(t.key, { file });
     expect(res.status).toBe(200);
-  }, 60_000);
+  }, 120_000);
 
   it("a scan whose raw image bytes happen to spell /RL, /LZWDecode and zlib headers after line ends still uploads", async () => {
     const t = await newTenant();
@@ -145,7 +145,7 @@ describe("a PDF bomb is refused whatever its dictionaries say, through every upl
     const file = scannedPage(`/Width ${w} /Height ${h} /ColorSpace /DeviceGray /BitsPerComponent 8`, pixels);
     const res = await uploadTemplate(t.key, { file });
     expect(res.status).toBe(200);
-  }, 60_000);
+  }, 120_000);
 
   it("the same image stream also drawn as the page's content is counted, and refused", async () => {
     const t = await newTenant();
@@ -160,7 +160,7 @@ describe("a PDF bomb is refused whatever its dictionaries say, through every upl
     file[at + "/Contents ".length] = "5".charCodeAt(0);
     const res = await uploadTemplate(t.key, { file });
     expect(res.status).toBe(413);
-  }, 60_000);
+  }, 120_000);
 });
 
 /**
@@ -215,5 +215,5 @@ describe("an encrypted PDF is refused by its parsed trailer", () => {
       expect({ entry, status: res.status }).toEqual({ entry, status: 422 });
       expect(res.body.error).toMatch(/Encrypted/);
     }
-  }, 60_000);
+  }, 120_000);
 });

@@ -44,7 +44,7 @@ describe("generated PDF bombs are refused, and the same obfuscations around smal
       }),
       { numRuns: 5 },
     );
-  }, 60_000);
+  }, 120_000);
 
   it("the budget check passes every benign file of the same obfuscations", async () => {
     await fc.assert(
@@ -53,7 +53,7 @@ describe("generated PDF bombs are refused, and the same obfuscations around smal
       }),
       { numRuns: 25 },
     );
-  }, 60_000);
+  }, 120_000);
 
   it("through every upload path in turn: bombs refused in the error shape with nothing stored, benign files uploaded", async () => {
     const { orgId, paths } = await uploadPaths();

@@ -97,8 +97,8 @@ export async function createEnvelope(key: string, overrides: Record<string, unkn
   return res.body.data as { envelope_id: string; customer_id: string; status: string; [k: string]: unknown };
 }
 
-/** Reads until `check` accepts what `read` returns (work a response left to `waitUntil`), at most `timeoutMs`. */
-export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+/** Reads until `check` accepts what `read` returns (work a response left to `waitUntil`), at most `timeoutMs` (a hang's limit: a loaded machine is slow). */
+export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

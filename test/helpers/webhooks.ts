@@ -25,7 +25,7 @@ export async function received(path: string): Promise<Received[]> {
 }
 
 /** Polls the receiver until `path` has seen at least `count` requests (the queue runs on its own). */
-export async function waitForRequests(path: string, count: number, timeoutMs = 15_000): Promise<Received[]> {
+export async function waitForRequests(path: string, count: number, timeoutMs = 60_000): Promise<Received[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const list = await received(path);

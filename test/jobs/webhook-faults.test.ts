@@ -88,7 +88,7 @@ describe("webhook delivery under faults", () => {
     const { results } = await (await orgShardDb(tenant.orgId)).prepare("SELECT status, COUNT(*) AS n FROM webhook_deliveries WHERE org_id = ? GROUP BY status").bind(tenant.orgId).all();
     expect(results).toEqual([{ status: "succeeded", n: 6 * 8 }]);
     expect(await received(foreignTarget.path)).toEqual([]);
-  }, 60_000); // two rounds of the hanging receiver's timeout, on a loaded machine
+  }, 120_000); // two rounds of the hanging receiver's timeout, on a loaded machine
 
   it("loses nothing when the consumer's fan-out dies mid-batch: every event message is retried, none half-committed, and each endpoint still gets each event", async () => {
     const tenant = await newTenant();

@@ -44,7 +44,7 @@ describe("operator usage: GET /operator/orgs/:org_id/usage", () => {
     await call("GET", `/signing/${unavailable.buyer}/kba`);
     expect((await operator("GET", `/orgs/${unavailable.orgId}/usage`)).body.data).toMatchObject({ total_cents: 0, by_kind: { esign_envelope: { quantity: 1 } } });
     expect((await operator("GET", `/orgs/${unavailable.orgId}/usage`)).body.data.by_kind.kba_verification).toBeUndefined();
-  }, 90_000); // up to 45 s waiting for a month to begin, once a month
+  }, 120_000); // up to 45 s waiting for a month to begin, once a month
 
   it("counts every envelope created through the API once toward e-sign usage: not again on a replayed create or a void, never for a rejected create", async () => {
     await awayFromMonthEnd();
@@ -69,7 +69,7 @@ describe("operator usage: GET /operator/orgs/:org_id/usage", () => {
     const other = await newTenant();
     await createEnvelope(other.key);
     expect((await operator("GET", `/orgs/${t.orgId}/usage`)).body.data.by_kind.esign_envelope.quantity).toBe(3);
-  }, 90_000);
+  }, 120_000);
 
   it("reads another month's lines only for that month", async () => {
     const t = await newTenant();

@@ -185,7 +185,7 @@ describe("GET /partner/envelopes/:id reads back what was set (signers, cc, remin
     const consoleRead = await call("GET", `/envelopes/${t.envelopeId}`, { bearer: t.dealerToken });
     expect(consoleRead.status).toBe(200);
     expect(consoleRead.body.data).toEqual(closed);
-  }, 60_000);
+  }, 120_000);
 
   it("a later routing order never sent stays pending after an earlier signer declines", async () => {
     const t = await routedKbaPayEnvelope();
@@ -202,7 +202,7 @@ describe("GET /partner/envelopes/:id reads back what was set (signers, cc, remin
     expect(closed.status).toBe("declined");
     expect(closed.signers[0]).toMatchObject({ status: "declined", decline_reason: "consent_withdrawn", consent: { given_at: null } });
     expect(closed.signers[1]).toMatchObject({ status: "pending", sent_at: null, declined_at: null });
-  }, 60_000);
+  }, 120_000);
 
   it("shows a paid payment once Stripe reports it", async () => {
     const t = await payingTenant();
@@ -212,7 +212,7 @@ describe("GET /partner/envelopes/:id reads back what was set (signers, cc, remin
     const paid = await read(t.key, e.envelopeId);
     expect(paid.payment).toMatchObject({ status: "paid", amount: 150_000, currency: "usd", payer_email: "ann@example.com" });
     expect(Date.parse(paid.payment.paid_at)).not.toBeNaN();
-  }, 60_000);
+  }, 120_000);
 
   it("falls back to the organization's reminder defaults, and shows null for what was not set", async () => {
     const t = await newTenant();
@@ -248,7 +248,7 @@ describe("GET /partner/envelopes/:id reads back what was set (signers, cc, remin
     expect(res.status).toBe(200);
     expect(res.body.data.signers).toHaveLength(2);
     expect(res.statements, res.tally.sql.join("\n")).toBe(2);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("GET /partner/envelopes/:id/events", () => {
@@ -296,7 +296,7 @@ describe("GET /partner/envelopes/:id/events", () => {
     expect(text).not.toMatch(/\/s\/|\/signing\/|https?:\/\//);
     expect(text).not.toMatch(/\bes_[A-Za-z0-9_-]{16,}|eyJ[A-Za-z0-9_-]{10,}|whsec_|\blk_[0-9a-f]{40}/);
     for (const s of [...sent.body.data.signers, ...links.body.data.signers]) expect(text).not.toContain(s.slug);
-  }, 60_000);
+  }, 120_000);
 
   it("works for an envelope on shard 2, needs envelopes:read, and refuses a bad page or limit", async () => {
     const t = await newTenant({ shard: 2 });
