@@ -35,6 +35,7 @@ export const PREFIXES = {
   ccRecipient: "ccr",
   disclosure: "esd",
   evidenceRecord: "ers",
+  hold: "vhd",
 } as const;
 
 /**
