@@ -198,6 +198,9 @@ export function factsFrom(envelope: EnvelopeRow, vault: VaultFacts | null, audit
     pledgorName: vault?.control?.pledgorName ?? null,
     status: vault ? (vault.control?.status ?? "active") : null,
     transferCount: vault?.control?.transferCount ?? 0,
+    retainUntil: vault?.control?.retainUntil ?? null,
+    destroyedAt: vault?.control?.destroyedAt ?? null,
+    holds: vault?.control?.holds ?? [],
     changes: vault?.audit?.changes ?? 0,
     pledgeReleases: vault?.audit?.pledgeReleases ?? 0,
   };

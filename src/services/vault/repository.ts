@@ -67,7 +67,7 @@ export function vaultRecordInsert(db: D1Database, row: Omit<VaultRecordRow, Cont
 /** What the compliance checks read of an envelope's vault record, with the outcome of its newest integrity check. */
 export type VaultFactsRow = Pick<
   VaultRecordRow,
-  "id" | "org_id" | "document_hash" | "custodian_org_id" | "copy_marked" | "controller_org_id" | "pledgor_org_id" | "control_status" | "transfer_count"
+  "id" | "org_id" | "document_hash" | "custodian_org_id" | "copy_marked" | "controller_org_id" | "pledgor_org_id" | "control_status" | "transfer_count" | "retain_until" | "destroyed_at"
 > & { last_matched: number | null; controller_name: string | null; pledgor_name: string | null };
 
 /**
@@ -79,6 +79,7 @@ export async function findVaultFacts(db: D1Database, envelopeId: string, global?
   const row = await db
     .prepare(
       `SELECT v.id, v.org_id, v.document_hash, v.custodian_org_id, v.copy_marked, v.controller_org_id, v.pledgor_org_id, v.control_status, v.transfer_count,
+         v.retain_until, v.destroyed_at,
          (SELECT c.matched FROM vault_integrity_checks c WHERE c.vault_id = v.id ORDER BY c.checked_at DESC, c.rowid DESC LIMIT 1) AS last_matched,
          NULL AS controller_name, NULL AS pledgor_name
        FROM vault_records v WHERE v.envelope_id = ?`,
