@@ -917,6 +917,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/partner/vault/{vault_id}/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place a legal hold on a vault record
+         * @description By any party of the record (its originator, controller or pledgor): while the hold is in force the record cannot be destroyed, by hand or by the retention cron (409 `legal_hold`, which wins over `retention_period`). Recorded on the envelope's chain (`vault.hold_placed`); a new certificate version names the holds in force; every party receives `vault.hold_placed`. The record read lists it under `holds`. Only whoever placed a hold releases it. Not a party: 404 (an organization only offered a transfer: 403 `not_a_party`); a destroyed record: 409 `record_destroyed`.
+         *
+         *     Required scope: `vault:control`.
+         */
+        post: operations["placeVaultHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/{vault_id}/holds/{hold_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Release a legal hold the caller placed
+         * @description By the organization that placed the hold (another party: 403 `not_hold_owner`; a hold the operator placed is the operator's to release). Recorded on the chain (`vault.hold_released`); every party receives `vault.hold_released`. Already released: 409 `hold_released`; unknown hold or not a party: 404.
+         *
+         *     Required scope: `vault:control`.
+         */
+        delete: operations["releaseVaultHold"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/{vault_id}/destroy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Destroy a closed record after its retention period
+         * @description By the controller, once the record is closed (paid off, papered out) and its `retain_until` has passed: the authoritative copy, the marked and paper-out copies and every evidence bundle are deleted; the record becomes `destroyed` in every read and keeps its SHA-256, its chain, its certificates and its RFC 4998 evidence record. Answers the destruction certificate (JSON, and a JWS by the seal key over its RFC 8785 canonical form), which the record read keeps under `destruction`. Recorded on the chain (`vault.destroyed`, with the certificate's SHA-256); every party receives `vault.destroyed`. A legal hold in force: 409 `legal_hold` (it wins); before `retain_until`, or the record still active: 409 `retention_period`; already destroyed: 409 `record_destroyed`; not the controller: 403 `not_controller`; not a party: 404. Afterwards downloads of its files answer 409 `record_destroyed`.
+         *
+         *     Required scope: `vault:control`.
+         */
+        post: operations["destroyVaultRecord"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/embed/token": {
         parameters: {
             query?: never;
@@ -1617,6 +1683,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/org/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the retention policy of closed vault records (admin)
+         * @description How many years a record the organization closes (paid off, papered out) is kept, and whether the cron destroys the records it controls once their retention passes. Defaults: 7 years, no automatic destruction.
+         *
+         *     Required role: `admin`.
+         */
+        get: operations["getRetentionPolicy"];
+        /**
+         * Replace the retention policy of closed vault records (admin)
+         * @description `retain_years_after_close` (1 to 50, default 7) sets the `retain_until` of each record the organization closes from now on (records closed earlier keep theirs); `auto_destroy` (default false) lets the cron destroy every record the organization controls once its `retain_until` passes, never one under a legal hold. Recorded in the organization's audit chain (`org.retention_updated`).
+         *
+         *     Required role: `admin`.
+         */
+        put: operations["updateRetentionPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/operator/orgs": {
         parameters: {
             query?: never;
@@ -1860,6 +1954,46 @@ export interface paths {
          * @description For an organization that lost the private keys of its control keys: removes all of them, so it acts on control with its API key alone again and registers new keys unsigned. Audited on the organization's chain (`control_key.recovered`, naming the operator and the kids removed). Unknown organization: 404.
          */
         delete: operations["recoverControlKeys"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/operator/vault/{vault_id}/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place a legal hold on any vault record
+         * @description The operator's legal hold (`placed_by_org_id: null`): the record cannot be destroyed while it is in force (409 `legal_hold`). Recorded on the envelope's chain; every party receives `vault.hold_placed`. Only the operator releases it. Unknown record: 404; destroyed: 409 `record_destroyed`.
+         */
+        post: operations["placeVaultHoldAsOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/operator/vault/{vault_id}/holds/{hold_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Release a legal hold the operator placed
+         * @description Only a hold the operator placed (one an organization placed: 403 `not_hold_owner`). Every party receives `vault.hold_released`. Already released: 409 `hold_released`; unknown: 404.
+         */
+        delete: operations["releaseVaultHoldAsOperator"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3451,12 +3585,24 @@ export interface components {
                 name: string;
             } | null;
             /**
-             * @description `paid_off` and `paper_out` are terminal: control no longer moves
+             * @description `paid_off` and `paper_out` are terminal: control no longer moves; `destroyed`: destroyed after its retention period
              * @enum {string}
              */
-            status: "active" | "paid_off" | "paper_out";
+            status: "active" | "paid_off" | "paper_out" | "destroyed";
             /** @description Transfers of control accepted so far (assignments and pledges) */
             transfer_count: number;
+            /** @description Until when the closed record is kept (set at close); absent on certificates issued before retention existed */
+            retain_until?: string | null;
+            /** @description When the record was destroyed */
+            destroyed_at?: string | null;
+            /** @description The legal holds in force as of the certificate (`placed_by_org_id` null: the operator); the record cannot be destroyed while one is */
+            legal_holds?: {
+                hold_id: string;
+                placed_by_org_id: string | null;
+                reason: string;
+                reference: string | null;
+                placed_at: string;
+            }[];
         };
         /**
          * @example {
@@ -3546,12 +3692,17 @@ export interface components {
          *         "created_at": "2026-11-24T10:00:00.000Z",
          *         "expires_at": "2026-12-01T10:00:00.000Z"
          *       },
+         *       "closed_at": null,
+         *       "retain_until": null,
+         *       "destroyed_at": null,
          *       "control_seq": 1,
          *       "compliance": {
          *         "compliant": true,
          *         "score": 1,
          *         "missing_requirements": []
-         *       }
+         *       },
+         *       "holds": [],
+         *       "destruction": null
          *     }
          */
         VaultRecord: {
@@ -3574,26 +3725,44 @@ export interface components {
              */
             vaulted_at: string;
             /**
-             * @description `active`, or closed: `paid_off`, `paper_out`
+             * @description `active`, or closed: `paid_off`, `paper_out`; `destroyed` once its retention passed and it was destroyed (its files deleted, its hashes, chain and certificate JSON kept)
              * @enum {string}
              */
-            status: "active" | "paid_off" | "paper_out";
+            status: "active" | "paid_off" | "paper_out" | "destroyed";
             originator: components["schemas"]["VaultParty"];
             controller: components["schemas"]["VaultParty"] & unknown;
             /** @description While the copy is pledged: the organization control returns to on release */
             pledgor: components["schemas"]["VaultParty"] | null;
             pending_transfer: components["schemas"]["VaultTransfer"] | null;
             /**
+             * @description When the record closed (paid off, papered out); null while active
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            closed_at: string | null;
+            /**
+             * @description Set when the record closes, from the closing controller's retention policy (PUT /org/retention): the record cannot be destroyed before it (409 `retention_period`); null while active
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            retain_until: string | null;
+            /**
+             * @description When the record was destroyed; null otherwise
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            destroyed_at: string | null;
+            /**
              * @description The record's control sequence: the number of entries of its control history (GET /partner/vault/{vault_id}/control-history); every recorded control step, an offer included, adds one. A Control-Signature signs it as `control_seq`, so a signature is good for one step
              * @example 1
              */
             control_seq: number;
-            /** @description The eight UCC §9-105 checks evaluated now, as the certificate runs them */
+            /** @description The eight UCC §9-105 checks evaluated now, as the certificate runs them. A destroyed record has no authoritative copy left: its integrity and copy checks fail and say so (docs/decisions/live-compliance.md) */
             compliance: {
                 compliant: boolean;
                 score: number;
                 missing_requirements: string[];
             };
+            /** @description The legal holds in force, oldest first: while one is, the record cannot be destroyed (409 `legal_hold`) */
+            holds: components["schemas"]["VaultHold"][];
+            destruction: components["schemas"]["VaultDestruction"];
         };
         /**
          * @description The organization that vaulted the envelope
@@ -3606,6 +3775,37 @@ export interface components {
             org_id: string;
             name: string;
         };
+        /**
+         * @example {
+         *       "hold_id": "vhd_1_4d2k8m1q7c9v3b5n6p0r2t4w6y",
+         *       "placed_by_org_id": "org_9z7x5v3t1r9p7n5m3k1j9h7g5f",
+         *       "reason": "Litigation: Smith v. Lakeside Motors",
+         *       "reference": "Case 26-cv-0412",
+         *       "placed_at": "2026-11-25T09:00:00.000Z"
+         *     }
+         */
+        VaultHold: {
+            /** @description `vhd_…` */
+            hold_id: string;
+            /** @description The organization that placed it; null: the operator */
+            placed_by_org_id: string | null;
+            reason: string;
+            reference: string | null;
+            /**
+             * @description UTC, ISO 8601 with milliseconds
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            placed_at: string;
+        };
+        /** @description A destroyed record's destruction certificate, as kept; null otherwise */
+        VaultDestruction: {
+            /** @description The destruction certificate: `{ type: "vault-destruction-certificate", vault_id, envelope_id, document_hash, copy_hash, closed_status, closed_at, retain_until, destroyed_at, destroyed_by: { type: "organization"|"retention_cron", org_id }, controller, deleted: [{ file, sha256|null }], kept: [...], chain_head, chain_length }` */
+            certificate: {
+                [key: string]: unknown;
+            };
+            /** @description Compact JWS by the service's seal key over the certificate JSON (header `x5c`: the seal certificate chain; `typ` `vault-destruction-certificate+jws`) */
+            jws: string;
+        } | null;
         /**
          * @example {
          *       "reference": "Payoff letter 2027-03-01 #88213"
@@ -3643,12 +3843,17 @@ export interface components {
          *         "created_at": "2026-11-24T10:00:00.000Z",
          *         "expires_at": "2026-12-01T10:00:00.000Z"
          *       },
+         *       "closed_at": null,
+         *       "retain_until": null,
+         *       "destroyed_at": null,
          *       "control_seq": 1,
          *       "compliance": {
          *         "compliant": true,
          *         "score": 1,
          *         "missing_requirements": []
-         *       }
+         *       },
+         *       "holds": [],
+         *       "destruction": null
          *     }
          */
         VaultPaperOut: components["schemas"]["VaultRecord"] & {
@@ -3758,7 +3963,10 @@ export interface components {
          *         "reference": "Purchase agreement 2026-118",
          *         "created_at": "2026-11-24T10:00:00.000Z",
          *         "expires_at": "2026-12-01T10:00:00.000Z"
-         *       }
+         *       },
+         *       "closed_at": null,
+         *       "retain_until": null,
+         *       "destroyed_at": null
          *     }
          */
         VaultRecordSummary: {
@@ -3781,15 +3989,30 @@ export interface components {
              */
             vaulted_at: string;
             /**
-             * @description `active`, or closed: `paid_off`, `paper_out`
+             * @description `active`, or closed: `paid_off`, `paper_out`; `destroyed` once its retention passed and it was destroyed (its files deleted, its hashes, chain and certificate JSON kept)
              * @enum {string}
              */
-            status: "active" | "paid_off" | "paper_out";
+            status: "active" | "paid_off" | "paper_out" | "destroyed";
             originator: components["schemas"]["VaultParty"];
             controller: components["schemas"]["VaultParty"] & unknown;
             /** @description While the copy is pledged: the organization control returns to on release */
             pledgor: components["schemas"]["VaultParty"] | null;
             pending_transfer: components["schemas"]["VaultTransfer"] | null;
+            /**
+             * @description When the record closed (paid off, papered out); null while active
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            closed_at: string | null;
+            /**
+             * @description Set when the record closes, from the closing controller's retention policy (PUT /org/retention): the record cannot be destroyed before it (409 `retention_period`); null while active
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            retain_until: string | null;
+            /**
+             * @description When the record was destroyed; null otherwise
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            destroyed_at: string | null;
         };
         /**
          * @example {
@@ -3829,6 +4052,35 @@ export interface components {
         ControlAttestation: {
             /** @description Compact JWS signed by the service's seal key (RS256, ES256 or ES384 by its key type); header `x5c` = the seal certificate chain (base64 DER), payload `{ vault_id, envelope_id, document_hash, status, controller, pledgor, history_length, chain_head, iat }` */
             jws: string;
+        };
+        VaultHoldBody: {
+            /** @example Litigation: Smith v. Lakeside Motors */
+            reason: string;
+            /** @example Case 26-cv-0412 */
+            reference?: string;
+        };
+        /**
+         * @example {
+         *       "hold_id": "vhd_1_4d2k8m1q7c9v3b5n6p0r2t4w6y",
+         *       "placed_by_org_id": "org_9z7x5v3t1r9p7n5m3k1j9h7g5f",
+         *       "reason": "Litigation: Smith v. Lakeside Motors",
+         *       "reference": "Case 26-cv-0412",
+         *       "placed_at": "2026-11-25T09:00:00.000Z"
+         *     }
+         */
+        VaultHoldReleased: components["schemas"]["VaultHold"] & {
+            /**
+             * @description When it was released
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            released_at: string;
+        };
+        VaultDestroyed: {
+            vault_id: string;
+            /** @enum {string} */
+            status: "destroyed";
+            destroyed_at: string;
+            destruction: components["schemas"]["VaultDestruction"];
         };
         /**
          * @example {
@@ -4634,6 +4886,37 @@ export interface components {
             paper_copy_contact: string;
             /** @description How to withdraw consent, and what follows (15 U.S.C. §7001(c)(1)(B)(i), (iii)) */
             withdrawal_instructions: string;
+        };
+        /**
+         * @example {
+         *       "org_id": "org_2b4d6f8h0j2k4m6p8r0t2v4x6z",
+         *       "retain_years_after_close": 7,
+         *       "auto_destroy": false,
+         *       "updated_at": null
+         *     }
+         */
+        RetentionPolicy: {
+            org_id: string;
+            retain_years_after_close: number;
+            auto_destroy: boolean;
+            /**
+             * @description When an admin last saved the policy; null: the defaults, never saved
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            updated_at: string | null;
+        };
+        RetentionPolicyBody: {
+            /**
+             * @description Years a closed record (paid off, papered out) is kept after it closes: its `retain_until` is set at close from this value
+             * @default 7
+             * @example 7
+             */
+            retain_years_after_close: number;
+            /**
+             * @description Destroy the records the organization controls once their `retain_until` passes (by the cron), unless a legal hold keeps them
+             * @default false
+             */
+            auto_destroy: boolean;
         };
         /**
          * @example {
@@ -8984,6 +9267,272 @@ export interface operations {
             };
         };
     };
+    placeVaultHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vault_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VaultHoldBody"];
+            };
+        };
+        responses: {
+            /** @description The hold placed */
+            201: {
+                headers: {
+                    /** @description Requests admitted per minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Epoch seconds at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultHold"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    releaseVaultHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vault_id: string;
+                hold_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hold, released */
+            200: {
+                headers: {
+                    /** @description Requests admitted per minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Epoch seconds at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultHoldReleased"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    destroyVaultRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vault_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destruction certificate */
+            200: {
+                headers: {
+                    /** @description Requests admitted per minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Epoch seconds at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultDestroyed"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createEmbedToken: {
         parameters: {
             query?: never;
@@ -11976,6 +12525,117 @@ export interface operations {
             };
         };
     };
+    getRetentionPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RetentionPolicy"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateRetentionPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetentionPolicyBody"];
+            };
+        };
+        responses: {
+            /** @description The policy as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RetentionPolicy"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listOrganizations: {
         parameters: {
             query?: {
@@ -13112,6 +13772,167 @@ export interface operations {
             };
             /** @description Not found, or outside the caller's organization */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    placeVaultHoldAsOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vault_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VaultHoldBody"];
+            };
+        };
+        responses: {
+            /** @description The hold placed */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultHold"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    releaseVaultHoldAsOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vault_id: string;
+                hold_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hold, released */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultHoldReleased"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
