@@ -2,6 +2,7 @@ import type { OutboxMessage } from "../env";
 import { onShard, type RequestContext } from "../lib/context";
 import { boundShards } from "../lib/shards";
 import { autoVaultSweep } from "./auto-vault-sweep";
+import { destroyExpired } from "./destroy-expired";
 import { expireEnvelopes } from "./expire-envelopes";
 import { expireTransfers } from "./expire-transfers";
 import { continueIntegritySweep, startIntegritySweep } from "./integrity-sweep";
@@ -36,6 +37,7 @@ export const SHARD_JOBS: readonly Job[] = [
   ["auto-vault-sweep", autoVaultSweep],
   ["renew-evidence-records", (ctx, now) => renewEvidenceRecords(ctx, now)],
   ["raise-evidence", raiseEvidenceJob],
+  ["destroy-expired", destroyExpired],
 ];
 
 export const GLOBAL_JOBS: readonly Job[] = [

@@ -36,6 +36,7 @@ export const PREFIXES = {
   disclosure: "esd",
   evidenceRecord: "ers",
   smsMessage: "sms",
+  hold: "vhd",
 } as const;
 
 /**

@@ -7,6 +7,7 @@ import { memberToken } from "../helpers/templates";
 import { completedEnvelope, vaultRecord } from "../helpers/vault";
 import { createEndpoint, receiverUrl } from "../helpers/webhooks";
 import { operations, servedDocument } from "./matrix/document";
+import { shardDbOf } from "../helpers/shards";
 
 /**
  * A POST whose operation declares no body, or only optional fields, takes an empty body without a
@@ -126,6 +127,14 @@ const READY: Record<string, () => Promise<Ready>> = {
     const accepted = await call("POST", `/partner/vault/transfers/${transferId}/accept`, { key: b.key });
     if (accepted.status !== 200) throw new Error(`accept: ${accepted.status}`);
     return { path: `/api/v2/partner/vault/${vaultId}/release-pledge`, headers: partner(b.key) };
+  },
+  destroyVaultRecord: async () => {
+    const { a, vaultId } = await controlledRecord();
+    const paid = await call("POST", `/partner/vault/${vaultId}/paid-off`, { key: a.key, body: {} });
+    if (paid.status !== 200) throw new Error(`paid-off: ${paid.status}`);
+    // its retention has passed (the record closed 8 years ago, as far as the rule is concerned)
+    await shardDbOf(vaultId).prepare("UPDATE vault_records SET retain_until = ? WHERE id = ?").bind(new Date(Date.now() - 86_400_000).toISOString(), vaultId).run();
+    return { path: `/api/v2/partner/vault/${vaultId}/destroy`, headers: partner(a.key) };
   },
   payOffVaultRecord: async () => {
     const { a, vaultId } = await controlledRecord();

@@ -18,6 +18,14 @@ export const organizations = sqliteTable("organizations", {
   reminderEveryDays: integer("reminder_every_days"),
   /** the shard its new envelopes, customers and batches go to (docs/decisions/shards.md); older shards stay in `org_shards` */
   currentShardId: integer("current_shard_id").notNull().default(1),
+  /**
+   * Retention of closed vault records (docs/control.md "Retention"): a record this organization closes (paid off,
+   * papered out) is kept this many years after closing; with `auto_destroy` the cron destroys the records it
+   * controls once their `retain_until` passes (never one under a legal hold).
+   */
+  retainYearsAfterClose: integer("retain_years_after_close").notNull().default(7),
+  autoDestroy: integer("auto_destroy", { mode: "boolean" }).notNull().default(false),
+  retentionUpdatedAt: text("retention_updated_at"),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 });

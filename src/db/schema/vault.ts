@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { envelopes } from "./envelopes";
 
-export const CONTROL_STATUSES = ["active", "paid_off", "paper_out"] as const;
+export const CONTROL_STATUSES = ["active", "paid_off", "paper_out", "destroyed"] as const;
 export type ControlStatus = (typeof CONTROL_STATUSES)[number];
 export const TRANSFER_KINDS = ["assignment", "pledge"] as const;
 export type TransferKind = (typeof TRANSFER_KINDS)[number];
@@ -59,6 +59,15 @@ export const vaultRecords = sqliteTable(
     /** when the record closed (paid off, papered out), and the reference or reason given */
     closedAt: text("closed_at"),
     closedNote: text("closed_note"),
+    /**
+     * Retention (docs/control.md): set when the record closes, from the closing controller's policy; before it the
+     * record cannot be destroyed (409 `retention_period`). `destroyed_at` and the destruction certificate (its JSON
+     * and the seal's JWS over it) once the R2 objects were deleted; hashes, chain and certificate JSON stay.
+     */
+    retainUntil: text("retain_until"),
+    destroyedAt: text("destroyed_at"),
+    destructionCertificate: text("destruction_certificate", { mode: "json" }).$type<Record<string, unknown>>(),
+    destructionJws: text("destruction_jws"),
     /** the PAdES baseline level of the authoritative copy's seal at vaulting (docs/evidence.md); never changes after */
     evidenceLevel: text("evidence_level").notNull().default("B-B"),
     /**
@@ -75,7 +84,32 @@ export const vaultRecords = sqliteTable(
     // the book of each role: GET /partner/vault?role=controller|pledgor
     index("vault_records_controller_idx").on(t.controllerOrgId, t.storedAt),
     index("vault_records_pledgor_idx").on(t.pledgorOrgId, t.storedAt),
+    // the destruction cron's walk: closed records whose retention has passed
+    index("vault_records_retain_idx").on(t.retainUntil),
   ],
+);
+
+/**
+ * Legal holds on a vault record (docs/control.md "Legal holds"): placed by a party of the record or by the operator,
+ * released by whoever placed it. While one is unreleased the record cannot be destroyed (409 `legal_hold`).
+ */
+export const vaultHolds = sqliteTable(
+  "vault_holds",
+  {
+    /** `vhd_…` */
+    id: text("id").primaryKey(),
+    vaultId: text("vault_id").notNull().references(() => vaultRecords.id),
+    envelopeId: text("envelope_id").notNull(),
+    /** the organization that placed it; null: the operator */
+    placedByOrgId: text("placed_by_org_id"),
+    placedByActorId: text("placed_by_actor_id"),
+    reason: text("reason").notNull(),
+    reference: text("reference"),
+    placedAt: text("placed_at").notNull(),
+    releasedAt: text("released_at"),
+    releasedByActorId: text("released_by_actor_id"),
+  },
+  (t) => [index("vault_holds_vault_idx").on(t.vaultId, t.placedAt)],
 );
 
 /**

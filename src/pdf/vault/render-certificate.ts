@@ -35,6 +35,10 @@ export type PrintableCertificate = {
     pledgor: PrintableParty | null;
     status: string;
     transfer_count: number;
+    /** retention (absent on certificates issued before it existed) */
+    retain_until?: string | null;
+    destroyed_at?: string | null;
+    legal_holds?: { hold_id: string; placed_by_org_id: string | null; reason: string; reference: string | null; placed_at: string }[];
   };
 };
 
@@ -44,6 +48,7 @@ const STATUS_TEXT: Record<string, string> = {
   active: "active",
   paid_off: "paid off (closed: control no longer moves)",
   paper_out: "converted to paper (closed: the electronic record is no longer authoritative)",
+  destroyed: "destroyed after its retention period (its files deleted; hashes, chain and certificates kept)",
 };
 
 const PAGE: [number, number] = [612, 792];
@@ -126,6 +131,11 @@ export async function renderCertificatePdf(cert: PrintableCertificate): Promise<
     write(`Originator: ${partyText(control.originator)}`);
     write(`Transfers of control: ${control.transfer_count}`);
     write(`Control status: ${STATUS_TEXT[control.status] ?? control.status}`);
+    if (control.retain_until) write(`Retained until: ${control.retain_until}`);
+    if (control.destroyed_at) write(`Destroyed at: ${control.destroyed_at}`);
+    for (const hold of control.legal_holds ?? []) {
+      write(`Legal hold ${hold.hold_id} since ${hold.placed_at} by ${hold.placed_by_org_id ?? "the operator"}: ${hold.reason}${hold.reference ? ` (${hold.reference})` : ""}`);
+    }
     write(`The service holds the authoritative copy as custodian for the controller and gives it to no one else.`, { size: 9 });
     gap();
   }

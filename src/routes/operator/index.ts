@@ -11,6 +11,7 @@ import * as updateOrg from "./orgs/update";
 import * as usage from "./orgs/usage";
 import { shardsRouter } from "./shards";
 import * as createAccessToken from "./users/create-access-token";
+import * as vaultHolds from "./vault/holds";
 
 /** The operator API: each route checks the OPERATOR_TOKEN itself (operatorRoute). */
 export const operatorRouter = createRouter()
@@ -25,4 +26,6 @@ export const operatorRouter = createRouter()
   .openapi(createCustomer.route, createCustomer.handler)
   .openapi(usage.route, usage.handler)
   .openapi(bulkProgress.route, bulkProgress.handler)
-  .openapi(recoverControlKeys.route, recoverControlKeys.handler);
+  .openapi(recoverControlKeys.route, recoverControlKeys.handler)
+  .openapi(vaultHolds.placeRoute, vaultHolds.placeHandler)
+  .openapi(vaultHolds.releaseRoute, vaultHolds.releaseHandler);

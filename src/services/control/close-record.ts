@@ -1,4 +1,5 @@
 import type { OrgContext } from "../../lib/context";
+import { listRetentionPolicies } from "../organizations/repository";
 import { commitControl } from "./commit-control";
 import { pendingConflict } from "./offer-transfer";
 import { bodySha256, verifyRecordSignature } from "./signature";
@@ -41,19 +42,33 @@ export async function closeRecord(
     controlSeq: state.controlSeq,
   });
   await input.prepare?.(state);
+  // Retention (docs/control.md): the closing controller's policy decides how long the closed record is kept.
+  const [policy] = await listRetentionPolicies(ctx.global, [ctx.orgId]);
+  const years = policy?.retain_years_after_close ?? DEFAULT_RETAIN_YEARS;
   await commitControl(ctx, input.vaultId, async (fresh, at) => {
     assertCanClose(fresh, ctx.orgId);
+    const retainUntil = addYears(at, years);
     return {
       step: {
         action: input.status === "paid_off" ? "vault.paid_off" : "vault.paper_out",
         fromOrgId: ctx.orgId,
         toOrgId: null,
-        change: { control_status: input.status, closed_at: at, closed_note: input.note },
-        detail: input.detail,
+        change: { control_status: input.status, closed_at: at, closed_note: input.note, retain_until: retainUntil },
+        detail: { ...input.detail, retain_until: retainUntil, retain_years_after_close: years },
         signature,
       },
       result: () => undefined,
     };
   });
   return readControl(ctx.db, input.vaultId);
+}
+
+/** The retention of an organization that never set one (PUT /org/retention). */
+export const DEFAULT_RETAIN_YEARS = 7;
+
+/** `iso` plus whole calendar years, in UTC (29 February lands on 1 March in a common year). */
+export function addYears(iso: string, years: number): string {
+  const d = new Date(iso);
+  d.setUTCFullYear(d.getUTCFullYear() + years);
+  return d.toISOString();
 }

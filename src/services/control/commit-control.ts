@@ -12,7 +12,10 @@ import { readControl, type ControlState } from "./state";
 import { orgAnchorInsert } from "../shards/repository";
 
 /** The control actions: each is the chain entry's action and the event both parties receive. */
-export type ControlStepAction = Extract<AuditAction, `vault.${"transfer_requested" | "control_transferred" | "transfer_rejected" | "transfer_cancelled" | "transfer_expired" | "pledge_released" | "paid_off" | "paper_out"}`> &
+export type ControlStepAction = Extract<
+  AuditAction,
+  `vault.${"transfer_requested" | "control_transferred" | "transfer_rejected" | "transfer_cancelled" | "transfer_expired" | "pledge_released" | "paid_off" | "paper_out" | "hold_placed" | "hold_released" | "destroyed"}`
+> &
   EventType;
 
 /** One step of control, planned against the state read: what it records and what it changes. */
@@ -37,6 +40,18 @@ export type ControlStep = {
    * transferee, who may never have been placed on this shard; docs/decisions/shards.md "FK anchors").
    */
   anchorOrgIds?: string[];
+  /**
+   * Retention steps (docs/control.md "Retention", "Legal holds"): the step's own writes (a hold's row, the
+   * destruction's guarded update), the record's columns as they leave it for the certificate issued with the step,
+   * and the organizations the event goes to when not the two parties (every party of the record).
+   */
+  statements?: D1PreparedStatement[];
+  after?: Partial<VaultRecordRow>;
+  eventOrgIds?: string[];
+  /** who acts, when not what the step implies (null: the operator, or the retention cron) */
+  actingOrgId?: string | null;
+  /** what the event carries beside the usual fields (a hold's id and reason) */
+  eventData?: Record<string, unknown>;
 };
 
 /** The record as a step leaves it. */
@@ -69,7 +84,7 @@ export async function commitControl<T>(
       const { step, result } = await plan(state, at);
       if (step.signature && step.signature.control_seq !== state.controlSeq) throw signatureMismatch(["control_seq"]);
       const { record, envelope } = state;
-      const after = recordAfter(record, step.change);
+      const after = { ...recordAfter(record, step.change), ...(step.after ?? {}) } as VaultRecordRow;
       const data = {
         vault_id: record.id,
         envelope_id: envelope.id,
@@ -82,11 +97,12 @@ export async function commitControl<T>(
       if (step.change) statements.push(controlUpdate(ctx.db, record, step.change));
       if (step.transfer && "insert" in step.transfer) statements.push(transferInsert(ctx.db, step.transfer.insert));
       if (step.transfer && "settle" in step.transfer) statements.push(transferSettle(ctx.db, step.transfer.settle.id, step.transfer.settle.status, at));
+      statements.push(...(step.statements ?? []));
       const entryData = {
         ...data,
         pledgor_org_id: after.pledgor_org_id,
         control_status: after.control_status,
-        acting_org_id: step.action === "vault.transfer_expired" ? null : actingOrgOf(step),
+        acting_org_id: step.actingOrgId !== undefined ? step.actingOrgId : step.action === "vault.transfer_expired" ? null : actingOrgOf(step),
         actor_key_id: ctx.actor.type === "api_key" ? ctx.actor.id : null,
         ...(step.detail ?? {}),
         ...(step.signature ? { control_signature: { kid: step.signature.kid, jws: step.signature.jws } } : {}),
@@ -102,7 +118,7 @@ export async function commitControl<T>(
             {
               action: step.action,
               data: entryData,
-              event: { type: step.action, data, orgIds: [step.fromOrgId, ...(step.toOrgId ? [step.toOrgId] : [])] },
+              event: { type: step.action, data: { ...data, ...(step.eventData ?? {}) }, orgIds: step.eventOrgIds ?? [step.fromOrgId, ...(step.toOrgId ? [step.toOrgId] : [])] },
             },
           ],
           statements,

@@ -53,6 +53,9 @@ const SUMMARY_EXAMPLE = {
   controller: { org_id: "org_2b4d6f8h0j2k4m6p8r0t2v4x6z", name: "Lakeside Motors" },
   pledgor: null,
   pending_transfer: TRANSFER_EXAMPLE,
+  closed_at: null,
+  retain_until: null,
+  destroyed_at: null,
 };
 
 const summaryShape = {
@@ -64,16 +67,45 @@ const summaryShape = {
     example: "B-LTA",
   }),
   vaulted_at: Timestamp,
-  status: z.enum(CONTROL_STATUSES).openapi({ description: "`active`, or closed: `paid_off`, `paper_out`" }),
+  status: z.enum(CONTROL_STATUSES).openapi({
+    description: "`active`, or closed: `paid_off`, `paper_out`; `destroyed` once its retention passed and it was destroyed (its files deleted, its hashes, chain and certificate JSON kept)",
+  }),
   originator: PartySchema.openapi({ description: "The organization that vaulted the envelope" }),
   controller: PartySchema.openapi({ description: "The organization with control of the authoritative copy (UCC §9-105)" }),
   pledgor: PartySchema.nullable().openapi({ description: "While the copy is pledged: the organization control returns to on release" }),
   pending_transfer: TransferSchema.nullable(),
+  closed_at: Timestamp.nullable().openapi({ description: "When the record closed (paid off, papered out); null while active" }),
+  retain_until: Timestamp.nullable().openapi({
+    description: "Set when the record closes, from the closing controller's retention policy (PUT /org/retention): the record cannot be destroyed before it (409 `retention_period`); null while active",
+  }),
+  destroyed_at: Timestamp.nullable().openapi({ description: "When the record was destroyed; null otherwise" }),
 };
+
+export const HoldSchema = z
+  .object({
+    hold_id: z.string().openapi({ description: "`vhd_…`" }),
+    placed_by_org_id: z.string().nullable().openapi({ description: "The organization that placed it; null: the operator" }),
+    reason: z.string(),
+    reference: z.string().nullable(),
+    placed_at: Timestamp,
+  })
+  .openapi("VaultHold", {
+    example: { hold_id: "vhd_1_4d2k8m1q7c9v3b5n6p0r2t4w6y", placed_by_org_id: "org_9z7x5v3t1r9p7n5m3k1j9h7g5f", reason: "Litigation: Smith v. Lakeside Motors", reference: "Case 26-cv-0412", placed_at: "2026-11-25T09:00:00.000Z" },
+  });
+
+export const DestructionSchema = z
+  .object({
+    certificate: z.record(z.string(), z.unknown()).openapi({
+      description:
+        "The destruction certificate: `{ type: \"vault-destruction-certificate\", vault_id, envelope_id, document_hash, copy_hash, closed_status, closed_at, retain_until, destroyed_at, destroyed_by: { type: \"organization\"|\"retention_cron\", org_id }, controller, deleted: [{ file, sha256|null }], kept: [...], chain_head, chain_length }`",
+    }),
+    jws: z.string().openapi({ description: "Compact JWS by the service's seal key over the certificate JSON (header `x5c`: the seal certificate chain; `typ` `vault-destruction-certificate+jws`)" }),
+  })
+  .openapi("VaultDestruction");
 
 export const VaultRecordSummarySchema = z.object(summaryShape).openapi("VaultRecordSummary", { example: SUMMARY_EXAMPLE });
 
-export const VAULT_RECORD_EXAMPLE = { ...SUMMARY_EXAMPLE, control_seq: 1, compliance: { compliant: true, score: 1, missing_requirements: [] } };
+export const VAULT_RECORD_EXAMPLE = { ...SUMMARY_EXAMPLE, control_seq: 1, compliance: { compliant: true, score: 1, missing_requirements: [] }, holds: [], destruction: null };
 
 export const VaultRecordSchema = z
   .object({
@@ -84,8 +116,11 @@ export const VaultRecordSchema = z
       example: 1,
     }),
     compliance: z.object({ compliant: z.boolean(), score: z.number(), missing_requirements: z.array(z.string()) }).openapi({
-      description: "The eight UCC §9-105 checks evaluated now, as the certificate runs them",
+      description:
+        "The eight UCC §9-105 checks evaluated now, as the certificate runs them. A destroyed record has no authoritative copy left: its integrity and copy checks fail and say so (docs/decisions/live-compliance.md)",
     }),
+    holds: z.array(HoldSchema).openapi({ description: "The legal holds in force, oldest first: while one is, the record cannot be destroyed (409 `legal_hold`)" }),
+    destruction: DestructionSchema.nullable().openapi({ description: "A destroyed record's destruction certificate, as kept; null otherwise" }),
   })
   .openapi("VaultRecord", { example: VAULT_RECORD_EXAMPLE });
 

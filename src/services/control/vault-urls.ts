@@ -3,7 +3,7 @@ import { ApiError } from "../../lib/errors";
 import type { Certificate } from "../vault/certificate";
 import { createPartyEvidenceUrl } from "../vault/evidence-bundle";
 import { latestCertificate } from "../vault/repository";
-import { assertAuthoritativeServable, signVaultUrl } from "../vault/signed-url";
+import { assertAuthoritativeServable, assertNotDestroyed, signVaultUrl } from "../vault/signed-url";
 import { assertController, assertVisible, readControl } from "./state";
 
 /** The files of a record downloadable under /partner/vault/:vault_id/… */
@@ -16,6 +16,8 @@ export type RecordFile = "authoritative" | "copy" | "certificate" | "evidence";
  */
 export async function createRecordUrl(ctx: OrgContext, input: { vaultId: string; file: RecordFile; expiresIn: number }) {
   const state = await readControl(ctx.db, input.vaultId);
+  if (input.file !== "authoritative") assertVisible(state, ctx.orgId);
+  assertNotDestroyed(state.record, input.file);
   if (input.file === "authoritative") {
     assertController(state, ctx.orgId);
     assertAuthoritativeServable(state.record, ctx.orgId);

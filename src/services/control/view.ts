@@ -2,7 +2,7 @@ import { gatherFacts } from "../compliance/evaluate";
 import type { RequestContext } from "../../lib/context";
 import { listOrganizationNames } from "../organizations/repository";
 import { runChecks, summarize } from "../vault/compliance-checks";
-import type { VaultRecordRow } from "../vault/repository";
+import { listActiveHolds, type HoldRow, type VaultRecordRow } from "../vault/repository";
 import type { TransferRow } from "./repository";
 import type { ControlState } from "./state";
 
@@ -36,12 +36,34 @@ export type ControlSummaryView = {
   controller: PartyView;
   pledgor: PartyView | null;
   pending_transfer: TransferView | null;
+  /** when the record closed (paid off, papered out); null while active */
+  closed_at: string | null;
+  /** set at close from the closing controller's retention policy: the record cannot be destroyed before it */
+  retain_until: string | null;
+  destroyed_at: string | null;
 };
+
+/** A legal hold in force (docs/control.md): while one is, the record cannot be destroyed. */
+export type HoldView = { hold_id: string; placed_by_org_id: string | null; reason: string; reference: string | null; placed_at: string };
+
+export const holdView = (row: HoldRow): HoldView => ({
+  hold_id: row.id,
+  placed_by_org_id: row.placed_by_org_id,
+  reason: row.reason,
+  reference: row.reference,
+  placed_at: row.placed_at,
+});
+
+/** A destroyed record's destruction certificate, as kept: its JSON and the seal's JWS over it. */
+export type DestructionView = { certificate: Record<string, unknown>; jws: string };
 
 export type ControlView = ControlSummaryView & {
   /** the number of entries of the record's control history: what a Control-Signature signs as `control_seq` (docs/control.md) */
   control_seq: number;
   compliance: { compliant: boolean; score: number; missing_requirements: string[] };
+  /** the legal holds in force, oldest first */
+  holds: HoldView[];
+  destruction: DestructionView | null;
 };
 
 /** A transfer as the API shows it (`settled_at` stays internal: the status says what happened). */
@@ -73,6 +95,9 @@ export function controlSummary(record: VaultRecordRow, pending: TransferRow | nu
     controller: party(record.controller_org_id),
     pledgor: record.pledgor_org_id ? party(record.pledgor_org_id) : null,
     pending_transfer: pending ? transferView(pending) : null,
+    closed_at: record.closed_at,
+    retain_until: record.retain_until,
+    destroyed_at: record.destroyed_at,
   };
 }
 
@@ -88,8 +113,21 @@ export function namedOrgIds(record: Pick<VaultRecordRow, "org_id" | "controller_
 export async function controlView(ctx: RequestContext, state: Pick<ControlState, "record" | "envelope" | "pending" | "controlSeq">): Promise<ControlView> {
   const { record, envelope, pending } = state;
   // the record and its chain on the record's shard (ctx.db); the parties' names from global, one read
-  const [facts, names] = await Promise.all([gatherFacts(ctx, envelope), listOrganizationNames(ctx.global, namedOrgIds(record))]);
+  const [facts, names, holds] = await Promise.all([gatherFacts(ctx, envelope), listOrganizationNames(ctx.global, namedOrgIds(record)), listActiveHolds(ctx.db, record.id)]);
   const byId = new Map<string, string>();
   for (const n of names) if (n.name) byId.set(n.id, n.name);
-  return { ...controlSummary(record, pending, byId), control_seq: state.controlSeq, compliance: summarize(runChecks(facts)) };
+  return {
+    ...controlSummary(record, pending, byId),
+    control_seq: state.controlSeq,
+    compliance: summarize(runChecks(facts)),
+    holds: holds.map(holdView),
+    destruction: destructionOf(record),
+  };
+}
+
+/** The destruction certificate kept on a destroyed record (null otherwise). */
+export function destructionOf(record: Pick<VaultRecordRow, "destruction_certificate" | "destruction_jws">): DestructionView | null {
+  if (!record.destruction_certificate || !record.destruction_jws) return null;
+  const certificate = typeof record.destruction_certificate === "string" ? (JSON.parse(record.destruction_certificate) as Record<string, unknown>) : record.destruction_certificate;
+  return { certificate, jws: record.destruction_jws };
 }

@@ -106,6 +106,32 @@ export function frameAncestorsUpdate(db: GlobalDb, orgId: string, stored: string
   return db.prepare("UPDATE organizations SET embed_frame_ancestors = ?, updated_at = ? WHERE id = ?").bind(stored, at, orgId);
 }
 
+// ---- retention of closed vault records (docs/control.md "Retention") ----
+
+export type RetentionPolicyRow = Pick<OrganizationRow, "id" | "retain_years_after_close" | "auto_destroy" | "retention_updated_at">;
+
+/** The retention policies of `orgIds` (one read, `json_each`): the closing controller's at close, the controllers' in the cron. */
+export async function listRetentionPolicies(db: GlobalDb, orgIds: string[]): Promise<RetentionPolicyRow[]> {
+  if (orgIds.length === 0) return [];
+  const { results } = await db
+    .prepare("SELECT id, retain_years_after_close, auto_destroy, retention_updated_at FROM organizations WHERE id IN (SELECT value FROM json_each(?))")
+    .bind(JSON.stringify([...new Set(orgIds)]))
+    .all<RetentionPolicyRow>();
+  return results;
+}
+
+/** The organizations whose policy destroys their records automatically (the destruction cron's filter). */
+export async function listAutoDestroyOrgIds(db: GlobalDb): Promise<string[]> {
+  const { results } = await db.prepare("SELECT id FROM organizations WHERE auto_destroy = 1").all<Pick<OrganizationRow, "id">>();
+  return results.map((r) => r.id);
+}
+
+export function retentionPolicyUpdate(db: GlobalDb, orgId: string, policy: { retainYearsAfterClose: number; autoDestroy: boolean }, at: string): D1PreparedStatement {
+  return db
+    .prepare("UPDATE organizations SET retain_years_after_close = ?, auto_destroy = ?, retention_updated_at = ?, updated_at = ? WHERE id = ?")
+    .bind(policy.retainYearsAfterClose, policy.autoDestroy ? 1 : 0, at, at, orgId);
+}
+
 // ---- users ----
 
 export function findUserIdByEmail(db: GlobalDb, email: string): Promise<Pick<UserRow, "id"> | null> {

@@ -25,8 +25,15 @@ export type CertificateControl = {
   originator: CertificateParty;
   controller: CertificateParty;
   pledgor: CertificateParty | null;
-  status: "active" | "paid_off" | "paper_out";
+  status: "active" | "paid_off" | "paper_out" | "destroyed";
   transfer_count: number;
+  /**
+   * Retention (docs/control.md): until when the closed record is kept, when it was destroyed, and the legal holds in
+   * force as of the certificate. Absent on certificates issued before retention existed.
+   */
+  retain_until?: string | null;
+  destroyed_at?: string | null;
+  legal_holds?: { hold_id: string; placed_by_org_id: string | null; reason: string; reference: string | null; placed_at: string }[];
 };
 
 /** The compliance certificate exactly as served (spec part 2, "Compliance certificate"), with its control block (docs/control.md). */
@@ -102,6 +109,9 @@ function controlBlock(envelope: EnvelopeRow, control: ControlFacts): Certificate
     pledgor: control.pledgorOrgId ? party(control.pledgorOrgId, control.pledgorName) : null,
     status: control.status ?? "active",
     transfer_count: control.transferCount,
+    retain_until: control.retainUntil ?? null,
+    destroyed_at: control.destroyedAt ?? null,
+    legal_holds: control.holds ?? [],
   };
 }
 

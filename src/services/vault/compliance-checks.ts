@@ -30,6 +30,9 @@ export type ComplianceFacts = {
   securedPartyName: string | null;
 };
 
+/** A legal hold in force, as its chain entry recorded it. */
+export type HoldFact = { hold_id: string; placed_by_org_id: string | null; reason: string; reference: string | null; placed_at: string };
+
 export type ControlFacts = {
   /** the vaulting organization, forever (null: not vaulted) */
   originatorOrgId: string | null;
@@ -38,9 +41,13 @@ export type ControlFacts = {
   controllerName: string | null;
   pledgorOrgId: string | null;
   pledgorName: string | null;
-  status: "active" | "paid_off" | "paper_out" | null;
+  status: "active" | "paid_off" | "paper_out" | "destroyed" | null;
   /** accepted transfers (assignments and pledges) */
   transferCount: number;
+  /** retention (docs/control.md): until when a closed record is kept, when it was destroyed, the legal holds in force (from the chain) */
+  retainUntil?: string | null;
+  destroyedAt?: string | null;
+  holds?: HoldFact[];
   /** changes of controller on the chain: accepted transfers and pledge releases */
   changes: number;
   pledgeReleases: number;
@@ -53,7 +60,9 @@ const partyName = (name: string | null, orgId: string | null) => (name ? `${name
  * pledge; after a paper-out, that control went with the paper.
  */
 const controlHeld = (f: ComplianceFacts) =>
-  f.control.status === "paper_out"
+  f.control.status === "destroyed"
+    ? `; the record was destroyed after its retention period, its last controller ${partyName(f.control.controllerName, f.control.controllerOrgId)}`
+    : f.control.status === "paper_out"
     ? `; the record was converted to paper by ${partyName(f.control.controllerName, f.control.controllerOrgId)}, who holds the paper original`
     : f.authoritativeCopies > 0 && f.control.controllerOrgId !== null
     ? `; control is held by ${partyName(f.control.controllerName, f.control.controllerOrgId)}${f.control.pledgorOrgId ? `, pledged by ${partyName(f.control.pledgorName, f.control.pledgorOrgId)}` : ""}`
@@ -80,13 +89,17 @@ export function runChecks(f: ComplianceFacts): ComplianceCheck[] {
   // authoritative copy, and the service no longer holds it in custody for anyone (docs/decisions/live-compliance.md).
   const paper = f.control.status === "paper_out";
   const PAPER = "The record was converted to paper: the electronic copy is no longer authoritative (the paper original is)";
+  // A destroyed record (docs/control.md "Retention"): its files were deleted; what remains verifiable is its
+  // SHA-256, its chain, its certificate JSON and its evidence record, so the checks on stored bytes fail and say so.
+  const destroyed = f.control.status === "destroyed";
+  const DESTROYED = "The record was destroyed after its retention period: its authoritative copy and copies were deleted; its SHA-256, audit chain, certificate JSON and evidence record remain";
   return [
     check(
       "single_authoritative_copy",
       "UCC §9-105(b)(1)",
-      f.authoritativeCopies === 1 && !paper,
+      f.authoritativeCopies === 1 && !paper && !destroyed,
       "Exactly one authoritative copy is stored",
-      paper ? PAPER : f.authoritativeCopies === 0 ? "No authoritative copy has been stored (the envelope is not vaulted)" : `${f.authoritativeCopies} authoritative copies are stored`,
+      destroyed ? DESTROYED : paper ? PAPER : f.authoritativeCopies === 0 ? "No authoritative copy has been stored (the envelope is not vaulted)" : `${f.authoritativeCopies} authoritative copies are stored`,
     ),
     check(
       "unique_identifiable",
@@ -98,16 +111,16 @@ export function runChecks(f: ComplianceFacts): ComplianceCheck[] {
     check(
       "unalterable",
       "UCC §9-105(b)(1)",
-      vaulted && f.lastIntegrityMatched === true,
+      vaulted && !destroyed && f.lastIntegrityMatched === true,
       "The last integrity check of the stored bytes matched the recorded hash",
-      vaulted ? "The last integrity check did not match the recorded hash" : "No stored copy to check for alteration",
+      destroyed ? `${DESTROYED}: no stored bytes are left to check` : vaulted ? "The last integrity check did not match the recorded hash" : "No stored copy to check for alteration",
     ),
     check(
       "custody_by_secured_party",
       "UCC §9-105(b)(3)",
-      vaulted && !paper && f.custodyOrgId === f.envelopeOrgId && f.control.controllerOrgId !== null,
+      vaulted && !paper && !destroyed && f.custodyOrgId === f.envelopeOrgId && f.control.controllerOrgId !== null,
       `The copy is held by the service as custodian for ${partyName(f.control.controllerName, f.control.controllerOrgId)}`,
-      paper ? `${PAPER}; the service keeps the electronic record as a marked copy, in no one's custody as chattel paper` : "The copy is not held in the vault under the organization",
+      destroyed ? `${DESTROYED}; the service holds nothing in custody` : paper ? `${PAPER}; the service keeps the electronic record as a marked copy, in no one's custody as chattel paper` : "The copy is not held in the vault under the organization",
     ),
     check(
       "controlled_amendments",
@@ -123,9 +136,9 @@ export function runChecks(f: ComplianceFacts): ComplianceCheck[] {
     check(
       "copies_identifiable",
       "UCC §9-105(b)(5)",
-      vaulted && f.copies > 0 && f.markedCopies === f.copies,
+      vaulted && !destroyed && f.copies > 0 && f.markedCopies === f.copies,
       "Every non-authoritative copy carries the copy marking",
-      vaulted ? "A non-authoritative copy is missing or unmarked" : "No marked non-authoritative copy exists",
+      destroyed ? `${DESTROYED}: no copy is left` : vaulted ? "A non-authoritative copy is missing or unmarked" : "No marked non-authoritative copy exists",
     ),
     check(
       "revisions_identifiable",
@@ -185,6 +198,9 @@ export function factsFrom(envelope: EnvelopeRow, vault: VaultFacts | null, audit
     pledgorName: vault?.control?.pledgorName ?? null,
     status: vault ? (vault.control?.status ?? "active") : null,
     transferCount: vault?.control?.transferCount ?? 0,
+    retainUntil: vault?.control?.retainUntil ?? null,
+    destroyedAt: vault?.control?.destroyedAt ?? null,
+    holds: vault?.control?.holds ?? [],
     changes: vault?.audit?.changes ?? 0,
     pledgeReleases: vault?.audit?.pledgeReleases ?? 0,
   };

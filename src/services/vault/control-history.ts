@@ -1,4 +1,4 @@
-import type { VaultFacts } from "./compliance-checks";
+import type { HoldFact, VaultFacts } from "./compliance-checks";
 import type { VaultRecordRow } from "./repository";
 
 // Control of the authoritative copy read from the envelope's chain (docs/control.md): pure, so the
@@ -126,7 +126,22 @@ export function auditControl(entries: ChainEntryLike[], originatorOrgId: string)
   return audit;
 }
 
-type RecordControl = Pick<VaultRecordRow, "org_id" | "controller_org_id" | "pledgor_org_id" | "control_status" | "transfer_count">;
+type RecordControl = Pick<VaultRecordRow, "org_id" | "controller_org_id" | "pledgor_org_id" | "control_status" | "transfer_count"> &
+  Partial<Pick<VaultRecordRow, "retain_until" | "destroyed_at">>;
+
+/** The legal holds in force after `entries` (docs/control.md "Legal holds"): each `vault.hold_placed` not followed by its `vault.hold_released`. */
+export function holdsInForce(entries: ChainEntryLike[]): HoldFact[] {
+  const holds = new Map<string, HoldFact>();
+  for (const entry of entries) {
+    if (entry.action !== "vault.hold_placed" && entry.action !== "vault.hold_released") continue;
+    const d = dataOf(entry);
+    const id = str(d.hold_id);
+    if (!id) continue;
+    if (entry.action === "vault.hold_released") holds.delete(id);
+    else holds.set(id, { hold_id: id, placed_by_org_id: str(d.placed_by_org_id), reason: str(d.reason) ?? "", reference: str(d.reference), placed_at: str(d.placed_at) ?? entry.created_at });
+  }
+  return [...holds.values()];
+}
 
 /**
  * A record's control facts for the compliance checks: its control columns (with whatever party names the
@@ -150,6 +165,9 @@ export function controlFactsOf(
       pledgorName: names.pledgor ?? null,
       status: record.control_status,
       transferCount: record.transfer_count,
+      retainUntil: record.retain_until ?? null,
+      destroyedAt: record.destroyed_at ?? null,
+      holds: holdsInForce(entries),
     },
     audit: { changes: audit.changes, pledgeReleases: audit.pledgeReleases, unauthorized: audit.unauthorized.length + (disagrees ? 1 : 0) },
   };

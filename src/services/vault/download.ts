@@ -5,7 +5,7 @@ import { openMarkedCopy, openPaperCopy } from "./marked-copy";
 import { openEvidenceBundle } from "./evidence-bundle";
 import { observeAuthoritative, recordIntegrityCheck } from "./integrity";
 import { findVaultRecordById, latestCertificatePdf } from "./repository";
-import { assertAuthoritativeServable, downloadFilename, verifyVaultUrl, type VaultFile } from "./signed-url";
+import { assertAuthoritativeServable, assertNotDestroyed, downloadFilename, verifyVaultUrl, type VaultFile } from "./signed-url";
 
 export type VaultDownload = { body: ReadableStream; size: number; filename: string; contentType: "application/pdf" | "application/zip" };
 
@@ -24,6 +24,7 @@ export async function openVaultDownload(
   await verifyVaultUrl(ctx.env, input);
   const record = await findVaultRecordById(ctx.db, input.vaultId);
   if (!record) throw notFound("Document");
+  assertNotDestroyed(record, input.file);
   const envelope = await findEnvelopeName(ctx.db, record.envelope_id);
   const filename = downloadFilename(envelope ?? { id: record.envelope_id, name: "" }, input.file);
 

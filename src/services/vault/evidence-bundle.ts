@@ -14,7 +14,7 @@ import { putParts, sha256OfStream } from "./hashing";
 import { evidenceRecordForChain } from "./evidence-record/current";
 import { vaultKeys } from "./keys";
 import { latestCertificateFiles, type VaultRecordRow } from "./repository";
-import { findVaultedEnvelope, signVaultUrl } from "./signed-url";
+import { assertNotDestroyed, findVaultedEnvelope, signVaultUrl } from "./signed-url";
 import type { EnvelopeRow } from "../envelopes/repository";
 import { sha256Hex, toHex } from "../../lib/crypto";
 import { loadSealKey } from "../../pdf";
@@ -76,6 +76,7 @@ export async function createEvidenceUrl(ctx: OrgContext, input: { envelopeId: st
  */
 export async function createPartyEvidenceUrl(ctx: OrgContext, input: { record: VaultRecordRow; envelope: Pick<EnvelopeRow, "id" | "name" | "org_id">; expiresIn: number }) {
   const form = bundleFormFor(input.record, ctx.orgId);
+  assertNotDestroyed(input.record, evidenceFileOf(form));
   await ensureEvidenceBundle(ctx, { record: input.record, envelope: input.envelope, form });
   return signVaultUrl(ctx.env, { record: input.record, envelope: input.envelope, file: evidenceFileOf(form), expiresIn: input.expiresIn, controllerOrgId: ctx.orgId });
 }

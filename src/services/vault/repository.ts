@@ -1,7 +1,7 @@
 import type { Row } from "../../db/row";
 import type { GlobalDb } from "../../lib/shards";
 import { listOrganizationNames } from "../organizations/repository";
-import type { jobCursors, vaultCertificates, vaultConsents, vaultIntegrityChecks, vaultRecords } from "../../db/schema";
+import type { jobCursors, vaultCertificates, vaultConsents, vaultHolds, vaultIntegrityChecks, vaultRecords } from "../../db/schema";
 
 // Statements on vault_records, vault_integrity_checks, vault_certificates and job_cursors (the
 // integrity sweep's cursor; its table is declared beside the vault's in src/db/schema/vault.ts).
@@ -26,15 +26,28 @@ export function findVaultRecordById(db: D1Database, vaultId: string): Promise<Va
   return db.prepare("SELECT * FROM vault_records WHERE id = ?").bind(vaultId).first<VaultRecordRow>();
 }
 
-/** The next `limit` vault records after `afterId`, in id order (the integrity sweep's walk). */
+/** The next `limit` vault records after `afterId`, in id order (the integrity sweep's walk); a destroyed record has no copy left to check. */
 export async function listVaultRecordsAfter(db: D1Database, afterId: string, limit: number): Promise<VaultRecordRow[]> {
-  const { results } = await db.prepare("SELECT * FROM vault_records WHERE id > ? ORDER BY id LIMIT ?").bind(afterId, limit).all<VaultRecordRow>();
+  const { results } = await db
+    .prepare("SELECT * FROM vault_records WHERE id > ? AND control_status != 'destroyed' ORDER BY id LIMIT ?")
+    .bind(afterId, limit)
+    .all<VaultRecordRow>();
   return results;
 }
 
 /** The vault record's INSERT, for vault-in's batch. */
 /** The columns of control (docs/control.md): set at vaulting (the originator controls) and moved only by control steps. */
-export type ControlColumns = "controller_org_id" | "pledgor_org_id" | "control_status" | "transfer_count" | "closed_at" | "closed_note";
+export type ControlColumns =
+  | "controller_org_id"
+  | "pledgor_org_id"
+  | "control_status"
+  | "transfer_count"
+  | "closed_at"
+  | "closed_note"
+  | "retain_until"
+  | "destroyed_at"
+  | "destruction_certificate"
+  | "destruction_jws";
 
 /** The vault record's INSERT: the vaulting organization is its originator and first controller; its first evidence record is due at once. */
 export function vaultRecordInsert(db: D1Database, row: Omit<VaultRecordRow, ControlColumns | "evidence_due_at">): D1PreparedStatement {
@@ -54,7 +67,7 @@ export function vaultRecordInsert(db: D1Database, row: Omit<VaultRecordRow, Cont
 /** What the compliance checks read of an envelope's vault record, with the outcome of its newest integrity check. */
 export type VaultFactsRow = Pick<
   VaultRecordRow,
-  "id" | "org_id" | "document_hash" | "custodian_org_id" | "copy_marked" | "controller_org_id" | "pledgor_org_id" | "control_status" | "transfer_count"
+  "id" | "org_id" | "document_hash" | "custodian_org_id" | "copy_marked" | "controller_org_id" | "pledgor_org_id" | "control_status" | "transfer_count" | "retain_until" | "destroyed_at"
 > & { last_matched: number | null; controller_name: string | null; pledgor_name: string | null };
 
 /**
@@ -66,6 +79,7 @@ export async function findVaultFacts(db: D1Database, envelopeId: string, global?
   const row = await db
     .prepare(
       `SELECT v.id, v.org_id, v.document_hash, v.custodian_org_id, v.copy_marked, v.controller_org_id, v.pledgor_org_id, v.control_status, v.transfer_count,
+         v.retain_until, v.destroyed_at,
          (SELECT c.matched FROM vault_integrity_checks c WHERE c.vault_id = v.id ORDER BY c.checked_at DESC, c.rowid DESC LIMIT 1) AS last_matched,
          NULL AS controller_name, NULL AS pledgor_name
        FROM vault_records v WHERE v.envelope_id = ?`,
@@ -294,7 +308,7 @@ export function upsertSweepCursor(
 
 // ---- control of the authoritative copy (docs/control.md) ----
 
-export type ControlChange = Partial<Pick<VaultRecordRow, "controller_org_id" | "pledgor_org_id" | "control_status" | "closed_at" | "closed_note">> & {
+export type ControlChange = Partial<Pick<VaultRecordRow, "controller_org_id" | "pledgor_org_id" | "control_status" | "closed_at" | "closed_note" | "retain_until">> & {
   /** an accepted transfer counts one */
   transferAccepted?: boolean;
 };
@@ -313,7 +327,7 @@ export function controlUpdate(db: D1Database, record: Pick<VaultRecordRow, "id" 
   return db
     .prepare(
       `UPDATE vault_records SET controller_org_id = ?, pledgor_org_id = ?, control_status = ?, transfer_count = transfer_count + ?,
-         closed_at = COALESCE(?, closed_at), closed_note = COALESCE(?, closed_note)
+         closed_at = COALESCE(?, closed_at), closed_note = COALESCE(?, closed_note), retain_until = COALESCE(?, retain_until)
        WHERE id = ? AND controller_org_id = ? AND pledgor_org_id IS ? AND control_status = ?`,
     )
     .bind(
@@ -323,6 +337,7 @@ export function controlUpdate(db: D1Database, record: Pick<VaultRecordRow, "id" 
       change.transferAccepted ? 1 : 0,
       change.closed_at ?? null,
       change.closed_note ?? null,
+      change.retain_until ?? null,
       record.id,
       record.controller_org_id,
       record.pledgor_org_id,
@@ -345,4 +360,71 @@ export async function listBook(db: D1Database, input: { orgId: string; role: Boo
 /** A vault record's copy was made again (re-serialized): its hash and size follow the stored object. */
 export async function recordRemadeCopy(db: D1Database, input: { vaultId: string; copyHash: string; copySizeBytes: number }): Promise<void> {
   await db.prepare("UPDATE vault_records SET copy_hash = ?, copy_size_bytes = ? WHERE id = ?").bind(input.copyHash, input.copySizeBytes, input.vaultId).run();
+}
+
+// ---- retention, destruction and legal holds (docs/control.md "Retention", "Legal holds") ----
+
+export type HoldRow = Row<typeof vaultHolds>;
+
+/** The record's unreleased legal holds, oldest first. */
+export function selectActiveHolds(db: D1Database, vaultId: string): D1PreparedStatement {
+  return db.prepare("SELECT * FROM vault_holds WHERE vault_id = ? AND released_at IS NULL ORDER BY placed_at, id").bind(vaultId);
+}
+
+export async function listActiveHolds(db: D1Database, vaultId: string): Promise<HoldRow[]> {
+  return (await selectActiveHolds(db, vaultId).all<HoldRow>()).results;
+}
+
+export function findHold(db: D1Database, vaultId: string, holdId: string): Promise<HoldRow | null> {
+  return db.prepare("SELECT * FROM vault_holds WHERE id = ? AND vault_id = ?").bind(holdId, vaultId).first<HoldRow>();
+}
+
+/** A new hold, for the batch that records it on the envelope's chain; only while the record is not destroyed. */
+export function holdInsert(db: D1Database, row: Omit<HoldRow, "released_at" | "released_by_actor_id">): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO vault_holds (id, vault_id, envelope_id, placed_by_org_id, placed_by_actor_id, reason, reference, placed_at)
+       SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM vault_records WHERE id = ? AND control_status != 'destroyed')`,
+    )
+    .bind(row.id, row.vault_id, row.envelope_id, row.placed_by_org_id, row.placed_by_actor_id, row.reason, row.reference, row.placed_at, row.vault_id);
+}
+
+/** Releases a hold that is still in force. */
+export function holdRelease(db: D1Database, input: { holdId: string; actorId: string | null; at: string }): D1PreparedStatement {
+  return db.prepare("UPDATE vault_holds SET released_at = ?, released_by_actor_id = ? WHERE id = ? AND released_at IS NULL").bind(input.at, input.actorId, input.holdId);
+}
+
+/**
+ * The record becomes `destroyed`, guarded in SQL on what allows it (so a hold placed or a status changed since the
+ * plan leaves it alone): closed, past `retain_until`, and no hold in force. Its hashes, chain and certificates stay.
+ */
+export function destroyedUpdate(
+  db: D1Database,
+  input: { vaultId: string; at: string; asOf: string; certificate: Record<string, unknown>; jws: string },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE vault_records SET control_status = 'destroyed', destroyed_at = ?, destruction_certificate = ?, destruction_jws = ?
+       WHERE id = ? AND control_status IN ('paid_off', 'paper_out') AND retain_until IS NOT NULL AND retain_until <= ?
+         AND NOT EXISTS (SELECT 1 FROM vault_holds WHERE vault_id = ? AND released_at IS NULL)`,
+    )
+    .bind(input.at, JSON.stringify(input.certificate), input.jws, input.vaultId, input.asOf, input.vaultId);
+}
+
+/**
+ * Closed records controlled by one of `controllerOrgIds` (JSON list) whose retention passed by `at` and that no hold
+ * keeps (the destruction cron's candidates), oldest retention first.
+ */
+export async function listDestroyableRecords(db: D1Database, input: { at: string; controllerOrgIds: string[]; limit: number }): Promise<Pick<VaultRecordRow, "id" | "controller_org_id">[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT v.id, v.controller_org_id FROM vault_records v
+       WHERE v.retain_until IS NOT NULL AND v.retain_until <= ? AND v.control_status IN ('paid_off', 'paper_out')
+         AND v.controller_org_id IN (SELECT value FROM json_each(?))
+         AND NOT EXISTS (SELECT 1 FROM vault_holds h WHERE h.vault_id = v.id AND h.released_at IS NULL)
+       ORDER BY v.retain_until, v.id LIMIT ?`,
+    )
+    .bind(input.at, JSON.stringify(input.controllerOrgIds), input.limit)
+    .all<Pick<VaultRecordRow, "id" | "controller_org_id">>();
+  return results;
 }

@@ -65,8 +65,16 @@ const CertificateControlSchema = z
       description: "The organization with control under §9-105: the service holds the authoritative copy as custodian for it, and gives it to no one else",
     }),
     pledgor: CertificatePartySchema.nullable().openapi({ description: "While the record is pledged: the organization control returns to when the pledge is released" }),
-    status: z.enum(["active", "paid_off", "paper_out"]).openapi({ description: "`paid_off` and `paper_out` are terminal: control no longer moves" }),
+    status: z.enum(["active", "paid_off", "paper_out", "destroyed"]).openapi({
+      description: "`paid_off` and `paper_out` are terminal: control no longer moves; `destroyed`: destroyed after its retention period",
+    }),
     transfer_count: z.int().openapi({ description: "Transfers of control accepted so far (assignments and pledges)" }),
+    retain_until: z.string().nullable().optional().openapi({ description: "Until when the closed record is kept (set at close); absent on certificates issued before retention existed" }),
+    destroyed_at: z.string().nullable().optional().openapi({ description: "When the record was destroyed" }),
+    legal_holds: z
+      .array(z.object({ hold_id: z.string(), placed_by_org_id: z.string().nullable(), reason: z.string(), reference: z.string().nullable(), placed_at: z.string() }))
+      .optional()
+      .openapi({ description: "The legal holds in force as of the certificate (`placed_by_org_id` null: the operator); the record cannot be destroyed while one is" }),
   })
   .openapi("CertificateControl", {
     example: {

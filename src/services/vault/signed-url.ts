@@ -51,6 +51,24 @@ export function assertAuthoritativeServable(record: Pick<VaultRecordRow, "contro
   }
 }
 
+/** What remains of a destroyed record, as every refused download says (docs/control.md "Retention"). */
+export const DESTROYED_REMAINS =
+  "its SHA-256, its audit chain, its certificate (JSON and PDF), its RFC 4998 evidence record and its destruction certificate (GET /partner/vault/{vault_id})";
+
+/**
+ * A destroyed record's files are gone (docs/control.md "Retention"): every download of the authoritative copy, a
+ * copy or an evidence bundle answers 409 `record_destroyed`, saying what remains; the certificate is kept.
+ */
+export function assertNotDestroyed(record: Pick<VaultRecordRow, "control_status" | "destroyed_at">, file: VaultFile): void {
+  if (record.control_status !== "destroyed" || file === "certificate") return;
+  throw new ApiError(
+    409,
+    `The record was destroyed after its retention period (${record.destroyed_at}): its files were deleted. What remains verifiable: ${DESTROYED_REMAINS}`,
+    { status: "destroyed", destroyed_at: record.destroyed_at },
+    "record_destroyed",
+  );
+}
+
 /**
  * Spec 4.3: a signed URL for a vault file (the authoritative PDF, its copy, the certificate PDF, the
  * evidence bundle) on the envelope path, to the envelope's organization; 404 unless the envelope is
@@ -58,6 +76,7 @@ export function assertAuthoritativeServable(record: Pick<VaultRecordRow, "contro
  */
 export async function createVaultUrl(ctx: OrgContext, input: { envelopeId: string; file: VaultFile; expiresIn: number }) {
   const { envelope, record } = await findVaultedEnvelope(ctx, input.envelopeId);
+  assertNotDestroyed(record, input.file);
   if (input.file === "authoritative") assertAuthoritativeServable(record, ctx.orgId);
   return signVaultUrl(ctx.env, { record, envelope, file: input.file, expiresIn: input.expiresIn, controllerOrgId: ctx.orgId });
 }

@@ -40,6 +40,9 @@ export async function org(name: string): Promise<Org> {
   if (offered.status !== 201) throw new Error(`transfer: ${offered.status} ${JSON.stringify(offered.body)}`);
   const cancelled = await call("POST", `/partner/vault/transfers/${offered.body.data.transfer_id}/cancel`, { key: control.key });
   if (cancelled.status !== 200) throw new Error(`transfer cancel: ${cancelled.status} ${JSON.stringify(cancelled.body)}`);
+  // a legal hold this organization placed on its record (docs/control.md "Legal holds"): the `{hold_id}` others ask for
+  const hold = await call("POST", `/partner/vault/${vaultId}/holds`, { key: control.key, body: { reason: `${name} litigation` } });
+  if (hold.status !== 201) throw new Error(`hold: ${hold.status} ${JSON.stringify(hold.body)}`);
   const template = await call("POST", "/templates", { bearer: admin, body: { name: `${name} template` } });
   if (template.status !== 201) throw new Error(`template: ${template.status} ${JSON.stringify(template.body)}`);
   const templateId: string = template.body.data.template_id;
@@ -85,6 +88,7 @@ export async function org(name: string): Promise<Org> {
       batch_id: batch.body.data.batch_id,
       vault_id: vaultId,
       transfer_id: offered.body.data.transfer_id,
+      hold_id: hold.body.data.hold_id,
       signer_id: signer.id,
       field_name: "proof_of_income",
     },

@@ -41,6 +41,9 @@ describe("the certificate's control block", () => {
       pledgor: { org_id: "org_lender", name: "First Auto Finance" },
       status: "active",
       transfer_count: 2,
+      retain_until: null,
+      destroyed_at: null,
+      legal_holds: [],
     });
     const text = (await pageTexts(await renderCertificatePdf(cert))).join("\n");
     expect(text).toContain("Controller: Warehouse Bank (org_warehouse)");

@@ -3,9 +3,12 @@ import * as getEmbedSettings from "./get-embed-settings";
 import * as getEsignDisclosure from "./get-esign-disclosure";
 import * as putEmbedSettings from "./put-embed-settings";
 import * as putEsignDisclosure from "./put-esign-disclosure";
+import * as retention from "./retention";
 
 export const orgRouter = createOrgRouter()
   .openapi(getEmbedSettings.route, getEmbedSettings.handler)
   .openapi(putEmbedSettings.route, putEmbedSettings.handler)
   .openapi(getEsignDisclosure.route, getEsignDisclosure.handler)
-  .openapi(putEsignDisclosure.route, putEsignDisclosure.handler);
+  .openapi(putEsignDisclosure.route, putEsignDisclosure.handler)
+  .openapi(retention.getRoute, retention.getHandler)
+  .openapi(retention.putRoute, retention.putHandler);

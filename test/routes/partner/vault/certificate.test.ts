@@ -48,7 +48,7 @@ describe("GET /partner/envelopes/:id/vault/certificate", () => {
     expect((await call("POST", `/partner/envelopes/${e.envelope_id}/vault-in-signed`, { key: t.key, body: {} })).status).toBe(200);
     const cert = (await call("GET", `/partner/envelopes/${e.envelope_id}/vault/certificate`, { key: t.key })).body.data;
     const sunrise = { org_id: t.orgId, name: "Sunrise Motors" };
-    expect(cert.control).toEqual({ originator: sunrise, controller: sunrise, pledgor: null, status: "active", transfer_count: 0 });
+    expect(cert.control).toEqual({ originator: sunrise, controller: sunrise, pledgor: null, status: "active", transfer_count: 0, retain_until: null, destroyed_at: null, legal_holds: [] });
     const custody = cert.ucc_9105_compliance.checks.find((c: { requirement: string }) => c.requirement === "custody_by_secured_party");
     expect(custody.detail).toBe(`The copy is held by the service as custodian for Sunrise Motors (${t.orgId})`);
 

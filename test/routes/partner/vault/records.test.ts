@@ -38,8 +38,12 @@ describe("GET /partner/vault/{vault_id}", () => {
     expect(res.status).toBe(200);
     const d = res.body.data;
     expect(Object.keys(d).sort()).toEqual(
-      ["compliance", "control_seq", "controller", "document_hash", "envelope_id", "evidence_level", "originator", "pending_transfer", "pledgor", "status", "vault_id", "vaulted_at"].sort(),
+      [
+        "compliance", "control_seq", "controller", "document_hash", "envelope_id", "evidence_level", "originator", "pending_transfer", "pledgor", "status", "vault_id", "vaulted_at",
+        "closed_at", "retain_until", "destroyed_at", "holds", "destruction",
+      ].sort(),
     );
+    expect(d).toMatchObject({ closed_at: null, retain_until: null, destroyed_at: null, holds: [], destruction: null });
     expect(d).toMatchObject({
       vault_id: vaultId,
       envelope_id: e.envelope_id,
