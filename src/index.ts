@@ -7,6 +7,7 @@ import { systemContext } from "./lib/context";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { BulkBatch } from "./jobs/bulk-batch";
+export { PoolTransfer } from "./jobs/pool-transfer";
 
 export default {
   fetch: app.fetch,

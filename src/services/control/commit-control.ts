@@ -37,6 +37,8 @@ export type ControlStep = {
    * transferee, who may never have been placed on this shard; docs/decisions/shards.md "FK anchors").
    */
   anchorOrgIds?: string[];
+  /** no webhook event for this step: a record moved by a pool, whose parties receive one `vault.pool_accepted` each */
+  quiet?: boolean;
 };
 
 /** The record as a step leaves it. */
@@ -102,7 +104,7 @@ export async function commitControl<T>(
             {
               action: step.action,
               data: entryData,
-              event: { type: step.action, data, orgIds: [step.fromOrgId, ...(step.toOrgId ? [step.toOrgId] : [])] },
+              ...(step.quiet ? {} : { event: { type: step.action, data, orgIds: [step.fromOrgId, ...(step.toOrgId ? [step.toOrgId] : [])] } }),
             },
           ],
           statements,

@@ -23,6 +23,7 @@ export const EVENT_TYPES = {
   "vault.pledge_released": "The secured lender released a pledge: control returned to the pledgor; sent to both.",
   "vault.paid_off": "The controller marked the contract paid off; control of the authoritative copy is closed.",
   "vault.paper_out": "The controller converted the record to paper; the electronic copy is no longer authoritative.",
+  "vault.pool_accepted": "A pool of records was accepted and every record in it moved to the receiving organization (one event per pool, none per record); sent to both.",
   "invoice.paid": "The payment requested from a signer (Sign + Pay) succeeded, from the payment processor's notification.",
   "webhook.test": "A test event sent to one endpoint from POST /webhooks/endpoints/:endpoint_id/test; never fanned out.",
   "webhook.endpoint_paused": "A webhook endpoint failed every attempt for 3 days and was paused; nothing is sent to it until an admin resumes it.",
