@@ -39,6 +39,11 @@ export async function org(name: string): Promise<Org> {
   if (offered.status !== 201) throw new Error(`transfer: ${offered.status} ${JSON.stringify(offered.body)}`);
   const cancelled = await call("POST", `/partner/vault/transfers/${offered.body.data.transfer_id}/cancel`, { key: control.key });
   if (cancelled.status !== 200) throw new Error(`transfer cancel: ${cancelled.status} ${JSON.stringify(cancelled.body)}`);
+  // a pool of that record offered to the counterparty and cancelled (docs/control.md "Pools"): the `{pool_id}` of the pool routes
+  const pool = await call("POST", "/partner/vault/pools", { key: control.key, body: { kind: "assignment", to_org_id: counterparty.orgId, vault_ids: [vaultId] } });
+  if (pool.status !== 202) throw new Error(`pool: ${pool.status} ${JSON.stringify(pool.body)}`);
+  const poolCancelled = await call("POST", `/partner/vault/pools/${pool.body.data.pool_id}/cancel`, { key: control.key });
+  if (poolCancelled.status !== 200) throw new Error(`pool cancel: ${poolCancelled.status} ${JSON.stringify(poolCancelled.body)}`);
   const template = await call("POST", "/templates", { bearer: admin, body: { name: `${name} template` } });
   if (template.status !== 201) throw new Error(`template: ${template.status} ${JSON.stringify(template.body)}`);
   const templateId: string = template.body.data.template_id;
@@ -73,6 +78,7 @@ export async function org(name: string): Promise<Org> {
       batch_id: batch.body.data.batch_id,
       vault_id: vaultId,
       transfer_id: offered.body.data.transfer_id,
+      pool_id: pool.body.data.pool_id,
       signer_id: signer.id,
     },
   };
