@@ -719,6 +719,160 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/partner/vault/pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Offer a pool of records (assignment or pledge)
+         * @description By the controller of every record: offers control of 1 to 10,000 records at once, as one `assignment` or one `pledge`, to `to_org_id`. All or nothing: a record the caller does not control, not `active`, with a transfer pending (or in another pool), or (for a pledge) already held under a pledge makes the whole request 422 `pool_refused`, `details` listing every offender (`path` ["vault_ids", i], `code` `not_controller`, `control_closed`, `transfer_pending` or `already_pledged`). While the pool is pending, each record answers 409 `transfer_pending` to a single transfer. Answers 202 with the pool, `pending`, its `manifest_sha256` and `expires_at` (7 days). Control-Signature payload: `{ action: "pool_offer", body_sha256, jti, iat }` (`jti` good once).
+         *
+         *     Required scope: `vault:control`.
+         */
+        post: operations["offerVaultPool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/pools/{pool_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A pool of records, with its progress
+         * @description To either organization of the pool; 404 to anyone else. An accepted pool's `progress` counts the records moved so far.
+         *
+         *     Required scope: `vault:read`.
+         */
+        get: operations["getVaultPool"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/pools/{pool_id}/manifest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A pool's manifest
+         * @description `data`: `[{ vault_id, document_hash }]` of every record, sorted by `vault_id`; `data` as RFC 8785 canonical JSON hashes (SHA-256, hex) to the pool's `manifest_sha256`. To either organization; 404 to anyone else.
+         *
+         *     Required scope: `vault:read`.
+         */
+        get: operations["getVaultPoolManifest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/pools/{pool_id}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A sealed receipt of an accepted pool
+         * @description Once every record of an accepted pool moved: a compact JWS by the service's seal key (header `x5c`, its certificate chain) over `{ pool_id, manifest_sha256, kind, from, to, accepted_at, count, control_signature? }`, `control_signature` the receiver's `{ kid, jws }` when it signed its acceptance. Before: 409 `pool_not_completed`. To either organization; 404 to anyone else; 503 when the seal is not configured.
+         *
+         *     Required scope: `vault:read`.
+         */
+        get: operations["getVaultPoolReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/pools/{pool_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a pool of records
+         * @description By the organization the pool is offered to (others: 403 `not_receiver`). Every record then moves in the background, each with its own entry `vault.control_transferred` naming the pool on its chain and a new certificate version (no per-record event); `progress` counts them, and once every one has moved both organizations receive `vault.pool_accepted` and GET …/receipt answers. Control-Signature `action`: `pool_accept`. Anyone but the pool's two organizations: 404. Not pending: 409 `pool_not_pending` to either (`details.status` says what it is), before any 403; a pending pool past its `expires_at` is expired first and answered 409 the same way. Control-Signature payload: `{ action, pool_id, manifest_sha256, body_sha256, jti, iat }` (`body_sha256` of `{}`, `jti` good once).
+         *
+         *     Required scope: `vault:control`.
+         */
+        post: operations["acceptVaultPool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/pools/{pool_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a pool of records
+         * @description By the organization the pool is offered to (others: 403 `not_receiver`): control of every record stays where it is and the records are free again. Control-Signature `action`: `pool_reject`. Anyone but the pool's two organizations: 404. Not pending: 409 `pool_not_pending` to either (`details.status` says what it is), before any 403; a pending pool past its `expires_at` is expired first and answered 409 the same way. Control-Signature payload: `{ action, pool_id, manifest_sha256, body_sha256, jti, iat }` (`body_sha256` of `{}`, `jti` good once).
+         *
+         *     Required scope: `vault:control`.
+         */
+        post: operations["rejectVaultPool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/pools/{pool_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pool of records
+         * @description By the organization that offered it (others: 403 `not_sender`): control of every record stays where it is and the records are free again. Control-Signature `action`: `pool_cancel`. Anyone but the pool's two organizations: 404. Not pending: 409 `pool_not_pending` to either (`details.status` says what it is), before any 403; a pending pool past its `expires_at` is expired first and answered 409 the same way. Control-Signature payload: `{ action, pool_id, manifest_sha256, body_sha256, jti, iat }` (`body_sha256` of `{}`, `jti` good once).
+         *
+         *     Required scope: `vault:control`.
+         */
+        post: operations["cancelVaultPool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/partner/vault": {
         parameters: {
             query?: never;
@@ -3496,6 +3650,8 @@ export interface components {
              * @example 2026-11-23T09:30:00.000Z
              */
             expires_at: string;
+            /** @description The pool (`vpl_…`) this transfer holds the record for (answer the pool, not the transfer); null for a single transfer */
+            pool_id: string | null;
         };
         /**
          * @example {
@@ -3730,6 +3886,118 @@ export interface components {
             kid: string;
             /** @enum {boolean} */
             deleted: true;
+        };
+        /**
+         * @example {
+         *       "pool_id": "vpl_1_7c1v9b3n5m2k8q4w6e0r2t4y6u",
+         *       "kind": "assignment",
+         *       "from_org_id": "org_2b4d6f8h0j2k4m6p8r0t2v4x6z",
+         *       "to_org_id": "org_5c1k7m3q9c2v8b4n6p0r2t4w6y",
+         *       "status": "pending",
+         *       "reference": "Sale of pool 2026-11",
+         *       "count": 2,
+         *       "manifest_sha256": "9b1e4c2a7d5f8e0b3c6a9d2f5e8b1c4a7d0f3e6b9c2a5d8f1e4b7c0a3d6f9e2b",
+         *       "created_at": "2026-11-28T09:40:00.000Z",
+         *       "expires_at": "2026-12-05T09:40:00.000Z",
+         *       "settled_at": null,
+         *       "progress": {
+         *         "moved": 0,
+         *         "remaining": 0,
+         *         "completed_at": null
+         *       }
+         *     }
+         */
+        VaultPool: {
+            /** @description `vpl_…` */
+            pool_id: string;
+            /** @enum {string} */
+            kind: "assignment" | "pledge";
+            from_org_id: string;
+            to_org_id: string;
+            /**
+             * @description `preparing` while its records are being held, `pending` until answered; `accepted`, `rejected`, `cancelled` or `expired` (7 days after the offer)
+             * @enum {string}
+             */
+            status: "preparing" | "pending" | "accepted" | "rejected" | "cancelled" | "expired";
+            reference: string | null;
+            /** @description The number of records */
+            count: number;
+            /**
+             * @description SHA-256 (hex) of the manifest's `data` as RFC 8785 canonical JSON (GET …/manifest)
+             * @example 9b1e4c2a7d5f8e0b3c6a9d2f5e8b1c4a7d0f3e6b9c2a5d8f1e4b7c0a3d6f9e2b
+             */
+            manifest_sha256: string;
+            created_at: string;
+            /** @description 7 days after the offer; a pool still pending then becomes `expired` */
+            expires_at: string;
+            /** @description When it was accepted, rejected, cancelled or expired */
+            settled_at: string | null;
+            /** @description An accepted pool's records move in the background; `completed_at` is set, and `vault.pool_accepted` sent to both parties, once every one has */
+            progress: {
+                /** @description Records moved to the receiver so far (an accepted pool) */
+                moved: number;
+                remaining: number;
+                /** @description When every record of an accepted pool had moved */
+                completed_at: string | null;
+            };
+        };
+        /**
+         * @example {
+         *       "kind": "assignment",
+         *       "to_org_id": "org_5c1k7m3q9c2v8b4n6p0r2t4w6y",
+         *       "vault_ids": [
+         *         "vlt_1_4d2k8m1q7c9v3b5n6p0r2t4w6y",
+         *         "vlt_2_8f3j6k1m4q7c0v2b5n8p1r4t7w"
+         *       ],
+         *       "reference": "Sale of pool 2026-11"
+         *     }
+         */
+        OfferPool: {
+            /**
+             * @description `assignment`: control of every record passes to the receiver; `pledge`: the receiver holds control, the caller becomes each record's pledgor
+             * @enum {string}
+             */
+            kind: "assignment" | "pledge";
+            /**
+             * @description The receiving organization (not the caller)
+             * @example org_5c1k7m3q9c2v8b4n6p0r2t4w6y
+             */
+            to_org_id: string;
+            /**
+             * @description The records (1 to 10,000), each once, each controlled by the caller, active, with no transfer pending
+             * @example [
+             *       "vlt_1_4d2k8m1q7c9v3b5n6p0r2t4w6y"
+             *     ]
+             */
+            vault_ids: string[];
+            /** @description The parties' own reference, kept on the pool and on each record's chain */
+            reference?: string;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "vault_id": "vlt_1_4d2k8m1q7c9v3b5n6p0r2t4w6y",
+         *           "document_hash": "9b1e4c2a7d5f8e0b3c6a9d2f5e8b1c4a7d0f3e6b9c2a5d8f1e4b7c0a3d6f9e2b"
+         *         }
+         *       ]
+         *     }
+         */
+        VaultPoolManifest: {
+            /** @description Every record of the pool, sorted by vault_id */
+            data: {
+                vault_id: string;
+                document_hash: string;
+            }[];
+        };
+        /**
+         * @example {
+         *       "jws": "eyJhbGciOiJFUzI1NiIsInR5cCI6InZhdWx0LXBvb2wtcmVjZWlwdCtqd3MiLCJ4NWMiOlsiLi4uIl19.eyJwb29sX2lkIjoidnBsXzFfLi4uIn0.c2lnbmF0dXJl"
+         *     }
+         */
+        VaultPoolReceipt: {
+            /** @description Compact JWS by the seal key (header `x5c`: its certificate chain; `typ`: `vault-pool-receipt+jws`) */
+            jws: string;
         };
         /**
          * @example {
@@ -8239,6 +8507,579 @@ export interface operations {
             };
             /** @description Conflict with the resource's current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    offerVaultPool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
+                "control-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OfferPool"];
+            };
+        };
+        responses: {
+            /** @description The pool, offered */
+            202: {
+                headers: {
+                    /** @description Requests admitted per minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Epoch seconds at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultPool"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getVaultPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pool */
+            200: {
+                headers: {
+                    /** @description Requests admitted per minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Epoch seconds at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultPool"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getVaultPoolManifest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The manifest */
+            200: {
+                headers: {
+                    /** @description Requests admitted per minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Epoch seconds at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VaultPoolManifest"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getVaultPoolReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt */
+            200: {
+                headers: {
+                    /** @description Requests admitted per minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Epoch seconds at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultPoolReceipt"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptVaultPool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
+                "control-signature"?: string;
+            };
+            path: {
+                pool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pool as it is now */
+            200: {
+                headers: {
+                    /** @description Requests admitted per minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Epoch seconds at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultPool"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rejectVaultPool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
+                "control-signature"?: string;
+            };
+            path: {
+                pool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pool as it is now */
+            200: {
+                headers: {
+                    /** @description Requests admitted per minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Epoch seconds at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultPool"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelVaultPool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
+                "control-signature"?: string;
+            };
+            path: {
+                pool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pool as it is now */
+            200: {
+                headers: {
+                    /** @description Requests admitted per minute for this key */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Epoch seconds at which the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultPool"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

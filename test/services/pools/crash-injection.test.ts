@@ -13,6 +13,7 @@ import { allShardDbs } from "../../helpers/shards";
  * organizations on different ones; the pool goes back and forth between them, one pool per checkpoint.
  */
 const STEPS = ["before_record", "record_moved", "before_complete", "completed"];
+// (twice each, but `completed`: once it has passed, the pool is settled and no run reaches it again)
 
 describe("pool acceptance: each record moves exactly once, whatever crashes", () => {
   let orgs: [Party, Party];
@@ -32,11 +33,12 @@ describe("pool acceptance: each record moves exactly once, whatever crashes", ()
     expect(new Set(records.map((r) => shardOf(r.vaultId)))).toEqual(new Set([1, 2]));
   }, 300_000);
 
-  it.each(STEPS)("resumes after a crash at %s (twice)", async (step) => {
+  it.each(STEPS)("resumes after a crash at %s", async (step) => {
     const [from, to] = [orgs[holder]!, orgs[1 - holder]!];
     const before = await Promise.all(records.map((r) => moves(r.envelopeId)));
     const pool = await offeredPool(from, to, records.map((r) => r.vaultId));
-    await poolStub(pool.pool_id).armCrashes([step, step]);
+    // after `completed` the pool is settled: the resumed run ends before reaching it again, so it is armed once
+    await poolStub(pool.pool_id).armCrashes(step === "completed" ? [step] : [step, step]);
     const accepted = await call("POST", `/partner/vault/pools/${pool.pool_id}/accept`, { key: to.key });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
     await moveToEnd(pool.pool_id);
