@@ -17,6 +17,8 @@ export type Env = {
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   /** one Durable Object per bulk-send batch (README.md#architecture); absent: bulk send is not configured (submit is 503) */
   BULK_BATCH?: DurableObjectNamespace<BulkBatchWorkflow>;
+  /** one instance per accepted pool of vaulted records: moves its records (src/jobs/pool-transfer.ts) */
+  POOL_TRANSFER?: DurableObjectNamespace<BulkBatchWorkflow>;
   /** "true" only in the test configuration: enables the bulk workflow's crash injection. Never set in production. */
   BULK_TEST_HOOKS?: string;
   WEBHOOK_QUEUE: Queue<OutboxMessage>;

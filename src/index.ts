@@ -8,6 +8,7 @@ import { withFaults } from "./lib/faults";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { BulkBatch } from "./jobs/bulk-batch";
+export { PoolTransfer } from "./jobs/pool-transfer";
 
 export default {
   // Every handler takes its env through withFaults: in development with FAULTS set, the bindings and

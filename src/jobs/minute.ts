@@ -5,6 +5,7 @@ import { autoVaultSweep } from "./auto-vault-sweep";
 import { destroyExpired } from "./destroy-expired";
 import { expireEnvelopes } from "./expire-envelopes";
 import { expireTransfers } from "./expire-transfers";
+import { tendPools } from "../services/pools/tend-pools";
 import { continueIntegritySweep, startIntegritySweep } from "./integrity-sweep";
 import { pruneControlJtis } from "./prune-control-jtis";
 import { pruneIdempotency } from "./prune-idempotency";
@@ -27,6 +28,7 @@ type Job = readonly [name: string, run: (ctx: RequestContext, now: Date) => Prom
 export const SHARD_JOBS: readonly Job[] = [
   ["expire-envelopes", expireEnvelopes],
   ["expire-transfers", expireTransfers],
+  ["tend-pools", (ctx, now) => tendPools(ctx, now)],
   ["send-reminders", sendReminders],
   ["relay-outbox", relayOutbox],
   ["sweep-deliveries", (ctx, now) => sweepDeliveries(ctx, now)],

@@ -32,6 +32,7 @@ export const PREFIXES = {
   kbaResult: "kbar",
   usageLine: "use",
   transfer: "vtr",
+  pool: "vpl",
   ccRecipient: "ccr",
   disclosure: "esd",
   evidenceRecord: "ers",

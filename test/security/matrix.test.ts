@@ -39,7 +39,7 @@ async function request(o: Op, credential: Credential, ids: Record<string, string
   return { status: res.status, body: parsed };
 }
 
-const FOREIGN_KINDS = ["envelope_id", "template_id", "package_id", "endpoint_id", "delivery_id", "batch_id", "vault_id", "transfer_id", "kid", "signer_id", "field_name", "hold_id"];
+const FOREIGN_KINDS = ["envelope_id", "template_id", "package_id", "endpoint_id", "delivery_id", "batch_id", "vault_id", "transfer_id", "kid", "signer_id", "field_name", "hold_id", "pool_id"];
 
 /** Another organization's resource: 404, never 200, 403 or 500. */
 function foreignCase(o: Op, as: (w: Awaited<ReturnType<typeof theWorld>>) => Credential) {

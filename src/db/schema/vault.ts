@@ -132,13 +132,58 @@ export const vaultTransfers = sqliteTable(
     createdAt: text("created_at").notNull(),
     expiresAt: text("expires_at").notNull(),
     settledAt: text("settled_at"),
+    /**
+     * The pool (`vpl_…`, docs/control.md "Pools") this row holds the record for: a pool's hold on a
+     * record is a pending transfer of its own, so the partial unique index below keeps a record out of
+     * a pool and a single transfer at once, whichever commits first. Null: a single transfer.
+     */
+    poolId: text("pool_id"),
   },
   (t) => [
+    index("vault_transfers_pool_idx").on(t.poolId, t.status),
     uniqueIndex("vault_transfers_pending_uq").on(t.vaultId).where(sql`status = 'pending'`),
     index("vault_transfers_to_idx").on(t.toOrgId, t.createdAt),
     index("vault_transfers_from_idx").on(t.fromOrgId, t.createdAt),
     index("vault_transfers_expiry_idx").on(t.status, t.expiresAt),
   ],
+);
+
+export const POOL_STATUSES = ["preparing", "pending", "accepted", "rejected", "cancelled", "expired"] as const;
+export type PoolStatus = (typeof POOL_STATUSES)[number];
+
+/**
+ * A pool of vaulted records offered at once (docs/control.md "Pools"): up to 10,000 records, each held by
+ * a pending `vault_transfers` row naming the pool on its record's shard. The pool row lives on the
+ * offering organization's current shard (its id names it). `preparing` while the holds are written,
+ * `pending` once every record is held; accepted, rejected, cancelled or expired by the parties or the
+ * minute job. After an acceptance `completed_at` is set once every record moved (progress is counted from
+ * the holds); after any other end `released_at` is set once every hold was released.
+ */
+export const vaultPools = sqliteTable(
+  "vault_pools",
+  {
+    /** `vpl_<shard>_…` */
+    id: text("id").primaryKey(),
+    kind: text("kind", { enum: TRANSFER_KINDS }).notNull(),
+    fromOrgId: text("from_org_id").notNull(),
+    toOrgId: text("to_org_id").notNull(),
+    status: text("status", { enum: POOL_STATUSES }).notNull(),
+    reference: text("reference"),
+    count: integer("count").notNull(),
+    manifestSha256: text("manifest_sha256").notNull(),
+    /** the shard numbers holding the pool's records, JSON */
+    shards: text("shards", { mode: "json" }).$type<number[]>().notNull(),
+    /** the offering and the answering organization's Control-Signatures (`{ kid, jws }`), JSON, null when unkeyed */
+    offerSignature: text("offer_signature", { mode: "json" }).$type<{ kid: string; jws: string }>(),
+    answerSignature: text("answer_signature", { mode: "json" }).$type<{ kid: string; jws: string }>(),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    settledAt: text("settled_at"),
+    /** when every record of an accepted pool had moved (the receipt is sealed over the pool as of then) */
+    completedAt: text("completed_at"),
+    releasedAt: text("released_at"),
+  },
+  (t) => [index("vault_pools_status_idx").on(t.status, t.expiresAt), index("vault_pools_from_idx").on(t.fromOrgId, t.createdAt), index("vault_pools_to_idx").on(t.toOrgId, t.createdAt)],
 );
 
 /**

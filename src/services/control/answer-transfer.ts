@@ -1,5 +1,5 @@
 import { onShardOf, type OrgContext } from "../../lib/context";
-import { ApiError, notFound } from "../../lib/errors";
+import { ApiError, conflict, notFound } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import type { ControlChange } from "../vault/repository";
 import { commitControl, type ControlStep } from "./commit-control";
@@ -12,6 +12,8 @@ import { transferView, type TransferView } from "./view";
 /** 403 codes of an answer by the wrong party of the transfer. */
 export const NOT_RECEIVER = "not_receiver";
 export const NOT_SENDER = "not_sender";
+/** 409: the transfer is one of a pool's holds, answered with the pool. */
+export const TRANSFER_IN_POOL = "transfer_in_pool";
 
 export type TransferAnswer = "accept" | "reject" | "cancel";
 
@@ -52,6 +54,10 @@ export async function answerTransfer(
   const transfer = await getTransfer(ctx.db, input.transferId);
   if (!transfer) throw notFound("Transfer");
   if (transfer.from_org_id !== ctx.orgId && transfer.to_org_id !== ctx.orgId) throw notFound("Transfer");
+  // A pool's hold is answered as the pool, all its records together (docs/control.md "Pools").
+  if (transfer.pool_id) {
+    throw conflict("This transfer holds a record for a pool: accept, reject or cancel the pool", { pool_id: transfer.pool_id }, TRANSFER_IN_POOL);
+  }
   // Either party may learn that it is settled (both list it): that answer comes before whose turn it was.
   if (transfer.status !== "pending") throw notPending(transfer);
   if (isLapsed(transfer, nowIso())) {

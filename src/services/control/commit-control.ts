@@ -52,6 +52,8 @@ export type ControlStep = {
   actingOrgId?: string | null;
   /** what the event carries beside the usual fields (a hold's id and reason) */
   eventData?: Record<string, unknown>;
+  /** no webhook event for this step: a record moved by a pool, whose parties receive one `vault.pool_accepted` each */
+  quiet?: boolean;
 };
 
 /** The record as a step leaves it. */
@@ -118,7 +120,7 @@ export async function commitControl<T>(
             {
               action: step.action,
               data: entryData,
-              event: { type: step.action, data: { ...data, ...(step.eventData ?? {}) }, orgIds: step.eventOrgIds ?? [step.fromOrgId, ...(step.toOrgId ? [step.toOrgId] : [])] },
+              ...(step.quiet ? {} : { event: { type: step.action, data: { ...data, ...(step.eventData ?? {}) }, orgIds: step.eventOrgIds ?? [step.fromOrgId, ...(step.toOrgId ? [step.toOrgId] : [])] } }),
             },
           ],
           statements,

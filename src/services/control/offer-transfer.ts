@@ -18,8 +18,10 @@ export const TRANSFER_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** 409 `already_pledged`: the controller holds the copy as pledgee; pledging it onward would erase the pledgor's right of return. */
 export const ALREADY_PLEDGED = "already_pledged";
 
-export const pendingConflict = (pending: Pick<TransferRow, "id" | "to_org_id">) =>
-  conflict("A transfer of this record is already pending: it must be accepted, rejected, cancelled or expire first", { transfer_id: pending.id }, TRANSFER_PENDING);
+export const pendingConflict = (pending: Pick<TransferRow, "id" | "to_org_id" | "pool_id">) =>
+  pending.pool_id
+    ? conflict("This record is in a pending pool: the pool must be accepted, rejected, cancelled or expire first", { transfer_id: pending.id, pool_id: pending.pool_id }, TRANSFER_PENDING)
+    : conflict("A transfer of this record is already pending: it must be accepted, rejected, cancelled or expire first", { transfer_id: pending.id }, TRANSFER_PENDING);
 
 /** What an offer needs of the state: the caller controls an active record with nothing pending. */
 function assertCanOffer(state: ControlState, orgId: string, kind: TransferKind): void {
@@ -84,6 +86,7 @@ export async function offerTransfer(
         created_at: at,
         expires_at: new Date(Date.parse(at) + TRANSFER_TTL_MS).toISOString(),
         settled_at: null,
+        pool_id: null,
       };
       return {
         step: {

@@ -39,6 +39,7 @@ export const TransferSchema = z
     reference: z.string().nullable(),
     created_at: Timestamp,
     expires_at: Timestamp.openapi({ description: "7 days after the offer; a transfer still pending then becomes `expired`" }),
+    pool_id: z.string().nullable().openapi({ description: "The pool (`vpl_…`) this transfer holds the record for (answer the pool, not the transfer); null for a single transfer" }),
   })
   .openapi("VaultTransfer", { example: TRANSFER_EXAMPLE });
 

@@ -23,10 +23,10 @@ export function findPendingTransfer(db: D1Database, vaultId: string): Promise<Tr
 export function transferInsert(db: D1Database, row: TransferRow): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO vault_transfers (id, vault_id, envelope_id, kind, from_org_id, to_org_id, status, reference, created_at, expires_at, settled_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO vault_transfers (id, vault_id, envelope_id, kind, from_org_id, to_org_id, status, reference, created_at, expires_at, settled_at, pool_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
-    .bind(row.id, row.vault_id, row.envelope_id, row.kind, row.from_org_id, row.to_org_id, row.status, row.reference, row.created_at, row.expires_at, row.settled_at);
+    .bind(row.id, row.vault_id, row.envelope_id, row.kind, row.from_org_id, row.to_org_id, row.status, row.reference, row.created_at, row.expires_at, row.settled_at, row.pool_id ?? null);
 }
 
 /** Settles a pending transfer (accepted, rejected, cancelled, expired); one that is no longer pending is left alone. */
@@ -44,7 +44,8 @@ export async function listTransfers(
   input: { orgId: string; direction: "incoming" | "outgoing"; status: TransferStatus | null; limit: number; offset: number },
 ): Promise<{ rows: TransferRow[]; total: number }> {
   const column = input.direction === "incoming" ? "to_org_id" : "from_org_id";
-  const where = `${column} = ?1 AND (?2 IS NULL OR status = ?2)`;
+  // a pool's holds are answered as the pool (GET /partner/vault/pools/:pool_id), not listed one by one
+  const where = `${column} = ?1 AND (?2 IS NULL OR status = ?2) AND pool_id IS NULL`;
   const [rows, count] = await db.batch<unknown>([
     db.prepare(`SELECT * FROM vault_transfers WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4`).bind(input.orgId, input.status, input.limit, input.offset),
     db.prepare(`SELECT COUNT(*) AS total FROM vault_transfers WHERE ${where}`).bind(input.orgId, input.status),
@@ -52,12 +53,89 @@ export async function listTransfers(
   return { rows: rows!.results as TransferRow[], total: (count!.results[0] as { total: number } | undefined)?.total ?? 0 };
 }
 
-/** Pending transfers past their `expires_at`, oldest first (the expiry job's batch). */
+/** Pending single transfers past their `expires_at`, oldest first (the expiry job's batch; a pool's holds expire with the pool). */
 export async function listLapsedTransfers(db: D1Database, now: string, limit: number): Promise<TransferRow[]> {
   const { results } = await db
-    .prepare("SELECT * FROM vault_transfers WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at LIMIT ?")
+    .prepare("SELECT * FROM vault_transfers WHERE status = 'pending' AND expires_at <= ? AND pool_id IS NULL ORDER BY expires_at LIMIT ?")
     .bind(now, limit)
     .all<TransferRow>();
+  return results;
+}
+
+// ---- a pool's holds (docs/control.md "Pools"): pending vault_transfers rows naming the pool ----
+
+/** What the offer of a pool reads of each record it names: its control and whether a transfer is pending. */
+export type PoolCandidate = { id: string; envelope_id: string; document_hash: string; controller_org_id: string; pledgor_org_id: string | null; control_status: string; pending_id: string | null; pending_pool_id: string | null };
+
+/**
+ * The records among `vaultIds` (one JSON array) as a pool offer checks them.
+ * SQL exception: one read of vault_records with the pending vault_transfers row of each, so the offer checks
+ * up to 1,000 records per statement (docs/decisions/d1-statement-budget.md).
+ */
+export async function readPoolCandidates(db: D1Database, vaultIds: string[]): Promise<PoolCandidate[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT r.id, r.envelope_id, r.document_hash, r.controller_org_id, r.pledgor_org_id, r.control_status, t.id AS pending_id, t.pool_id AS pending_pool_id
+         FROM vault_records r LEFT JOIN vault_transfers t ON t.vault_id = r.id AND t.status = 'pending'
+        WHERE r.id IN (SELECT value FROM json_each(?))`,
+    )
+    .bind(JSON.stringify(vaultIds))
+    .all<PoolCandidate>();
+  return results;
+}
+
+/**
+ * Holds the records of `holds` (a JSON array of `{ id, vault_id }`, the hold's own id and its record) for a
+ * pool: one pending transfer each, only where the record is still the offering organization's, active
+ * (and, for a pledge, not pledged). A record with a transfer pending meanwhile fails the whole statement on
+ * vault_transfers_pending_uq (isPendingTransferConflict); a record that moved is skipped, so the caller
+ * compares `changes` with the number asked.
+ * SQL exception: the hold is written from the record's row in one statement, so the check and the hold
+ * cannot be separated by another request's commit.
+ */
+export function poolHoldInsert(
+  db: D1Database,
+  input: { poolId: string; kind: "assignment" | "pledge"; fromOrgId: string; toOrgId: string; reference: string | null; at: string; expiresAt: string; holds: { id: string; vault_id: string }[] },
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO vault_transfers (id, vault_id, envelope_id, kind, from_org_id, to_org_id, status, reference, created_at, expires_at, settled_at, pool_id)
+       SELECT json_extract(h.value, '$.id'), r.id, r.envelope_id, ?2, ?3, ?4, 'pending', ?5, ?6, ?7, NULL, ?1
+         FROM json_each(?8) h JOIN vault_records r ON r.id = json_extract(h.value, '$.vault_id')
+        WHERE r.controller_org_id = ?3 AND r.control_status = 'active' AND (?2 = 'assignment' OR r.pledgor_org_id IS NULL)`,
+    )
+    .bind(input.poolId, input.kind, input.fromOrgId, input.toOrgId, input.reference, input.at, input.expiresAt, JSON.stringify(input.holds));
+}
+
+/** Releases a pool's holds on one shard still pending, as `status` (the pool was rejected, cancelled, expired or never completed its offer). */
+export function poolHoldsRelease(db: D1Database, poolId: string, status: "rejected" | "cancelled" | "expired", at: string): D1PreparedStatement {
+  return db.prepare("UPDATE vault_transfers SET status = ?, settled_at = ? WHERE pool_id = ? AND status = 'pending'").bind(status, at, poolId);
+}
+
+/** Up to `limit` of a pool's holds on one shard still pending, by record id (the acceptance's next chunk). */
+export async function listPendingPoolHolds(db: D1Database, poolId: string, limit: number): Promise<TransferRow[]> {
+  const { results } = await db.prepare("SELECT * FROM vault_transfers WHERE pool_id = ? AND status = 'pending' ORDER BY vault_id LIMIT ?").bind(poolId, limit).all<TransferRow>();
+  return results;
+}
+
+/** How many of a pool's holds on one shard are in each status. */
+export async function countPoolHolds(db: D1Database, poolId: string): Promise<Record<string, number>> {
+  const { results } = await db.prepare("SELECT status, COUNT(*) AS n FROM vault_transfers WHERE pool_id = ? GROUP BY status").bind(poolId).all<{ status: string; n: number }>();
+  return Object.fromEntries(results.map((r) => [r.status, r.n]));
+}
+
+/**
+ * A page of a pool's manifest on one shard: `{ vault_id, document_hash }` of its holds, by vault_id after `after`.
+ * SQL exception: the hold names the record, the record has the hash.
+ */
+export async function poolManifestPage(db: D1Database, poolId: string, after: string, limit: number): Promise<{ vault_id: string; document_hash: string }[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT t.vault_id, r.document_hash FROM vault_transfers t JOIN vault_records r ON r.id = t.vault_id
+        WHERE t.pool_id = ? AND t.vault_id > ? ORDER BY t.vault_id LIMIT ?`,
+    )
+    .bind(poolId, after, limit)
+    .all<{ vault_id: string; document_hash: string }>();
   return results;
 }
 

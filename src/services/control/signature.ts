@@ -165,3 +165,40 @@ export async function verifyKeySignature(
 
 /** 403 `control_signature_invalid`: the signature's `jti` was spent by an earlier request. */
 export const usedJti = () => invalid("its jti was already used: sign each key change over a new jti", { mismatch: ["jti"] });
+
+/** The actions on a pool of records (docs/control.md "Pools"). */
+export type PoolAction = "pool_offer" | "pool_accept" | "pool_reject" | "pool_cancel";
+/** A pool action's signature, with the `jti` the caller spends. */
+export type PoolSignature = KeySignature;
+
+/**
+ * Checks the Control-Signature of a pool action (docs/control.md "Pools"): payload exactly `{ action,
+ * pool_id?, manifest_sha256?, body_sha256, jti, iat }` (`pool_id` and `manifest_sha256` on an answer to a
+ * pool, absent on the offer), `jti` never used by this organization before (spent by the caller once the
+ * action is decided, controlJtiInsert). A pool has no control sequence of its own: the `jti` makes the
+ * signature good once.
+ */
+export async function verifyPoolSignature(
+  db: GlobalDb,
+  input: { orgId: string; header: string | undefined; action: PoolAction; poolId?: string; manifestSha256?: string; body: unknown; now?: Date },
+): Promise<PoolSignature | null> {
+  const want: Record<string, unknown> = {
+    action: input.action,
+    ...(input.poolId ? { pool_id: input.poolId, manifest_sha256: input.manifestSha256 } : {}),
+    body_sha256: await bodySha256(input.body),
+  };
+  const read = await readSignature(db, {
+    orgId: input.orgId,
+    header: input.header,
+    payload: { ...want, jti: "<a string of 8 to 128 printable characters, never used before>" },
+    how: `body_sha256 is ${BODY_SHA256_RULE}; the jti is good once`,
+    now: input.now,
+  });
+  if (!read) return null;
+  const { jti, ...rest } = read.signed;
+  const mismatch = mismatches(rest, want);
+  if (typeof jti !== "string" || !JTI.test(jti)) mismatch.push("jti");
+  if (mismatch.length) throw signatureMismatch(mismatch);
+  if (await isControlJtiUsed(db, input.orgId, jti as string)) throw invalid("its jti was already used: sign each pool action over a new jti", { mismatch: ["jti"] });
+  return { kid: read.kid, jws: read.jws, jti: jti as string };
+}

@@ -21,6 +21,8 @@ export type TransferView = {
   reference: string | null;
   created_at: string;
   expires_at: string;
+  /** the pool (`vpl_…`) this transfer holds the record for; null for a single transfer */
+  pool_id: string | null;
 };
 
 /** The parts of the record every reader gets (the book's items): everything but the live compliance. */
@@ -78,6 +80,7 @@ export function transferView(row: TransferRow): TransferView {
     reference: row.reference,
     created_at: row.created_at,
     expires_at: row.expires_at,
+    pool_id: row.pool_id ?? null,
   };
 }
 

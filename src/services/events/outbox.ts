@@ -26,6 +26,7 @@ export const EVENT_TYPES = {
   "vault.hold_placed": "A legal hold was placed on a vault record; it cannot be destroyed while the hold is in force. Sent to every party of the record.",
   "vault.hold_released": "A legal hold on a vault record was released by whoever placed it. Sent to every party of the record.",
   "vault.destroyed": "A closed vault record was destroyed after its retention period: its files were deleted, its hashes, chain and certificates kept. Sent to every party of the record.",
+  "vault.pool_accepted": "A pool of records was accepted and every record in it moved to the receiving organization (one event per pool, none per record); sent to both.",
   "invoice.paid": "The payment requested from a signer (Sign + Pay) succeeded, from the payment processor's notification.",
   "webhook.test": "A test event sent to one endpoint from POST /webhooks/endpoints/:endpoint_id/test; never fanned out.",
   "webhook.endpoint_paused": "A webhook endpoint failed every attempt for 3 days and was paused; nothing is sent to it until an admin resumes it.",

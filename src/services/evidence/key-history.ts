@@ -116,6 +116,11 @@ export async function unsignedControlMoves(entries: Entry[], history: KeyHistory
       const { payload } = await compactVerify(signature.jws, await importJWK(key.jwk as JWK, key.alg));
       const p = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
       const transferId = e.data.transfer_id ?? null;
+      if (typeof e.data.pool_id === "string") {
+        // a record moved by a pool: the receiver signed its acceptance of the pool (docs/control.md "Pools")
+        if (p.action !== "pool_accept" || p.pool_id !== e.data.pool_id || p.manifest_sha256 !== e.data.manifest_sha256) throw new Error("made for another pool or action");
+        continue;
+      }
       if (p.vault_id !== vaultId || p.action !== verb) throw new Error("made for another record or action");
       if ((verb === "accept" || verb === "reject" || verb === "cancel" || p.transfer_id !== undefined) && p.transfer_id !== transferId) throw new Error("made for another transfer");
       if (p.control_seq !== undefined && p.control_seq !== i) throw new Error("made for another control_seq");

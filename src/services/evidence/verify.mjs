@@ -439,6 +439,15 @@ export async function verifyEvidence(files, sha256Hex, options = {}) {
         valid = false;
       }
       if (!valid) return fail(`${where}: its Control-Signature does not verify with key ${key.kid}`);
+      const poolId = str(e.data?.pool_id);
+      if (poolId) {
+        // a record moved by a pool: the receiver signed its acceptance of the whole pool, named with its manifest hash
+        if (payload?.action !== "pool_accept" || payload?.pool_id !== poolId || payload?.manifest_sha256 !== e.data?.manifest_sha256) {
+          return fail(`${where}: its Control-Signature was made for ${payload?.action} of pool ${payload?.pool_id}, not pool_accept of ${poolId}`);
+        }
+        signedMoves++;
+        continue;
+      }
       if (payload?.vault_id !== manifest.vault_id) return fail(`${where}: its Control-Signature was made for vault record ${payload?.vault_id}, not ${manifest.vault_id}`);
       if (payload?.action !== verb) return fail(`${where}: its Control-Signature was made for action ${payload?.action}, not ${verb}`);
       const transferId = str(e.data?.transfer_id);

@@ -86,7 +86,10 @@ export function auditControl(entries: ChainEntryLike[], originatorOrgId: string)
         break;
       }
       case "vault.control_transferred": {
-        const offer = transferId ? offered.get(transferId) : undefined;
+        // A record moved by a pool (docs/control.md "Pools"): the offer is the pool's, made by the
+        // controller of the time, whom the entry names as `from_org_id`.
+        const poolId = str(d.pool_id);
+        const offer = transferId ? (offered.get(transferId) ?? (poolId ? { from: str(d.from_org_id) ?? "", to: str(d.to_org_id) ?? "", kind: str(d.kind) ?? "assignment" } : undefined)) : undefined;
         if (!offer || offer.from !== controller) {
           audit.unauthorized.push(`entry ${entry.seq}: control moved by transfer ${transferId}, which the controller of the time did not request`);
           controller = str(d.controller_org_id) ?? controller;

@@ -43,6 +43,11 @@ export async function org(name: string): Promise<Org> {
   // a legal hold this organization placed on its record (docs/control.md "Legal holds"): the `{hold_id}` others ask for
   const hold = await call("POST", `/partner/vault/${vaultId}/holds`, { key: control.key, body: { reason: `${name} litigation` } });
   if (hold.status !== 201) throw new Error(`hold: ${hold.status} ${JSON.stringify(hold.body)}`);
+  // a pool of that record offered to the counterparty and cancelled (docs/control.md "Pools"): the `{pool_id}` of the pool routes
+  const pool = await call("POST", "/partner/vault/pools", { key: control.key, body: { kind: "assignment", to_org_id: counterparty.orgId, vault_ids: [vaultId] } });
+  if (pool.status !== 202) throw new Error(`pool: ${pool.status} ${JSON.stringify(pool.body)}`);
+  const poolCancelled = await call("POST", `/partner/vault/pools/${pool.body.data.pool_id}/cancel`, { key: control.key });
+  if (poolCancelled.status !== 200) throw new Error(`pool cancel: ${poolCancelled.status} ${JSON.stringify(poolCancelled.body)}`);
   const template = await call("POST", "/templates", { bearer: admin, body: { name: `${name} template` } });
   if (template.status !== 201) throw new Error(`template: ${template.status} ${JSON.stringify(template.body)}`);
   const templateId: string = template.body.data.template_id;
@@ -89,6 +94,7 @@ export async function org(name: string): Promise<Org> {
       vault_id: vaultId,
       transfer_id: offered.body.data.transfer_id,
       hold_id: hold.body.data.hold_id,
+      pool_id: pool.body.data.pool_id,
       signer_id: signer.id,
       field_name: "proof_of_income",
     },

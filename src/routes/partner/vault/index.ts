@@ -6,6 +6,7 @@ import * as signedUrl from "./signed-url";
 import * as vaultInSigned from "./vault-in-signed";
 import * as vaultInUpload from "./vault-in-upload";
 import { controlKeysRouter } from "./control-keys";
+import { poolsRouter } from "./pools";
 import { recordsRouter } from "./records";
 import { transfersRouter } from "./transfers";
 
@@ -22,4 +23,5 @@ export const vaultRouter = createOrgRouter()
 // /partner/vault/control-keys) before /partner/vault/{vault_id}, or the parameter would take them.
 vaultRouter.route("/", transfersRouter);
 vaultRouter.route("/", controlKeysRouter);
+vaultRouter.route("/", poolsRouter);
 vaultRouter.route("/", recordsRouter);

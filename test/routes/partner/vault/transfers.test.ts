@@ -29,7 +29,8 @@ describe("POST /partner/vault/{vault_id}/transfers", () => {
     const res = await offer(a.key, vaultId, { kind: "assignment", to_org_id: b.orgId, reference: "Pool 2026-11 / 1042" });
     expect(res.status).toBe(201);
     const t = res.body.data;
-    expect(Object.keys(t).sort()).toEqual(["created_at", "expires_at", "from_org_id", "kind", "reference", "status", "to_org_id", "transfer_id", "vault_id"]);
+    expect(Object.keys(t).sort()).toEqual(["created_at", "expires_at", "from_org_id", "kind", "pool_id", "reference", "status", "to_org_id", "transfer_id", "vault_id"]);
+    expect(t.pool_id).toBeNull();
     expect(t).toMatchObject({ vault_id: vaultId, kind: "assignment", from_org_id: a.orgId, to_org_id: b.orgId, status: "pending", reference: "Pool 2026-11 / 1042" });
     expect(t.transfer_id).toMatch(/^vtr_(?:[1-9][0-9]{0,3}_)?[0-9a-z]{26}$/);
     expect(Date.parse(t.created_at)).toBeGreaterThanOrEqual(before - 1000);

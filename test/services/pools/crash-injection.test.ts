@@ -1,0 +1,64 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { shardOf } from "../../../src/lib/shards";
+import { call, operator } from "../../helpers/api";
+import { party, vaulted, type Party } from "../../helpers/control";
+import { eventsOf, moves, moveToEnd, offeredPool, poolStub } from "../../helpers/pools";
+import { allShardDbs } from "../../helpers/shards";
+
+/**
+ * An accepted pool's Durable Object is aborted at each of its checkpoints (BULK_TEST_HOOKS, tests only),
+ * twice: before a record's commit, after it, before the pool is marked completed, after. The run resumes
+ * from D1 and every record moves exactly once (one chain entry naming the pool), the pool completes,
+ * and each party receives exactly one `vault.pool_accepted`. The records sit on both shards and the two
+ * organizations on different ones; the pool goes back and forth between them, one pool per checkpoint.
+ */
+const STEPS = ["before_record", "record_moved", "before_complete", "completed"];
+// (twice each, but `completed`: once it has passed, the pool is settled and no run reaches it again)
+
+describe("pool acceptance: each record moves exactly once, whatever crashes", () => {
+  let orgs: [Party, Party];
+  let records: { vaultId: string; envelopeId: string }[];
+  let holder = 0;
+
+  beforeAll(async () => {
+    orgs = [await party("Pool Seller"), await party("Pool Buyer")];
+    await operator("PATCH", `/orgs/${orgs[0].orgId}`, { current_shard_id: 1 });
+    await operator("PATCH", `/orgs/${orgs[1].orgId}`, { current_shard_id: 2 });
+    records = [];
+    for (let i = 0; i < 3; i++) {
+      if (i === 1) await operator("PATCH", `/orgs/${orgs[0].orgId}`, { current_shard_id: 2 });
+      const v = await vaulted(orgs[0]);
+      records.push({ vaultId: v.vaultId, envelopeId: v.e.envelope_id });
+    }
+    expect(new Set(records.map((r) => shardOf(r.vaultId)))).toEqual(new Set([1, 2]));
+  }, 300_000);
+
+  it.each(STEPS)("resumes after a crash at %s", async (step) => {
+    const [from, to] = [orgs[holder]!, orgs[1 - holder]!];
+    const before = await Promise.all(records.map((r) => moves(r.envelopeId)));
+    const pool = await offeredPool(from, to, records.map((r) => r.vaultId));
+    // after `completed` the pool is settled: the resumed run ends before reaching it again, so it is armed once
+    await poolStub(pool.pool_id).armCrashes(step === "completed" ? [step] : [step, step]);
+    const accepted = await call("POST", `/partner/vault/pools/${pool.pool_id}/accept`, { key: to.key });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    await moveToEnd(pool.pool_id);
+    expect((await poolStub(pool.pool_id).state()).crashes).toEqual([]);
+    holder = 1 - holder;
+
+    for (const [i, r] of records.entries()) {
+      const after = await moves(r.envelopeId);
+      expect(after.length - before[i]!.length).toBe(1);
+      expect(after.at(-1)).toEqual({ pool_id: pool.pool_id, to_org_id: to.orgId });
+      const rec = (await call("GET", `/partner/vault/${r.vaultId}`, { key: to.key })).body.data;
+      expect(rec.controller.org_id).toBe(to.orgId);
+      expect(rec.pending_transfer).toBeNull();
+    }
+    const read = (await call("GET", `/partner/vault/pools/${pool.pool_id}`, { key: from.key })).body.data;
+    expect(read.progress).toMatchObject({ moved: 3, remaining: 0 });
+    expect(read.progress.completed_at).not.toBeNull();
+    for (const org of [from, to]) {
+      const events = (await eventsOf("vault.pool_accepted", org.orgId, allShardDbs())).filter((e) => e.pool_id === pool.pool_id);
+      expect(events).toHaveLength(1);
+    }
+  }, 300_000);
+});
