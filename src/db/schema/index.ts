@@ -11,3 +11,4 @@ export * from "./email";
 export * from "./kba";
 export * from "./payments";
 export * from "./bulk";
+export * from "./locales";

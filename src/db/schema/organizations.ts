@@ -1,3 +1,4 @@
+import { LOCALES } from "./locales";
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const organizations = sqliteTable("organizations", {
@@ -18,6 +19,8 @@ export const organizations = sqliteTable("organizations", {
   reminderEveryDays: integer("reminder_every_days"),
   /** the shard its new envelopes, customers and batches go to (docs/decisions/shards.md); older shards stay in `org_shards` */
   currentShardId: integer("current_shard_id").notNull().default(1),
+  /** the language of its envelopes that name none (docs/decisions/signing-page-languages.md) */
+  defaultLocale: text("default_locale", { enum: LOCALES }).notNull().default("en"),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 });
