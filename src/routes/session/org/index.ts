@@ -3,9 +3,13 @@ import * as getEmbedSettings from "./get-embed-settings";
 import * as getEsignDisclosure from "./get-esign-disclosure";
 import * as putEmbedSettings from "./put-embed-settings";
 import * as putEsignDisclosure from "./put-esign-disclosure";
+import * as getSettings from "./get-settings";
+import * as putSettings from "./put-settings";
 
 export const orgRouter = createOrgRouter()
   .openapi(getEmbedSettings.route, getEmbedSettings.handler)
   .openapi(putEmbedSettings.route, putEmbedSettings.handler)
   .openapi(getEsignDisclosure.route, getEsignDisclosure.handler)
-  .openapi(putEsignDisclosure.route, putEsignDisclosure.handler);
+  .openapi(putEsignDisclosure.route, putEsignDisclosure.handler)
+  .openapi(getSettings.route, getSettings.handler)
+  .openapi(putSettings.route, putSettings.handler);
