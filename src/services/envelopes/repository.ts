@@ -286,7 +286,7 @@ export function envelopeReminderSettingsUpdate(db: D1Database, envelopeId: strin
  */
 export type ReminderDueRow = Pick<
   EnvelopeRow,
-  "id" | "org_id" | "name" | "kba_required" | "metadata" | "expires_at" | "reminders_sent" | "last_reminder_at" | "expiry_warned_at"
+  "id" | "org_id" | "name" | "kba_required" | "metadata" | "expires_at" | "reminders_sent" | "last_reminder_at" | "expiry_warned_at" | "locale"
 > & { org_name: string; after_days: number | null; every_days: number; reminder_due: 0 | 1; warning_due: 0 | 1 };
 
 /**
@@ -307,7 +307,7 @@ export async function listEnvelopesDueForReminders(
   const { results } = await db
     .prepare(
       `SELECT * FROM (
-         SELECT id, org_id, name, kba_required, metadata, expires_at, reminders_sent, last_reminder_at, expiry_warned_at, org_name, after_days, every_days,
+         SELECT id, org_id, name, kba_required, metadata, expires_at, reminders_sent, last_reminder_at, expiry_warned_at, locale, org_name, after_days, every_days,
                 CASE WHEN after_days IS NOT NULL AND (
                        (reminders_sent = 0 AND julianday(?1) >= julianday(expires_at) - expires_in_days + after_days)
                     OR (reminders_sent > 0 AND every_days > 0 AND julianday(?1) >= julianday(last_reminder_at) + every_days)
