@@ -83,7 +83,7 @@ function askQuestions(api: string, step: KbaStep, first: boolean): Promise<KbaSt
     const form = h(
       "form",
       { class: "kba", id: "kba-form", novalidate: true, "aria-labelledby": "kba-title" },
-      h("h2", { id: "kba-title" }, "Confirm your identity"),
+      h("h2", { id: "kba-title", tabindex: -1 }, "Confirm your identity"),
       h(
         "p",
         { class: "kba-intro" },
@@ -95,7 +95,8 @@ function askQuestions(api: string, step: KbaStep, first: boolean): Promise<KbaSt
     );
     byId("main").replaceChildren(form);
     if (first) notice("Identity verification: answer the questions to open the document.");
-    (form.querySelector("input") as HTMLInputElement | null)?.focus();
+    // a new step: focus on its heading, so a screen reader starts there (WCAG 2.4.3)
+    byId("kba-title").focus();
 
     form.addEventListener("submit", async (e) => {
       e.preventDefault();

@@ -68,7 +68,7 @@ function renderStep(stripe: StripeJs, elements: StripeElements, intent: PaymentI
   const form = h(
     "form",
     { class: "payment-step", id: "payment-form", "aria-labelledby": "payment-title" },
-    h("h2", { id: "payment-title" }, "Payment"),
+    h("h2", { id: "payment-title", tabindex: -1 }, "Payment"),
     h("p", {}, `Your signature is recorded. The sender asks you to pay ${amount} now.`),
     mount,
     error,
@@ -77,6 +77,7 @@ function renderStep(stripe: StripeJs, elements: StripeElements, intent: PaymentI
   byId("main").replaceChildren(h("section", { class: "final" }, form));
   byId("bar").querySelectorAll(".actions").forEach((el) => el.remove());
   elements.create("payment").mount(mount);
+  byId("payment-title").focus();
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     pay.disabled = true;
