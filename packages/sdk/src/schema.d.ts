@@ -1600,16 +1600,42 @@ export interface paths {
         };
         /**
          * Read the E-SIGN consumer disclosure
-         * @description The disclosure signers are shown before they consent to electronic records (15 U.S.C. §7001(c)), and whether new envelopes ask for that consent by default (`required`). Until an admin saves one, the shipped default (version 0, `is_default: true`, `required: false`).
+         * @description The disclosure signers are shown before they consent to electronic records (15 U.S.C. §7001(c)), and whether new envelopes ask for that consent by default (`required`). Each locale (`?locale=en|es`, default `en`) keeps its own versions; until an admin saves one in a locale, the shipped default of that locale (version 0, `is_default: true`, `required: false`).
          */
         get: operations["getEsignDisclosure"];
         /**
          * Save a new version of the E-SIGN consumer disclosure (admin)
-         * @description Saves the next version (1, 2, …) with its SHA-256; earlier versions are kept, and an envelope keeps the version it was created with. `required` is the default of the envelope create field `consumer_consent`. Recorded in the organization's audit chain.
+         * @description Saves the next version (1, 2, …) of the disclosure in `?locale=` (default `en`; each locale keeps its own versions, and an envelope is shown the one of its `locale`) with its SHA-256; earlier versions are kept, and an envelope keeps the version it was created with. `required` is the default of the envelope create field `consumer_consent`. Recorded in the organization's audit chain.
          *
          *     Required role: `admin`.
          */
         put: operations["updateEsignDisclosure"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/org/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the organization's settings
+         * @description `default_locale`: the language (`en`, `es`) of new envelopes whose create names none: their signing page, signer emails and shipped disclosure.
+         */
+        get: operations["getOrgSettings"];
+        /**
+         * Change the organization's settings (admin)
+         * @description Sets `default_locale`, the language of new envelopes whose create names none; envelopes already created keep theirs. Recorded in the organization's audit chain.
+         *
+         *     Required role: `admin`.
+         */
+        put: operations["updateOrgSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2287,6 +2313,7 @@ export interface components {
          *       "expires_at": null,
          *       "kba_required": false,
          *       "consumer_consent": false,
+         *       "locale": "en",
          *       "provider_instance": "default",
          *       "secured_party": {
          *         "name": "First Auto Finance LLC",
@@ -2318,6 +2345,7 @@ export interface components {
             kba_required: boolean;
             /** @description Whether its signers must consent to electronic records (E-SIGN, 15 U.S.C. §7001(c)) before the document opens */
             consumer_consent: boolean;
+            locale: components["schemas"]["Locale"];
             provider_instance: string;
             secured_party: components["schemas"]["SecuredParty"] | null;
             /** @description Partner-safe subset of the envelope's metadata */
@@ -2333,6 +2361,11 @@ export interface components {
             /** @description Recipients who get the completed copy (a link to the sealed PDF, 30 days) once every signer has signed; never a signing link */
             cc: components["schemas"]["CcRecipient"][];
         };
+        /**
+         * @description The signers' language (`en`, `es`): the signing page, their emails and the shipped disclosure
+         * @enum {string}
+         */
+        Locale: "en" | "es";
         /**
          * @example {
          *       "name": "First Auto Finance LLC",
@@ -2427,6 +2460,7 @@ export interface components {
             reminder_after_days?: number;
             /** @description Days between later reminders (1 to 30; 0: remind once; default: the organization's, else once) */
             reminder_every_days?: number;
+            locale?: components["schemas"]["Locale"] & unknown;
             /** @description E-SIGN consumer consent (15 U.S.C. §7001(c)): each signer is shown the organization's disclosure and must consent (POST /signing/{slug}/consent) before the document opens. Default: the organization's `required` (GET /org/esign-disclosure). The envelope keeps the disclosure version current at create. */
             consumer_consent?: boolean;
             /** @description Up to 10 recipients who get the completed copy by email (a link to the sealed PDF, valid 30 days after completion) and never a signing link. Each address once; an address that is also a signer's gets one email, the signer's. */
@@ -2477,6 +2511,7 @@ export interface components {
          *       "expires_at": null,
          *       "kba_required": false,
          *       "consumer_consent": false,
+         *       "locale": "en",
          *       "provider_instance": "default",
          *       "secured_party": {
          *         "name": "First Auto Finance LLC",
@@ -2768,6 +2803,7 @@ export interface components {
          *       "expires_at": null,
          *       "kba_required": false,
          *       "consumer_consent": false,
+         *       "locale": "en",
          *       "provider_instance": "default",
          *       "secured_party": {
          *         "name": "First Auto Finance LLC",
@@ -3224,6 +3260,7 @@ export interface components {
          *       "expires_at": null,
          *       "kba_required": false,
          *       "consumer_consent": false,
+         *       "locale": "en",
          *       "provider_instance": "default",
          *       "secured_party": {
          *         "name": "First Auto Finance LLC",
@@ -3342,6 +3379,11 @@ export interface components {
                 envelope_name: string;
                 customer_id: string;
                 status: string;
+                /**
+                 * @description The language the signing page, the signers' emails and the E-SIGN disclosure were shown in; absent on certificates issued before it was recorded
+                 * @enum {string}
+                 */
+                locale?: "en" | "es";
             };
             secured_party: {
                 name: string | null;
@@ -4145,6 +4187,7 @@ export interface components {
          *       "expires_at": null,
          *       "kba_required": false,
          *       "consumer_consent": false,
+         *       "locale": "en",
          *       "provider_instance": "default",
          *       "secured_party": {
          *         "name": "First Auto Finance LLC",
@@ -4514,6 +4557,8 @@ export interface components {
             customer_id: string;
             customer_name: string;
             email: string | null;
+            /** @description The envelope's language; null: the organization's `default_locale` */
+            locale: components["schemas"]["Locale"] | null;
             /** @enum {string} */
             status: "pending" | "running" | "sent" | "failed" | "skipped" | "cancelled";
             envelope_id: string | null;
@@ -4569,6 +4614,10 @@ export interface components {
         SetBulkItems: {
             /** @description 1 to 1,000 customer ids; replaces the batch's client list */
             customer_ids: string[];
+            /** @description The language (`en`, `es`) of some clients' envelopes, by customer id; the others take the organization's `default_locale` */
+            locales?: {
+                [key: string]: components["schemas"]["Locale"] & unknown;
+            };
         };
         EmbedSettings: {
             org_id: string;
@@ -4604,6 +4653,7 @@ export interface components {
             frame_ancestors: string[];
         };
         EsignDisclosure: {
+            locale: components["schemas"]["Locale"] & unknown;
             required: boolean;
             text: string;
             paper_copy_contact: string;
@@ -4634,6 +4684,19 @@ export interface components {
             paper_copy_contact: string;
             /** @description How to withdraw consent, and what follows (15 U.S.C. §7001(c)(1)(B)(i), (iii)) */
             withdrawal_instructions: string;
+        };
+        OrgSettings: {
+            org_id: string;
+            default_locale: components["schemas"]["Locale"] & unknown;
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "default_locale": "es"
+         *     }
+         */
+        OrgSettingsInput: {
+            default_locale: components["schemas"]["Locale"] & unknown;
         };
         /**
          * @example {
@@ -11858,7 +11921,10 @@ export interface operations {
     };
     getEsignDisclosure: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The disclosure's language (default `en`): each locale keeps its own versions */
+                locale?: components["schemas"]["Locale"] & unknown;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -11898,7 +11964,10 @@ export interface operations {
     };
     updateEsignDisclosure: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The disclosure's language (default `en`): each locale keeps its own versions */
+                locale?: components["schemas"]["Locale"] & unknown;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -11949,6 +12018,117 @@ export interface operations {
             };
             /** @description Conflict with the resource's current state */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrgSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OrgSettings"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrgSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrgSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description The settings as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OrgSettings"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13155,6 +13335,11 @@ export interface operations {
                                 name: string;
                                 status: string;
                                 expires_at: string | null;
+                                /**
+                                 * @description The language the signing page is shown in (`en`, `es`): the envelope's `locale`
+                                 * @enum {string}
+                                 */
+                                locale: "en" | "es";
                             };
                             signer: {
                                 name: string;
