@@ -101,12 +101,14 @@ export function buildFieldControl(field: Field, pages: Map<number, RenderedPage>
     case "initials": {
       let adopted: SignatureValue | null = null;
       const prefilled = field.value as { kind?: string; text?: string } | null;
-      const buttons = areas.map((area) =>
-        place(h("button", { type: "button", class: `sig sig-${field.type}`, ...common, "aria-label": `${field.type === "signature" ? t("sign") : t("initial")}: ${spoken}` }), area, page(area), field.required),
-      );
+      const action = field.type === "signature" ? t("sign") : t("initial");
+      // a button takes no aria-required (its name says "required"); its name holds the text it shows (WCAG 2.5.3)
+      const buttons = areas.map((area) => place(h("button", { type: "button", class: `sig sig-${field.type}`, ...common, "aria-required": null }), area, page(area), field.required));
       const show = () => {
         for (const b of buttons) {
           b.replaceChildren();
+          const visible = adopted?.kind === "drawn" ? "" : adopted?.kind === "typed" ? adopted.text : prefilled?.kind === "typed" && prefilled.text ? prefilled.text : field.type === "signature" ? t("sign_here") : "";
+          b.setAttribute("aria-label", visible ? `${action}: ${spoken} (${visible})` : `${action}: ${spoken}`);
           if (adopted?.kind === "drawn") b.append(h("img", { src: adopted.dataUrl, alt: t("drawn_suffix", { label }) }));
           else if (adopted?.kind === "typed") b.append(h("span", { class: "typed" }, adopted.text));
           else if (prefilled?.kind === "typed" && prefilled.text) b.append(h("span", { class: "typed" }, prefilled.text));
