@@ -100,7 +100,7 @@ describe("the signing page in Spanish, by keyboard and at 320 px", () => {
     const page = await suite.browser.newPage({ viewport: { width: 320, height: 640 }, locale: "en-US" });
     const dir = process.env.BROWSER_SCREENSHOTS ?? join(tmpdir(), "signing-page-320");
     mkdirSync(dir, { recursive: true });
-    const overflow = () => page.evaluate(() => ({ page: document.documentElement.scrollWidth, wider: [...document.querySelectorAll("body *")].filter((el) => el.getBoundingClientRect().right > 320.5 && !el.closest(".document")).map((el) => el.tagName + (el.id ? `#${el.id}` : "")) }));
+    const overflow = () => page.evaluate(() => ({ page: document.documentElement.scrollWidth, wider: Array.from(document.querySelectorAll("body *")).filter((el) => el.getBoundingClientRect().right > 320.5 && !el.closest(".document")).map((el) => el.tagName + (el.id ? `#${el.id}` : "")) }));
     await page.goto(contract.url);
     await page.getByRole("heading", { name: "Consent to electronic records and signatures" }).waitFor();
     expect(await overflow()).toEqual({ page: 320, wider: [] });
