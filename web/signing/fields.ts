@@ -108,7 +108,7 @@ export function buildFieldControl(field: Field, pages: Map<number, RenderedPage>
         for (const b of buttons) {
           b.replaceChildren();
           const visible = adopted?.kind === "drawn" ? "" : adopted?.kind === "typed" ? adopted.text : prefilled?.kind === "typed" && prefilled.text ? prefilled.text : field.type === "signature" ? t("sign_here") : "";
-          b.setAttribute("aria-label", visible ? `${action}: ${spoken} (${visible})` : `${action}: ${spoken}`);
+          b.setAttribute("aria-label", visible ? `${visible}, ${action}: ${spoken}` : `${action}: ${spoken}`);
           if (adopted?.kind === "drawn") b.append(h("img", { src: adopted.dataUrl, alt: t("drawn_suffix", { label }) }));
           else if (adopted?.kind === "typed") b.append(h("span", { class: "typed" }, adopted.text));
           else if (prefilled?.kind === "typed" && prefilled.text) b.append(h("span", { class: "typed" }, prefilled.text));
