@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { api, browserSuite, fillBuyerRequired, ok, phonePage, sentConsumerContract, sentContract, shot, status, webhookReceiver } from "./helpers";
+import { api, browserSuite, expectAccessible, fillBuyerRequired, ok, phonePage, sentConsumerContract, sentContract, shot, status, webhookReceiver } from "./helpers";
 
 // The consumer's side on a phone (docs/consumer-signing.md, issue 24 item 8): the E-SIGN disclosure and consent
 // before the document, the signer's copy after completion, and a banner that follows the fields.
@@ -28,6 +28,7 @@ describe("E-SIGN consent and the signer's copy, on a phone", () => {
     expect(await page.locator(".page").count()).toBe(0);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot(page, "consumer-1-disclosure");
+    await expectAccessible(page, "consent");
 
     await page.getByRole("button", { name: "I agree to use electronic records and signatures" }).tap();
     await page.getByRole("textbox", { name: "Borrower name, required" }).fill("Casey Consumer");
@@ -44,6 +45,7 @@ describe("E-SIGN consent and the signer's copy, on a phone", () => {
     const { copy } = await ok(api("GET", `/signing/${contract.slug}`));
     expect(await page.textContent("#copy-until")).toContain(`available here until ${untilDate(copy.expires_at)}`);
     await shot(page, "consumer-2-copy");
+    await expectAccessible(page, "completion and copy");
     const [file] = await Promise.all([page.waitForEvent("download"), download.tap()]);
     const bytes = await readFile((await file.path())!);
     expect(bytes.subarray(0, 5).toString("latin1")).toBe("%PDF-");

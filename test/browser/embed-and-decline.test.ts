@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { browserSuite, expiredEmbedToken, mintEmbed, newOrg, sentContract, shot, status } from "./helpers";
+import { browserSuite, expectAccessible, expiredEmbedToken, mintEmbed, newOrg, sentContract, shot, status } from "./helpers";
 
 const suite = browserSuite("Lender Direct");
 
@@ -16,14 +16,17 @@ describe("declining on a phone", () => {
     // nothing wider than the phone: no sideways scrolling
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot(page, "5-phone-signing");
+    await expectAccessible(page, "document on a phone");
     await page.getByRole("button", { name: "Decline" }).tap();
     const dialog = page.getByRole("dialog", { name: "Decline to sign" });
     await dialog.getByRole("button", { name: "Decline" }).tap();
     await expect.poll(() => dialog.getByRole("alert").textContent()).toContain("Give a reason");
+    await expectAccessible(page, "decline dialog");
     expect(await status(org.key, contract.envelopeId)).toBe("viewed");
     await dialog.getByRole("textbox", { name: "Reason for declining" }).fill("The APR is not what we agreed");
     await dialog.getByRole("button", { name: "Decline" }).tap();
     await page.getByRole("heading", { name: "You declined to sign" }).waitFor();
+    await expectAccessible(page, "declined");
     expect(await status(org.key, contract.envelopeId)).toBe("declined");
 
     await page.goto(contract.dealerUrl);

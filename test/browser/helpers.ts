@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SignJWT } from "jose";
 import { PDFDocument, StandardFonts } from "pdf-lib";
+import AxeBuilder from "@axe-core/playwright";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, inject } from "vitest";
 import { startPartnerSite } from "./partner-site";
@@ -189,6 +190,22 @@ export async function shot(page: Page, name: string) {
   if (dir) await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
 }
 
+/**
+ * WCAG 2.2 AA (docs/decisions/signing-page-languages.md): axe-core finds no violation on what the page
+ * shows now (`step` names it in the failure). Stripe's own frames are not ours to fix and are excluded.
+ */
+export async function expectAccessible(page: Page, step: string) {
+  // legacy mode: axe runs in each frame itself (the default opens a page of its own, which a page made
+  // by browser.newPage, as these tests make them, does not allow)
+  const result = await new AxeBuilder({ page })
+    .setLegacyMode(true)
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"])
+    .exclude("iframe[name^='__privateStripe']")
+    .analyze();
+  const found = result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  if (found.length) throw new Error(`axe found WCAG violations at "${step}":\n${found.join("\n")}`);
+}
+
 /** A phone: 390x844 CSS pixels, touch, the mobile viewport meta honoured; downloads kept for the test. */
 export const phonePage = (browser: Browser) =>
   browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, locale: "en-US", acceptDownloads: true });
@@ -197,7 +214,7 @@ export const phonePage = (browser: Browser) =>
  * A one-signer consumer contract (the borrower alone: their name and signature), sent; with
  * `consumerConsent` the E-SIGN disclosure comes first (docs/consumer-signing.md). Returns the envelope and the link.
  */
-export async function sentConsumerContract(key: string, opts: { consumerConsent?: boolean; email?: string; signer?: Record<string, unknown>; extraFields?: unknown[] } = {}) {
+export async function sentConsumerContract(key: string, opts: { consumerConsent?: boolean; email?: string; signer?: Record<string, unknown>; extraFields?: unknown[]; locale?: "en" | "es" } = {}) {
   const email = opts.email ?? "casey@example.com";
   const form = new FormData();
   form.append("file", new File([Buffer.from(await contractPdf(1, "Vehicle retail installment sale contract"))], "contract.pdf", { type: "application/pdf" }));
@@ -220,6 +237,7 @@ export async function sentConsumerContract(key: string, opts: { consumerConsent?
         customer_name: "Casey Consumer",
         template_id: template.template_id,
         ...(opts.consumerConsent === undefined ? {} : { consumer_consent: opts.consumerConsent }),
+        ...(opts.locale ? { locale: opts.locale } : {}),
       },
     }),
   );

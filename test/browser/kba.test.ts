@@ -3,7 +3,7 @@ import { PDFDocument, StandardFonts } from "pdf-lib";
 import type { Page } from "playwright-core";
 import { inject } from "vitest";
 import { describe, expect, it } from "vitest";
-import { api, browserSuite, ok, shot, status } from "./helpers";
+import { api, browserSuite, expectAccessible, ok, shot, status } from "./helpers";
 
 const suite = browserSuite("Prairie Auto Finance");
 
@@ -65,6 +65,7 @@ describe("KBA on the signing page", () => {
     await page.getByRole("button", { name: "Verify my identity" }).click();
     await expect.poll(() => page.locator("#kba-error").textContent()).toContain("Answer question 1 first");
     await shot(page, "kba-1-questions");
+    await expectAccessible(page, "KBA questions");
 
     await answerOnScreen(page, email);
     await page.getByRole("button", { name: "Verify my identity" }).click();
@@ -72,6 +73,7 @@ describe("KBA on the signing page", () => {
     await sign.waitFor();
     await expect.poll(() => status(org.key, contract.envelopeId)).toBe("viewed");
     await shot(page, "kba-2-document");
+    await expectAccessible(page, "document after KBA");
 
     await sign.click();
     const dialog = page.getByRole("dialog");
@@ -79,6 +81,7 @@ describe("KBA on the signing page", () => {
     await dialog.getByRole("button", { name: "Adopt and sign" }).click();
     await page.getByRole("button", { name: "Finish" }).click();
     await page.getByRole("heading", { name: "Thank you, you have signed" }).waitFor();
+    await expectAccessible(page, "completion after KBA");
     expect(await status(org.key, contract.envelopeId)).toBe("completed");
     expect(errors).toEqual([]);
     await page.close();

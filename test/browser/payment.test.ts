@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
 import { STRIPE_TEST_PUBLISHABLE_KEY, STRIPE_TEST_SECRET_KEY } from "../global/stripe-stand-in.mjs";
-import { api, base, browserSuite, contractPdf, ok, shot, status } from "./helpers";
+import { api, base, browserSuite, contractPdf, expectAccessible, ok, shot, status } from "./helpers";
 
 const suite = browserSuite("Dealer Finance Pay");
 
@@ -107,6 +107,7 @@ describe("Sign + Pay on the signing page", () => {
     expect(await buyer.getByRole("heading", { name: "Payment" }).count()).toBe(1);
     expect(await buyer.locator("#payment-form").textContent()).toMatch(/\$1,500\.00/);
     await buyer.locator("#stripe-stand-in-element").waitFor();
+    await expectAccessible(buyer, "payment step");
     const given = await buyer.evaluate(() => (window as unknown as { __stripeStandIn: Record<string, unknown> }).__stripeStandIn);
     expect(given.publishableKey).toBe(STRIPE_TEST_PUBLISHABLE_KEY);
     expect(given.element).toBe("payment");

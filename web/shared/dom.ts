@@ -35,10 +35,12 @@ export const clearNotice = () => {
 /** Replaces the page's main content with a final message (signed, declined, link no longer valid). */
 export function finalScreen(heading: string, text: string, kind: "success" | "info" | "error" = "info") {
   const main = byId("main");
-  main.replaceChildren(h("section", { class: `final final-${kind}` }, h("h2", {}, heading), h("p", {}, text)));
+  const title = h("h2", { id: "final-title", tabindex: -1 }, heading);
+  main.replaceChildren(h("section", { class: `final final-${kind}`, "aria-labelledby": "final-title" }, title, h("p", {}, text)));
   byId("bar").querySelectorAll(".actions").forEach((el) => el.remove());
   clearNotice();
-  main.focus();
+  // a new step: focus on its heading (WCAG 2.4.3), which a screen reader then reads
+  title.focus();
 }
 
 /** "buyer_phone" -> "Buyer phone": field names become labels a screen reader can say. */

@@ -1,3 +1,4 @@
+import { formatDate, t } from "../i18n";
 import { callApi } from "../shared/api";
 import { byId, finalScreen, h } from "../shared/dom";
 import type { CopyLink, PageState } from "./types";
@@ -8,7 +9,6 @@ import type { CopyLink, PageState } from "./types";
  * `completed_copy` email carries), saying until when it is available.
  */
 
-const until = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "long", day: "numeric" });
 
 /** The completion screen: a final message, then the copy's download when there is one. */
 export function completionScreen(heading: string, text: string, copy: CopyLink | null | undefined, name: string, withoutCopy: string) {
@@ -20,8 +20,8 @@ export function completionScreen(heading: string, text: string, copy: CopyLink |
       h(
         "div",
         { class: "copy", id: "copy" },
-        h("a", { class: "button primary", id: "copy-download", href: copy.url, download: `${name.replace(/[\\/:*?"<>|]+/g, " ").trim() || "document"}.pdf` }, "Download your copy"),
-        h("p", { class: "copy-until", id: "copy-until" }, `The signed document (PDF) is available here until ${until(copy.expires_at)}. A link to it was also emailed to you. Save a copy for your records.`),
+        h("a", { class: "button primary", id: "copy-download", href: copy.url, download: `${name.replace(/[\\/:*?"<>|]+/g, " ").trim() || "document"}.pdf` }, t("copy_download")),
+        h("p", { class: "copy-until", id: "copy-until" }, t("copy_until", { date: formatDate(copy.expires_at) })),
       ),
     );
   } else {

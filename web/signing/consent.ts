@@ -1,3 +1,4 @@
+import { t } from "../i18n";
 import { ApiFailure, callApi } from "../shared/api";
 import { byId, clearNotice, finalScreen, h, notice, tellParent } from "../shared/dom";
 import type { ConsentState, PageState } from "./types";
@@ -30,24 +31,24 @@ export function askConsent(slug: string, consent: ConsentState, envelopeId: stri
   const { disclosure } = consent;
   return new Promise((resolve, reject) => {
     const error = h("p", { class: "field-error", id: "consent-error", role: "alert" });
-    const agree = h("button", { type: "button", class: "primary", id: "consent-agree" }, "I agree to use electronic records and signatures");
-    const refuse = h("button", { type: "button", class: "secondary danger", id: "consent-refuse" }, "I do not agree");
-    const heading = h("h2", { id: "consent-title", tabindex: -1 }, "Consent to electronic records and signatures");
+    const agree = h("button", { type: "button", class: "primary", id: "consent-agree" }, t("consent_agree"));
+    const refuse = h("button", { type: "button", class: "secondary danger", id: "consent-refuse" }, t("consent_refuse"));
+    const heading = h("h2", { id: "consent-title", tabindex: -1 }, t("consent_title"));
     const section = h(
       "section",
       { class: "consent", id: "consent", "aria-labelledby": "consent-title", "data-disclosure-version": disclosure.version },
       heading,
-      h("p", { class: "consent-intro" }, "Before you see the document, read how the sender will give you records electronically. You can keep a copy of this page."),
+      h("p", { class: "consent-intro" }, t("consent_intro")),
       h("div", { class: "consent-text", id: "consent-text" }, ...paragraphs(disclosure.text)),
-      h("h3", {}, "A paper copy"),
+      h("h3", {}, t("consent_paper")),
       h("p", { class: "consent-contact", id: "consent-paper-copy" }, disclosure.paper_copy_contact),
-      h("h3", {}, "Withdrawing your consent"),
+      h("h3", {}, t("consent_withdrawing")),
       h("div", { class: "consent-withdrawal", id: "consent-withdrawal" }, ...paragraphs(disclosure.withdrawal_instructions)),
       error,
       h("div", { class: "consent-actions" }, refuse, agree),
     );
     byId("main").replaceChildren(section);
-    notice("Consent: agree to use electronic records and signatures to open the document.");
+    notice(t("consent_notice"));
     heading.focus();
 
     const setBusy = (busy: boolean) => {
@@ -66,7 +67,7 @@ export function askConsent(slug: string, consent: ConsentState, envelopeId: stri
           reject(err);
           return false;
         }
-        error.textContent = err instanceof ApiFailure ? err.message : "Something went wrong; try again.";
+        error.textContent = err instanceof ApiFailure ? err.message : t("error_generic");
         setBusy(false);
         return false;
       }
@@ -88,13 +89,13 @@ export function askConsent(slug: string, consent: ConsentState, envelopeId: stri
   });
 }
 
-const REFUSE = { title: "Do not agree?", confirm: "I do not agree, decline", lead: "If you do not agree" };
-const WITHDRAW = { title: "Withdraw your consent?", confirm: "Withdraw consent, decline", lead: "If you withdraw your consent" };
+const REFUSE = { title: "refuse_title", confirm: "refuse_confirm", text: "refuse_text" } as const;
+const WITHDRAW = { title: "withdraw_title", confirm: "withdraw_confirm", text: "withdraw_text" } as const;
 
 function declinedScreen(envelopeId: string, contact: string) {
   tellParent({ type: "signing:declined", envelope_id: envelopeId });
-  finalScreen("You declined to sign", "You did not agree to use electronic records and signatures, so this document will not be signed electronically. The sender has been told.", "info");
-  byId("main").querySelector(".final")?.append(h("p", { class: "consent-contact" }, `For a paper copy or another way to sign: ${contact}`));
+  finalScreen(t("declined_heading"), t("consent_declined_text"), "info");
+  byId("main").querySelector(".final")?.append(h("p", { class: "consent-contact" }, t("consent_paper_contact", { contact })));
 }
 
 /**
@@ -113,24 +114,24 @@ export function withdrawConsent(slug: string, consent: ConsentState, envelopeId:
 }
 
 /** Not agreeing (or withdrawing) asks first: it declines the envelope for everyone and cannot be undone from this page. */
-function confirmRefusal(words: typeof REFUSE, contact: string, confirmed: () => Promise<void>) {
+function confirmRefusal(words: typeof REFUSE | typeof WITHDRAW, contact: string, confirmed: () => Promise<void>) {
   const dialog = h(
     "dialog",
     { class: "consent-dialog", "aria-labelledby": "consent-refuse-title", "aria-describedby": "consent-refuse-text" },
     h(
       "form",
       { method: "dialog" },
-      h("h2", { id: "consent-refuse-title" }, words.title),
+      h("h2", { id: "consent-refuse-title" }, t(words.title)),
       h(
         "p",
         { id: "consent-refuse-text" },
-        `${words.lead}, you decline to sign this document electronically: the sender is told, and it can no longer be signed from this link. For a paper copy: ${contact}`,
+        t(words.text, { contact }),
       ),
       h(
         "div",
         { class: "dialog-actions" },
-        h("button", { type: "button", class: "secondary", id: "consent-refuse-cancel", onclick: () => dialog.close() }, "Go back"),
-        h("button", { type: "submit", class: "primary danger", id: "consent-refuse-confirm" }, words.confirm),
+        h("button", { type: "button", class: "secondary", id: "consent-refuse-cancel", onclick: () => dialog.close() }, t("go_back")),
+        h("button", { type: "submit", class: "primary danger", id: "consent-refuse-confirm" }, t(words.confirm)),
       ),
     ),
   );

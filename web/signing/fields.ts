@@ -1,3 +1,4 @@
+import { t } from "../i18n";
 import { h, humanize } from "../shared/dom";
 import type { RenderedPage } from "../shared/pdf-view";
 import { buildAttachmentControl } from "./attachments";
@@ -53,7 +54,7 @@ export function buildFieldControl(field: Field, pages: Map<number, RenderedPage>
   const areas = field.areas.filter((a) => pages.has(a.page));
   if (areas.length === 0) return null;
   const label = humanize(field.name);
-  const spoken = `${label}${field.required ? ", required" : ""}${field.readonly ? ", read only" : ""}`;
+  const spoken = `${label}${field.required ? t("required_suffix") : ""}${field.readonly ? t("readonly_suffix") : ""}`;
   const common = { "aria-label": spoken, title: label, "data-field": field.name, "aria-required": field.required ? "true" : null };
   const invalidTargets: HTMLElement[] = [];
   const setInvalid = (message: string | null) => {
@@ -104,16 +105,18 @@ export function buildFieldControl(field: Field, pages: Map<number, RenderedPage>
     case "initials": {
       let adopted: SignatureValue | null = null;
       const prefilled = field.value as { kind?: string; text?: string } | null;
-      const buttons = areas.map((area) =>
-        place(h("button", { type: "button", class: `sig sig-${field.type}`, ...common, "aria-label": `${field.type === "signature" ? "Sign" : "Initial"}: ${spoken}` }), area, page(area), field.required),
-      );
+      const action = field.type === "signature" ? t("sign") : t("initial");
+      // a button takes no aria-required (its name says "required"); its name holds the text it shows (WCAG 2.5.3)
+      const buttons = areas.map((area) => place(h("button", { type: "button", class: `sig sig-${field.type}`, ...common, "aria-required": null }), area, page(area), field.required));
       const show = () => {
         for (const b of buttons) {
           b.replaceChildren();
-          if (adopted?.kind === "drawn") b.append(h("img", { src: adopted.dataUrl, alt: `${label} (drawn)` }));
+          const visible = adopted?.kind === "drawn" ? "" : adopted?.kind === "typed" ? adopted.text : prefilled?.kind === "typed" && prefilled.text ? prefilled.text : field.type === "signature" ? t("sign_here") : "";
+          b.setAttribute("aria-label", visible ? `${visible}, ${action}: ${spoken}` : `${action}: ${spoken}`);
+          if (adopted?.kind === "drawn") b.append(h("img", { src: adopted.dataUrl, alt: t("drawn_suffix", { label }) }));
           else if (adopted?.kind === "typed") b.append(h("span", { class: "typed" }, adopted.text));
           else if (prefilled?.kind === "typed" && prefilled.text) b.append(h("span", { class: "typed" }, prefilled.text));
-          else b.append(h("span", { class: "sig-cta" }, field.type === "signature" ? "Sign here" : "Initial"));
+          else b.append(h("span", { class: "sig-cta" }, field.type === "signature" ? t("sign_here") : t("initial")));
           b.classList.toggle("filled", adopted !== null);
         }
       };
@@ -158,7 +161,7 @@ export function buildFieldControl(field: Field, pages: Map<number, RenderedPage>
       if (options.length > 1 && areas.length === options.length) {
         // one area per option: each choice sits where the document shows it
         areas.forEach((area, i) => {
-          const radio = h("input", { type: "radio", name: group, value: options[i]!, "aria-label": `${label}: ${options[i]}${field.required ? ", required" : ""}`, "data-field": field.name });
+          const radio = h("input", { type: "radio", name: group, value: options[i]!, "aria-label": `${label}: ${options[i]}${field.required ? t("required_suffix") : ""}`, "data-field": field.name });
           place(h("span", { class: "radio-wrap" }, radio), area, page(area), field.required);
           radios.push(radio);
         });
@@ -193,7 +196,7 @@ export function buildFieldControl(field: Field, pages: Map<number, RenderedPage>
     case "select": {
       const current = initialText(field);
       const selects = areas.map((area) => {
-        const select = h("select", { ...common }, h("option", { value: "" }, field.required ? "Choose…" : "(none)"));
+        const select = h("select", { ...common }, h("option", { value: "" }, field.required ? t("choose") : t("none")));
         for (const option of field.options ?? []) select.append(h("option", { value: option }, option));
         select.value = current;
         select.disabled = field.readonly;

@@ -1,3 +1,5 @@
+import { t } from "../i18n";
+import type { PageMessages } from "../i18n/catalogs";
 import { ApiFailure, callApi } from "../shared/api";
 import { byId, clearNotice, finalScreen, h, notice } from "../shared/dom";
 
@@ -12,15 +14,9 @@ type KbaStatus = "required" | "passed" | "failed" | "unavailable";
 type KbaQuestion = { question_id: string; prompt: string; choices: { choice_id: string; label: string }[] };
 type KbaStep = { status: KbaStatus; attempts_left: number; session: { session_id: string; expires_at: string; questions: KbaQuestion[] } | null };
 
-const LOCKED: Record<Exclude<KbaStatus, "required" | "passed">, [string, string]> = {
-  failed: [
-    "Identity not verified",
-    "Your answers did not match the records, and no attempts are left, so this document cannot be opened from this link. Contact the sender: they can send the document again or arrange another way to sign.",
-  ],
-  unavailable: [
-    "Identity questions unavailable",
-    "We could not build identity questions for you (there is too little record history to ask about). This is not a failure. The sender can see this outcome and decides how to continue: they can send the document again or arrange another way to sign.",
-  ],
+const LOCKED: Record<Exclude<KbaStatus, "required" | "passed">, [keyof PageMessages, keyof PageMessages]> = {
+  failed: ["kba_failed", "kba_failed_text"],
+  unavailable: ["kba_unavailable", "kba_unavailable_text"],
 };
 
 /**
@@ -36,7 +32,7 @@ export async function verifyIdentity(slug: string): Promise<boolean> {
     } catch (err) {
       // the day's question sets are spent (429 kba_daily_limit): say when, nothing to answer now
       if (err instanceof ApiFailure && err.status === 429) {
-        finalScreen("Too many question sets today", `${err.message}. Open this link again then.`, "info");
+        finalScreen(t("kba_too_many"), t("kba_too_many_text", { message: err.message }), "info");
         return false;
       }
       throw err;
@@ -44,7 +40,7 @@ export async function verifyIdentity(slug: string): Promise<boolean> {
     if (step.status === "passed") return true;
     if (step.status !== "required" || !step.session) {
       const [heading, text] = LOCKED[step.status === "required" ? "failed" : step.status];
-      finalScreen(heading, text, step.status === "failed" ? "error" : "info");
+      finalScreen(t(heading), t(text), step.status === "failed" ? "error" : "info");
       return false;
     }
     const result = await askQuestions(api, step, round === 0);
@@ -68,7 +64,7 @@ function askQuestions(api: string, step: KbaStep, first: boolean): Promise<KbaSt
       h(
         "fieldset",
         { class: "kba-question", "data-question-id": q.question_id },
-        h("legend", {}, h("span", { class: "kba-number" }, `Question ${i + 1} of ${session.questions.length}`), h("span", { class: "kba-prompt" }, q.prompt)),
+        h("legend", {}, h("span", { class: "kba-number" }, t("kba_question_of", { n: i + 1, total: session.questions.length })), h("span", { class: "kba-prompt" }, q.prompt)),
         ...q.choices.map((c) =>
           h(
             "label",
@@ -79,30 +75,31 @@ function askQuestions(api: string, step: KbaStep, first: boolean): Promise<KbaSt
         ),
       ),
     );
-    const submit = h("button", { type: "submit", class: "primary", id: "kba-submit" }, "Verify my identity");
+    const submit = h("button", { type: "submit", class: "primary", id: "kba-submit" }, t("kba_submit"));
     const form = h(
       "form",
       { class: "kba", id: "kba-form", novalidate: true, "aria-labelledby": "kba-title" },
-      h("h2", { id: "kba-title" }, "Confirm your identity"),
+      h("h2", { id: "kba-title", tabindex: -1 }, t("kba_title")),
       h(
         "p",
         { class: "kba-intro" },
-        `Before the document opens, answer these questions about your own history by ${new Date(session.expires_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}: questions left unanswered use an attempt. ${step.attempts_left === 1 ? "This is your last attempt." : `You have ${step.attempts_left} attempts.`}`,
+        `${t("kba_intro", { time: new Date(session.expires_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) })} ${step.attempts_left === 1 ? t("kba_last_attempt") : t("kba_attempts", { count: step.attempts_left })}`,
       ),
       ...fieldsets,
       error,
       h("div", { class: "dialog-actions" }, submit),
     );
     byId("main").replaceChildren(form);
-    if (first) notice("Identity verification: answer the questions to open the document.");
-    (form.querySelector("input") as HTMLInputElement | null)?.focus();
+    if (first) notice(t("kba_notice"));
+    // a new step: focus on its heading, so a screen reader starts there (WCAG 2.4.3)
+    byId("kba-title").focus();
 
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
       const answers = session.questions.map((q) => ({ question_id: q.question_id, choice_id: form.querySelector<HTMLInputElement>(`input[name="kba-${CSS.escape(q.question_id)}"]:checked`)?.value }));
       const missing = answers.findIndex((a) => !a.choice_id);
       if (missing >= 0) {
-        error.textContent = `Answer question ${missing + 1} first.`;
+        error.textContent = t("kba_answer_first", { n: missing + 1 });
         fieldsets[missing]!.querySelector("input")!.focus();
         return;
       }
@@ -110,7 +107,7 @@ function askQuestions(api: string, step: KbaStep, first: boolean): Promise<KbaSt
       try {
         const result = await callApi<{ status: KbaStatus; attempts_left: number }>(api, { method: "POST", json: { session_id: session.session_id, answers } });
         if (result.status === "required") {
-          notice(`Those answers did not match. ${result.attempts_left === 1 ? "You have one more attempt, with new questions." : `${result.attempts_left} attempts left, with new questions.`}`, "error");
+          notice(result.attempts_left === 1 ? t("kba_no_match_last") : t("kba_no_match", { count: result.attempts_left }), "error");
           resolve("retry");
           return;
         }
@@ -118,12 +115,12 @@ function askQuestions(api: string, step: KbaStep, first: boolean): Promise<KbaSt
       } catch (err) {
         // a lapsed or already answered set: fetch the current state and carry on from there
         if (err instanceof ApiFailure && (err.status === 410 || err.status === 409)) {
-          notice(err.status === 410 ? "Those questions expired unanswered, which used an attempt." : err.message, "error");
+          notice(err.status === 410 ? t("kba_expired") : err.message, "error");
           resolve("retry");
           return;
         }
         submit.disabled = false;
-        error.textContent = err instanceof ApiFailure ? err.message : "Something went wrong; try again.";
+        error.textContent = err instanceof ApiFailure ? err.message : t("error_generic");
       }
     });
   });

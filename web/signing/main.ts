@@ -10,11 +10,16 @@ import { verifyPhone } from "./otp";
 import { askConsent, consentPending, withdrawConsent } from "./consent";
 import { awaitCopy, completionScreen } from "./completion";
 import type { PageState, SubmittedValue } from "./types";
+import { formatDate, setLocale, t } from "../i18n";
 
-const ENDED: Record<number, string> = {
-  410: "This signing link is no longer active.",
-  404: "This signing link is not valid.",
+const ENDED: Record<number, () => string> = {
+  410: () => t("ended_410"),
+  404: () => t("ended_404"),
 };
+
+/** The screen of a page that cannot open: a closed or unknown link, or the API's refusal. */
+const failedScreen = (failure: ApiFailure) =>
+  finalScreen(ENDED[failure.status] ? t("signing_link") : t("cannot_open"), ENDED[failure.status] ? `${ENDED[failure.status]!()} ${failure.message}` : failure.message, "error");
 
 /** Opens the page: a signer's link carries the slug; an embedded page exchanges its token for it. */
 async function start() {
@@ -23,20 +28,20 @@ async function start() {
     if (mode === "link" && slug) return await new SigningPage(slug).open();
     const token = envelopeId ? takeEmbedToken("sign", envelopeId) : null;
     if (!token || !envelopeId) {
-      return finalScreen("Link incomplete", "This page was opened without its secure token. Go back to the site that sent you here and open it again.", "error");
+      return finalScreen(t("link_incomplete"), t("link_incomplete_text"), "error");
     }
     const session = await openEmbedSession<{ signing_slug: string }>("sign", envelopeId, token);
     await new SigningPage(session.signing_slug).open();
   } catch (err) {
-    const failure = err instanceof ApiFailure ? err : new ApiFailure(0, "Something went wrong while opening the document.");
+    const failure = err instanceof ApiFailure ? err : new ApiFailure(0, t("error_opening"));
     if (mode !== "link" && (failure.status === 401 || failure.status === 403)) {
-      return finalScreen("Cannot open this document", embedFailureText(failure.status, failure.message), "error");
+      return finalScreen(t("cannot_open"), embedFailureText(failure.status, failure.message), "error");
     }
     // Sign + Pay: the envelope closed (410) while its payer still owes the payment: offer the payment step
     if (mode === "link" && slug && failure.status === 410 && (await payAfterSigning(slug))) {
-      return finalScreen("Thank you", "Your signature and your payment are recorded. There is nothing left for you to do.", "success");
+      return finalScreen(t("thank_you"), t("paid_text"), "success");
     }
-    finalScreen(ENDED[failure.status] ? "Signing link" : "Cannot open this document", ENDED[failure.status] ? `${ENDED[failure.status]} ${failure.message}` : failure.message, "error");
+    failedScreen(failure);
   }
 }
 
@@ -60,28 +65,27 @@ class SigningPage {
   async open(): Promise<void> {
     this.state = await callApi<PageState>(this.api);
     const { envelope, signer } = this.state;
+    setLocale(envelope.locale);
     byId("title").textContent = envelope.name;
-    document.title = `${envelope.name} · Review and sign`;
+    document.title = t("page_title_of", { name: envelope.name });
     // Sign + Pay: a payer who signed but left before paying gets the payment step again (./payment.ts)
     if (signer.status === "completed") {
       const paid = await payAfterSigning(this.slug);
       // after completion the link shows the signer's copy for 30 days (./completion.ts)
       const done = envelope.status === "completed" || envelope.status === "vaulted";
       return completionScreen(
-        paid ? "Thank you" : done ? "Everyone has signed" : "Already signed",
-        paid
-          ? "Your signature and your payment are recorded. There is nothing left for you to do."
-          : `You signed this document${signer.signed_at ? ` on ${new Date(signer.signed_at).toLocaleString()}` : ""}. There is nothing left for you to do.`,
+        paid ? t("thank_you") : done ? t("everyone_signed") : t("already_signed"),
+        paid ? t("paid_text") : signer.signed_at ? t("you_signed_on", { date: formatDate(signer.signed_at, true) }) : t("you_signed"),
         this.state.copy,
         envelope.name,
-        done ? "Your copy was emailed to you." : "Once everyone has signed, you will get an email with a link to download your copy.",
+        done ? t("copy_emailed") : t("copy_later"),
       );
     }
-    if (signer.status === "declined") return finalScreen("Declined", "You declined to sign this document.", "info");
+    if (signer.status === "declined") return finalScreen(t("declined"), t("declined_text"), "info");
     // a view-only session (a partner key without esign:write): the signer's view, no step taken for them
     if (this.state.view_only) {
-      if (this.state.kba.required && this.state.kba.status !== "passed") return finalScreen("View only", "The signer has not verified their identity yet: the document opens here once they have.", "info");
-      if (consentPending(this.state)) return finalScreen("View only", "The signer has not consented to electronic records yet: the document opens here once they have.", "info");
+      if (this.state.kba.required && this.state.kba.status !== "passed") return finalScreen(t("view_only"), t("view_only_kba"), "info");
+      if (consentPending(this.state)) return finalScreen(t("view_only"), t("view_only_consent"), "info");
     }
     // KBA envelopes: the identity questions come first (./kba.ts); once passed, the state carries the fields
     if (this.state.kba.required && this.state.kba.status !== "passed") {
@@ -109,7 +113,7 @@ class SigningPage {
       if (err instanceof ApiFailure && err.code === "consent_required" && this.reopened++ < 2) return this.open();
       throw err;
     }
-    const pages = await renderPdf(doc, bytes, `Page`);
+    const pages = await renderPdf(doc, bytes, t("page_label"));
     const byPage = new Map(pages.map((p) => [p.number, p]));
     const dialog = new SignatureDialog(signer.name);
     this.controls = [...this.state.fields]
@@ -127,13 +131,13 @@ class SigningPage {
     this.renderBar();
     if (this.state.view_only) {
       this.controls.forEach((c) => c.disable());
-      notice(`View only: this is what ${signer.name} sees. Nothing can be filled in or signed from this link.`);
+      notice(t("view_only_notice", { name: signer.name }));
       return;
     }
     if (!this.state.is_your_turn) {
       this.controls.forEach((c) => c.disable());
       const waiting = this.state.signers.filter((s) => !s.is_you && s.status !== "completed" && s.routing_order < signer.routing_order);
-      notice(`It is not your turn yet: waiting for ${waiting.map((s) => s.name).join(", ") || "earlier signers"} to sign first. You will get an email when it is your turn.`);
+      notice(t("not_your_turn", { names: waiting.map((s) => s.name).join(", ") || t("earlier_signers") }));
       return;
     }
     try {
@@ -143,8 +147,11 @@ class SigningPage {
       throw err;
     }
     tellParent({ type: "signing:viewed", envelope_id: envelope.id });
+    // the document step: focus on its heading (the envelope's name), the notice below says what to do
+    byId("title").setAttribute("tabindex", "-1");
+    byId("title").focus();
     const required = this.controls.filter((c) => c.field.required && !c.field.readonly).length;
-    notice(`Signing as ${signer.name}. ${required ? `${required} required field${required === 1 ? "" : "s"} to fill, then choose Finish.` : "Review the document, then choose Finish."}`);
+    notice(t(required === 0 ? "signing_as_none" : required === 1 ? "signing_as_one" : "signing_as_count", { name: signer.name, count: required }));
     this.updateProgress();
   }
 
@@ -160,16 +167,16 @@ class SigningPage {
         `${signer.name} · ${signer.role}`,
         // consumer envelopes: consent can be withdrawn until the signer finishes, as the disclosure says
         mine && consent?.given_at
-          ? h("button", { type: "button", class: "link withdraw", id: "withdraw-consent", onclick: () => !this.busy && withdrawConsent(this.slug, consent, this.state.envelope.id, (err) => notice(err instanceof ApiFailure ? err.message : "Something went wrong. Try again.", "error")) }, "Withdraw consent")
+          ? h("button", { type: "button", class: "link withdraw", id: "withdraw-consent", onclick: () => !this.busy && withdrawConsent(this.slug, consent, this.state.envelope.id, (err) => notice(err instanceof ApiFailure ? err.message : t("error_generic"), "error")) }, t("withdraw_consent"))
           : null,
       ),
       h(
         "div",
         { class: "actions" },
         h("span", { id: "progress", class: "progress", "aria-live": "polite" }),
-        mine ? h("button", { type: "button", class: "secondary", id: "next-field", onclick: () => this.nextField() }, "Next field") : null,
-        mine ? h("button", { type: "button", class: "secondary danger", id: "decline", onclick: () => this.decline() }, "Decline") : null,
-        mine ? h("button", { type: "button", class: "primary", id: "finish", onclick: () => this.finish() }, "Finish") : null,
+        mine ? h("button", { type: "button", class: "secondary", id: "next-field", onclick: () => this.nextField() }, t("next_field")) : null,
+        mine ? h("button", { type: "button", class: "secondary danger", id: "decline", onclick: () => this.decline() }, t("decline")) : null,
+        mine ? h("button", { type: "button", class: "primary", id: "finish", onclick: () => this.finish() }, t("finish")) : null,
       ),
     );
   }
@@ -182,7 +189,7 @@ class SigningPage {
     const required = this.editable().filter((c) => c.field.required);
     const missing = required.filter((c) => !c.filled());
     const el = document.getElementById("progress");
-    if (el) el.textContent = required.length ? `${required.length - missing.length} of ${required.length} required fields done` : "";
+    if (el) el.textContent = required.length ? t("progress", { done: required.length - missing.length, total: required.length }) : "";
     if (!this.state.is_your_turn) return;
     // the notice follows the fields: the "fill in" list shrinks as they are filled, and goes once none is left
     const key = missing.map((c) => c.field.name).join(",");
@@ -191,12 +198,12 @@ class SigningPage {
     this.missingShown = key;
     if (missing.length === 0 && required.length > 0) {
       this.refused = false;
-      notice("Every required field is filled. Review the document, then choose Finish.", "success");
+      notice(t("all_filled"), "success");
     } else if (this.refused) {
-      notice(`Fill in the required field${missing.length === 1 ? "" : "s"} first: ${missing.map((c) => c.label).join(", ")}.`, "error");
+      notice(t(missing.length === 1 ? "fill_first_one" : "fill_first", { names: missing.map((c) => c.label).join(", ") }), "error");
     } else if (before === "" && missing.length > 0 && required.length > 0 && document.getElementById("notice")?.classList.contains("notice-success")) {
       // a field emptied again after "every required field is filled"
-      notice(`${missing.length} required field${missing.length === 1 ? "" : "s"} to fill, then choose Finish.`);
+      notice(t(missing.length === 1 ? "to_fill_one" : "to_fill", { count: missing.length }));
     }
   }
 
@@ -207,7 +214,7 @@ class SigningPage {
     const start = list.findIndex((c) => c.focusTarget === active) + 1;
     const rotated = [...list.slice(start), ...list.slice(0, start)];
     const next = rotated.find((c) => c.field.required && !c.filled()) ?? rotated.find((c) => !c.filled());
-    if (!next) return notice("Every field is filled. Choose Finish to sign.");
+    if (!next) return notice(t("every_field_filled"));
     next.focusTarget.scrollIntoView({ block: "center", behavior: "smooth" });
     next.focusTarget.focus({ preventScroll: true });
   }
@@ -220,7 +227,7 @@ class SigningPage {
       missing.forEach((c) => c.setInvalid("required"));
       this.refused = true;
       this.missingShown = missing.map((c) => c.field.name).join(",");
-      notice(`Fill in the required field${missing.length === 1 ? "" : "s"} first: ${missing.map((c) => c.label).join(", ")}.`, "error");
+      notice(t(missing.length === 1 ? "fill_first_one" : "fill_first", { names: missing.map((c) => c.label).join(", ") }), "error");
       missing[0]!.focusTarget.scrollIntoView({ block: "center" });
       missing[0]!.focusTarget.focus({ preventScroll: true });
       return;
@@ -238,11 +245,11 @@ class SigningPage {
       // this submit completed the envelope: the state now carries the signer's copy (./completion.ts)
       const copy = result.completed ? await awaitCopy(this.api) : null;
       completionScreen(
-        "Thank you, you have signed",
-        result.completed ? "Everyone has signed. The completed document is on its way to the sender." : "Your signature is recorded. The next signer has been invited.",
+        t("signed_heading"),
+        result.completed ? t("signed_all") : t("signed_next"),
         copy,
         this.state.envelope.name,
-        result.completed ? "Your copy is on its way to you by email." : "Once everyone has signed, you will get an email with a link to download your copy.",
+        result.completed ? t("copy_on_way") : t("copy_later"),
       );
     });
   }
@@ -257,16 +264,16 @@ class SigningPage {
       h(
         "form",
         { method: "dialog" },
-        h("h2", { id: "decline-title" }, "Decline to sign"),
-        h("p", {}, "The sender is told that you declined and why. The document can then no longer be signed by anyone."),
-        h("label", { for: "decline-reason" }, "Reason for declining"),
+        h("h2", { id: "decline-title" }, t("decline_title")),
+        h("p", {}, t("decline_text")),
+        h("label", { for: "decline-reason" }, t("decline_reason")),
         reason,
         error,
         h(
           "div",
           { class: "dialog-actions" },
-          h("button", { type: "button", class: "secondary", onclick: () => dialog.close() }, "Cancel"),
-          h("button", { type: "submit", class: "primary danger", id: "decline-confirm" }, "Decline"),
+          h("button", { type: "button", class: "secondary", onclick: () => dialog.close() }, t("cancel")),
+          h("button", { type: "submit", class: "primary danger", id: "decline-confirm" }, t("decline")),
         ),
       ),
     );
@@ -275,7 +282,7 @@ class SigningPage {
     dialog.querySelector("form")!.addEventListener("submit", async (e) => {
       e.preventDefault();
       if (!reason.value.trim()) {
-        error.textContent = "Give a reason for declining.";
+        error.textContent = t("decline_reason_missing");
         reason.focus();
         return;
       }
@@ -283,7 +290,7 @@ class SigningPage {
       await this.send(async () => {
         await callApi(`${this.api}/decline`, { method: "POST", json: { reason: reason.value.trim() } });
         tellParent({ type: "signing:declined", envelope_id: this.state.envelope.id });
-        finalScreen("You declined to sign", "The sender has been told. You can close this page.", "info");
+        finalScreen(t("declined_heading"), t("declined_done"), "info");
       });
     });
     dialog.showModal();
@@ -299,8 +306,7 @@ class SigningPage {
     try {
       await this.open();
     } catch (err) {
-      const failure = err instanceof ApiFailure ? err : new ApiFailure(0, "Something went wrong while opening the document.");
-      finalScreen(ENDED[failure.status] ? "Signing link" : "Cannot open this document", ENDED[failure.status] ? `${ENDED[failure.status]} ${failure.message}` : failure.message, "error");
+      failedScreen(err instanceof ApiFailure ? err : new ApiFailure(0, t("error_opening")));
     }
   }
 
@@ -313,10 +319,10 @@ class SigningPage {
     try {
       await action();
     } catch (err) {
-      const failure = err instanceof ApiFailure ? err : new ApiFailure(0, "Something went wrong. Try again.");
+      const failure = err instanceof ApiFailure ? err : new ApiFailure(0, t("error_generic"));
       // consent asked for again (a stale tab): the consent step, then the document afresh
       if (failure.code === "consent_required" && this.reopened++ < 2) return void (await this.restart());
-      if (failure.status === 410) return finalScreen("Signing link", `${ENDED[410]} ${failure.message}`, "error");
+      if (failure.status === 410) return finalScreen(t("signing_link"), `${t("ended_410")} ${failure.message}`, "error");
       const issues = Array.isArray(failure.details) ? (failure.details as { path?: unknown[]; message?: string }[]) : [];
       for (const issue of issues) {
         const name = Array.isArray(issue.path) && issue.path[0] === "values" ? String(issue.path[1]) : null;

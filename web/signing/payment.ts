@@ -1,3 +1,4 @@
+import { t } from "../i18n";
 import { ApiFailure, callApi } from "../shared/api";
 import { byId, clearNotice, h, notice } from "../shared/dom";
 
@@ -48,7 +49,7 @@ export async function payAfterSigning(slug: string): Promise<boolean> {
   try {
     intent = await callApi<PaymentIntent>("/api/v2/embed/payment-intent", { method: "POST", headers: { authorization: `Bearer ${token}` } });
   } catch (err) {
-    notice(`Your signature is recorded, but the payment could not be prepared: ${err instanceof ApiFailure ? err.message : "try again later"}.`, "error");
+    notice(t("payment_not_ready", { reason: err instanceof ApiFailure ? err.message : t("payment_try_later") }), "error");
     return false;
   }
   if (!intent.payment_required || !intent.client_secret || !intent.publishable_key) return false;
@@ -64,12 +65,12 @@ function renderStep(stripe: StripeJs, elements: StripeElements, intent: PaymentI
   const amount = formatAmount(intent.amount_cents ?? 0, intent.currency ?? "usd");
   const mount = h("div", { id: "payment-element", class: "payment-element" });
   const error = h("p", { class: "field-error", role: "alert", id: "payment-error" });
-  const pay = h("button", { type: "submit", class: "primary", id: "pay" }, `Pay ${amount}`);
+  const pay = h("button", { type: "submit", class: "primary", id: "pay" }, t("payment_pay", { amount }));
   const form = h(
     "form",
     { class: "payment-step", id: "payment-form", "aria-labelledby": "payment-title" },
-    h("h2", { id: "payment-title" }, "Payment"),
-    h("p", {}, `Your signature is recorded. The sender asks you to pay ${amount} now.`),
+    h("h2", { id: "payment-title", tabindex: -1 }, t("payment_title")),
+    h("p", {}, t("payment_text", { amount })),
     mount,
     error,
     h("div", { class: "dialog-actions" }, pay),
@@ -77,6 +78,7 @@ function renderStep(stripe: StripeJs, elements: StripeElements, intent: PaymentI
   byId("main").replaceChildren(h("section", { class: "final" }, form));
   byId("bar").querySelectorAll(".actions").forEach((el) => el.remove());
   elements.create("payment").mount(mount);
+  byId("payment-title").focus();
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     pay.disabled = true;
@@ -84,11 +86,11 @@ function renderStep(stripe: StripeJs, elements: StripeElements, intent: PaymentI
     clearNotice();
     const result = await stripe.confirmPayment({ elements, redirect: "if_required", confirmParams: { return_url: payer.returnUrl } });
     if (result.error) {
-      error.textContent = result.error.message ?? "The payment did not go through. Check the details and try again.";
+      error.textContent = result.error.message ?? t("payment_failed");
       pay.disabled = false;
       return;
     }
-    notice("Payment submitted. Waiting for the confirmation…");
+    notice(t("payment_submitted"));
     await waitForPaid(payer.token);
     done();
   });

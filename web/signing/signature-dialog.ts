@@ -1,3 +1,4 @@
+import { t } from "../i18n";
 import SignaturePad from "signature_pad";
 import { h } from "../shared/dom";
 import type { Field, SignatureValue } from "./types";
@@ -29,39 +30,39 @@ export class SignatureDialog {
   private resolve: ((v: SignatureValue | null) => void) | null = null;
 
   constructor(private readonly signerName: string) {
-    this.heading = h("h2", { id: "sig-title" }, "Adopt your signature");
+    this.heading = h("h2", { id: "sig-title", tabindex: -1 }, t("adopt_title"));
     this.typed = h("input", { type: "text", id: "sig-typed", autocomplete: "name", maxlength: 200 });
-    this.canvas = h("canvas", { class: "sig-canvas", "aria-label": "Drawing area: draw your signature with a mouse, finger or stylus" });
+    this.canvas = h("canvas", { class: "sig-canvas", "aria-label": t("draw_area") });
     this.error = h("p", { class: "field-error", role: "alert" });
     const preview = h("p", { class: "typed typed-preview", "aria-hidden": "true" });
     this.typed.addEventListener("input", () => (preview.textContent = this.typed.value));
     this.panes = {
-      type: h("div", { id: "sig-pane-type", role: "tabpanel", "aria-labelledby": "sig-tab-type" }, h("label", { for: "sig-typed" }, "Type your name as you sign it"), this.typed, preview),
+      type: h("div", { id: "sig-pane-type", role: "tabpanel", "aria-labelledby": "sig-tab-type" }, h("label", { for: "sig-typed" }, t("type_label")), this.typed, preview),
       draw: h(
         "div",
         { id: "sig-pane-draw", role: "tabpanel", "aria-labelledby": "sig-tab-draw", hidden: true },
-        h("p", { class: "hint" }, "Draw inside the box."),
+        h("p", { class: "hint" }, t("draw_hint")),
         this.canvas,
-        h("button", { type: "button", class: "link", onclick: () => this.pad.clear() }, "Clear"),
+        h("button", { type: "button", class: "link", onclick: () => this.pad.clear() }, t("clear")),
       ),
     };
     this.tabs = {
-      type: h("button", { type: "button", role: "tab", id: "sig-tab-type", "aria-controls": "sig-pane-type", onclick: () => this.show("type") }, "Type"),
-      draw: h("button", { type: "button", role: "tab", id: "sig-tab-draw", "aria-controls": "sig-pane-draw", onclick: () => this.show("draw") }, "Draw"),
+      type: h("button", { type: "button", role: "tab", id: "sig-tab-type", "aria-controls": "sig-pane-type", onclick: () => this.show("type") }, t("tab_type")),
+      draw: h("button", { type: "button", role: "tab", id: "sig-tab-draw", "aria-controls": "sig-pane-draw", onclick: () => this.show("draw") }, t("tab_draw")),
     };
     const form = h(
       "form",
       { method: "dialog" },
       this.heading,
-      h("div", { role: "tablist", "aria-label": "How to sign", class: "tabs" }, this.tabs.type, this.tabs.draw),
+      h("div", { role: "tablist", "aria-label": t("how_to_sign"), class: "tabs" }, this.tabs.type, this.tabs.draw),
       this.panes.type,
       this.panes.draw,
       this.error,
       h(
         "div",
         { class: "dialog-actions" },
-        h("button", { type: "button", class: "secondary", onclick: () => this.close(null) }, "Cancel"),
-        h("button", { type: "submit", class: "primary", id: "sig-adopt" }, "Adopt and sign"),
+        h("button", { type: "button", class: "secondary", onclick: () => this.close(null) }, t("cancel")),
+        h("button", { type: "submit", class: "primary", id: "sig-adopt" }, t("adopt")),
       ),
     );
     form.addEventListener("submit", (e) => {
@@ -79,7 +80,7 @@ export class SignatureDialog {
     const kind = field.type === "initials" ? "initials" : "signature";
     const known = this.adopted.get(kind);
     if (known && !change) return known;
-    this.heading.textContent = kind === "initials" ? `Adopt your initials (${label})` : `Adopt your signature (${label})`;
+    this.heading.textContent = kind === "initials" ? t("adopt_initials", { label }) : t("adopt_signature", { label });
     this.typed.value = known?.kind === "typed" ? known.text : kind === "initials" ? initialsOf(this.signerName) : this.signerName;
     this.typed.dispatchEvent(new Event("input"));
     this.error.textContent = "";
@@ -115,7 +116,7 @@ export class SignatureDialog {
   private adopt() {
     if (this.mode === "draw") {
       if (this.pad.isEmpty()) {
-        this.error.textContent = "Draw your signature in the box, or choose Type.";
+        this.error.textContent = t("draw_missing");
         return;
       }
       this.close({ kind: "drawn", dataUrl: this.pad.toDataURL("image/png") });
@@ -123,7 +124,7 @@ export class SignatureDialog {
     }
     const text = this.typed.value.trim();
     if (!text) {
-      this.error.textContent = "Type your name to sign.";
+      this.error.textContent = t("type_missing");
       this.typed.focus();
       return;
     }

@@ -1,3 +1,4 @@
+import { LOCALES } from "./locales";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { customers } from "./customers";
 import { organizations } from "./organizations";
@@ -70,6 +71,8 @@ export const bulkItems = sqliteTable(
     customerId: text("customer_id").notNull().references(() => customers.id),
     customerName: text("customer_name").notNull(),
     email: text("email"),
+    /** the item's language; null: the batch's envelopes take the organization's default */
+    locale: text("locale", { enum: LOCALES }),
     status: text("status", { enum: BULK_ITEM_STATUSES }).notNull(),
     envelopeKey: text("envelope_key").notNull().unique(),
     envelopeId: text("envelope_id"),

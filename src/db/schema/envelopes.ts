@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { customers } from "./customers";
 import { organizations } from "./organizations";
+import { LOCALES } from "./locales";
 
 export const ENVELOPE_STATUSES = [
   "pending",
@@ -71,6 +72,8 @@ export const envelopes = sqliteTable(
      */
     consumerConsent: integer("consumer_consent", { mode: "boolean" }).notNull().default(false),
     disclosureId: text("disclosure_id"),
+    /** the signer's language (docs/decisions/signing-page-languages.md): the signing page, its emails and the default disclosure */
+    locale: text("locale", { enum: LOCALES }).notNull().default("en"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
   },
@@ -126,6 +129,8 @@ export const esignDisclosures = sqliteTable(
   {
     id: text("id").primaryKey(),
     orgId: text("org_id").notNull().references(() => organizations.id),
+    /** one series of versions per language: the signer is shown the one of the envelope's `locale` */
+    locale: text("locale", { enum: LOCALES }).notNull().default("en"),
     version: integer("version").notNull(),
     required: integer("required", { mode: "boolean" }).notNull(),
     text: text("text").notNull(),
@@ -135,7 +140,7 @@ export const esignDisclosures = sqliteTable(
     createdBy: text("created_by"),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [uniqueIndex("esign_disclosures_org_version_uq").on(t.orgId, t.version)],
+  (t) => [uniqueIndex("esign_disclosures_org_locale_version_uq").on(t.orgId, t.locale, t.version)],
 );
 
 /** An envelope's cc recipients (docs/consumer-signing.md): at most 10; they get the completed copy, never a signing link. */

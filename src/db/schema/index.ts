@@ -12,3 +12,4 @@ export * from "./kba";
 export * from "./payments";
 export * from "./bulk";
 export * from "./otp";
+export * from "./locales";

@@ -1,3 +1,4 @@
+import { LOCALES } from "./locales";
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const organizations = sqliteTable("organizations", {
@@ -26,6 +27,8 @@ export const organizations = sqliteTable("organizations", {
   retainYearsAfterClose: integer("retain_years_after_close").notNull().default(7),
   autoDestroy: integer("auto_destroy", { mode: "boolean" }).notNull().default(false),
   retentionUpdatedAt: text("retention_updated_at"),
+  /** the language of its envelopes that name none (docs/decisions/signing-page-languages.md) */
+  defaultLocale: text("default_locale", { enum: LOCALES }).notNull().default("en"),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 });

@@ -1,5 +1,7 @@
 import { PDFDocument, rgb, StandardFonts, type PDFFont, type PDFPage } from "pdf-lib";
 
+const LANGUAGE_NAMES: Record<string, string> = { en: "English (en)", es: "Spanish (es)" };
+
 /**
  * What the certificate PDF prints: the compliance certificate as served (services/vault/certificate.ts
  * builds it and its rules; this file only lays it out).
@@ -8,7 +10,7 @@ export type PrintableCertificate = {
   certificate_type: string;
   certificate_version: string;
   issued_at: string;
-  subject: { envelope_id: string; envelope_name: string; customer_id: string; status: string };
+  subject: { envelope_id: string; envelope_name: string; customer_id: string; status: string; locale?: string };
   secured_party: { name: string | null; role: string | null };
   /** `evidence_level` (and, when below it, the target and why): the seal's PAdES level, absent on paper uploads */
   document_integrity: { hash_algorithm: string; document_hash: string; evidence_level?: string; evidence_level_target?: string; evidence_level_reason?: string };
@@ -119,6 +121,7 @@ export async function renderCertificatePdf(cert: PrintableCertificate): Promise<
   write(`Envelope: ${cert.subject.envelope_id} - ${cert.subject.envelope_name}`);
   write(`Customer: ${cert.subject.customer_id}`);
   write(`Status: ${cert.subject.status}`);
+  if (cert.subject.locale) write(`Language shown to the signers: ${LANGUAGE_NAMES[cert.subject.locale] ?? cert.subject.locale}`);
   gap();
   write("Secured party", { font: bold, size: 12 });
   write(`${cert.secured_party.name ?? "(not named)"}${cert.secured_party.role ? ` - ${cert.secured_party.role}` : ""}`);

@@ -1,3 +1,4 @@
+import type { Locale } from "../../db/schema/locales";
 import type { BulkHooks } from "../../../durable-objects/bulk-batch";
 import type { OrgContext } from "../../lib/context";
 import type { EnvelopeConsent } from "../envelopes/repository";
@@ -11,7 +12,7 @@ export type Master = { template: TemplateRow; fields: ResolvedField[]; rows: Fie
 export type Sender = { email: string; name: string };
 /** An item of the chunk with what the chunk read beside it: its client and its envelope's status, if created. */
 export type ChunkItem = ChunkItemRow;
-export type RunState = { ctx: OrgContext; batch: BatchRow; master: Master; sender: Sender; orgName: string; consent: EnvelopeConsent; hooks: BulkHooks };
+export type RunState = { ctx: OrgContext; batch: BatchRow; master: Master; sender: Sender; orgName: string; consentOf: (item: { locale: Locale | null }) => EnvelopeConsent; hooks: BulkHooks };
 
 export const isCrash = (err: unknown) => err instanceof Error && err.name === "InjectedCrash";
 

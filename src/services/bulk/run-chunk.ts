@@ -7,6 +7,8 @@ import { commitWithBatchAudit } from "./batch-chain";
 import { getCustomerContact } from "../customers/repository";
 import { findEnvelopeStatus } from "../envelopes/repository";
 import { consentAtCreate } from "../compose/consent-at-create";
+import type { Locale } from "../../db/schema/locales";
+import type { EnvelopeConsent } from "../envelopes/repository";
 import { sendEnvelope } from "../compose/send-envelope";
 import { selectOrganizationName, selectUserContact } from "../organizations/repository";
 import { fieldFromRow, selectTemplate, selectTemplateFields, templateDb, type FieldRow, type TemplateRow } from "../templates/repository";
@@ -75,8 +77,9 @@ export async function runBulkChunk(anywhere: RequestContext, input: { batchId: s
     master,
     sender: senderRow,
     orgName: (org!.results[0] as { name: string }).name,
-    // the organization's consent for its new envelopes, as a create without `consumer_consent` decides it
-    consent: await consentAtCreate(system.global, { orgId: batch.org_id, requested: null, at: nowIso() }),
+    // the organization's consent for its new envelopes, as a create without `consumer_consent` decides it,
+    // once per locale the chunk's items name (null: the organization's default_locale)
+    consentOf: await consentsByLocale(system, batch.org_id, chunk),
     hooks: input.hooks,
   };
 
@@ -85,6 +88,14 @@ export async function runBulkChunk(anywhere: RequestContext, input: { batchId: s
     if ((await runGroup(state, chunk.slice(i, i + GROUP_SIZE))) === "retry") transient = true;
   }
   return transient ? "backoff" : "more";
+}
+
+/** The E-SIGN consent (and locale) of each item's envelope: one global read per distinct locale of the chunk. */
+async function consentsByLocale(system: Pick<OrgContext, "global">, orgId: string, chunk: ChunkItem[]): Promise<(item: { locale: Locale | null }) => EnvelopeConsent> {
+  const at = nowIso();
+  const locales = [...new Set(chunk.map((i) => i.locale ?? null))];
+  const found = new Map(await Promise.all(locales.map(async (locale) => [locale, await consentAtCreate(system.global, { orgId, requested: null, locale, at })] as const)));
+  return (item) => found.get(item.locale ?? null)!;
 }
 
 function masterOf(batch: BatchRow, template: TemplateRow | undefined, rows: FieldRow[]): Master {
@@ -115,7 +126,7 @@ async function runGroup(state: RunState, group: ChunkItem[]): Promise<"done" | "
     hooks.checkpoint("before_create");
     if (toCreate.length > 0) {
       const built = await Promise.all(
-        toCreate.map((item) => bulkEnvelopeStatements(ctx, { batch, item, master: state.master.template, fields: state.master.fields, fieldRows: state.master.rows, consent: state.consent, client: clientOf(item)! })),
+        toCreate.map((item) => bulkEnvelopeStatements(ctx, { batch, item, master: state.master.template, fields: state.master.fields, fieldRows: state.master.rows, consent: state.consentOf(item), client: clientOf(item)! })),
       );
       await db.batch(built.flatMap((b) => b.statements));
       ctx.publish(...built.map((b) => b.eventId));
@@ -177,7 +188,7 @@ async function processItem(state: RunState, item: ItemRow): Promise<"done" | "re
     let envelope: { status: string } | null = await findEnvelopeStatus(db, item.envelope_key);
     if (!envelope) {
       hooks.checkpoint("item_before_create");
-      await createBulkEnvelope(ctx, { batch, item, master: state.master.template, fields: state.master.fields, fieldRows: state.master.rows, consent: state.consent, client });
+      await createBulkEnvelope(ctx, { batch, item, master: state.master.template, fields: state.master.fields, fieldRows: state.master.rows, consent: state.consentOf(item), client });
       hooks.checkpoint("item_created");
       envelope = { status: "preparing" };
     }

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { LocaleSchema } from "../i18n/schema";
 import { BULK_BATCH_STATUSES, BULK_ITEM_STATUSES } from "../../db/schema";
 import { PROVIDER_INSTANCES } from "../templates/schema";
 
@@ -50,7 +51,13 @@ export const VaultConsentBody = z
   .openapi("BulkVaultConsent", { example: { auto_vault_enabled: true, acknowledge_authoritative_copy: true } });
 
 export const SetItemsBody = z
-  .object({ customer_ids: z.array(Id).min(1).max(MAX_BULK_ITEMS).openapi({ description: "1 to 1,000 customer ids; replaces the batch's client list" }) })
+  .object({
+    customer_ids: z.array(Id).min(1).max(MAX_BULK_ITEMS).openapi({ description: "1 to 1,000 customer ids; replaces the batch's client list" }),
+    locales: z
+      .record(Id, LocaleSchema)
+      .optional()
+      .openapi({ description: "The language (`en`, `es`) of some clients' envelopes, by customer id; the others take the organization's `default_locale`" }),
+  })
   .openapi("SetBulkItems", { example: { customer_ids: ["cust_4k9m2x7q1c8v5b3n6p0r2t4w6y", "cust_7h3k9m2x4q1c8v5b3n6p0r2t4w"] } });
 
 export const SetItemsResultSchema = z
@@ -95,6 +102,7 @@ export const BatchItemSchema = z
     customer_id: z.string(),
     customer_name: z.string(),
     email: z.string().nullable(),
+    locale: LocaleSchema.nullable().openapi({ description: "The envelope's language; null: the organization's `default_locale`" }),
     status: z.enum(BULK_ITEM_STATUSES),
     envelope_id: z.string().nullable(),
     error: z.string().nullable(),

@@ -60,6 +60,7 @@ export function itemDetail(i: ItemRow) {
     customer_id: i.customer_id,
     customer_name: i.customer_name,
     email: i.email,
+    locale: i.locale,
     status: i.status,
     envelope_id: i.envelope_id,
     error: i.error,

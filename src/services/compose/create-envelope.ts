@@ -38,7 +38,7 @@ export async function createEnvelope(
   const [template, shards, consent, live] = await Promise.all([
     body.template_id !== undefined ? templateSourceFor(ctx, { body }) : null,
     orgShardSet(ctx.global, orgId),
-    consentAtCreate(ctx.global, { orgId, requested: body.consumer_consent ?? null, at }),
+    consentAtCreate(ctx.global, { orgId, requested: body.consumer_consent ?? null, locale: body.locale ?? null, at }),
     hasLiveEndpoint(ctx.global, orgId),
   ]);
   const envelopeId = newShardId("envelope", ctx.shardId);

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { LocaleSchema } from "../i18n/schema";
 import { PaymentRequestSchema } from "../payments/schema";
 import { CcRecipientSchema, SecuredPartySchema } from "../envelopes/schema";
 
@@ -36,6 +37,10 @@ export const CreateEnvelopeBody = z
       .max(30)
       .optional()
       .openapi({ description: "Days between later reminders (1 to 30; 0: remind once; default: the organization's, else once)" }),
+    locale: LocaleSchema.optional().openapi({
+      description:
+        "The signers' language (`en`, `es`): the signing page, every email to the signers and the shipped E-SIGN disclosure (an organization's own disclosure of that locale when it saved one). Default: the organization's `default_locale` (GET /org/settings), else `en`.",
+    }),
     consumer_consent: z
       .boolean()
       .optional()

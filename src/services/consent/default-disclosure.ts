@@ -1,10 +1,13 @@
+import type { Locale } from "../../db/schema/locales";
+
 /**
  * The shipped E-SIGN disclosure (docs/consumer-signing.md): what an organization's signers are shown until an admin
  * saves its own (PUT /org/esign-disclosure). It covers what 15 U.S.C. §7001(c)(1) asks a consumer be
  * told before consenting to electronic records: the right to a paper copy, how to get one and its fee;
  * the right to withdraw consent, how, and what follows; the scope of the consent; how to update contact
  * information; and the hardware and software needed to open and keep the records. Version 0: not
- * required unless the organization says so (or an envelope asks for it).
+ * required unless the organization says so (or an envelope asks for it). One per locale: the Spanish one
+ * is written for a consumer in the US, not translated word for word (docs/decisions/signing-page-languages.md).
  */
 export const DEFAULT_DISCLOSURE = {
   required: false,
@@ -29,3 +32,33 @@ export const DEFAULT_DISCLOSURE = {
   withdrawal_instructions:
     "Choose \"Withdraw consent\" on the signing page before you sign, or tell the sender of this envelope (named in your invitation email) that you withdraw your consent to electronic records.",
 } as const;
+
+const DEFAULT_DISCLOSURE_ES = {
+  required: false,
+  text: [
+    "CONSENTIMIENTO PARA USAR DOCUMENTOS Y FIRMAS ELECTRÓNICOS",
+    "",
+    "Lea esta información con atención y guarde una copia. Quien le envía este documento le pide que lo reciba, lo revise y lo firme por vía electrónica. Una ley federal de los Estados Unidos (la ley E-SIGN, 15 U.S.C. §7001) exige que usted dé su consentimiento antes de que le entreguemos documentos en formato electrónico.",
+    "",
+    "1. Qué cubre su consentimiento. Su consentimiento vale solo para este trámite: los documentos que se le envían para firmar, los avisos e información sobre ellos, y la copia firmada que recibirá cuando todos hayan firmado. No vale para otros trámites, a menos que usted lo vuelva a dar.",
+    "",
+    "2. Su derecho a recibir copias en papel. Puede pedir una copia en papel de cualquier documento que reciba en formato electrónico, antes o después de firmar. Las copias en papel son gratis, salvo que el remitente le indique otra cosa en los datos de contacto que aparecen más abajo. Para pedir una, use el contacto para copias en papel que aparece más abajo y diga de qué documento se trata.",
+    "",
+    "3. Su derecho a retirar su consentimiento. Puede retirar su consentimiento en cualquier momento antes de firmar: elija “Retirar consentimiento” en la página de firma, o siga las instrucciones que aparecen más abajo. Si lo retira, no podrá firmar este documento por vía electrónica: la solicitud de firma se rechaza y el remitente se comunicará con usted para terminar el trámite en papel, lo que puede tardar más. Retirar su consentimiento no cambia la validez de lo que usted ya haya firmado electrónicamente.",
+    "",
+    "4. Cómo actualizar sus datos de contacto. Si cambia su correo electrónico u otros datos de contacto, avísele al remitente por medio del contacto que aparece más abajo, para que siga recibiendo sus documentos y avisos.",
+    "",
+    "5. Equipo y programas que necesita. Una computadora, tableta o teléfono con conexión a internet; una versión actual de un navegador como Chrome, Safari, Firefox o Edge, con JavaScript y cookies activados; un programa que abra archivos PDF (la mayoría de los navegadores ya lo tienen); una cuenta de correo electrónico que pueda recibir mensajes; y espacio para guardar los documentos que firme, o una impresora para imprimirlos. Si estos requisitos cambian de tal forma que usted no pueda abrir o guardar sus documentos, se le avisará y podrá retirar su consentimiento sin costo.",
+    "",
+    "6. Su aceptación. Al elegir “Acepto”, usted confirma que leyó esta información; que puede abrir y guardar documentos electrónicos con el equipo y los programas descritos arriba (lo demuestra al leer esta información en su dispositivo); y que acepta recibir y firmar por vía electrónica los documentos de este trámite.",
+  ].join("\n"),
+  paper_copy_contact: "Comuníquese con quien le envió estos documentos (su nombre aparece en el correo de invitación) y pida una copia en papel. No tiene costo.",
+  withdrawal_instructions:
+    "Elija “Retirar consentimiento” en la página de firma antes de firmar, o avísele a quien le envió estos documentos (su nombre aparece en el correo de invitación) que retira su consentimiento para recibir documentos electrónicos.",
+} as const;
+
+/** The shipped disclosure of each locale. */
+export const DEFAULT_DISCLOSURES: Record<Locale, { required: boolean; text: string; paper_copy_contact: string; withdrawal_instructions: string }> = {
+  en: DEFAULT_DISCLOSURE,
+  es: DEFAULT_DISCLOSURE_ES,
+};

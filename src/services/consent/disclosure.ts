@@ -1,5 +1,6 @@
 import { canonicalJson, sha256Hex } from "../../lib/crypto";
-import { DEFAULT_DISCLOSURE } from "./default-disclosure";
+import { DEFAULT_DISCLOSURES } from "./default-disclosure";
+import type { Locale } from "../../db/schema/locales";
 import { findDisclosure, type EsignDisclosureRow } from "./repository";
 import type { EsignDisclosure, SignerConsent } from "./schema";
 import type { GlobalDb } from "../../lib/shards";
@@ -18,28 +19,32 @@ export const disclosureHash = (content: Content, version: number): Promise<strin
     }),
   );
 
-/** The shipped default as a version-0 row of the organization (stored the first time an envelope pins it). */
-export async function defaultDisclosureRow(input: { id: string; orgId: string; at: string }): Promise<EsignDisclosureRow> {
+/** The shipped default of `locale` as a version-0 row of the organization (stored the first time an envelope pins it). */
+export async function defaultDisclosureRow(input: { id: string; orgId: string; locale: Locale; at: string }): Promise<EsignDisclosureRow> {
+  const d = DEFAULT_DISCLOSURES[input.locale];
   return {
     id: input.id,
     org_id: input.orgId,
+    locale: input.locale,
     version: 0,
-    required: DEFAULT_DISCLOSURE.required ? 1 : 0,
-    text: DEFAULT_DISCLOSURE.text,
-    paper_copy_contact: DEFAULT_DISCLOSURE.paper_copy_contact,
-    withdrawal_instructions: DEFAULT_DISCLOSURE.withdrawal_instructions,
-    sha256: await disclosureHash(DEFAULT_DISCLOSURE, 0),
+    required: d.required ? 1 : 0,
+    text: d.text,
+    paper_copy_contact: d.paper_copy_contact,
+    withdrawal_instructions: d.withdrawal_instructions,
+    sha256: await disclosureHash(d, 0),
     created_by: null,
     created_at: input.at,
   };
 }
 
-/** A stored version as the console shows it; null (none saved): the shipped default, version 0. */
-export async function disclosureView(row: EsignDisclosureRow | null): Promise<EsignDisclosure> {
+/** A stored version as the console shows it; null (none saved): the shipped default of `locale`, version 0. */
+export async function disclosureView(row: EsignDisclosureRow | null, locale: Locale = row?.locale ?? "en"): Promise<EsignDisclosure> {
   if (!row) {
-    return { ...DEFAULT_DISCLOSURE, version: 0, sha256: await disclosureHash(DEFAULT_DISCLOSURE, 0), is_default: true, created_at: null };
+    const d = DEFAULT_DISCLOSURES[locale];
+    return { ...d, locale, version: 0, sha256: await disclosureHash(d, 0), is_default: true, created_at: null };
   }
   return {
+    locale: row.locale,
     required: row.required === 1,
     text: row.text,
     paper_copy_contact: row.paper_copy_contact,
@@ -53,8 +58,12 @@ export async function disclosureView(row: EsignDisclosureRow | null): Promise<Es
 }
 
 /** What a signer is shown (docs/consumer-signing.md): the pinned version's text, and when they consented. */
-export function signerConsentOf(row: Pick<EsignDisclosureRow, "version" | "text" | "paper_copy_contact" | "withdrawal_instructions"> | null, givenAt: string | null): SignerConsent {
-  const d = row ?? { ...DEFAULT_DISCLOSURE, version: 0 };
+export function signerConsentOf(
+  row: Pick<EsignDisclosureRow, "version" | "text" | "paper_copy_contact" | "withdrawal_instructions"> | null,
+  givenAt: string | null,
+  locale: Locale,
+): SignerConsent {
+  const d = row ?? { ...DEFAULT_DISCLOSURES[locale], version: 0 };
   return {
     required: true,
     given_at: givenAt,

@@ -1,3 +1,4 @@
+import type { Locale } from "../../db/schema/locales";
 import { conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { retryRaces } from "../../lib/retry";
@@ -9,21 +10,23 @@ import { disclosureInsert, findCurrentDisclosure, isDisclosureVersionConflict, t
 import type { EsignDisclosure, EsignDisclosureInput } from "./schema";
 
 /**
- * PUT /org/esign-disclosure: saves the next version (never edits one: envelopes pinned earlier keep
+ * PUT /org/esign-disclosure?locale=: saves the next version of that locale's series (never edits one: envelopes pinned earlier keep
  * theirs), hashed, with its org audit entry in one batch. Two saves racing for the same version number
  * collide on (org_id, version); the loser reads again and takes the next one.
  */
-export async function saveEsignDisclosure(ctx: OrgContext, input: { disclosure: EsignDisclosureInput }): Promise<EsignDisclosure> {
+export async function saveEsignDisclosure(ctx: OrgContext, input: { disclosure: EsignDisclosureInput; locale: Locale }): Promise<EsignDisclosure> {
   const { global: db, orgId } = ctx;
+  const { locale } = input;
   const d = input.disclosure;
   const row = await retryRaces(
     async () => {
-      const current = await findCurrentDisclosure(db, orgId);
+      const current = await findCurrentDisclosure(db, orgId, locale);
       const version = (current?.version ?? 0) + 1;
       const at = nowIso();
       const row: EsignDisclosureRow = {
         id: newId("disclosure"),
         org_id: orgId,
+        locale,
         version,
         required: d.required ? 1 : 0,
         text: d.text,
@@ -35,7 +38,7 @@ export async function saveEsignDisclosure(ctx: OrgContext, input: { disclosure: 
       };
       await commitWithOrgAudit(
         db,
-        { orgId, action: "org.esign_disclosure_updated", actor: ctx.actor, data: { version, sha256: row.sha256, required: d.required }, at },
+        { orgId, action: "org.esign_disclosure_updated", actor: ctx.actor, data: { locale, version, sha256: row.sha256, required: d.required }, at },
         [disclosureInsert(db, row)],
       );
       return row;

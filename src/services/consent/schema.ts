@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { LocaleSchema } from "../i18n/schema";
 
 /** Limits on a saved disclosure (422 beyond them). */
 export const DISCLOSURE_LIMITS = { text: 20_000, paper_copy_contact: 1_000, withdrawal_instructions: 2_000 } as const;
@@ -32,6 +33,7 @@ export type EsignDisclosureInput = z.infer<typeof EsignDisclosureBody>;
 
 export const EsignDisclosureSchema = z
   .object({
+    locale: LocaleSchema,
     required: z.boolean(),
     text: z.string(),
     paper_copy_contact: z.string(),

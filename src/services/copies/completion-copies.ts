@@ -23,7 +23,7 @@ export async function readCopyFacts(ctx: RequestContext, envelope: Pick<Envelope
  */
 export async function completionCopyEmails(
   ctx: RequestContext,
-  input: { envelope: Pick<EnvelopeRow, "id" | "org_id" | "name" | "metadata">; signers: SignerRow[]; facts: CopyFacts; completedAt: string },
+  input: { envelope: Pick<EnvelopeRow, "id" | "org_id" | "name" | "metadata" | "locale">; signers: SignerRow[]; facts: CopyFacts; completedAt: string },
 ): Promise<{ emails: OutboxEmail[]; statements: D1PreparedStatement[] }> {
   const { envelope, completedAt } = input;
   const emailSigners = metadataOf(envelope as EnvelopeRow).send_email !== false;

@@ -2,28 +2,24 @@ import type { RequestContext } from "../../lib/context";
 import type { OutboxEmail } from "../../providers/email";
 import { renderLinkEmail, type RenderedEmail } from "./link-email";
 import { queueEmail } from "./outbox";
+import { emailDate, emailText } from "./catalog";
+import type { Locale } from "../../db/schema/locales";
 
 /** One recipient of the completed copy: a signer (`sgn_…`) or a cc recipient (`ccr_…`), with their copy link. */
 export type CopyRecipient = { id: string; name: string; email: string; cc: boolean; url: string; expiresAt: string };
 
-type CompletedCopy = { orgName: string; envelopeName: string; recipientName: string; cc: boolean; url: string; expiresAt: string };
+type CompletedCopy = { orgName: string; envelopeName: string; recipientName: string; cc: boolean; url: string; expiresAt: string; locale?: Locale };
 
-/** Subject, plain text and HTML of the completed copy (./link-email.ts). */
+/** Subject, plain text and HTML of the completed copy (./link-email.ts), in the envelope's locale. */
 export function renderCompletedCopy(c: CompletedCopy): RenderedEmail {
-  const until = c.expiresAt.slice(0, 10);
-  const subject = `Completed: "${c.envelopeName}": your copy of the signed document`;
-  const lead = c.cc
-    ? `${c.orgName} copied you on "${c.envelopeName}". Every party has signed it; here is a copy of the signed document.`
-    : `Every party has signed "${c.envelopeName}", which ${c.orgName} sent you. Here is your copy of the signed document.`;
+  const locale = c.locale ?? "en";
+  const v = { org: c.orgName, envelope: c.envelopeName, date: emailDate(locale, c.expiresAt) };
   return renderLinkEmail({
-    subject,
+    locale,
+    subject: emailText(locale, "copy_subject", v),
     name: c.recipientName,
-    lines: [
-      lead,
-      `The link downloads the signed PDF until ${until} (UTC); save the file to keep it. It is marked as a copy: the authoritative copy is held by ${c.orgName} or its vault.`,
-      "The link is personal to you: do not forward it.",
-    ],
-    action: "Download the signed document",
+    lines: [emailText(locale, c.cc ? "copy_lead_cc" : "copy_lead_signer", v), emailText(locale, "copy_until", v), emailText(locale, "copy_personal")],
+    action: emailText(locale, "copy_action"),
     url: c.url,
   });
 }
@@ -36,7 +32,7 @@ export function renderCompletedCopy(c: CompletedCopy): RenderedEmail {
  */
 export async function completedCopyEmails(
   ctx: RequestContext,
-  input: { envelope: { id: string; org_id: string; name: string }; orgName: string; recipients: CopyRecipient[]; at: string },
+  input: { envelope: { id: string; org_id: string; name: string; locale: Locale }; orgName: string; recipients: CopyRecipient[]; at: string },
 ): Promise<{ email: OutboxEmail; statement: D1PreparedStatement }[]> {
   return Promise.all(
     input.recipients.map((r) =>
@@ -46,7 +42,7 @@ export async function completedCopyEmails(
         signerId: r.id,
         kind: "completed_copy",
         to: { email: r.email, name: r.name },
-        ...renderCompletedCopy({ orgName: input.orgName, envelopeName: input.envelope.name, recipientName: r.name, cc: r.cc, url: r.url, expiresAt: r.expiresAt }),
+        ...renderCompletedCopy({ orgName: input.orgName, envelopeName: input.envelope.name, recipientName: r.name, cc: r.cc, url: r.url, expiresAt: r.expiresAt, locale: input.envelope.locale }),
         linkUrl: r.url,
         at: input.at,
       }),

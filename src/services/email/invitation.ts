@@ -3,21 +3,26 @@ import type { Row } from "../../db/row";
 import type { envelopes } from "../../db/schema/envelopes";
 import { signerInvitationLinkUpdate, type SignerRow } from "../signers/repository";
 import type { OutboxEmail } from "../../providers/email";
-import { KBA_NOTICE, queueSigningLinkEmail, renderLinkEmail, type RenderedEmail } from "./link-email";
+import { queueSigningLinkEmail, renderLinkEmail, type RenderedEmail } from "./link-email";
+import { emailDate, emailText } from "./catalog";
+import type { Locale } from "../../db/schema/locales";
 
-type Invitation = { orgName: string; envelopeName: string; signerName: string; role: string; url: string; expiresAt: string | null; kba: boolean };
+type Invitation = { orgName: string; envelopeName: string; signerName: string; role: string; url: string; expiresAt: string | null; kba: boolean; locale?: Locale };
 
-/** Subject, plain text and HTML of a signing invitation (./link-email.ts). */
+/** Subject, plain text and HTML of a signing invitation (./link-email.ts), in the envelope's locale. */
 export function renderInvitation(inv: Invitation): RenderedEmail {
+  const locale = inv.locale ?? "en";
+  const v = { org: inv.orgName, envelope: inv.envelopeName, role: inv.role };
   return renderLinkEmail({
-    subject: `${inv.orgName} sent you "${inv.envelopeName}" to sign`,
+    locale,
+    subject: emailText(locale, "invitation_subject", v),
     name: inv.signerName,
     lines: [
-      `${inv.orgName} has sent you "${inv.envelopeName}" to sign (as ${inv.role}).`,
-      ...(inv.kba ? [KBA_NOTICE] : []),
-      `This link is personal to you: do not forward it.${inv.expiresAt ? ` It can be used until ${inv.expiresAt.slice(0, 10)} (UTC).` : ""}`,
+      emailText(locale, "invitation_lead", v),
+      ...(inv.kba ? [emailText(locale, "kba_notice")] : []),
+      [emailText(locale, "link_personal"), ...(inv.expiresAt ? [emailText(locale, "link_until", { date: emailDate(locale, inv.expiresAt) })] : [])].join(" "),
     ],
-    action: "Review and sign",
+    action: emailText(locale, "action_sign"),
     url: inv.url,
   });
 }
@@ -29,7 +34,7 @@ export function renderInvitation(inv: Invitation): RenderedEmail {
 export function queueInvitation(
   ctx: RequestContext,
   input: {
-    envelope: Pick<Row<typeof envelopes>, "id" | "org_id" | "name" | "kba_required">;
+    envelope: Pick<Row<typeof envelopes>, "id" | "org_id" | "name" | "kba_required" | "locale">;
     orgName: string;
     expiresAt: string | null;
     signer: Pick<SignerRow, "name" | "email" | "role">;
@@ -46,7 +51,7 @@ export function queueInvitation(
     kind: "invitation",
     at: input.at,
     render: (url) =>
-      renderInvitation({ orgName: input.orgName, envelopeName: envelope.name, signerName: signer.name, role: signer.role, url, expiresAt: input.expiresAt, kba: input.kba }),
+      renderInvitation({ orgName: input.orgName, envelopeName: envelope.name, signerName: signer.name, role: signer.role, url, expiresAt: input.expiresAt, kba: input.kba, locale: envelope.locale }),
   });
 }
 
@@ -74,7 +79,7 @@ export type QueuedInvitation = {
 export async function invitationEmails(
   ctx: RequestContext,
   input: {
-    envelope: Pick<Row<typeof envelopes>, "id" | "org_id" | "name" | "kba_required">;
+    envelope: Pick<Row<typeof envelopes>, "id" | "org_id" | "name" | "kba_required" | "locale">;
     orgName: string;
     expiresAt: string | null;
     signers: SignerRow[];

@@ -6,23 +6,27 @@ import { escapeHtml } from "../../lib/html";
 import type { OutboxEmail } from "../../providers/email";
 import { freshSigningLink } from "../signers/signing-links";
 import { queueEmail } from "./outbox";
+import type { Locale } from "../../db/schema/locales";
+import { emailText } from "./catalog";
 
 export type RenderedEmail = { subject: string; text: string; html: string };
 
-/** The line a KBA-challenged signer's invitation or reminder carries. */
-export const KBA_NOTICE = "Before the document opens you will answer a few questions that confirm your identity.";
+/** The line a KBA-challenged signer's invitation or reminder carries (English; the catalogs have each locale's). */
+export const KBA_NOTICE = emailText("en", "kba_notice");
 
 /**
- * The one layout of an email with a call to action (invitation, reminder, completed copy): the
- * greeting, the lead line, the link as `action`, then the other lines. The HTML carries nothing the
+ * The one layout of an email with a call to action (invitation, reminder, completed copy), in the
+ * envelope's locale (./catalog.ts): the greeting, the lead line, the link as `action`, then the other lines. The HTML carries nothing the
  * text does not, and escapes everything.
  */
-export function renderLinkEmail(m: { subject: string; name: string; lines: [string, ...string[]]; action: string; url: string }): RenderedEmail {
+export function renderLinkEmail(m: { subject: string; name: string; lines: [string, ...string[]]; action: string; url: string; locale?: Locale }): RenderedEmail {
+  const locale = m.locale ?? "en";
   const [lead, ...rest] = m.lines;
-  const text = [`Hello ${m.name},`, "", lead, "", `${m.action}: ${m.url}`, "", ...rest, ""].join("\n");
+  const greeting = emailText(locale, "greeting", { name: m.name });
+  const text = [greeting, "", lead, "", `${m.action}: ${m.url}`, "", ...rest, ""].join("\n");
   const html = `<!doctype html>
-<html lang="en"><body style="font-family:system-ui,sans-serif;line-height:1.5">
-<p>Hello ${escapeHtml(m.name)},</p>
+<html lang="${locale}"><body style="font-family:system-ui,sans-serif;line-height:1.5">
+<p>${escapeHtml(greeting)}</p>
 <p>${escapeHtml(lead)}</p>
 <p><a href="${escapeHtml(m.url)}" style="display:inline-block;padding:10px 18px;background:#1d4ed8;color:#fff;text-decoration:none;border-radius:4px">${escapeHtml(m.action)}</a></p>
 ${rest.map((l) => `<p>${escapeHtml(l)}</p>`).join("\n")}

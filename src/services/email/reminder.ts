@@ -3,33 +3,33 @@ import type { Row } from "../../db/row";
 import type { envelopes } from "../../db/schema/envelopes";
 import { signerReminderLinkUpdate, type SignerRow } from "../signers/repository";
 import type { OutboxEmail } from "../../providers/email";
-import { KBA_NOTICE, queueSigningLinkEmail, renderLinkEmail, type RenderedEmail } from "./link-email";
+import { queueSigningLinkEmail, renderLinkEmail, type RenderedEmail } from "./link-email";
+import { emailDate, emailText } from "./catalog";
+import type { Locale } from "../../db/schema/locales";
 
 export type ReminderKind = "reminder" | "expiry_warning";
 
-type Reminder = { kind: ReminderKind; orgName: string; envelopeName: string; signerName: string; role: string; url: string; expiresAt: string | null; kba: boolean };
+type Reminder = { kind: ReminderKind; orgName: string; envelopeName: string; signerName: string; role: string; url: string; expiresAt: string | null; kba: boolean; locale?: Locale };
 
-/** Subject, plain text and HTML of a reminder or an expiry warning (./link-email.ts). */
+/** Subject, plain text and HTML of a reminder or an expiry warning (./link-email.ts), in the envelope's locale. */
 export function renderReminder(r: Reminder): RenderedEmail {
-  const until = r.expiresAt ? r.expiresAt.slice(0, 10) : null;
-  const subject =
-    r.kind === "expiry_warning"
-      ? `"${r.envelopeName}" expires${until ? ` on ${until}` : " soon"}: sign it before then`
-      : `Reminder: ${r.orgName} is waiting for you to sign "${r.envelopeName}"`;
-  const lead =
-    r.kind === "expiry_warning"
-      ? `"${r.envelopeName}", sent to you by ${r.orgName} to sign (as ${r.role}), expires${until ? ` on ${until} (UTC)` : " soon"}. After that it can no longer be signed.`
-      : `${r.orgName} is still waiting for you to sign "${r.envelopeName}" (as ${r.role}).`;
+  const locale = r.locale ?? "en";
+  const until = r.expiresAt ? emailDate(locale, r.expiresAt) : null;
+  const v = { org: r.orgName, envelope: r.envelopeName, role: r.role, date: until ?? "" };
+  const warning = r.kind === "expiry_warning";
+  const subject = warning ? emailText(locale, until ? "expiry_subject_on" : "expiry_subject_soon", v) : emailText(locale, "reminder_subject", v);
+  const lead = warning ? emailText(locale, until ? "expiry_lead_on" : "expiry_lead_soon", v) : emailText(locale, "reminder_lead", v);
   return renderLinkEmail({
+    locale,
     subject,
     name: r.signerName,
     lines: [
       lead,
-      ...(r.kba ? [KBA_NOTICE] : []),
-      "This link replaces the one in earlier emails about this document, which no longer opens it.",
-      `This link is personal to you: do not forward it.${until && r.kind === "reminder" ? ` It can be used until ${until} (UTC).` : ""}`,
+      ...(r.kba ? [emailText(locale, "kba_notice")] : []),
+      emailText(locale, "link_replaces"),
+      [emailText(locale, "link_personal"), ...(until && !warning ? [emailText(locale, "link_until", { date: until })] : [])].join(" "),
     ],
-    action: "Review and sign",
+    action: emailText(locale, "action_sign"),
     url: r.url,
   });
 }
@@ -49,7 +49,7 @@ export async function reminderEmails(
   ctx: RequestContext,
   input: {
     kind: ReminderKind;
-    envelope: Pick<Row<typeof envelopes>, "id" | "org_id" | "name" | "kba_required" | "expires_at">;
+    envelope: Pick<Row<typeof envelopes>, "id" | "org_id" | "name" | "kba_required" | "expires_at" | "locale">;
     orgName: string;
     signers: SignerRow[];
     at: string;
@@ -79,6 +79,7 @@ export async function reminderEmails(
               url,
               expiresAt: envelope.expires_at,
               kba: envelope.kba_required === 1 && (input.kbaSignerIds?.has(signer.id) ?? true),
+              locale: envelope.locale,
             }),
         },
         { forSignerId: signer.id, guard },

@@ -1,3 +1,4 @@
+import type { Locale } from "../../db/schema/locales";
 import type { Row } from "../../db/row";
 import type { envelopeCcRecipients, envelopes, SecuredParty } from "../../db/schema";
 import { notFound } from "../../lib/errors";
@@ -131,12 +132,12 @@ export function bulkEnvelopeInsert(
   return db
     .prepare(
       `INSERT INTO envelopes (id, org_id, customer_id, name, status, document_source, template_id, metadata, prefilled_data, kba_required, provider_instance,
-         consumer_consent, disclosure_id, audit_seq, created_at, updated_at)
-         VALUES (?, ?, ?, ?, 'preparing', ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+         consumer_consent, disclosure_id, locale, audit_seq, created_at, updated_at)
+         VALUES (?, ?, ?, ?, 'preparing', ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
     )
     .bind(
       e.id, e.orgId, e.customerId, e.name, e.documentSource, e.templateId, e.metadata, null, e.kbaRequired, e.providerInstance,
-      e.consent.consumerConsent, e.consent.disclosureId, e.at, e.at,
+      e.consent.consumerConsent, e.consent.disclosureId, e.consent.locale, e.at, e.at,
     );
 }
 
@@ -253,22 +254,23 @@ export function createdEnvelopeInsert(
     .prepare(
       `INSERT INTO envelopes (id, org_id, customer_id, name, status, document_source, external_id, template_id, metadata,
          prefilled_data, secured_party, kba_required, provider_instance, expires_in_days, created_by_key_id, consumer_consent, disclosure_id,
-         audit_seq, created_at, updated_at)
-       VALUES (?, ?, (SELECT id FROM customers WHERE org_id = ? AND email_normalized = ?), ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+         locale, audit_seq, created_at, updated_at)
+       VALUES (?, ?, (SELECT id FROM customers WHERE org_id = ? AND email_normalized = ?), ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
     )
     .bind(
       e.id, e.orgId, e.orgId, e.emailNormalized, e.name, e.documentSource, e.externalId, e.templateId, e.metadata,
       e.prefilledData, e.securedParty, e.kbaRequired, e.providerInstance, e.expiresInDays, e.createdByKeyId,
-      e.consent.consumerConsent, e.consent.disclosureId, e.at, e.at,
+      e.consent.consumerConsent, e.consent.disclosureId, e.consent.locale, e.at, e.at,
     );
 }
 
 /**
  * An envelope's E-SIGN consent at create (docs/consumer-signing.md): whether it applies, and the organization's
  * disclosure version it pins when it does (so a later save never changes what its signers are shown).
- * Read from the global database before the create's batch (compose/consent-at-create.ts), passed as values.
+ * Read from the global database before the create's batch (compose/consent-at-create.ts), passed as values,
+ * with the envelope's locale (the disclosure pinned is the one of that locale).
  */
-export type EnvelopeConsent = { consumerConsent: 0 | 1; disclosureId: string | null };
+export type EnvelopeConsent = { consumerConsent: 0 | 1; disclosureId: string | null; locale: Locale };
 
 // ---- reminders and expiry warnings (docs/consumer-signing.md; jobs/send-reminders.ts) ----
 
@@ -284,7 +286,7 @@ export function envelopeReminderSettingsUpdate(db: D1Database, envelopeId: strin
  */
 export type ReminderDueRow = Pick<
   EnvelopeRow,
-  "id" | "org_id" | "name" | "kba_required" | "metadata" | "expires_at" | "reminders_sent" | "last_reminder_at" | "expiry_warned_at"
+  "id" | "org_id" | "name" | "kba_required" | "metadata" | "expires_at" | "reminders_sent" | "last_reminder_at" | "expiry_warned_at" | "locale"
 > & { org_name: string; after_days: number | null; every_days: number; reminder_due: 0 | 1; warning_due: 0 | 1 };
 
 /**
@@ -305,7 +307,7 @@ export async function listEnvelopesDueForReminders(
   const { results } = await db
     .prepare(
       `SELECT * FROM (
-         SELECT id, org_id, name, kba_required, metadata, expires_at, reminders_sent, last_reminder_at, expiry_warned_at, org_name, after_days, every_days,
+         SELECT id, org_id, name, kba_required, metadata, expires_at, reminders_sent, last_reminder_at, expiry_warned_at, locale, org_name, after_days, every_days,
                 CASE WHEN after_days IS NOT NULL AND (
                        (reminders_sent = 0 AND julianday(?1) >= julianday(expires_at) - expires_in_days + after_days)
                     OR (reminders_sent > 0 AND every_days > 0 AND julianday(?1) >= julianday(last_reminder_at) + every_days)

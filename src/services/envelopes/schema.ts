@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { LocaleSchema } from "../i18n/schema";
 import { ENVELOPE_STATUSES } from "../../db/schema";
 
 export const Timestamp = z.string().openapi({ example: "2026-11-23T09:30:00.000Z", description: "UTC, ISO 8601 with milliseconds" });
@@ -57,6 +58,7 @@ export const ENVELOPE_EXAMPLE = {
   expires_at: null,
   kba_required: false,
   consumer_consent: false,
+  locale: "en",
   provider_instance: "default",
   secured_party: { name: "First Auto Finance LLC", role: "lender" },
   metadata: { document_source: "new" },
@@ -75,6 +77,7 @@ export const EnvelopeSchema = EnvelopeListItemSchema.extend({
   expires_at: Timestamp.nullable(),
   kba_required: z.boolean(),
   consumer_consent: z.boolean().openapi({ description: "Whether its signers must consent to electronic records (E-SIGN, 15 U.S.C. §7001(c)) before the document opens" }),
+  locale: LocaleSchema.openapi({ description: "The signers' language (`en`, `es`): the signing page, their emails and the shipped disclosure" }),
   provider_instance: z.string(),
   // a union, not `.nullable()`: that would make the SecuredParty component itself nullable, and the create body with it
   secured_party: z.union([SecuredPartySchema, z.null()]),

@@ -34,6 +34,7 @@ export function envelopeDetail(row: EnvelopeRow & { vault_id?: string | null; cc
     expires_at: row.expires_at,
     kba_required: row.kba_required === 1,
     consumer_consent: row.consumer_consent === 1,
+    locale: row.locale,
     provider_instance: row.provider_instance,
     secured_party: securedPartyOf(row),
     metadata: partnerMetadata(row),

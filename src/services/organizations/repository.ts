@@ -1,4 +1,5 @@
 import type { GlobalDb } from "../../lib/shards";
+import type { Locale } from "../../db/schema/locales";
 import type { Row } from "../../db/row";
 import type { memberships, organizations, users } from "../../db/schema/organizations";
 
@@ -198,4 +199,18 @@ export async function listOrganizationNames(db: GlobalDb, orgIds: string[]): Pro
     .bind(JSON.stringify(orgIds))
     .all<Pick<OrganizationRow, "id" | "name">>();
   return results;
+}
+
+/** The language of the organization's envelopes that name none (`en` for an unknown organization). */
+export async function findOrgDefaultLocale(db: GlobalDb, orgId: string): Promise<Locale> {
+  const row = await db.prepare("SELECT default_locale FROM organizations WHERE id = ?").bind(orgId).first<{ default_locale: Locale }>();
+  return row?.default_locale ?? "en";
+}
+
+export function getOrganizationLocaleSettings(db: GlobalDb, orgId: string): Promise<Pick<OrganizationRow, "default_locale" | "updated_at"> | null> {
+  return db.prepare("SELECT default_locale, updated_at FROM organizations WHERE id = ?").bind(orgId).first<Pick<OrganizationRow, "default_locale" | "updated_at">>();
+}
+
+export function defaultLocaleUpdate(db: GlobalDb, orgId: string, locale: Locale, at: string): D1PreparedStatement {
+  return db.prepare("UPDATE organizations SET default_locale = ?, updated_at = ? WHERE id = ?").bind(locale, at, orgId);
 }

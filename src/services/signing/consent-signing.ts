@@ -19,7 +19,7 @@ async function disclosureOf(ctx: RequestContext, sc: SigningContext) {
     throw conflict("This envelope does not ask for consent to electronic records", { consumer_consent: false }, "consent_not_required");
   }
   const row = await pinnedDisclosure(ctx.global, sc.envelope);
-  const view = await disclosureView(row);
+  const view = await disclosureView(row, sc.envelope.locale);
   return { row, ref: { version: view.version, sha256: view.sha256 } };
 }
 
@@ -36,7 +36,7 @@ export async function giveConsent(ctx: RequestContext, input: { signerId: string
     await assertKbaCleared(ctx.db, signer.id);
     await assertOtpVerified(ctx.db, signer);
     const { row, ref } = await disclosureOf(ctx, sc);
-    if (signer.consent_given_at) return { change: null, result: { consent: signerConsentOf(row, signer.consent_given_at) } };
+    if (signer.consent_given_at) return { change: null, result: { consent: signerConsentOf(row, signer.consent_given_at, envelope.locale) } };
     if (signer.status === "completed") throw conflict("This signer has already signed", { signer_status: signer.status });
     const origin = requestOrigin(ctx.actor);
     const data = {
@@ -49,7 +49,7 @@ export async function giveConsent(ctx: RequestContext, input: { signerId: string
     };
     return {
       change: { entries: [{ action: "signer.consented", data }], statements: [signerConsentUpdate(ctx.db, signer.id, at)] },
-      result: { consent: signerConsentOf(row, at) },
+      result: { consent: signerConsentOf(row, at, envelope.locale) },
     };
   });
 }

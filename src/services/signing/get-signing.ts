@@ -30,13 +30,13 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
   // E-SIGN (docs/consumer-signing.md): the fields carry the contract's terms (prefilled values): none before consent
   const consented = consentCleared(envelope, signer);
   return {
-    envelope: { id: envelope.id, name: envelope.name, status: envelope.status, expires_at: envelope.expires_at },
+    envelope: { id: envelope.id, name: envelope.name, status: envelope.status, expires_at: envelope.expires_at, locale: envelope.locale },
     signer: { name: signer.name, email: signer.email, role: signer.role, routing_order: signer.routing_order, status: signer.status, viewed_at: signer.viewed_at, signed_at: signer.signed_at },
     is_your_turn: turn.some((s) => s.id === signer.id),
     view_only: ctx.signerSession?.viewOnly === true,
     kba,
     otp,
-    consent: consentApplies(envelope) ? signerConsentOf(await pinnedDisclosure(ctx.global, envelope), signer.consent_given_at) : null,
+    consent: consentApplies(envelope) ? signerConsentOf(await pinnedDisclosure(ctx.global, envelope), signer.consent_given_at, envelope.locale) : null,
     fields: sc.fields
       .filter((f) => !copy && cleared && consented && f.role === signer.role)
       .map((f) => ({

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { LOCALES } from "../../db/schema/locales";
 
 // The signer's state (GET /signing/{slug}). Defined once: the route documents and checks it, and the
 // signing page (web/signing/types.ts) imports its inferred type. Keep this file free of Worker types:
@@ -7,7 +8,13 @@ import { z } from "@hono/zod-openapi";
 const Area = z.object({ page: z.number().int(), x: z.number(), y: z.number(), w: z.number(), h: z.number() });
 
 export const SigningStateSchema = z.object({
-  envelope: z.object({ id: z.string(), name: z.string(), status: z.string(), expires_at: z.string().nullable() }),
+  envelope: z.object({
+    id: z.string(),
+    name: z.string(),
+    status: z.string(),
+    expires_at: z.string().nullable(),
+    locale: z.enum(LOCALES).openapi({ description: "The language the signing page is shown in (`en`, `es`): the envelope's `locale`" }),
+  }),
   signer: z.object({
     name: z.string(),
     email: z.string(),

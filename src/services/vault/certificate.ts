@@ -1,3 +1,4 @@
+import type { Locale } from "../../db/schema/locales";
 import type { RequestContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
 import { newShardId, shardOf, type GlobalDb } from "../../lib/shards";
@@ -41,7 +42,8 @@ export type Certificate = {
   certificate_type: typeof CERTIFICATE_TYPE;
   certificate_version: typeof CERTIFICATE_VERSION;
   issued_at: string;
-  subject: { envelope_id: string; envelope_name: string; customer_id: string; status: string };
+  /** `locale`: the language the signing page, the signers' emails and the disclosure were shown in (absent on certificates issued before it was recorded) */
+  subject: { envelope_id: string; envelope_name: string; customer_id: string; status: string; locale?: Locale };
   secured_party: { name: string | null; role: string | null };
   document_integrity: { hash_algorithm: "SHA-256"; document_hash: string } & Partial<CertificateEvidence>;
   ucc_9105_compliance: { compliant: boolean; score: number; checks: ComplianceCheck[] };
@@ -79,7 +81,7 @@ export function buildCertificate(
     certificate_type: CERTIFICATE_TYPE,
     certificate_version: CERTIFICATE_VERSION,
     issued_at: issuedAt,
-    subject: { envelope_id: envelope.id, envelope_name: envelope.name, customer_id: envelope.customer_id, status: envelope.status },
+    subject: { envelope_id: envelope.id, envelope_name: envelope.name, customer_id: envelope.customer_id, status: envelope.status, locale: envelope.locale },
     secured_party: { name: party?.name ?? null, role: party?.role ?? null },
     document_integrity: { hash_algorithm: "SHA-256", document_hash: facts.documentHash ?? "", ...(evidence ?? {}) },
     ucc_9105_compliance: { compliant, score, checks },

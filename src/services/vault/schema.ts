@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { LOCALES } from "../../db/schema/locales";
 import { SecuredPartySchema, Timestamp } from "../envelopes/schema";
 
 export const VaultInSignedBody = z
@@ -91,7 +92,16 @@ export const CertificateSchema = z
     certificate_type: z.literal("ucc_9105_electronic_chattel_paper"),
     certificate_version: z.literal("1.0"),
     issued_at: Timestamp,
-    subject: z.object({ envelope_id: z.string(), envelope_name: z.string(), customer_id: z.string(), status: z.string() }),
+    subject: z.object({
+      envelope_id: z.string(),
+      envelope_name: z.string(),
+      customer_id: z.string(),
+      status: z.string(),
+      locale: z
+        .enum(LOCALES)
+        .optional()
+        .openapi({ description: "The language the signing page, the signers' emails and the E-SIGN disclosure were shown in; absent on certificates issued before it was recorded" }),
+    }),
     secured_party: z.object({ name: z.string().nullable(), role: z.string().nullable() }),
     document_integrity: z.object({
       hash_algorithm: z.literal("SHA-256"),
