@@ -741,6 +741,160 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/partner/vault/pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Offer a pool of records (assignment or pledge)
+         * @description By the controller of every record: offers control of 1 to 10,000 records at once, as one `assignment` or one `pledge`, to `to_org_id`. All or nothing: a record the caller does not control, not `active`, with a transfer pending (or in another pool), or (for a pledge) already held under a pledge makes the whole request 422 `pool_refused`, `details` listing every offender (`path` ["vault_ids", i], `code` `not_controller`, `control_closed`, `transfer_pending` or `already_pledged`). While the pool is pending, each record answers 409 `transfer_pending` to a single transfer. Answers 202 with the pool, `pending`, its `manifest_sha256` and `expires_at` (7 days). Control-Signature payload: `{ action: "pool_offer", body_sha256, jti, iat }` (`jti` good once).
+         *
+         *     Required scope: `vault:control`.
+         */
+        post: operations["offerVaultPool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/pools/{pool_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A pool of records, with its progress
+         * @description To either organization of the pool; 404 to anyone else. An accepted pool's `progress` counts the records moved so far.
+         *
+         *     Required scope: `vault:read`.
+         */
+        get: operations["getVaultPool"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/pools/{pool_id}/manifest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A pool's manifest
+         * @description `data`: `[{ vault_id, document_hash }]` of every record, sorted by `vault_id`; `data` as RFC 8785 canonical JSON hashes (SHA-256, hex) to the pool's `manifest_sha256`. To either organization; 404 to anyone else.
+         *
+         *     Required scope: `vault:read`.
+         */
+        get: operations["getVaultPoolManifest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/pools/{pool_id}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A sealed receipt of an accepted pool
+         * @description Once every record of an accepted pool moved: a compact JWS by the service's seal key (header `x5c`, its certificate chain) over `{ pool_id, manifest_sha256, kind, from, to, accepted_at, count, control_signature? }`, `control_signature` the receiver's `{ kid, jws }` when it signed its acceptance. Before: 409 `pool_not_completed`. To either organization; 404 to anyone else; 503 when the seal is not configured.
+         *
+         *     Required scope: `vault:read`.
+         */
+        get: operations["getVaultPoolReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/pools/{pool_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a pool of records
+         * @description By the organization the pool is offered to (others: 403 `not_receiver`). Every record then moves in the background, each with its own entry `vault.control_transferred` naming the pool on its chain and a new certificate version (no per-record event); `progress` counts them, and once every one has moved both organizations receive `vault.pool_accepted` and GET …/receipt answers. Control-Signature `action`: `pool_accept`. Anyone but the pool's two organizations: 404. Not pending: 409 `pool_not_pending` to either (`details.status` says what it is), before any 403; a pending pool past its `expires_at` is expired first and answered 409 the same way. Control-Signature payload: `{ action, pool_id, manifest_sha256, body_sha256, jti, iat }` (`body_sha256` of `{}`, `jti` good once).
+         *
+         *     Required scope: `vault:control`.
+         */
+        post: operations["acceptVaultPool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/pools/{pool_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a pool of records
+         * @description By the organization the pool is offered to (others: 403 `not_receiver`): control of every record stays where it is and the records are free again. Control-Signature `action`: `pool_reject`. Anyone but the pool's two organizations: 404. Not pending: 409 `pool_not_pending` to either (`details.status` says what it is), before any 403; a pending pool past its `expires_at` is expired first and answered 409 the same way. Control-Signature payload: `{ action, pool_id, manifest_sha256, body_sha256, jti, iat }` (`body_sha256` of `{}`, `jti` good once).
+         *
+         *     Required scope: `vault:control`.
+         */
+        post: operations["rejectVaultPool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/pools/{pool_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pool of records
+         * @description By the organization that offered it (others: 403 `not_sender`): control of every record stays where it is and the records are free again. Control-Signature `action`: `pool_cancel`. Anyone but the pool's two organizations: 404. Not pending: 409 `pool_not_pending` to either (`details.status` says what it is), before any 403; a pending pool past its `expires_at` is expired first and answered 409 the same way. Control-Signature payload: `{ action, pool_id, manifest_sha256, body_sha256, jti, iat }` (`body_sha256` of `{}`, `jti` good once).
+         *
+         *     Required scope: `vault:control`.
+         */
+        post: operations["cancelVaultPool"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/partner/vault": {
         parameters: {
             query?: never;
@@ -933,6 +1087,72 @@ export interface paths {
         get: operations["getVaultControlAttestation"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/{vault_id}/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place a legal hold on a vault record
+         * @description By any party of the record (its originator, controller or pledgor): while the hold is in force the record cannot be destroyed, by hand or by the retention cron (409 `legal_hold`, which wins over `retention_period`). Recorded on the envelope's chain (`vault.hold_placed`); a new certificate version names the holds in force; every party receives `vault.hold_placed`. The record read lists it under `holds`. Only whoever placed a hold releases it. Not a party: 404 (an organization only offered a transfer: 403 `not_a_party`); a destroyed record: 409 `record_destroyed`.
+         *
+         *     Required scope: `vault:control`.
+         */
+        post: operations["placeVaultHold"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/{vault_id}/holds/{hold_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Release a legal hold the caller placed
+         * @description By the organization that placed the hold (another party: 403 `not_hold_owner`; a hold the operator placed is the operator's to release). Recorded on the chain (`vault.hold_released`); every party receives `vault.hold_released`. Already released: 409 `hold_released`; unknown hold or not a party: 404.
+         *
+         *     Required scope: `vault:control`.
+         */
+        delete: operations["releaseVaultHold"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/partner/vault/{vault_id}/destroy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Destroy a closed record after its retention period
+         * @description By the controller, once the record is closed (paid off, papered out) and its `retain_until` has passed: the authoritative copy, the marked and paper-out copies and every evidence bundle are deleted; the record becomes `destroyed` in every read and keeps its SHA-256, its chain, its certificates and its RFC 4998 evidence record. Answers the destruction certificate (JSON, and a JWS by the seal key over its RFC 8785 canonical form), which the record read keeps under `destruction`. Recorded on the chain (`vault.destroyed`, with the certificate's SHA-256); every party receives `vault.destroyed`. A legal hold in force: 409 `legal_hold` (it wins); before `retain_until`, or the record still active: 409 `retention_period`; already destroyed: 409 `record_destroyed`; not the controller: 403 `not_controller`; not a party: 404. Afterwards downloads of its files answer 409 `record_destroyed`.
+         *
+         *     Required scope: `vault:control`.
+         */
+        post: operations["destroyVaultRecord"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1622,16 +1842,70 @@ export interface paths {
         };
         /**
          * Read the E-SIGN consumer disclosure
-         * @description The disclosure signers are shown before they consent to electronic records (15 U.S.C. §7001(c)), and whether new envelopes ask for that consent by default (`required`). Until an admin saves one, the shipped default (version 0, `is_default: true`, `required: false`).
+         * @description The disclosure signers are shown before they consent to electronic records (15 U.S.C. §7001(c)), and whether new envelopes ask for that consent by default (`required`). Each locale (`?locale=en|es`, default `en`) keeps its own versions; until an admin saves one in a locale, the shipped default of that locale (version 0, `is_default: true`, `required: false`).
          */
         get: operations["getEsignDisclosure"];
         /**
          * Save a new version of the E-SIGN consumer disclosure (admin)
-         * @description Saves the next version (1, 2, …) with its SHA-256; earlier versions are kept, and an envelope keeps the version it was created with. `required` is the default of the envelope create field `consumer_consent`. Recorded in the organization's audit chain.
+         * @description Saves the next version (1, 2, …) of the disclosure in `?locale=` (default `en`; each locale keeps its own versions, and an envelope is shown the one of its `locale`) with its SHA-256; earlier versions are kept, and an envelope keeps the version it was created with. `required` is the default of the envelope create field `consumer_consent`. Recorded in the organization's audit chain.
          *
          *     Required role: `admin`.
          */
         put: operations["updateEsignDisclosure"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/org/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the retention policy of closed vault records (admin)
+         * @description How many years a record the organization closes (paid off, papered out) is kept, and whether the cron destroys the records it controls once their retention passes. Defaults: 7 years, no automatic destruction.
+         *
+         *     Required role: `admin`.
+         */
+        get: operations["getRetentionPolicy"];
+        /**
+         * Replace the retention policy of closed vault records (admin)
+         * @description `retain_years_after_close` (1 to 50, default 7) sets the `retain_until` of each record the organization closes from now on (records closed earlier keep theirs); `auto_destroy` (default false) lets the cron destroy every record the organization controls once its `retain_until` passes, never one under a legal hold. Recorded in the organization's audit chain (`org.retention_updated`).
+         *
+         *     Required role: `admin`.
+         */
+        put: operations["updateRetentionPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/org/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the organization's settings
+         * @description `default_locale`: the language (`en`, `es`) of new envelopes whose create names none: their signing page, signer emails and shipped disclosure.
+         */
+        get: operations["getOrgSettings"];
+        /**
+         * Change the organization's settings (admin)
+         * @description Sets `default_locale`, the language of new envelopes whose create names none; envelopes already created keep theirs. Recorded in the organization's audit chain.
+         *
+         *     Required role: `admin`.
+         */
+        put: operations["updateOrgSettings"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1882,6 +2156,46 @@ export interface paths {
          * @description For an organization that lost the private keys of its control keys: removes all of them, so it acts on control with its API key alone again and registers new keys unsigned. Audited on the organization's chain (`control_key.recovered`, naming the operator and the kids removed). Unknown organization: 404.
          */
         delete: operations["recoverControlKeys"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/operator/vault/{vault_id}/holds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place a legal hold on any vault record
+         * @description The operator's legal hold (`placed_by_org_id: null`): the record cannot be destroyed while it is in force (409 `legal_hold`). Recorded on the envelope's chain; every party receives `vault.hold_placed`. Only the operator releases it. Unknown record: 404; destroyed: 409 `record_destroyed`.
+         */
+        post: operations["placeVaultHoldAsOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/operator/vault/{vault_id}/holds/{hold_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Release a legal hold the operator placed
+         * @description Only a hold the operator placed (one an organization placed: 403 `not_hold_owner`). Every party receives `vault.hold_released`. Already released: 409 `hold_released`; unknown: 404.
+         */
+        delete: operations["releaseVaultHoldAsOperator"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2331,6 +2645,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dev/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Faults injected so far (development only)
+         * @description What the fault layer (`FAULTS`, docs/decisions/fault-layer.md) has injected in this isolate, by binding and kind: the soak's table. Served only when `DEV_PAGES` is `true` in development (`SERVICE_ENV=development`); otherwise 404, or 503 naming `DEV_PAGES` when it is `true` in production.
+         */
+        get: operations["getDevFaults"];
+        put?: never;
+        /**
+         * Pause or resume the injected faults (development only)
+         * @description Pauses (or resumes) the fault layer in this isolate without a restart, so the soak can let the crons catch up with the faults off. Served only when `DEV_PAGES` is `true` in development (`SERVICE_ENV=development`); otherwise 404, or 503 naming `DEV_PAGES` when it is `true` in production.
+         */
+        post: operations["setDevFaults"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/invariants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Invariant check over every database and the bucket (development only)
+         * @description Reads every shard, the global database and the vaulted objects: every audit chain verifies, every vaulted record's object hashes to its document_hash, nothing a sweep should have moved is stuck, every webhook delivery succeeded once per event and endpoint. Reads only; the soak's last step. Served only when `DEV_PAGES` is `true` in development (`SERVICE_ENV=development`); otherwise 404, or 503 naming `DEV_PAGES` when it is `true` in production.
+         */
+        get: operations["checkDevInvariants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2409,6 +2767,7 @@ export interface components {
          *       "expires_at": null,
          *       "kba_required": false,
          *       "consumer_consent": false,
+         *       "locale": "en",
          *       "provider_instance": "default",
          *       "secured_party": {
          *         "name": "First Auto Finance LLC",
@@ -2440,6 +2799,7 @@ export interface components {
             kba_required: boolean;
             /** @description Whether its signers must consent to electronic records (E-SIGN, 15 U.S.C. §7001(c)) before the document opens */
             consumer_consent: boolean;
+            locale: components["schemas"]["Locale"];
             provider_instance: string;
             secured_party: components["schemas"]["SecuredParty"] | null;
             /** @description Partner-safe subset of the envelope's metadata */
@@ -2455,6 +2815,11 @@ export interface components {
             /** @description Recipients who get the completed copy (a link to the sealed PDF, 30 days) once every signer has signed; never a signing link */
             cc: components["schemas"]["CcRecipient"][];
         };
+        /**
+         * @description The signers' language (`en`, `es`): the signing page, their emails and the shipped disclosure
+         * @enum {string}
+         */
+        Locale: "en" | "es";
         /**
          * @example {
          *       "name": "First Auto Finance LLC",
@@ -2549,6 +2914,7 @@ export interface components {
             reminder_after_days?: number;
             /** @description Days between later reminders (1 to 30; 0: remind once; default: the organization's, else once) */
             reminder_every_days?: number;
+            locale?: components["schemas"]["Locale"] & unknown;
             /** @description E-SIGN consumer consent (15 U.S.C. §7001(c)): each signer is shown the organization's disclosure and must consent (POST /signing/{slug}/consent) before the document opens. Default: the organization's `required` (GET /org/esign-disclosure). The envelope keeps the disclosure version current at create. */
             consumer_consent?: boolean;
             /** @description Up to 10 recipients who get the completed copy by email (a link to the sealed PDF, valid 30 days after completion) and never a signing link. Each address once; an address that is also a signer's gets one email, the signer's. */
@@ -2599,6 +2965,7 @@ export interface components {
          *       "expires_at": null,
          *       "kba_required": false,
          *       "consumer_consent": false,
+         *       "locale": "en",
          *       "provider_instance": "default",
          *       "secured_party": {
          *         "name": "First Auto Finance LLC",
@@ -2917,6 +3284,7 @@ export interface components {
          *       "expires_at": null,
          *       "kba_required": false,
          *       "consumer_consent": false,
+         *       "locale": "en",
          *       "provider_instance": "default",
          *       "secured_party": {
          *         "name": "First Auto Finance LLC",
@@ -3411,6 +3779,7 @@ export interface components {
          *       "expires_at": null,
          *       "kba_required": false,
          *       "consumer_consent": false,
+         *       "locale": "en",
          *       "provider_instance": "default",
          *       "secured_party": {
          *         "name": "First Auto Finance LLC",
@@ -3529,6 +3898,11 @@ export interface components {
                 envelope_name: string;
                 customer_id: string;
                 status: string;
+                /**
+                 * @description The language the signing page, the signers' emails and the E-SIGN disclosure were shown in; absent on certificates issued before it was recorded
+                 * @enum {string}
+                 */
+                locale?: "en" | "es";
             };
             secured_party: {
                 name: string | null;
@@ -3638,12 +4012,24 @@ export interface components {
                 name: string;
             } | null;
             /**
-             * @description `paid_off` and `paper_out` are terminal: control no longer moves
+             * @description `paid_off` and `paper_out` are terminal: control no longer moves; `destroyed`: destroyed after its retention period
              * @enum {string}
              */
-            status: "active" | "paid_off" | "paper_out";
+            status: "active" | "paid_off" | "paper_out" | "destroyed";
             /** @description Transfers of control accepted so far (assignments and pledges) */
             transfer_count: number;
+            /** @description Until when the closed record is kept (set at close); absent on certificates issued before retention existed */
+            retain_until?: string | null;
+            /** @description When the record was destroyed */
+            destroyed_at?: string | null;
+            /** @description The legal holds in force as of the certificate (`placed_by_org_id` null: the operator); the record cannot be destroyed while one is */
+            legal_holds?: {
+                hold_id: string;
+                placed_by_org_id: string | null;
+                reason: string;
+                reference: string | null;
+                placed_at: string;
+            }[];
         };
         /**
          * @example {
@@ -3683,6 +4069,8 @@ export interface components {
              * @example 2026-11-23T09:30:00.000Z
              */
             expires_at: string;
+            /** @description The pool (`vpl_…`) this transfer holds the record for (answer the pool, not the transfer); null for a single transfer */
+            pool_id: string | null;
         };
         /**
          * @example {
@@ -3733,12 +4121,17 @@ export interface components {
          *         "created_at": "2026-11-24T10:00:00.000Z",
          *         "expires_at": "2026-12-01T10:00:00.000Z"
          *       },
+         *       "closed_at": null,
+         *       "retain_until": null,
+         *       "destroyed_at": null,
          *       "control_seq": 1,
          *       "compliance": {
          *         "compliant": true,
          *         "score": 1,
          *         "missing_requirements": []
-         *       }
+         *       },
+         *       "holds": [],
+         *       "destruction": null
          *     }
          */
         VaultRecord: {
@@ -3761,26 +4154,44 @@ export interface components {
              */
             vaulted_at: string;
             /**
-             * @description `active`, or closed: `paid_off`, `paper_out`
+             * @description `active`, or closed: `paid_off`, `paper_out`; `destroyed` once its retention passed and it was destroyed (its files deleted, its hashes, chain and certificate JSON kept)
              * @enum {string}
              */
-            status: "active" | "paid_off" | "paper_out";
+            status: "active" | "paid_off" | "paper_out" | "destroyed";
             originator: components["schemas"]["VaultParty"];
             controller: components["schemas"]["VaultParty"] & unknown;
             /** @description While the copy is pledged: the organization control returns to on release */
             pledgor: components["schemas"]["VaultParty"] | null;
             pending_transfer: components["schemas"]["VaultTransfer"] | null;
             /**
+             * @description When the record closed (paid off, papered out); null while active
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            closed_at: string | null;
+            /**
+             * @description Set when the record closes, from the closing controller's retention policy (PUT /org/retention): the record cannot be destroyed before it (409 `retention_period`); null while active
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            retain_until: string | null;
+            /**
+             * @description When the record was destroyed; null otherwise
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            destroyed_at: string | null;
+            /**
              * @description The record's control sequence: the number of entries of its control history (GET /partner/vault/{vault_id}/control-history); every recorded control step, an offer included, adds one. A Control-Signature signs it as `control_seq`, so a signature is good for one step
              * @example 1
              */
             control_seq: number;
-            /** @description The eight UCC §9-105 checks evaluated now, as the certificate runs them */
+            /** @description The eight UCC §9-105 checks evaluated now, as the certificate runs them. A destroyed record has no authoritative copy left: its integrity and copy checks fail and say so (docs/decisions/live-compliance.md) */
             compliance: {
                 compliant: boolean;
                 score: number;
                 missing_requirements: string[];
             };
+            /** @description The legal holds in force, oldest first: while one is, the record cannot be destroyed (409 `legal_hold`) */
+            holds: components["schemas"]["VaultHold"][];
+            destruction: components["schemas"]["VaultDestruction"];
         };
         /**
          * @description The organization that vaulted the envelope
@@ -3793,6 +4204,37 @@ export interface components {
             org_id: string;
             name: string;
         };
+        /**
+         * @example {
+         *       "hold_id": "vhd_1_4d2k8m1q7c9v3b5n6p0r2t4w6y",
+         *       "placed_by_org_id": "org_9z7x5v3t1r9p7n5m3k1j9h7g5f",
+         *       "reason": "Litigation: Smith v. Lakeside Motors",
+         *       "reference": "Case 26-cv-0412",
+         *       "placed_at": "2026-11-25T09:00:00.000Z"
+         *     }
+         */
+        VaultHold: {
+            /** @description `vhd_…` */
+            hold_id: string;
+            /** @description The organization that placed it; null: the operator */
+            placed_by_org_id: string | null;
+            reason: string;
+            reference: string | null;
+            /**
+             * @description UTC, ISO 8601 with milliseconds
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            placed_at: string;
+        };
+        /** @description A destroyed record's destruction certificate, as kept; null otherwise */
+        VaultDestruction: {
+            /** @description The destruction certificate: `{ type: "vault-destruction-certificate", vault_id, envelope_id, document_hash, copy_hash, closed_status, closed_at, retain_until, destroyed_at, destroyed_by: { type: "organization"|"retention_cron", org_id }, controller, deleted: [{ file, sha256|null }], kept: [...], chain_head, chain_length }` */
+            certificate: {
+                [key: string]: unknown;
+            };
+            /** @description Compact JWS by the service's seal key over the certificate JSON (header `x5c`: the seal certificate chain; `typ` `vault-destruction-certificate+jws`) */
+            jws: string;
+        } | null;
         /**
          * @example {
          *       "reference": "Payoff letter 2027-03-01 #88213"
@@ -3820,12 +4262,17 @@ export interface components {
          *       },
          *       "pledgor": null,
          *       "pending_transfer": null,
+         *       "closed_at": null,
+         *       "retain_until": null,
+         *       "destroyed_at": null,
          *       "control_seq": 1,
          *       "compliance": {
          *         "compliant": true,
          *         "score": 1,
          *         "missing_requirements": []
          *       },
+         *       "holds": [],
+         *       "destruction": null,
          *       "paper_copy": {
          *         "signed_url": "https://storage.example.com/storage/v/vlt_4d2k8m1q7c9v3b5n6p0r2t4w6y/authoritative?exp=1795400000&sig=9f1c…",
          *         "filename": "retail-installment-contract-1042_env_9x2k4m7q1c8v5b3n6p0r2t4w6y.pdf",
@@ -3916,6 +4363,118 @@ export interface components {
         };
         /**
          * @example {
+         *       "pool_id": "vpl_1_7c1v9b3n5m2k8q4w6e0r2t4y6u",
+         *       "kind": "assignment",
+         *       "from_org_id": "org_2b4d6f8h0j2k4m6p8r0t2v4x6z",
+         *       "to_org_id": "org_5c1k7m3q9c2v8b4n6p0r2t4w6y",
+         *       "status": "pending",
+         *       "reference": "Sale of pool 2026-11",
+         *       "count": 2,
+         *       "manifest_sha256": "9b1e4c2a7d5f8e0b3c6a9d2f5e8b1c4a7d0f3e6b9c2a5d8f1e4b7c0a3d6f9e2b",
+         *       "created_at": "2026-11-28T09:40:00.000Z",
+         *       "expires_at": "2026-12-05T09:40:00.000Z",
+         *       "settled_at": null,
+         *       "progress": {
+         *         "moved": 0,
+         *         "remaining": 0,
+         *         "completed_at": null
+         *       }
+         *     }
+         */
+        VaultPool: {
+            /** @description `vpl_…` */
+            pool_id: string;
+            /** @enum {string} */
+            kind: "assignment" | "pledge";
+            from_org_id: string;
+            to_org_id: string;
+            /**
+             * @description `preparing` while its records are being held, `pending` until answered; `accepted`, `rejected`, `cancelled` or `expired` (7 days after the offer)
+             * @enum {string}
+             */
+            status: "preparing" | "pending" | "accepted" | "rejected" | "cancelled" | "expired";
+            reference: string | null;
+            /** @description The number of records */
+            count: number;
+            /**
+             * @description SHA-256 (hex) of the manifest's `data` as RFC 8785 canonical JSON (GET …/manifest)
+             * @example 9b1e4c2a7d5f8e0b3c6a9d2f5e8b1c4a7d0f3e6b9c2a5d8f1e4b7c0a3d6f9e2b
+             */
+            manifest_sha256: string;
+            created_at: string;
+            /** @description 7 days after the offer; a pool still pending then becomes `expired` */
+            expires_at: string;
+            /** @description When it was accepted, rejected, cancelled or expired */
+            settled_at: string | null;
+            /** @description An accepted pool's records move in the background; `completed_at` is set, and `vault.pool_accepted` sent to both parties, once every one has */
+            progress: {
+                /** @description Records moved to the receiver so far (an accepted pool) */
+                moved: number;
+                remaining: number;
+                /** @description When every record of an accepted pool had moved */
+                completed_at: string | null;
+            };
+        };
+        /**
+         * @example {
+         *       "kind": "assignment",
+         *       "to_org_id": "org_5c1k7m3q9c2v8b4n6p0r2t4w6y",
+         *       "vault_ids": [
+         *         "vlt_1_4d2k8m1q7c9v3b5n6p0r2t4w6y",
+         *         "vlt_2_8f3j6k1m4q7c0v2b5n8p1r4t7w"
+         *       ],
+         *       "reference": "Sale of pool 2026-11"
+         *     }
+         */
+        OfferPool: {
+            /**
+             * @description `assignment`: control of every record passes to the receiver; `pledge`: the receiver holds control, the caller becomes each record's pledgor
+             * @enum {string}
+             */
+            kind: "assignment" | "pledge";
+            /**
+             * @description The receiving organization (not the caller)
+             * @example org_5c1k7m3q9c2v8b4n6p0r2t4w6y
+             */
+            to_org_id: string;
+            /**
+             * @description The records (1 to 10,000), each once, each controlled by the caller, active, with no transfer pending
+             * @example [
+             *       "vlt_1_4d2k8m1q7c9v3b5n6p0r2t4w6y"
+             *     ]
+             */
+            vault_ids: string[];
+            /** @description The parties' own reference, kept on the pool and on each record's chain */
+            reference?: string;
+        };
+        /**
+         * @example {
+         *       "data": [
+         *         {
+         *           "vault_id": "vlt_1_4d2k8m1q7c9v3b5n6p0r2t4w6y",
+         *           "document_hash": "9b1e4c2a7d5f8e0b3c6a9d2f5e8b1c4a7d0f3e6b9c2a5d8f1e4b7c0a3d6f9e2b"
+         *         }
+         *       ]
+         *     }
+         */
+        VaultPoolManifest: {
+            /** @description Every record of the pool, sorted by vault_id */
+            data: {
+                vault_id: string;
+                document_hash: string;
+            }[];
+        };
+        /**
+         * @example {
+         *       "jws": "eyJhbGciOiJFUzI1NiIsInR5cCI6InZhdWx0LXBvb2wtcmVjZWlwdCtqd3MiLCJ4NWMiOlsiLi4uIl19.eyJwb29sX2lkIjoidnBsXzFfLi4uIn0.c2lnbmF0dXJl"
+         *     }
+         */
+        VaultPoolReceipt: {
+            /** @description Compact JWS by the seal key (header `x5c`: its certificate chain; `typ`: `vault-pool-receipt+jws`) */
+            jws: string;
+        };
+        /**
+         * @example {
          *       "vault_id": "vlt_4d2k8m1q7c9v3b5n6p0r2t4w6y",
          *       "envelope_id": "env_9x2k4m7q1c8v5b3n6p0r2t4w6y",
          *       "document_hash": "3f0c5e8a1b2d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6",
@@ -3941,7 +4500,10 @@ export interface components {
          *         "reference": "Purchase agreement 2026-118",
          *         "created_at": "2026-11-24T10:00:00.000Z",
          *         "expires_at": "2026-12-01T10:00:00.000Z"
-         *       }
+         *       },
+         *       "closed_at": null,
+         *       "retain_until": null,
+         *       "destroyed_at": null
          *     }
          */
         VaultRecordSummary: {
@@ -3964,15 +4526,30 @@ export interface components {
              */
             vaulted_at: string;
             /**
-             * @description `active`, or closed: `paid_off`, `paper_out`
+             * @description `active`, or closed: `paid_off`, `paper_out`; `destroyed` once its retention passed and it was destroyed (its files deleted, its hashes, chain and certificate JSON kept)
              * @enum {string}
              */
-            status: "active" | "paid_off" | "paper_out";
+            status: "active" | "paid_off" | "paper_out" | "destroyed";
             originator: components["schemas"]["VaultParty"];
             controller: components["schemas"]["VaultParty"] & unknown;
             /** @description While the copy is pledged: the organization control returns to on release */
             pledgor: components["schemas"]["VaultParty"] | null;
             pending_transfer: components["schemas"]["VaultTransfer"] | null;
+            /**
+             * @description When the record closed (paid off, papered out); null while active
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            closed_at: string | null;
+            /**
+             * @description Set when the record closes, from the closing controller's retention policy (PUT /org/retention): the record cannot be destroyed before it (409 `retention_period`); null while active
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            retain_until: string | null;
+            /**
+             * @description When the record was destroyed; null otherwise
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            destroyed_at: string | null;
         };
         /**
          * @example {
@@ -4012,6 +4589,35 @@ export interface components {
         ControlAttestation: {
             /** @description Compact JWS signed by the service's seal key (RS256, ES256 or ES384 by its key type); header `x5c` = the seal certificate chain (base64 DER), payload `{ vault_id, envelope_id, document_hash, status, controller, pledgor, history_length, chain_head, iat }` */
             jws: string;
+        };
+        VaultHoldBody: {
+            /** @example Litigation: Smith v. Lakeside Motors */
+            reason: string;
+            /** @example Case 26-cv-0412 */
+            reference?: string;
+        };
+        /**
+         * @example {
+         *       "hold_id": "vhd_1_4d2k8m1q7c9v3b5n6p0r2t4w6y",
+         *       "placed_by_org_id": "org_9z7x5v3t1r9p7n5m3k1j9h7g5f",
+         *       "reason": "Litigation: Smith v. Lakeside Motors",
+         *       "reference": "Case 26-cv-0412",
+         *       "placed_at": "2026-11-25T09:00:00.000Z"
+         *     }
+         */
+        VaultHoldReleased: components["schemas"]["VaultHold"] & {
+            /**
+             * @description When it was released
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            released_at: string;
+        };
+        VaultDestroyed: {
+            vault_id: string;
+            /** @enum {string} */
+            status: "destroyed";
+            destroyed_at: string;
+            destruction: components["schemas"]["VaultDestruction"];
         };
         /**
          * @example {
@@ -4328,6 +4934,7 @@ export interface components {
          *       "expires_at": null,
          *       "kba_required": false,
          *       "consumer_consent": false,
+         *       "locale": "en",
          *       "provider_instance": "default",
          *       "secured_party": {
          *         "name": "First Auto Finance LLC",
@@ -4701,6 +5308,8 @@ export interface components {
             customer_id: string;
             customer_name: string;
             email: string | null;
+            /** @description The envelope's language; null: the organization's `default_locale` */
+            locale: components["schemas"]["Locale"] | null;
             /** @enum {string} */
             status: "pending" | "running" | "sent" | "failed" | "skipped" | "cancelled";
             envelope_id: string | null;
@@ -4756,6 +5365,10 @@ export interface components {
         SetBulkItems: {
             /** @description 1 to 1,000 customer ids; replaces the batch's client list */
             customer_ids: string[];
+            /** @description The language (`en`, `es`) of some clients' envelopes, by customer id; the others take the organization's `default_locale` */
+            locales?: {
+                [key: string]: components["schemas"]["Locale"] & unknown;
+            };
         };
         EmbedSettings: {
             org_id: string;
@@ -4791,6 +5404,7 @@ export interface components {
             frame_ancestors: string[];
         };
         EsignDisclosure: {
+            locale: components["schemas"]["Locale"] & unknown;
             required: boolean;
             text: string;
             paper_copy_contact: string;
@@ -4821,6 +5435,50 @@ export interface components {
             paper_copy_contact: string;
             /** @description How to withdraw consent, and what follows (15 U.S.C. §7001(c)(1)(B)(i), (iii)) */
             withdrawal_instructions: string;
+        };
+        /**
+         * @example {
+         *       "org_id": "org_2b4d6f8h0j2k4m6p8r0t2v4x6z",
+         *       "retain_years_after_close": 7,
+         *       "auto_destroy": false,
+         *       "updated_at": null
+         *     }
+         */
+        RetentionPolicy: {
+            org_id: string;
+            retain_years_after_close: number;
+            auto_destroy: boolean;
+            /**
+             * @description When an admin last saved the policy; null: the defaults, never saved
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            updated_at: string | null;
+        };
+        RetentionPolicyBody: {
+            /**
+             * @description Years a closed record (paid off, papered out) is kept after it closes: its `retain_until` is set at close from this value
+             * @default 7
+             * @example 7
+             */
+            retain_years_after_close: number;
+            /**
+             * @description Destroy the records the organization controls once their `retain_until` passes (by the cron), unless a legal hold keeps them
+             * @default false
+             */
+            auto_destroy: boolean;
+        };
+        OrgSettings: {
+            org_id: string;
+            default_locale: components["schemas"]["Locale"] & unknown;
+            updated_at: string;
+        };
+        /**
+         * @example {
+         *       "default_locale": "es"
+         *     }
+         */
+        OrgSettingsInput: {
+            default_locale: components["schemas"]["Locale"] & unknown;
         };
         /**
          * @example {
@@ -6640,12 +7298,10 @@ export interface operations {
             /** @description A signed download URL */
             200: {
                 headers: {
-                    /** @description Requests admitted per minute for this key */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Epoch seconds at which the window resets */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6654,54 +7310,76 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or invalid query parameters */
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, invalid or deactivated credential */
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, or outside the caller's organization */
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A required setting of the service is not configured */
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9648,6 +10326,816 @@ export interface operations {
             };
         };
     };
+    offerVaultPool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters. A retry with the same key and the same body within 24 hours gets the first answer again (marked `Idempotent-Replayed: true`) without running the operation twice; the same key with another body is 422 `idempotency_key_reused`; a retry while the first request runs is 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
+                "control-signature"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OfferPool"];
+            };
+        };
+        responses: {
+            /** @description The pool, offered */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultPool"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json). `code`: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getVaultPool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pool */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultPool"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getVaultPoolManifest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The manifest */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VaultPoolManifest"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getVaultPoolReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultPoolReceipt"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptVaultPool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters. A retry with the same key and the same body within 24 hours gets the first answer again (marked `Idempotent-Replayed: true`) without running the operation twice; the same key with another body is 422 `idempotency_key_reused`; a retry while the first request runs is 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
+                "control-signature"?: string;
+            };
+            path: {
+                pool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pool as it is now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultPool"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json). `code`: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rejectVaultPool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters. A retry with the same key and the same body within 24 hours gets the first answer again (marked `Idempotent-Replayed: true`) without running the operation twice; the same key with another body is 422 `idempotency_key_reused`; a retry while the first request runs is 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
+                "control-signature"?: string;
+            };
+            path: {
+                pool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pool as it is now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultPool"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json). `code`: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelVaultPool: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters. A retry with the same key and the same body within 24 hours gets the first answer again (marked `Idempotent-Replayed: true`) without running the operation twice; the same key with another body is 422 `idempotency_key_reused`; a retry while the first request runs is 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Required once the organization has a control key: a compact JWS by one of its keys (`kid` in the protected header) over the action's payload with `iat` (Unix seconds, within 5 minutes of now). An action on a record signs `control_seq` (the record's, as GET /partner/vault/{vault_id} answers it) and `body_sha256` (SHA-256 hex of the request body as RFC 8785 canonical JSON, of `{}` without a body), so a signature is good for one request; a key change signs a fresh `jti` instead. Missing: 403 `control_signature_required` (its message gives the payload to sign); wrong: 403 `control_signature_invalid` (`details.mismatch` names the claims that differ). */
+                "control-signature"?: string;
+            };
+            path: {
+                pool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pool as it is now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultPool"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json). `code`: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listVaultBook: {
         parameters: {
             query?: {
@@ -10504,6 +11992,379 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    placeVaultHold: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters. A retry with the same key and the same body within 24 hours gets the first answer again (marked `Idempotent-Replayed: true`) without running the operation twice; the same key with another body is 422 `idempotency_key_reused`; a retry while the first request runs is 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vault_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VaultHoldBody"];
+            };
+        };
+        responses: {
+            /** @description The hold placed */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultHold"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json). `code`: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    releaseVaultHold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vault_id: string;
+                hold_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hold, released */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultHoldReleased"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    destroyVaultRecord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 printable ASCII characters. A retry with the same key and the same body within 24 hours gets the first answer again (marked `Idempotent-Replayed: true`) without running the operation twice; the same key with another body is 422 `idempotency_key_reused`; a retry while the first request runs is 409. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                vault_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destruction certificate */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultDestroyed"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
@@ -13712,7 +15573,10 @@ export interface operations {
     };
     getEsignDisclosure: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The disclosure's language (default `en`): each locale keeps its own versions */
+                locale?: components["schemas"]["Locale"] & unknown;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -13755,7 +15619,10 @@ export interface operations {
     };
     updateEsignDisclosure: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The disclosure's language (default `en`): each locale keeps its own versions */
+                locale?: components["schemas"]["Locale"] & unknown;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -13810,6 +15677,246 @@ export interface operations {
             };
             /** @description Conflict with the resource's current state. `code`: `conflict` */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json). `code`: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRetentionPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RetentionPolicy"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateRetentionPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetentionPolicyBody"];
+            };
+        };
+        responses: {
+            /** @description The policy as stored */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RetentionPolicy"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json). `code`: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrgSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The organization's settings */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OrgSettings"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateOrgSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrgSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description The settings as stored */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OrgSettings"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -15090,6 +17197,181 @@ export interface operations {
             };
         };
     };
+    placeVaultHoldAsOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vault_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VaultHoldBody"];
+            };
+        };
+        responses: {
+            /** @description The hold placed */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultHold"];
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type (writes take application/json). `code`: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    releaseVaultHoldAsOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vault_id: string;
+                hold_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hold, released */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VaultHoldReleased"];
+                    };
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getSigningState: {
         parameters: {
             query?: never;
@@ -15116,6 +17398,11 @@ export interface operations {
                                 name: string;
                                 status: string;
                                 expires_at: string | null;
+                                /**
+                                 * @description The language the signing page is shown in (`en`, `es`): the envelope's `locale`
+                                 * @enum {string}
+                                 */
+                                locale: "en" | "es";
                             };
                             signer: {
                                 name: string;
@@ -16002,6 +18289,7 @@ export interface operations {
             /** @description The code was sent */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16010,72 +18298,81 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or invalid query parameters */
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `view_only_session` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, or outside the caller's organization */
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state */
+            /** @description Conflict with the resource's current state. `code`: `conflict` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: the link no longer works (its envelope is closed) */
+            /** @description Gone: the link no longer works (its envelope is closed). `code`: `gone`, `signing_session_expired` */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unsupported media type (writes take application/json) */
+            /** @description Unsupported media type (writes take application/json). `code`: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A required setting of the service is not configured */
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16111,6 +18408,7 @@ export interface operations {
             /** @description The file as stored */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16119,81 +18417,91 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or invalid query parameters */
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `view_only_session` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, or outside the caller's organization */
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state */
+            /** @description Conflict with the resource's current state. `code`: `conflict` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: the link no longer works (its envelope is closed) */
+            /** @description Gone: the link no longer works (its envelope is closed). `code`: `gone`, `signing_session_expired` */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Payload too large */
+            /** @description Payload too large. `code`: `payload_too_large` */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unsupported media type (writes take application/json) */
+            /** @description Unsupported media type (writes take application/json). `code`: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation failed, or the move is not allowed from the current status */
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed` */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16221,6 +18529,7 @@ export interface operations {
             /** @description Verified */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -16229,81 +18538,91 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON or invalid query parameters */
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `view_only_session` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, or outside the caller's organization */
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state */
+            /** @description Conflict with the resource's current state. `code`: `conflict` */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: the link no longer works (its envelope is closed) */
+            /** @description Gone: the link no longer works (its envelope is closed). `code`: `gone`, `signing_session_expired` */
             410: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unsupported media type (writes take application/json) */
+            /** @description Unsupported media type (writes take application/json). `code`: `unsupported_media_type` */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation failed, or the move is not allowed from the current status */
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed` */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After */
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A required setting of the service is not configured */
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17011,6 +19330,7 @@ export interface operations {
             /** @description The file, as an attachment */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17019,36 +19339,51 @@ export interface operations {
                     "image/png": string;
                 };
             };
-            /** @description Malformed JSON or invalid query parameters */
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, or outside the caller's organization */
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A required setting of the service is not configured */
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -17110,24 +19445,201 @@ export interface operations {
             /** @description The SMS outbox, newest first */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
                 };
             };
-            /** @description Not found, or outside the caller's organization */
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A required setting of the service is not configured */
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDevFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan and the counts */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the FAULTS plan this deployment runs with (null: none) */
+                            faults: string | null;
+                            paused: boolean;
+                            /** @description faults injected by this isolate, by `<target>.<kind>` */
+                            injected: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setDevFaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    paused: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The plan and the counts, after the change */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the FAULTS plan this deployment runs with (null: none) */
+                            faults: string | null;
+                            paused: boolean;
+                            /** @description faults injected by this isolate, by `<target>.<kind>` */
+                            injected: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkDevInvariants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was checked and what broke */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            checked: {
+                                [key: string]: number;
+                            };
+                            broken: {
+                                [key: string]: string[];
+                            };
+                            broken_total: number;
+                            retry_scheduled: {
+                                event_id: string;
+                                endpoint_id: string;
+                                next_attempt_at: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
