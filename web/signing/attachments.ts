@@ -1,6 +1,8 @@
 import { h } from "../shared/dom";
 import type { RenderedPage } from "../shared/pdf-view";
 import type { Area, Field } from "./types";
+import { t as pageT } from "../i18n";
+import type { PageMessages } from "../i18n/catalogs";
 
 /**
  * Attachment fields (docs/decisions/attachments.md): a labelled file input per field, reached from a
@@ -9,43 +11,11 @@ import type { Area, Field } from "./types";
  * replaces it until Finish. On a phone, an image-only field opens the camera (`capture`).
  */
 
-type Locale = "en" | "es";
-/** Every user-visible string of attachment fields, per locale (fold into the page's catalogs as `attachment.*`). */
-export const ATTACHMENT_STRINGS: Record<Locale, Record<string, string>> = {
-  en: {
-    attach: "Attach file",
-    replace: "Replace file",
-    buttonLabel: "Attach a file: {label}",
-    inputLabel: "File for {label}",
-    accepts: "{types}, up to 10 MB",
-    uploading: "Uploading {name}: {percent}%",
-    uploaded: "{label}: {name} attached",
-    failed: "{label}: the file was not attached. {reason}",
-    tooLarge: "The file is larger than 10 MB.",
-    network: "The connection was lost; try again.",
-    required: "required",
-  },
-  es: {
-    attach: "Adjuntar archivo",
-    replace: "Reemplazar archivo",
-    buttonLabel: "Adjuntar un archivo: {label}",
-    inputLabel: "Archivo para {label}",
-    accepts: "{types}, hasta 10 MB",
-    uploading: "Subiendo {name}: {percent} %",
-    uploaded: "{label}: se adjuntó {name}",
-    failed: "{label}: no se adjuntó el archivo. {reason}",
-    tooLarge: "El archivo pesa más de 10 MB.",
-    network: "Se perdió la conexión; inténtelo de nuevo.",
-    required: "obligatorio",
-  },
-};
-
 const MAX_BYTES = 10 * 1024 * 1024;
 const TYPE_NAMES: Record<string, string> = { "application/pdf": "PDF", "image/jpeg": "JPEG", "image/png": "PNG" };
 
-const locale = (): Locale => (document.documentElement.lang.toLowerCase().startsWith("es") ? "es" : "en");
-const t = (key: string, vars: Record<string, string | number> = {}) =>
-  (ATTACHMENT_STRINGS[locale()][key] ?? ATTACHMENT_STRINGS.en[key] ?? key).replace(/\{(\w+)\}/g, (_, k: string) => String(vars[k] ?? ""));
+/** A string of this step in the page's language (web/i18n: the `attachment_*` keys). */
+const t = (key: string, vars: Record<string, string | number> = {}) => pageT(`attachment_${key}` as keyof PageMessages, vars);
 
 type Uploaded = { filename: string };
 

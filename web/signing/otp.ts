@@ -1,5 +1,7 @@
 import { ApiFailure, callApi } from "../shared/api";
 import { byId, clearNotice, finalScreen, h, notice } from "../shared/dom";
+import { t as pageT } from "../i18n";
+import type { PageMessages } from "../i18n/catalogs";
 
 /**
  * The SMS one-time passcode step (docs/decisions/sms-otp.md): for a signer sent with `auth: "sms_otp"`,
@@ -11,62 +13,8 @@ import { byId, clearNotice, finalScreen, h, notice } from "../shared/dom";
 export type OtpState = { required: boolean; verified: boolean; phone: string | null; verified_at: string | null };
 type OtpSent = { phone: string; expires_at: string; resend_at: string; sends_left_today: number };
 
-type Locale = "en" | "es";
-/** Every user-visible string of this step, per locale (fold into the page's catalogs as `otp.*`). */
-export const OTP_STRINGS: Record<Locale, Record<string, string>> = {
-  en: {
-    title: "Verify your phone",
-    intro: "Before the document opens, we text a 6-digit code to {phone}. Message and data rates may apply.",
-    send: "Text me a code",
-    sending: "Sending…",
-    sent: "We texted a code to {phone}. It works for 10 minutes.",
-    label: "6-digit code",
-    hint: "Enter the 6 digits from the text message.",
-    verify: "Verify",
-    resend: "Send a new code",
-    resendIn: "Send a new code in {seconds} s",
-    needDigits: "Enter the 6 digits of the code.",
-    wrong: "That code is not right. {left} tries left.",
-    exhausted: "That code was tried too many times. Ask for a new code.",
-    expired: "That code has expired. Ask for a new code.",
-    wait: "Wait {seconds} seconds before asking for another code.",
-    daily: "Too many codes today. Open this link again after {time}.",
-    dailyTitle: "Too many codes today",
-    notSent: "The text message could not be sent. Try again in a minute.",
-    verified: "Phone verified. Opening the document…",
-    viewOnlyTitle: "View only",
-    viewOnly: "The signer has not verified their phone yet: the document opens here once they have.",
-    failed: "Something went wrong. Try again.",
-  },
-  es: {
-    title: "Verifique su teléfono",
-    intro: "Antes de abrir el documento, le enviaremos un código de 6 dígitos por mensaje de texto al {phone}. Pueden aplicarse tarifas de mensajes y datos.",
-    send: "Envíenme un código",
-    sending: "Enviando…",
-    sent: "Le enviamos un código al {phone}. Es válido por 10 minutos.",
-    label: "Código de 6 dígitos",
-    hint: "Escriba los 6 dígitos del mensaje de texto.",
-    verify: "Verificar",
-    resend: "Enviar un código nuevo",
-    resendIn: "Enviar un código nuevo en {seconds} s",
-    needDigits: "Escriba los 6 dígitos del código.",
-    wrong: "El código no es correcto. Le quedan {left} intentos.",
-    exhausted: "Ese código se intentó demasiadas veces. Pida un código nuevo.",
-    expired: "Ese código ya venció. Pida un código nuevo.",
-    wait: "Espere {seconds} segundos antes de pedir otro código.",
-    daily: "Demasiados códigos por hoy. Vuelva a abrir este enlace después de las {time}.",
-    dailyTitle: "Demasiados códigos por hoy",
-    notSent: "No se pudo enviar el mensaje de texto. Inténtelo de nuevo en un minuto.",
-    verified: "Teléfono verificado. Abriendo el documento…",
-    viewOnlyTitle: "Solo lectura",
-    viewOnly: "El firmante todavía no ha verificado su teléfono: el documento se abrirá aquí cuando lo haga.",
-    failed: "Algo salió mal. Inténtelo de nuevo.",
-  },
-};
-
-const locale = (): Locale => (document.documentElement.lang.toLowerCase().startsWith("es") ? "es" : "en");
-const t = (key: string, vars: Record<string, string | number> = {}) =>
-  (OTP_STRINGS[locale()][key] ?? OTP_STRINGS.en[key] ?? key).replace(/\{(\w+)\}/g, (_, k: string) => String(vars[k] ?? ""));
+/** A string of this step in the page's language (web/i18n: the `otp_*` keys). */
+const t = (key: string, vars: Record<string, string | number> = {}) => pageT(`otp_${key}` as keyof PageMessages, vars);
 
 /**
  * Runs the step until the phone is verified (resolves true: the caller reads the state again and goes
