@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { browserSuite, contractPdf, field, phonePage, sentConsumerContract, shot } from "./helpers";
+import { browserSuite, contractPdf, expectAccessible, field, phonePage, sentConsumerContract, shot } from "./helpers";
 
 const suite = browserSuite("Lone Star Motors");
 
@@ -24,6 +24,7 @@ describe("attachment fields on the signing page", () => {
     expect(await input.getAttribute("accept")).toBe("application/pdf");
     // a PDF-only field offers the files, not only the camera
     expect(await input.getAttribute("capture")).toBeNull();
+    await expectAccessible(page, "document with an attachment field");
 
     // Finish without the file names it
     await page.getByRole("textbox", { name: "Borrower name, required" }).fill("Casey Consumer");
@@ -32,6 +33,7 @@ describe("attachment fields on the signing page", () => {
     await page.getByRole("dialog").waitFor({ state: "hidden" });
     await page.getByRole("button", { name: "Finish" }).tap();
     await expect.poll(() => page.locator("#notice").textContent()).toContain("Pay stub");
+    await expectAccessible(page, "Finish without the required file");
 
     // a photo where only PDFs go: refused by the server, the refusal announced
     const status = page.locator(".attach-status");
@@ -39,6 +41,7 @@ describe("attachment fields on the signing page", () => {
     await input.setInputFiles({ name: "stub.png", mimeType: "image/png", buffer: PNG_2x2 });
     await expect.poll(() => status.textContent()).toMatch(/^Pay stub: the file was not attached\. This field takes PDF files/);
     expect(await attach.getAttribute("aria-invalid")).toBe("true");
+    await expectAccessible(page, "attachment refused");
 
     await input.setInputFiles({ name: "stub-october.pdf", mimeType: "application/pdf", buffer: Buffer.from(await contractPdf(1, "Pay stub, October")) });
     await expect.poll(() => status.textContent()).toBe("Pay stub: stub-october.pdf attached");
@@ -48,9 +51,11 @@ describe("attachment fields on the signing page", () => {
     await input.setInputFiles({ name: "stub-november.pdf", mimeType: "application/pdf", buffer: Buffer.from(await contractPdf(1, "Pay stub, November")) });
     await expect.poll(() => status.textContent()).toBe("Pay stub: stub-november.pdf attached");
     await shot(page, "attachment-attached");
+    await expectAccessible(page, "attachment replaced");
 
     await page.getByRole("button", { name: "Finish" }).tap();
     await expect.poll(() => page.locator(".final h2").textContent()).toBe("Thank you, you have signed");
+    await expectAccessible(page, "completion");
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -66,6 +71,7 @@ describe("attachment fields on the signing page", () => {
     await input.waitFor({ state: "attached" });
     expect(await input.getAttribute("accept")).toBe("image/jpeg,image/png");
     expect(await input.getAttribute("capture")).toBe("environment");
+    await expectAccessible(page, "image-only attachment field");
     await page.close();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { base, browserSuite, phonePage, recordRequests, sentConsumerContract, shot } from "./helpers";
+import { base, browserSuite, expectAccessible, phonePage, recordRequests, sentConsumerContract, shot } from "./helpers";
 
 const suite = browserSuite("Lone Star Motors");
 
@@ -27,6 +27,7 @@ describe("SMS one-time passcode on the signing page", () => {
     expect(requests.some((r) => new URL(r.url).pathname.endsWith("/document"))).toBe(false);
     const send = page.getByRole("button", { name: "Text me a code" });
     expect(await send.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expectAccessible(page, "passcode: send");
     await send.click();
 
     const status = page.locator("#notice");
@@ -40,6 +41,7 @@ describe("SMS one-time passcode on the signing page", () => {
     expect(await resend.isDisabled()).toBe(true);
     expect(await resend.textContent()).toMatch(/^Send a new code in \d+ s$/);
     await shot(page, "otp-code");
+    await expectAccessible(page, "passcode: code sent, resend counting down");
 
     const code = await textedCode(last4);
     await input.fill(String((Number(code) + 1) % 1_000_000).padStart(6, "0"));
@@ -48,11 +50,13 @@ describe("SMS one-time passcode on the signing page", () => {
     await expect.poll(() => alert.textContent()).toBe("That code is not right. 4 tries left.");
     expect(await alert.getAttribute("role")).toBe("alert");
     expect(await input.getAttribute("aria-invalid")).toBe("true");
+    await expectAccessible(page, "passcode: wrong code");
 
     await input.fill(code);
     await input.press("Enter");
     // the document opens: its fields, and the bar's Finish
     await page.getByRole("button", { name: "Finish" }).waitFor();
+    await expectAccessible(page, "document after the passcode");
     expect(requests.some((r) => new URL(r.url).pathname.endsWith("/document"))).toBe(true);
     expect(errors).toEqual([]);
     await page.close();
@@ -60,14 +64,15 @@ describe("SMS one-time passcode on the signing page", () => {
 
   it("shows the Spanish text when the page is in Spanish", async () => {
     const last4 = String(1000 + Math.floor(Math.random() * 9000));
-    const contract = await sentConsumerContract(suite.org.key, { consumerConsent: false, signer: { auth: "sms_otp", phone: `+1512555${last4}` } });
+    // the page takes the envelope's language once it reads the state (docs/decisions/signing-page-languages.md)
+    const contract = await sentConsumerContract(suite.org.key, { consumerConsent: false, locale: "es", signer: { auth: "sms_otp", phone: `+1512555${last4}` } });
     const page = await phonePage(suite.browser);
-    // the page's language, as the localized page sets it on <html>
-    await page.addInitScript(() => document.addEventListener("DOMContentLoaded", () => document.documentElement.setAttribute("lang", "es")));
     await page.goto(contract.url);
     await page.getByRole("heading", { name: "Verifique su teléfono" }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe("es");
     await page.getByRole("button", { name: "Envíenme un código" }).click();
     await expect.poll(() => page.locator("#notice").textContent()).toContain(`Le enviamos un código al +1******${last4}`);
+    await expectAccessible(page, "passcode: code sent (es)");
     await page.close();
   });
 });

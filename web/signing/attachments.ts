@@ -64,7 +64,7 @@ export function buildAttachmentControl(field: Field & { accept?: string[] }, are
   const status = h("span", { id: `${id}-status`, class: "attach-status", role: "status", "aria-live": "polite" });
   const buttons = areas.map((area) =>
     place(
-      h("button", { type: "button", class: "attach", "data-field": field.name, "aria-label": `${t("buttonLabel", { label })}${field.required ? `, ${t("required")}` : ""}`, "aria-describedby": `${id}-status ${id}-hint` }),
+      h("button", { type: "button", class: "attach", "data-field": field.name, "aria-describedby": `${id}-status ${id}-hint` }),
       area,
       page(area),
       field.required,
@@ -73,9 +73,15 @@ export function buildAttachmentControl(field: Field & { accept?: string[] }, are
   // the input, its label and the live status are for assistive technology; the button on the page shows the same state
   const wrapper = h("span", { class: "attach-controls visually-hidden" }, inputLabel, input, hint, status);
   buttons[0]!.after(wrapper);
+  // the accessible name starts with the text the button shows (WCAG 2.5.3, axe's label-content-name-mismatch), then says which field
+  const spoken = `${t("buttonLabel", { label })}${field.required ? `, ${t("required")}` : ""}`;
+  const setText = (b: HTMLButtonElement, text: string) => {
+    b.textContent = text;
+    b.setAttribute("aria-label", `${text}, ${spoken}`);
+  };
   const show = () => {
     for (const b of buttons) {
-      b.textContent = attached ? `${t("replace")}: ${attached}` : t("attach");
+      setText(b, attached ? `${t("replace")}: ${attached}` : t("attach"));
       b.classList.toggle("filled", attached !== null);
     }
   };
@@ -96,7 +102,7 @@ export function buildAttachmentControl(field: Field & { accept?: string[] }, are
     status.className = "attach-status";
     const progress = (percent: number) => {
       status.textContent = t("uploading", { name: file.name, percent });
-      buttons.forEach((b) => (b.textContent = `${percent}%`));
+      buttons.forEach((b) => setText(b, `${percent}%`));
     };
     progress(0);
     try {
