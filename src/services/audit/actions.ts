@@ -25,7 +25,7 @@ export const AUDIT_ACTIONS = {
   "document.evidence_raised": "A job raised the signed document's PAdES evidence level by incremental updates before vaulting (from, to, target, the SHA-256 before and after).",
   "signer.viewed": "A signer opened the document.",
   "signer.started": "A signer started filling the document.",
-  "signer.completed": "A signer finished signing.",
+  "signer.completed": "A signer finished signing; how they adopted each signature and initials field (`signature_methods`: typed or drawn).",
   "signer.declined": "A signer declined, with a reason.",
   "signer.corrected": "The sender corrected a signer's name, email or phone (the changed fields, before and after): the old link died, a new one was sent, KBA started over.",
   "signer.consented": "A signer consented to electronic records after the E-SIGN disclosure (15 U.S.C. §7001(c)): the disclosure's version and SHA-256, the time, address and user agent.",

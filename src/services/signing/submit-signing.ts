@@ -38,6 +38,13 @@ const completesEnvelope = (sc: SigningContext) => sc.signers.every((s) => s.id =
 const documentInputs = (sc: SigningContext) =>
   JSON.stringify([sc.signers.map((s) => [s.id, s.status, s.viewed_at, s.signed_at]), sc.fields.map((f) => [f.name, f.value])]);
 
+/** Each signature or initials field the signer adopted, by name: `typed` (text stamped in a script face) or `drawn` (a PNG). */
+export function signatureMethods(accepted: AcceptedValue[]): Record<string, "typed" | "drawn"> {
+  const methods: Record<string, "typed" | "drawn"> = {};
+  for (const a of accepted) if (a.field.type === "signature" || a.field.type === "initials") methods[a.field.name] = a.png ? "drawn" : "typed";
+  return methods;
+}
+
 /**
  * POST /signing/:slug/submit. Validates the signer's values, records them with the signer's
  * `signer.started` and `signer.completed` (the page has no separate "start" call: filling and
@@ -86,7 +93,8 @@ export async function submitSigning(
       const change: SignerChange = {
         entries: [
           { action: "signer.started", data, event: { type: "signer.started", data: { ...data, started_at: at } } },
-          { action: "signer.completed", data, event: { type: "signer.completed", data: { ...data, signed_at: at } } },
+          // how each signature and initials was adopted (typed or drawn), for the audit only (docs/decisions/typed-signatures.md)
+          { action: "signer.completed", data: { ...data, signature_methods: signatureMethods(accepted) }, event: { type: "signer.completed", data: { ...data, signed_at: at } } },
         ],
         statements,
         at,

@@ -82,6 +82,9 @@ describe("the signer API: view, submit in signing order, completion with the sta
 
     const audit = await shardDbOf(e.envelopeId).prepare("SELECT action, actor_type, ip, user_agent FROM audit_log WHERE chain_id = ? AND action LIKE 'signer.%' ORDER BY seq").bind(e.envelopeId).all();
     expect(audit.results).toContainEqual({ action: "signer.completed", actor_type: "signer", ip: "203.0.113.7", user_agent: "SignerBrowser/1.0" });
+    // how each signature was adopted, on the audit chain (2.5.7: typing is a signature in its own right, recorded as such)
+    const methods = await shardDbOf(e.envelopeId).prepare("SELECT data FROM audit_log WHERE chain_id = ? AND action = 'signer.completed' ORDER BY seq").bind(e.envelopeId).all<{ data: string }>();
+    expect(methods.results.map((r) => JSON.parse(r.data).signature_methods)).toEqual([{ buyer_signature: "drawn" }, { cosigner_signature: "typed" }]);
 
     // The signed PDF: values at their areas, the drawn signature on page 1, the certificate page last.
     const original = await storedDocument(e.envelopeId, "original");
