@@ -1,8 +1,15 @@
-// The Prism journey: starts the local service (scripts/lib/dev-server.mjs), puts `prism proxy --errors`
-// in front of it with the service's own OpenAPI document, and drives requests through the proxy. Prism
-// checks every request and every answer against the document; with --errors a violation comes back as
-// Prism's own error answer instead of the service's. The script counts the operations of the document
-// that the journey exercised and fails if any was not, or if Prism reported any violation, printing them.
+// The Prism journey: starts the local service (scripts/lib/dev-server.mjs, with DEV_PAGES and a Stripe
+// webhook secret of its own), puts `prism proxy --errors` in front of it with the service's own OpenAPI
+// document, and drives requests through the proxy. Prism checks every request and every answer against
+// the document; with --errors a violation comes back as Prism's own error answer instead of the
+// service's. The script counts the operations of the document that the journey exercised and fails if
+// any was not, if Prism reported any violation, or if a step got another status than the one it expects,
+// printing them.
+// The journey covers every operation: two organizations, templates with an ASCII-only PDF (asciiPdf:
+// Prism would garble a binary upload), the signer's routes (the SMS outbox's passcode read on /dev/sms,
+// the sandbox KBA's questions), the vault and its transfers, pools, holds and control keys (a deletion
+// signed with a Control-Signature), embed, a Stripe event signed with the run's secret, the console and
+// operator routes, and the storage links the service hands out, fetched through the proxy.
 // It sends no request without its credential: Prism checks the security requirement itself and answers
 // such a request on its own (stoplightio/prism#2527), whatever 401 the document declares; the
 // refusals' documentation is checked against real answers in test/openapi.test.ts.
