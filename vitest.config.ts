@@ -116,11 +116,8 @@ export default defineConfig(async () => {
     test: {
       include: ["test/**/*.test.ts"],
       exclude: ["test/browser/**"],
-      // One workerd runtime per worker for all its files, not one per file: starting it and loading the Worker
-      // (pdf-lib, pkijs, stripe, hundreds of modules through the module runner) took 10-25 s per file, more than
-      // most files' tests. test/setup.ts empties every binding's storage before each file, so a file still
-      // starts on fresh databases, buckets and objects (docs/decisions/test-suite-time.md).
-      isolate: false,
+      // A runtime per file (vitest's default isolation). One shared runtime (`isolate: false`) was tried and
+      // measured: every file ran 2 to 60 times slower the longer the runtime lived (docs/decisions/test-suite-time.md).
       setupFiles: ["./test/setup.ts"],
       globalSetup: ["./test/global/webhook-receiver.mjs", "./test/global/postmark-stand-in.mjs", "./test/global/twilio-stand-in.mjs", "./test/global/stripe-stand-in.mjs", "./test/global/tsa-stand-in.mjs", "./test/global/ocsp-stand-in.mjs", "./test/global/node-verifier.mjs"],
       // A safety net against a hang, never a budget: on the shared 2-core machine at a load of 15-20 a test
