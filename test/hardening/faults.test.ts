@@ -132,6 +132,26 @@ describe("faults at the request surface", () => {
     expect(await sha256Hex(new Uint8Array(await stored!.arrayBuffer()))).toBe(record!.document_hash);
   });
 
+  it("a vault-in whose D1 commit times out after landing keeps the objects its record points at: the record is complete, never half-written", async () => {
+    const t = await newTenant();
+    const envelope = await paperEnvelope(t.key);
+    const pdf = await makePdf({ pages: 2, text: `Paper contract ${envelope.envelope_id}` });
+    const form = new FormData();
+    form.append("file", new File([pdf], "signed.pdf", { type: "application/pdf" }));
+    const ctx = createExecutionContext();
+    // every D1 write runs, then throws a timeout: the commit lands, and its answer says it failed
+    const res = await worker.fetch(new Request(`${BASE}/partner/envelopes/${envelope.envelope_id}/vault-in-upload`, { method: "POST", headers: { "X-API-Key": t.key }, body: form }), withFaults("d1.write.timeout=1"), ctx);
+    await waitOnExecutionContext(ctx);
+    expect([200, 503]).toContain(res.status);
+    const db = shardDbOf(envelope.envelope_id);
+    const record = await db.prepare("SELECT authoritative_key, copy_key, document_hash FROM vault_records WHERE envelope_id = ?").bind(envelope.envelope_id).first<{ authoritative_key: string; copy_key: string; document_hash: string }>();
+    expect(record, "the commit ran under the timeout, so the record exists").not.toBeNull();
+    const stored = await env.DOCS.get(record!.authoritative_key);
+    expect(stored, "the authoritative object of a committed record").not.toBeNull();
+    expect(await sha256Hex(new Uint8Array(await stored!.arrayBuffer()))).toBe(record!.document_hash);
+    expect(await env.DOCS.head(record!.copy_key)).not.toBeNull();
+  });
+
   it("with every binding wrapped and no fault rolled, the service answers as without the layer (a create through the key's Durable Object, a status read)", async () => {
     const t = await newTenant();
     const wrapped = withFaults("d1.error=0,r2.error=0,do.error=0,queue.error=0,fetch.error=0");
