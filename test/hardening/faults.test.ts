@@ -4,7 +4,10 @@ import worker from "../../src/index";
 import type { Env, OutboxMessage } from "../../src/env";
 import { faultStats } from "../../src/lib/faults";
 import { BASE, envelopeBody, newTenant } from "../helpers/api";
-import { orgShardDb } from "../helpers/shards";
+import { orgShardDb, shardDbOf } from "../helpers/shards";
+import { makePdf, sha256Hex } from "../helpers/pdf";
+import { paperEnvelope } from "../helpers/vault";
+import { envelopeVaultPrefix } from "../../src/services/vault/keys";
 import { adminToken, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl, recordingQueue } from "../helpers/webhooks";
 
 /**
@@ -94,6 +97,59 @@ describe("faults at the request surface", () => {
     const res = await request(withFaults("do.error=1"), "GET", "/partner/envelopes", { key: t.key });
     expectErrorShape(res, 503, "temporarily_unavailable");
     expect((await request(env as Env, "GET", "/partner/envelopes", { key: t.key })).status).toBe(200);
+  });
+
+  it("an R2 write that fails or times out during a vault-in upload answers 503, never hangs; nothing is half-written, and the retry vaults one complete record", async () => {
+    const t = await newTenant();
+    const envelope = await paperEnvelope(t.key);
+    const pdf = await makePdf({ pages: 2, text: `Paper contract ${envelope.envelope_id}` });
+    const upload = async (bindings: Env) => {
+      const form = new FormData();
+      form.append("file", new File([pdf], "signed.pdf", { type: "application/pdf" }));
+      const ctx = createExecutionContext();
+      const res = await worker.fetch(new Request(`${BASE}/partner/envelopes/${envelope.envelope_id}/vault-in-upload`, { method: "POST", headers: { "X-API-Key": t.key }, body: form }), bindings, ctx);
+      await waitOnExecutionContext(ctx);
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: JSON.parse(text) };
+    };
+    const db = shardDbOf(envelope.envelope_id);
+    const prefix = envelopeVaultPrefix(t.orgId, envelope.envelope_id);
+    // error and reset: the put throws before reading the streamed body (the soak's hang); timeout: it stored, then threw
+    for (const kind of ["error", "reset", "timeout"]) {
+      const failed = await upload(withFaults(`r2.write.${kind}=1/1`));
+      expectErrorShape(failed, 503, "temporarily_unavailable");
+      const row = await db.prepare("SELECT status FROM envelopes WHERE id = ?").bind(envelope.envelope_id).first<{ status: string }>();
+      expect(row!.status).not.toBe("vaulted");
+      expect(await db.prepare("SELECT COUNT(*) AS n FROM vault_records WHERE envelope_id = ?").bind(envelope.envelope_id).first("n")).toBe(0);
+      expect((await env.DOCS.list({ prefix })).objects.map((o) => o.key)).toEqual([]);
+    }
+    const vaulted = await upload(env as Env);
+    expect(vaulted.status, JSON.stringify(vaulted.body)).toBe(200);
+    expect(vaulted.body.data.status).toBe("vaulted");
+    const record = await db.prepare("SELECT authoritative_key, document_hash FROM vault_records WHERE envelope_id = ?").bind(envelope.envelope_id).first<{ authoritative_key: string; document_hash: string }>();
+    expect(record!.document_hash).toBe(await sha256Hex(pdf));
+    const stored = await env.DOCS.get(record!.authoritative_key);
+    expect(await sha256Hex(new Uint8Array(await stored!.arrayBuffer()))).toBe(record!.document_hash);
+  });
+
+  it("a vault-in whose D1 commit times out after landing keeps the objects its record points at: the record is complete, never half-written", async () => {
+    const t = await newTenant();
+    const envelope = await paperEnvelope(t.key);
+    const pdf = await makePdf({ pages: 2, text: `Paper contract ${envelope.envelope_id}` });
+    const form = new FormData();
+    form.append("file", new File([pdf], "signed.pdf", { type: "application/pdf" }));
+    const ctx = createExecutionContext();
+    // every D1 write runs, then throws a timeout: the commit lands, and its answer says it failed
+    const res = await worker.fetch(new Request(`${BASE}/partner/envelopes/${envelope.envelope_id}/vault-in-upload`, { method: "POST", headers: { "X-API-Key": t.key }, body: form }), withFaults("d1.write.timeout=1"), ctx);
+    await waitOnExecutionContext(ctx);
+    expect([200, 503]).toContain(res.status);
+    const db = shardDbOf(envelope.envelope_id);
+    const record = await db.prepare("SELECT authoritative_key, copy_key, document_hash FROM vault_records WHERE envelope_id = ?").bind(envelope.envelope_id).first<{ authoritative_key: string; copy_key: string; document_hash: string }>();
+    expect(record, "the commit ran under the timeout, so the record exists").not.toBeNull();
+    const stored = await env.DOCS.get(record!.authoritative_key);
+    expect(stored, "the authoritative object of a committed record").not.toBeNull();
+    expect(await sha256Hex(new Uint8Array(await stored!.arrayBuffer()))).toBe(record!.document_hash);
+    expect(await env.DOCS.head(record!.copy_key)).not.toBeNull();
   });
 
   it("with every binding wrapped and no fault rolled, the service answers as without the layer (a create through the key's Durable Object, a status read)", async () => {

@@ -50,8 +50,16 @@ const PUT_SLICE_BYTES = 1024 * 1024;
 export async function putParts(bucket: R2Bucket, key: string, parts: Uint8Array[], options: R2PutOptions): Promise<void> {
   const length = parts.reduce((n, p) => n + p.byteLength, 0);
   const { readable, writable } = new FixedLengthStream(length);
-  const put = bucket.put(key, readable, options);
   const writer = writable.getWriter();
+  // A put that fails before reading its body (R2 refusing, a dropped connection) never drains the stream:
+  // without the abort the writes below wait on backpressure forever and the request hangs until workerd
+  // cancels it (found by the soak, docs/benchmarks.md). Aborting rejects the pending writes.
+  const put = Promise.resolve()
+    .then(() => bucket.put(key, readable, options))
+    .catch(async (err: unknown) => {
+      await writer.abort(err).catch(() => undefined);
+      throw err;
+    });
   // In slices (views, not copies), so the runtime buffers at most one slice on its side of the stream.
   const write = (async () => {
     for (const part of parts) {

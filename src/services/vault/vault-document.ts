@@ -13,7 +13,7 @@ import { compliantSince, issueCertificate, type CertificateEvidence } from "./ce
 import { factsFrom } from "./compliance-checks";
 import { putParts } from "./hashing";
 import { envelopeVaultPrefix, vaultKeys } from "./keys";
-import { integrityCheckInsert, vaultRecordInsert } from "./repository";
+import { findVaultRecordById, integrityCheckInsert, vaultRecordInsert } from "./repository";
 import { loadSealKey, markNonAuthoritativeCopy } from "../../pdf";
 import { COPY_FORMAT, COPY_FORMAT_KEY } from "./copy-format";
 
@@ -82,7 +82,8 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
   const facts = factsFrom(vaulted, { vaultId, documentHash: hash, custodianOrgId: envelope.org_id, copyMarked, lastIntegrityMatched: true }, chain.verified);
 
   const attemptKeys = [keys.authoritative, keys.copy];
-  let planned: PlannedChange;
+  let planned: PlannedChange | undefined;
+  let committing = false;
   try {
     const puts = await Promise.allSettled([
       // `sha256` makes R2 refuse the write unless the stored bytes hash to the recorded value.
@@ -177,8 +178,21 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
     ];
     // The envelope's one commit (envelopes/commit.ts): of two concurrent vault-ins exactly one commits.
     planned = await planChange(ctx, envelope, { moves, statements: extra, at });
+    committing = true;
     await commitPlanned(ctx, [planned]);
   } catch (err) {
+    // A commit that failed ambiguously (a D1 timeout: the batch may have landed) must not delete the objects
+    // a committed record points at (found by the soak: a vault record whose authoritative object was gone).
+    // They are deleted only once this attempt's record is known absent; a record that landed is this
+    // request's success; an outcome unknown keeps them (a later attempt's winner deletes them as strays).
+    if (committing && planned && !lostRace(err)) {
+      const landed = await findVaultRecordById(db, vaultId).catch(() => undefined);
+      if (landed === undefined) throw err;
+      if (landed) {
+        await deleteStrayObjects(bucket, envelope, keys.dir);
+        return { ...planned.updated, vault_id: vaultId };
+      }
+    }
     await bucket.delete(attemptKeys).catch((cleanup: unknown) => console.error("vault-in: could not delete the objects of a failed attempt", cleanup));
     if (!lostRace(err)) throw err;
     const now = await getEnvelope(db, envelope.org_id, envelope.id);
@@ -187,7 +201,7 @@ export async function vaultDocument(ctx: RequestContext, input: VaultDocumentInp
   }
 
   await deleteStrayObjects(bucket, envelope, keys.dir);
-  return { ...planned.updated, vault_id: vaultId };
+  return { ...planned!.updated, vault_id: vaultId };
 }
 
 function lostRace(err: unknown): boolean {
