@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { inOrg, onShardOf, systemContext } from "../../../../src/lib/context";
 import { appendEnvelopeAudit } from "../../../../src/services/envelopes/append-audit";
 import { verifyEvidence } from "../../../../src/services/evidence/verifier";
-import { BASE, call, createEnvelope, newTenant, operator } from "../../../helpers/api";
+import { BASE, call, callWith, createEnvelope, newTenant, operator } from "../../../helpers/api";
+import type { Env } from "../../../../src/env";
 import { sha256Hex } from "../../../helpers/pdf";
 import { globalDb, shardDb } from "../../../helpers/shards";
 import { memberToken } from "../../../helpers/templates";
@@ -116,5 +117,13 @@ describe("GET /org/audit-export", () => {
     expect(JSON.parse(backwards.body)).toMatchObject({ error: expect.any(String) });
     expect((await exportOf(admin, "?from=yesterday")).status).toBe(400);
     expect((await SELF.fetch(`${BASE}/org/audit-export`)).status).toBe(401);
+  });
+
+  it("without a seal configured answers 503 before the first byte, never an unsigned export", async () => {
+    const t = await newTenant();
+    const admin = await memberToken(t.orgId, "admin");
+    const res = await callWith({ ...env, SEAL_PRIVATE_KEY: undefined, SEAL_CERTIFICATE: undefined } as unknown as Env, "GET", "/org/audit-export", { bearer: admin });
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ error: expect.any(String) });
   });
 });
