@@ -5,7 +5,8 @@
 // authority ("CN=Evil TSA", a self-signed TSA certificate made with openssl on first use), to swap
 // into a bundle.
 //
-//   POST /run?arg=<a>&arg=<b>…  body: the bundle's ZIP -> { code, stdout, stderr } of `node verify.mjs <a> <b> …`
+//   POST /run?arg=<a>&arg=<b>…[&zip=<name>]  body: the bundle's ZIP -> { code, stdout, stderr } of `node verify.mjs <a> <b> …`
+//     (with zip=<name>, the ZIP is also written, unopened, as <name> beside its members)
 //   POST /evil-tsa?digest=<hex> -> the Evil TSA's TimeStampToken (DER) over that SHA-256 (openssl ts -reply -token_out)
 //
 // Handed to the tests as `inject("nodeVerifierPort")`.
@@ -81,7 +82,11 @@ export async function startNodeVerifier() {
     try {
       if (req.method === "POST" && url.pathname === "/run") {
         const dir = mkdtempSync(join(work, "bundle-"));
-        for (const [name, bytes] of Object.entries(unzipSync(new Uint8Array(await readBody(req))))) writeFileSync(join(dir, name), bytes);
+        const zip = new Uint8Array(await readBody(req));
+        for (const [name, bytes] of Object.entries(unzipSync(zip))) writeFileSync(join(dir, name), bytes);
+        // ?zip=<name>: the ZIP itself kept beside its members, for `verify.mjs --audit-export <name>`
+        const keep = url.searchParams.get("zip");
+        if (keep && /^[\w.-]+\.zip$/.test(keep)) writeFileSync(join(dir, keep), zip);
         const outcome = await runVerifier(dir, url.searchParams.getAll("arg"));
         rmSync(dir, { recursive: true, force: true });
         return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(outcome));

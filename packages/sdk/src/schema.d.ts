@@ -1913,6 +1913,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/org/audit-export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the organization's audit chains as a signed ZIP (admin)
+         * @description A ZIP streamed as it is made: `entries.ndjson` (one audit entry a line, each naming its chain) of the organization's own chain and of every chain of its envelopes and of the vault records it is a party of, on every shard; `manifest.json` (per chain its count and first and last hash, and the SHA-256 of entries.ndjson), `manifest.jws` (the seal's compact JWS over manifest.json), `manifest.tsr` when a timestamp authority is configured, and `verify.mjs` (`node verify.mjs --audit-export <folder or zip> --seal-sha256 <hex>`). With `from`/`to` only the entries created in `[from, to)` are exported; a chain cut by `from` starts mid-way and the manifest gives its first entry's `prev_hash`.
+         *
+         *     Required role: `admin`.
+         */
+        get: operations["exportAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/operator/orgs": {
         parameters: {
             query?: never;
@@ -15943,6 +15965,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportAudit: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 date or date-time: entries created at or after */
+                from?: string;
+                /** @description ISO 8601 date or date-time: entries created before */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export's ZIP */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, invalid or deactivated credential. `code`: `unauthorized` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

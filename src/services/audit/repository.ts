@@ -89,3 +89,23 @@ export async function listChainActions<Row>(db: D1Database, input: { chainId: st
     .all<Row>();
   return results;
 }
+
+/**
+ * One page of a chain for the audit export: entries after `afterSeq`, oldest first, within the
+ * optional `[from, to)` window of `created_at` (ISO text compares in time order). Bounded by `limit`,
+ * so an export of a long chain never holds more than a page.
+ */
+export async function chainPage(
+  db: D1Database,
+  input: { chainId: string; afterSeq: number; from: string | null; to: string | null; limit: number },
+): Promise<AuditLogRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT id, org_id, chain_id, seq, action, actor_type, actor_id, ip, user_agent, data, created_at, prev_hash, hash
+       FROM audit_log WHERE chain_id = ?1 AND seq > ?2 AND (?3 IS NULL OR created_at >= ?3) AND (?4 IS NULL OR created_at < ?4)
+       ORDER BY seq LIMIT ?5`,
+    )
+    .bind(input.chainId, input.afterSeq, input.from, input.to, input.limit)
+    .all<AuditLogRow>();
+  return results;
+}

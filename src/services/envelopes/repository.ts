@@ -388,3 +388,21 @@ export function ccOf(row: { cc_json?: string | null }): { name: string; email: s
 export function findEnvelopeForCopy(db: D1Database, envelopeId: string): Promise<Pick<EnvelopeRow, "id" | "org_id" | "name" | "status" | "signed_at"> | null> {
   return db.prepare("SELECT id, org_id, name, status, signed_at FROM envelopes WHERE id = ?").bind(envelopeId).first();
 }
+
+/**
+ * The audit export's chains on one shard, a page at a time in id order: every envelope of the
+ * organization and every envelope whose vault record it is a party of (controller, pledgor or
+ * custodian; a record's chain is its envelope's). SQL exception: one UNION over envelopes and
+ * vault_records, so the pages of both sets come out merged in one order with one cursor.
+ */
+export async function auditedEnvelopeIdsPage(db: D1Database, input: { orgId: string; afterId: string; limit: number }): Promise<string[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT id FROM envelopes WHERE org_id = ?1 AND id > ?2
+       UNION SELECT envelope_id FROM vault_records WHERE (controller_org_id = ?1 OR pledgor_org_id = ?1 OR custodian_org_id = ?1) AND envelope_id > ?2
+       ORDER BY 1 LIMIT ?3`,
+    )
+    .bind(input.orgId, input.afterId, input.limit)
+    .all<{ id: string }>();
+  return results.map((r) => r.id);
+}

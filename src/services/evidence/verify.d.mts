@@ -8,7 +8,7 @@ export type EvidenceVerdict =
 export function verifyEvidence(
   files: Record<string, Uint8Array>,
   sha256Hex: (bytes: Uint8Array) => Promise<string> | string,
-  options?: { sealSha256?: string[]; tsaSha256?: string[]; subtle?: SubtleCrypto },
+  options?: { sealSha256?: string[]; tsaSha256?: string[]; subtle?: SubtleCrypto; /** check an organization's audit export (entries.ndjson and its chains) instead of a bundle */ auditExport?: boolean },
 ): Promise<EvidenceVerdict>;
 
 /** `node verify.mjs <args>`: prints the outcome and resolves to the exit code (0, 1, 2 or 3). */

@@ -1,5 +1,9 @@
 // Offline verifier of an evidence bundle. Run it in the unzipped folder:
 //   node verify.mjs --seal-sha256 <hex> [--seal-sha256 <hex> ...] [--tsa-sha256 <hex> ...] [folder]
+// An organization's audit export (GET /org/audit-export), as a folder or the ZIP itself:
+//   node verify.mjs --audit-export <folder or zip> --seal-sha256 <hex> [--tsa-sha256 <hex> ...]
+// checks manifest.jws as below, entries.ndjson's SHA-256, every entry's hash and each chain's links
+// from its first entry (whose prev_hash the manifest states) to its last, the counts, and manifest.tsr.
 // Check this script first: its SHA-256 is published at GET /api/v2/evidence/verifier and in the
 // service's README; `sha256sum verify.mjs` must print it.
 // Needs Node.js 18 or later; nothing else, no network. It trusts nothing the bundle says of itself:
@@ -21,6 +25,7 @@ import { createHash, webcrypto } from "node:crypto";
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inflateRawSync } from "node:zlib";
 
 /**
  * Verifies the bundle's members (`files`, each name to its bytes); what `node verify.mjs` runs.
@@ -201,6 +206,113 @@ export async function verifyEvidence(files, sha256Hex, options = {}) {
   if (badPin !== undefined) return fail(`--seal-sha256 ${badPin} is not a SHA-256 fingerprint (64 hex digits, colons allowed)`);
   const pinned = (sha) => sha !== null && pins.includes(sha);
 
+  // RFC 3161 tokens: the TSA's signature over its TSTInfo (messageDigest, signed attributes), the
+  // certificate path the token carries (each certificate's signature by the next), and whether a
+  // pinned TSA certificate (`tsaSha256`) is on that path.
+  const tsaPins = (options.tsaSha256 ?? []).map((p) => String(p).replace(/[:\s]/g, "").toLowerCase()).filter(Boolean);
+  const badTsaPin = tsaPins.find((p) => !/^[0-9a-f]{64}$/.test(p));
+  if (badTsaPin !== undefined) return fail(`--tsa-sha256 ${badTsaPin} is not a SHA-256 fingerprint (64 hex digits, colons allowed)`);
+  const SIG_HASH = {
+    "2a864886f70d01010b": "SHA-256",
+    "2a864886f70d01010c": "SHA-384",
+    "2a864886f70d01010d": "SHA-512",
+    "2a8648ce3d040302": "SHA-256",
+    "2a8648ce3d040303": "SHA-384",
+    "2a8648ce3d040304": "SHA-512",
+  };
+  const certParts = (cert) => {
+    const [tbs, alg, sig] = kids(cert, tlv(cert, 0));
+    const fields = kids(cert, tbs);
+    const o = fields[0].tag === 0xa0 ? 1 : 0;
+    const name = (n) => cert.slice(n.at, n.end);
+    return { tbs: cert.slice(tbs.at, tbs.end), sigHash: SIG_HASH[hex(content(cert, kids(cert, alg)[0]))], signature: content(cert, sig).slice(1), issuer: name(fields[o + 2]), subject: name(fields[o + 4]) };
+  };
+  const commonName = (cert) => {
+    try {
+      const subject = certParts(cert).subject;
+      for (const rdn of kids(subject, tlv(subject, 0))) {
+        for (const atv of kids(subject, rdn)) {
+          const [type, value] = kids(subject, atv);
+          if (hex(content(subject, type)) === "550403") return new TextDecoder().decode(content(subject, value));
+        }
+      }
+    } catch {
+      // no readable subject
+    }
+    return "(no common name)";
+  };
+  let timestampsSeen = 0;
+  let timestampsUnpinned = 0;
+  const verifyToken = async (token, label) => {
+    let imprint;
+    let genTime;
+    let certs;
+    let signerInfo;
+    let tstInfo;
+    try {
+      const sd = kids(token, kids(token, kids(token, tlv(token, 0))[1])[0]); // ContentInfo > [0] > SignedData's fields
+      const eContent = kids(token, sd[2]);
+      if (hex(content(token, eContent[0])) !== OID.tstInfo) throw new Error("not a TSTInfo");
+      const octets = kids(token, eContent[1])[0];
+      // a BER producer may send the OCTET STRING constructed (0x24): its pieces, joined
+      if (octets.tag === 0x24) {
+        const pieces = kids(token, octets).map((n) => content(token, n));
+        tstInfo = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+        pieces.reduce((at, p) => (tstInfo.set(p, at), at + p.length), 0);
+      } else tstInfo = content(token, octets);
+      const fields = kids(tstInfo, tlv(tstInfo, 0));
+      imprint = hex(content(tstInfo, kids(tstInfo, fields[2])[1]));
+      genTime = new TextDecoder().decode(content(tstInfo, fields[4]));
+      const certSet = sd.find((n) => n.tag === 0xa0);
+      certs = certSet ? kids(token, certSet).filter((n) => n.tag === 0x30).map((n) => token.slice(n.at, n.end)) : [];
+      signerInfo = kids(token, kids(token, sd[sd.length - 1])[0]);
+    } catch {
+      return `${label} is not a readable RFC 3161 timestamp token`;
+    }
+    timestampsSeen++;
+    const signedAttrs = signerInfo.find((n) => n.tag === 0xa0);
+    const signatureNode = signerInfo.find((n, i) => i > 3 && n.tag === 0x04);
+    const digestAlgorithm = HASHES[hex(content(token, kids(token, signerInfo[2])[0]))];
+    if (!signedAttrs || !signatureNode || !digestAlgorithm || !subtle) return `${label}: its signer information is not readable (signed attributes, a SHA-2 digest)`;
+    let messageDigest = null;
+    for (const attr of kids(token, signedAttrs)) {
+      const [type, values] = kids(token, attr);
+      if (hex(content(token, type)) === OID.messageDigest) messageDigest = hex(content(token, kids(token, values)[0]));
+    }
+    const tstDigest = hex(new Uint8Array(await subtle.digest(digestAlgorithm, tstInfo)));
+    if (messageDigest !== tstDigest) return `${label}: its messageDigest is not the ${digestAlgorithm} of its TSTInfo (the timestamp was altered)`;
+    const attrs = token.slice(signedAttrs.at, signedAttrs.end);
+    attrs[0] = 0x31;
+    let signer = null;
+    for (const cert of certs) if (await verifiedBy(cert, digestAlgorithm, content(token, signatureNode), attrs, true)) signer = cert;
+    if (!signer) return `${label}: the TSA's signature does not verify with any certificate the token carries (the token was forged or altered)`;
+    // the certificate path: each certificate's signature by its issuer among those the token carries
+    const path = [signer];
+    for (let current = signer; path.length < 8; ) {
+      const parts = certParts(current);
+      if (sameBytes(parts.issuer, parts.subject)) {
+        if (!parts.sigHash || !(await verifiedBy(current, parts.sigHash, parts.signature, parts.tbs, true))) return `${label}: its self-signed certificate ${commonName(current)} does not verify`;
+        break;
+      }
+      const issuer = certs.find((c) => c !== current && sameBytes(certParts(c).subject, parts.issuer));
+      if (!issuer) break;
+      if (!parts.sigHash || !(await verifiedBy(issuer, parts.sigHash, parts.signature, parts.tbs, true))) {
+        return `${label}: certificate ${commonName(current)} is not signed by its issuer ${commonName(issuer)} in the token`;
+      }
+      path.push(issuer);
+      current = issuer;
+    }
+    const pathShas = await Promise.all(path.map((c) => sha256Hex(c)));
+    const pinnedAt = pathShas.findIndex((s) => tsaPins.includes(s));
+    const who = `TSA ${commonName(signer)} (certificate SHA-256 ${pathShas[0]})`;
+    if (tsaPins.length > 0 && pinnedAt < 0) {
+      return `${label}: issued by ${who}, whose certificate path (${path.map(commonName).join(" <- ")}) holds no pinned TSA certificate (${tsaPins.join(", ")})`;
+    }
+    if (pinnedAt < 0) timestampsUnpinned++;
+    checks.push(`${label}: the TSA's signature verifies (${who}, path ${path.map(commonName).join(" <- ")})${pinnedAt >= 0 ? `, pinned by ${pathShas[pinnedAt]}` : ", not pinned"}; time ${genTime}`);
+    return { imprint, genTime };
+  };
+
   // 1. The manifest's signature, by a pinned certificate, over the exact bytes of manifest.json.
   if (!files["manifest.json"]) return fail("manifest.json is missing from the bundle");
   if (!files["manifest.jws"]) return fail("manifest: manifest.jws is missing: the manifest is unsigned, nothing in this bundle can be trusted");
@@ -213,6 +325,74 @@ export async function verifyEvidence(files, sha256Hex, options = {}) {
   if (!signedManifest.valid) return fail(`manifest: manifest.jws's signature does not verify against its pinned certificate ${signedManifest.leafSha256} (the JWS was altered)`);
   if (!sameBytes(signedManifest.payload, files["manifest.json"])) return fail("manifest: manifest.json is not the manifest manifest.jws signed (manifest.json was rewritten)");
   checks.push(`manifest: manifest.jws (${signedManifest.header.alg}) signs manifest.json byte for byte, by the pinned seal certificate ${signedManifest.leafSha256}`);
+
+  if (options.auditExport) {
+    // The organization's audit export: entries.ndjson against the signed manifest, each chain linked
+    // and every entry's hash recomputed, the counts, and the timestamp over the signature.
+    let manifest;
+    try {
+      manifest = json("manifest.json");
+    } catch (err) {
+      return fail(err.message);
+    }
+    if (manifest?.kind !== "audit-export") return fail(`manifest: it is not an audit export's (kind ${JSON.stringify(manifest?.kind)}); drop --audit-export to check an evidence bundle`);
+    producedAt = typeof manifest.produced_at === "string" ? manifest.produced_at : null;
+    if (manifest.seal_certificate?.sha256 !== signedManifest.leafSha256) {
+      return fail(`manifest: it names seal certificate ${manifest.seal_certificate?.sha256}, but manifest.jws is signed by ${signedManifest.leafSha256}`);
+    }
+    if (!files["entries.ndjson"]) return fail("entries.ndjson is missing from the export");
+    const entriesSha = await sha256Hex(files["entries.ndjson"]);
+    if (entriesSha !== manifest.entries?.sha256) return fail(`entries.ndjson: SHA-256 ${entriesSha}, but the signed manifest states ${manifest.entries?.sha256} (the file was altered or replaced)`);
+    checks.push(`entries.ndjson: its SHA-256 ${entriesSha} is the one the signed manifest states`);
+    const stated = new Map((Array.isArray(manifest.chains) ? manifest.chains : []).map((c) => [c.chain, c]));
+    const seen = new Map();
+    let lines = 0;
+    for (const line of text("entries.ndjson").split("\n")) {
+      if (line === "") continue;
+      lines++;
+      let e;
+      try {
+        e = JSON.parse(line);
+      } catch {
+        return fail(`entries.ndjson: line ${lines} is not valid JSON`);
+      }
+      const claim = stated.get(e.chain);
+      if (!claim) return fail(`entries.ndjson: line ${lines} belongs to chain ${e.chain}, which the signed manifest does not list`);
+      const hash = await sha256Hex(new TextEncoder().encode(canonical({
+        id: e.id, org_id: e.org_id, chain_id: e.chain, seq: e.seq, action: e.action, actor_type: e.actor?.type, actor_id: e.actor?.id ?? null,
+        ip: e.actor?.ip ?? null, user_agent: e.actor?.user_agent ?? null, data: e.data, created_at: e.at, prev_hash: e.prev_hash,
+      })));
+      if (hash !== e.hash) return fail(`chain ${e.chain}: entry ${e.seq}'s content hashes to ${hash}, not its stated hash ${e.hash} (the entry was altered)`);
+      const before = seen.get(e.chain);
+      if (!before) {
+        if (e.seq !== claim.first_seq || e.prev_hash !== claim.first_prev_hash) return fail(`chain ${e.chain}: its first entry (seq ${e.seq}, prev_hash ${e.prev_hash}) is not the one the signed manifest states (seq ${claim.first_seq}, prev_hash ${claim.first_prev_hash})`);
+        if (e.seq === 1 && e.prev_hash !== GENESIS) return fail(`chain ${e.chain}: entry 1 does not start from the genesis hash`);
+        if (e.hash !== claim.first_hash) return fail(`chain ${e.chain}: its first entry's hash ${e.hash} is not the manifest's ${claim.first_hash}`);
+        seen.set(e.chain, { count: 1, seq: e.seq, hash: e.hash });
+      } else {
+        if (e.seq !== before.seq + 1 || e.prev_hash !== before.hash) return fail(`chain ${e.chain}: entry ${e.seq} does not follow entry ${before.seq} (its prev_hash ${e.prev_hash}, that entry's hash ${before.hash}): an entry is missing, moved or altered`);
+        seen.set(e.chain, { count: before.count + 1, seq: e.seq, hash: e.hash });
+      }
+    }
+    for (const [chainId, claim] of stated) {
+      const got = seen.get(chainId);
+      if (!got || got.count !== claim.count) return fail(`chain ${chainId}: ${got?.count ?? 0} entries in entries.ndjson, but the signed manifest states ${claim.count}`);
+      if (got.hash !== claim.last_hash || got.seq !== claim.last_seq) return fail(`chain ${chainId}: it ends at entry ${got.seq} (${got.hash}), not where the signed manifest states (${claim.last_seq}, ${claim.last_hash})`);
+    }
+    if (lines !== manifest.entries?.count) return fail(`entries.ndjson: ${lines} entries, but the signed manifest states ${manifest.entries?.count}`);
+    checks.push(`chains: ${stated.size} chain(s), ${lines} entries, every hash recomputed and linked from each chain's first to its last entry, the counts as signed`);
+    const namedTsr = manifest.signature?.timestamp;
+    if (typeof namedTsr === "string" && !files[namedTsr]) return fail(`timestamp: the signed manifest names ${namedTsr}, but the export does not carry it`);
+    if (files["manifest.tsr"]) {
+      const read = await verifyToken(files["manifest.tsr"], "timestamp: manifest.tsr");
+      if (typeof read === "string") return fail(read);
+      const expected = await sha256Hex(signedManifest.signature);
+      if (read.imprint !== expected) return fail(`timestamp: manifest.tsr's message imprint ${read.imprint} is not the SHA-256 of manifest.jws's signature ${expected}`);
+      checks.push(`timestamp: manifest.tsr (time ${read.genTime}) covers manifest.jws's signature`);
+    }
+    const timestamps = timestampsSeen === 0 ? "none" : timestampsUnpinned > 0 ? "unpinned" : "pinned";
+    return { verified: true, checks, notes, producedAt, attestedAt: null, timestamps };
+  }
 
   let manifest;
   let certificate;
@@ -592,112 +772,6 @@ export async function verifyEvidence(files, sha256Hex, options = {}) {
     }
   }
 
-  // RFC 3161 tokens: the TSA's signature over its TSTInfo (messageDigest, signed attributes), the
-  // certificate path the token carries (each certificate's signature by the next), and whether a
-  // pinned TSA certificate (`tsaSha256`) is on that path.
-  const tsaPins = (options.tsaSha256 ?? []).map((p) => String(p).replace(/[:\s]/g, "").toLowerCase()).filter(Boolean);
-  const badTsaPin = tsaPins.find((p) => !/^[0-9a-f]{64}$/.test(p));
-  if (badTsaPin !== undefined) return fail(`--tsa-sha256 ${badTsaPin} is not a SHA-256 fingerprint (64 hex digits, colons allowed)`);
-  const SIG_HASH = {
-    "2a864886f70d01010b": "SHA-256",
-    "2a864886f70d01010c": "SHA-384",
-    "2a864886f70d01010d": "SHA-512",
-    "2a8648ce3d040302": "SHA-256",
-    "2a8648ce3d040303": "SHA-384",
-    "2a8648ce3d040304": "SHA-512",
-  };
-  const certParts = (cert) => {
-    const [tbs, alg, sig] = kids(cert, tlv(cert, 0));
-    const fields = kids(cert, tbs);
-    const o = fields[0].tag === 0xa0 ? 1 : 0;
-    const name = (n) => cert.slice(n.at, n.end);
-    return { tbs: cert.slice(tbs.at, tbs.end), sigHash: SIG_HASH[hex(content(cert, kids(cert, alg)[0]))], signature: content(cert, sig).slice(1), issuer: name(fields[o + 2]), subject: name(fields[o + 4]) };
-  };
-  const commonName = (cert) => {
-    try {
-      const subject = certParts(cert).subject;
-      for (const rdn of kids(subject, tlv(subject, 0))) {
-        for (const atv of kids(subject, rdn)) {
-          const [type, value] = kids(subject, atv);
-          if (hex(content(subject, type)) === "550403") return new TextDecoder().decode(content(subject, value));
-        }
-      }
-    } catch {
-      // no readable subject
-    }
-    return "(no common name)";
-  };
-  let timestampsSeen = 0;
-  let timestampsUnpinned = 0;
-  const verifyToken = async (token, label) => {
-    let imprint;
-    let genTime;
-    let certs;
-    let signerInfo;
-    let tstInfo;
-    try {
-      const sd = kids(token, kids(token, kids(token, tlv(token, 0))[1])[0]); // ContentInfo > [0] > SignedData's fields
-      const eContent = kids(token, sd[2]);
-      if (hex(content(token, eContent[0])) !== OID.tstInfo) throw new Error("not a TSTInfo");
-      const octets = kids(token, eContent[1])[0];
-      // a BER producer may send the OCTET STRING constructed (0x24): its pieces, joined
-      if (octets.tag === 0x24) {
-        const pieces = kids(token, octets).map((n) => content(token, n));
-        tstInfo = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
-        pieces.reduce((at, p) => (tstInfo.set(p, at), at + p.length), 0);
-      } else tstInfo = content(token, octets);
-      const fields = kids(tstInfo, tlv(tstInfo, 0));
-      imprint = hex(content(tstInfo, kids(tstInfo, fields[2])[1]));
-      genTime = new TextDecoder().decode(content(tstInfo, fields[4]));
-      const certSet = sd.find((n) => n.tag === 0xa0);
-      certs = certSet ? kids(token, certSet).filter((n) => n.tag === 0x30).map((n) => token.slice(n.at, n.end)) : [];
-      signerInfo = kids(token, kids(token, sd[sd.length - 1])[0]);
-    } catch {
-      return `${label} is not a readable RFC 3161 timestamp token`;
-    }
-    timestampsSeen++;
-    const signedAttrs = signerInfo.find((n) => n.tag === 0xa0);
-    const signatureNode = signerInfo.find((n, i) => i > 3 && n.tag === 0x04);
-    const digestAlgorithm = HASHES[hex(content(token, kids(token, signerInfo[2])[0]))];
-    if (!signedAttrs || !signatureNode || !digestAlgorithm || !subtle) return `${label}: its signer information is not readable (signed attributes, a SHA-2 digest)`;
-    let messageDigest = null;
-    for (const attr of kids(token, signedAttrs)) {
-      const [type, values] = kids(token, attr);
-      if (hex(content(token, type)) === OID.messageDigest) messageDigest = hex(content(token, kids(token, values)[0]));
-    }
-    const tstDigest = hex(new Uint8Array(await subtle.digest(digestAlgorithm, tstInfo)));
-    if (messageDigest !== tstDigest) return `${label}: its messageDigest is not the ${digestAlgorithm} of its TSTInfo (the timestamp was altered)`;
-    const attrs = token.slice(signedAttrs.at, signedAttrs.end);
-    attrs[0] = 0x31;
-    let signer = null;
-    for (const cert of certs) if (await verifiedBy(cert, digestAlgorithm, content(token, signatureNode), attrs, true)) signer = cert;
-    if (!signer) return `${label}: the TSA's signature does not verify with any certificate the token carries (the token was forged or altered)`;
-    // the certificate path: each certificate's signature by its issuer among those the token carries
-    const path = [signer];
-    for (let current = signer; path.length < 8; ) {
-      const parts = certParts(current);
-      if (sameBytes(parts.issuer, parts.subject)) {
-        if (!parts.sigHash || !(await verifiedBy(current, parts.sigHash, parts.signature, parts.tbs, true))) return `${label}: its self-signed certificate ${commonName(current)} does not verify`;
-        break;
-      }
-      const issuer = certs.find((c) => c !== current && sameBytes(certParts(c).subject, parts.issuer));
-      if (!issuer) break;
-      if (!parts.sigHash || !(await verifiedBy(issuer, parts.sigHash, parts.signature, parts.tbs, true))) {
-        return `${label}: certificate ${commonName(current)} is not signed by its issuer ${commonName(issuer)} in the token`;
-      }
-      path.push(issuer);
-      current = issuer;
-    }
-    const pathShas = await Promise.all(path.map((c) => sha256Hex(c)));
-    const pinnedAt = pathShas.findIndex((s) => tsaPins.includes(s));
-    const who = `TSA ${commonName(signer)} (certificate SHA-256 ${pathShas[0]})`;
-    if (tsaPins.length > 0 && pinnedAt < 0) {
-      return `${label}: issued by ${who}, whose certificate path (${path.map(commonName).join(" <- ")}) holds no pinned TSA certificate (${tsaPins.join(", ")})`;
-    }
-    if (pinnedAt < 0) timestampsUnpinned++;
-    checks.push(`${label}: the TSA's signature verifies (${who}, path ${path.map(commonName).join(" <- ")})${pinnedAt >= 0 ? `, pinned by ${pathShas[pinnedAt]}` : ", not pinned"}; time ${genTime}`);
-    return { imprint, genTime };
-  };
 
   // 7. The timestamp over the manifest's signature, if any; one the signed manifest names must be there.
   const namedTimestamp = manifest.signature?.timestamp;
@@ -831,15 +905,20 @@ export async function main(args) {
   const pins = [];
   const tsaPins = [];
   let folder = null;
+  let auditExport = false;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--seal-sha256") pins.push(...String(args[++i] ?? "").split(","));
     else if (args[i].startsWith("--seal-sha256=")) pins.push(...args[i].slice("--seal-sha256=".length).split(","));
     else if (args[i] === "--tsa-sha256") tsaPins.push(...String(args[++i] ?? "").split(","));
     else if (args[i].startsWith("--tsa-sha256=")) tsaPins.push(...args[i].slice("--tsa-sha256=".length).split(","));
-    else folder = args[i];
+    else if (args[i] === "--audit-export") {
+      auditExport = true;
+      if (args[i + 1] !== undefined && !args[i + 1].startsWith("--")) folder = args[++i];
+    } else folder = args[i];
   }
   if (pins.filter(Boolean).length === 0) {
-    console.error("usage: node verify.mjs --seal-sha256 <hex> [--seal-sha256 <hex> ...] [--tsa-sha256 <hex> ...] [folder]");
+    console.error("usage: node verify.mjs --seal-sha256 <hex> [--seal-sha256 <hex> ...] [--tsa-sha256 <hex> ...] [folder or zip]");
+    console.error("   or: node verify.mjs --audit-export <folder or zip> --seal-sha256 <hex> [--tsa-sha256 <hex> ...]");
     console.error("Refused: no seal certificate pinned. This bundle carries its own certificate, so it cannot vouch for itself:");
     console.error("give the SHA-256 fingerprint of the service's seal certificate from a source you trust (GET /api/v2/seal-certificates,");
     console.error("or your own records); openssl x509 -noout -fingerprint -sha256 prints one (colons are fine).");
@@ -849,11 +928,14 @@ export async function main(args) {
   const files = {};
   let result;
   try {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isFile()) files[name] = new Uint8Array(readFileSync(path));
+    if (statSync(dir).isFile()) Object.assign(files, unzip(new Uint8Array(readFileSync(dir))));
+    else {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isFile()) files[name] = new Uint8Array(readFileSync(path));
+      }
     }
-    result = await verifyEvidence(files, (bytes) => createHash("sha256").update(bytes).digest("hex"), { sealSha256: pins.filter(Boolean), tsaSha256: tsaPins.filter(Boolean), subtle: webcrypto.subtle });
+    result = await verifyEvidence(files, (bytes) => createHash("sha256").update(bytes).digest("hex"), { sealSha256: pins.filter(Boolean), tsaSha256: tsaPins.filter(Boolean), subtle: webcrypto.subtle, auditExport });
   } catch (err) {
     result = { verified: false, checks: [], notes: [], producedAt: null, attestedAt: null, broken: "the bundle could not be read (" + (err && err.message ? err.message : String(err)) + ")" };
   }
@@ -872,6 +954,30 @@ export async function main(args) {
   }
   console.log("BROKEN: " + result.broken);
   return 1;
+}
+
+/** A ZIP's members (stored or deflated), read from its central directory: the export or bundle as downloaded, unopened. */
+function unzip(zip) {
+  const view = new DataView(zip.buffer, zip.byteOffset, zip.byteLength);
+  let end = zip.length - 22;
+  while (end >= 0 && view.getUint32(end, true) !== 0x06054b50) end--;
+  if (end < 0) throw new Error("not a ZIP file (no end of central directory)");
+  const files = {};
+  let p = view.getUint32(end + 16, true);
+  for (let n = view.getUint16(end + 10, true); n > 0; n--) {
+    if (view.getUint32(p, true) !== 0x02014b50) throw new Error("a damaged ZIP central directory");
+    const method = view.getUint16(p + 10, true);
+    const size = view.getUint32(p + 20, true);
+    const nameLength = view.getUint16(p + 28, true);
+    const local = view.getUint32(p + 42, true);
+    const name = new TextDecoder().decode(zip.subarray(p + 46, p + 46 + nameLength));
+    const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+    const data = zip.subarray(start, start + size);
+    if (method !== 0 && method !== 8) throw new Error(`${name}: ZIP compression method ${method} is not supported`);
+    files[name] = method === 0 ? new Uint8Array(data) : new Uint8Array(inflateRawSync(data));
+    p += 46 + nameLength + view.getUint16(p + 30, true) + view.getUint16(p + 32, true);
+  }
+  return files;
 }
 
 /** Run as `node verify.mjs` (under any name), not imported: this file is the process's main module. */

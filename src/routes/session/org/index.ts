@@ -1,4 +1,5 @@
 import { createOrgRouter } from "../../../lib/hono";
+import * as auditExport from "./audit-export";
 import * as getEmbedSettings from "./get-embed-settings";
 import * as getEsignDisclosure from "./get-esign-disclosure";
 import * as putEmbedSettings from "./put-embed-settings";
@@ -15,4 +16,5 @@ export const orgRouter = createOrgRouter()
   .openapi(retention.getRoute, retention.getHandler)
   .openapi(retention.putRoute, retention.putHandler)
   .openapi(getSettings.route, getSettings.handler)
-  .openapi(putSettings.route, putSettings.handler);
+  .openapi(putSettings.route, putSettings.handler)
+  .openapi(auditExport.route, auditExport.handler);
