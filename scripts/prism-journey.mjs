@@ -231,6 +231,10 @@ try {
   expectStatus(await j.request("put", "/api/v2/org/retention", { ...admin, body: { retain_years_after_close: 7, auto_destroy: false } }), 200, "put retention");
   expectStatus(await j.request("get", "/api/v2/org/settings", admin), 200, "org settings");
   expectStatus(await j.request("put", "/api/v2/org/settings", { ...admin, body: { default_locale: "en" } }), 200, "put org settings");
+  // the organization's chains as a streamed, signed ZIP (docs/decisions/audit-export.md)
+  const exported = await j.request("get", "/api/v2/org/audit-export", admin);
+  expectStatus(exported, 200, "audit export");
+  if (!exported.text.startsWith("PK")) unexpected.push(`audit export: not a ZIP (${exported.text.slice(0, 40)})`);
   expectStatus(await j.request("patch", "/api/v2/partner/webhook", { key, body: { url: null } }), 200, "legacy webhook");
 
   // --- partner templates: a PDF (ASCII bytes: asciiPdf) with a signature and an attachment field
