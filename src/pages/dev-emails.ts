@@ -1,4 +1,5 @@
 import { escapeHtml } from "../lib/html";
+import { devOutboxPage } from "./dev-outbox";
 import { withheldUrl } from "../services/email/link-at-rest";
 import type { OpenedEmail, OutboxRow } from "../services/email/outbox";
 
@@ -28,27 +29,12 @@ function emailItem(listed: ListedEmail): string {
 </li>`;
 }
 
-/** The outbox as a page: newest first, each email's text and its link. No script, inline style only. */
+/** The outbox as a page: newest first, each email's text and its link. */
 export function devEmailsPage(emails: ListedEmail[], limit: number): string {
-  const body = emails.length ? `<ol>\n${emails.map(emailItem).join("\n")}\n</ol>` : "<p>No emails yet. Send an envelope and reload.</p>";
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta name="robots" content="noindex">
-  <title>Email outbox (dev)</title>
-  <style>
-    body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:52rem;padding:1rem;line-height:1.4}
-    ol{list-style:none;padding:0} li{border:1px solid #ccc;border-radius:6px;margin:0 0 1rem;padding:0 1rem}
-    h2{font-size:1.1rem} .meta{color:#555;font-size:.9rem} .error{color:#a00}
-    pre{white-space:pre-wrap;background:#f6f6f6;padding:.75rem;border-radius:4px}
-  </style>
-</head>
-<body>
-  <h1>Email outbox</h1>
-  <p>Development only (DEV_PAGES=true). The newest ${limit} emails of every organization; nothing here was delivered unless its status says <b>sent</b>.</p>
-  ${body}
-</body>
-</html>`;
+  return devOutboxPage({
+    title: "Email outbox",
+    intro: `Development only (DEV_PAGES=true). The newest ${limit} emails of every organization; nothing here was delivered unless its status says <b>sent</b>.`,
+    items: emails.map(emailItem),
+    empty: "No emails yet. Send an envelope and reload.",
+  });
 }

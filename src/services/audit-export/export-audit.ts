@@ -1,4 +1,4 @@
-import { Zip, ZipDeflate, ZipPassThrough } from "fflate";
+import { Zip, ZipDeflate } from "fflate";
 import type { OrgContext } from "../../lib/context";
 import { shardDb } from "../../lib/shards";
 import { loadSealKey, requestTimestamp, type SealKey } from "../../pdf";
@@ -7,6 +7,7 @@ import type { AuditLogRow } from "../audit/repository";
 import { chainPage } from "../audit/repository";
 import { auditedEnvelopeIdsPage } from "../envelopes/repository";
 import { signWithSeal } from "../evidence/attestation";
+import { addZipMembers } from "../evidence/build-bundle";
 import { verifyScript } from "../evidence/verify-script";
 import { orgShardSet } from "../shards/repository";
 
@@ -130,12 +131,7 @@ async function writeExport(
     members.push({ name: "manifest.tsr", bytes: new Uint8Array(token.toSchema().toBER(false)), store: true });
   }
   members.push({ name: "verify.mjs", bytes: encoder.encode(verifyScript()) });
-  for (const m of members) {
-    const file = m.store ? new ZipPassThrough(m.name) : new ZipDeflate(m.name, { level: 6 });
-    file.mtime = mtime;
-    zip.add(file);
-    file.push(m.bytes, true);
-  }
+  addZipMembers(zip, members, mtime);
   zip.end();
   if (failure) throw failure;
   await writer.ready;

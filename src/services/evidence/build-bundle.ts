@@ -225,13 +225,7 @@ export async function buildEvidenceBundle(input: BundleInput): Promise<BuiltBund
     else parts.push(chunk);
     if (final) ended = true;
   });
-  const mtime = new Date(input.producedAt);
-  for (const m of members) {
-    const file = m.store ? new ZipPassThrough(m.name) : new ZipDeflate(m.name, { level: 6 });
-    file.mtime = mtime;
-    zip.add(file);
-    file.push(m.bytes, true);
-  }
+  addZipMembers(zip, members, new Date(input.producedAt));
   zip.end();
   if (failure) throw failure;
   if (!ended) throw new Error("evidence bundle: the ZIP stream did not finish");
@@ -309,4 +303,14 @@ ${sealed ? `The seal proves that ${pdf} has not changed since the service sealed
 The SHA-256 of this ZIP itself is recorded in the envelope's audit chain (action \`vault.evidence_bundle\`)
 when the bundle is produced, so a later bundle's audit-chain.json lists this one.
 `;
+}
+
+/** Adds each member to a ZIP being written, whole: deflated, or stored as it is (`store`: already compressed). */
+export function addZipMembers(zip: Zip, members: { name: string; bytes: Uint8Array; store?: boolean }[], mtime: Date) {
+  for (const m of members) {
+    const file = m.store ? new ZipPassThrough(m.name) : new ZipDeflate(m.name, { level: 6 });
+    file.mtime = mtime;
+    zip.add(file);
+    file.push(m.bytes, true);
+  }
 }
