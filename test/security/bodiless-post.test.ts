@@ -8,6 +8,7 @@ import { completedEnvelope, vaultRecord } from "../helpers/vault";
 import { createEndpoint, receiverUrl } from "../helpers/webhooks";
 import { operations, servedDocument } from "./matrix/document";
 import { shardDbOf } from "../helpers/shards";
+import { sentOtpEnvelope } from "../helpers/otp";
 
 /**
  * A POST whose operation declares no body, or only optional fields, takes an empty body without a
@@ -136,6 +137,24 @@ const READY: Record<string, () => Promise<Ready>> = {
     await shardDbOf(vaultId).prepare("UPDATE vault_records SET retain_until = ? WHERE id = ?").bind(new Date(Date.now() - 86_400_000).toISOString(), vaultId).run();
     return { path: `/api/v2/partner/vault/${vaultId}/destroy`, headers: partner(a.key) };
   },
+  // pools (docs/control.md "Pools"): a pending pool of one record from `a` to `b`
+  acceptVaultPool: async () => {
+    const { b, poolId } = await pendingPool();
+    return { path: `/api/v2/partner/vault/pools/${poolId}/accept`, headers: partner(b.key) };
+  },
+  rejectVaultPool: async () => {
+    const { b, poolId } = await pendingPool();
+    return { path: `/api/v2/partner/vault/pools/${poolId}/reject`, headers: partner(b.key) };
+  },
+  cancelVaultPool: async () => {
+    const { a, poolId } = await pendingPool();
+    return { path: `/api/v2/partner/vault/pools/${poolId}/cancel`, headers: partner(a.key) };
+  },
+  // the SMS passcode (docs/consumer-signing.md): a signer sent with auth sms_otp asks for a code
+  sendSigningOtp: async () => {
+    const s = await sentOtpEnvelope();
+    return { path: `/api/v2/signing/${s.slug}/otp`, headers: {} };
+  },
   payOffVaultRecord: async () => {
     const { a, vaultId } = await controlledRecord();
     return { path: `/api/v2/partner/vault/${vaultId}/paid-off`, headers: partner(a.key) };
@@ -157,6 +176,14 @@ async function pendingTransfer(kind: "assignment" | "pledge") {
   const offered = await call("POST", `/partner/vault/${parties.vaultId}/transfers`, { key: parties.a.key, body: { kind, to_org_id: parties.b.orgId } });
   if (offered.status !== 201) throw new Error(`offer: ${offered.status}`);
   return { ...parties, transferId: offered.body.data.transfer_id as string };
+}
+
+/** controlledRecord offered by `a` to `b` in a pool of one, pending. */
+async function pendingPool() {
+  const parties = await controlledRecord();
+  const offered = await call("POST", "/partner/vault/pools", { key: parties.a.key, body: { kind: "assignment", to_org_id: parties.b.orgId, vault_ids: [parties.vaultId] } });
+  if (offered.status !== 202 || offered.body.data.status !== "pending") throw new Error(`pool offer: ${offered.status} ${JSON.stringify(offered.body)}`);
+  return { ...parties, poolId: offered.body.data.pool_id as string };
 }
 
 /** A sign embed token of a sent envelope's signer. */
