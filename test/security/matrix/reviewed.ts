@@ -78,6 +78,7 @@ export const ID_FIELD_KINDS: Record<string, string> = {
   batch_id: "batch_id",
   endpoint_id: "endpoint_id",
   delivery_id: "delivery_id",
+  vault_ids: "vault_id",
 };
 
 /** Id-named request fields that name no resource of another organization, and why. */
@@ -87,6 +88,7 @@ export const NOT_ORGANIZATION_IDS: Record<string, string> = {
   "answerSigningKba.session_id": "the KBA question set, looked up under the signer the slug names",
   "openEmbedSession.envelope_id": "must equal the envelope the embed token names (else 403), whatever organization holds it",
   "offerVaultTransfer.to_org_id": "the organization control is offered to: by design another organization (docs/control.md); an unknown one (or the caller) is 422",
+  "offerVaultPool.to_org_id": "the organization a pool is offered to: by design another organization (docs/control.md \"Pools\"); an unknown one (or the caller) is 422",
 };
 
 /**
@@ -110,6 +112,7 @@ export const FOREIGN_ID_ANSWERS: Record<string, { status: number; why: string; w
   "updateBulkBatch.master_template_id": { status: 422, why: "a validation issue at master_template_id, as createEnvelope's template_id" },
   "openBuilderSession.template_ids": { status: 400, why: "spec 7: invalid template id lists for the editor session are 400" },
   "openBuilderSession.package_template_ids": { status: 400, why: "spec 7: invalid package/template id lists for the editor session are 400" },
+  "offerVaultPool.vault_ids": { status: 422, why: "all or nothing (docs/control.md \"Pools\"): a record the caller does not control is an offender listed at vault_ids[i], as one that exists nowhere; nothing is written" },
 };
 
 /** World ids a case adds to its body so the request reaches the id under test (own ids of the caller). */
