@@ -37,8 +37,8 @@ export function downloadFilename(envelope: Pick<EnvelopeRow, "id" | "name">, fil
 /**
  * Downloads follow control (docs/control.md and 13): the authoritative copy goes to the controller of the
  * moment only (403 `not_controller`, the code of control/state.ts, which this folder cannot import), and
- * to nobody once control is closed (409 `control_closed`: paid off, or converted to paper, where the
- * paper is the original now). Checked when a URL is issued and again when it is used, with `orgId` the
+ * to nobody once control is closed (409 `control_closed`: paid off, converted to paper, where the paper is
+ * the original now, or destroyed). Checked when a URL is issued and again when it is used, with `orgId` the
  * organization the URL names: a link issued before a transfer, a pledge or its release dies with it.
  */
 export function assertAuthoritativeServable(record: Pick<VaultRecordRow, "controller_org_id" | "control_status">, orgId: string): void {
@@ -46,7 +46,12 @@ export function assertAuthoritativeServable(record: Pick<VaultRecordRow, "contro
     throw new ApiError(403, "Only the controller of the authoritative copy may download it; the other parties get the marked copy", { controller_org_id: record.controller_org_id }, "not_controller");
   }
   if (record.control_status !== "active") {
-    const why = record.control_status === "paper_out" ? "was converted to paper: the electronic copy is no longer authoritative" : `is closed (${record.control_status})`;
+    const why =
+      record.control_status === "paper_out"
+        ? "was converted to paper: the electronic copy is no longer authoritative"
+        : record.control_status === "destroyed"
+          ? `was destroyed after its retention period; what remains verifiable: ${DESTROYED_REMAINS}`
+          : `is closed (${record.control_status})`;
     throw new ApiError(409, `The record ${why}, so its authoritative copy is not served`, { status: record.control_status }, "control_closed");
   }
 }
@@ -56,11 +61,12 @@ export const DESTROYED_REMAINS =
   "its SHA-256, its audit chain, its certificate (JSON and PDF), its RFC 4998 evidence record and its destruction certificate (GET /partner/vault/{vault_id})";
 
 /**
- * A destroyed record's files are gone (docs/control.md "Retention"): every download of the authoritative copy, a
- * copy or an evidence bundle answers 409 `record_destroyed`, saying what remains; the certificate is kept.
+ * A destroyed record's files are gone (docs/control.md "Retention"): every download of a copy or an evidence
+ * bundle answers 409 `record_destroyed`, saying what remains; the certificate is kept. The authoritative copy
+ * answers as every closed record's does (assertAuthoritativeServable: 409 `control_closed`).
  */
 export function assertNotDestroyed(record: Pick<VaultRecordRow, "control_status" | "destroyed_at">, file: VaultFile): void {
-  if (record.control_status !== "destroyed" || file === "certificate") return;
+  if (record.control_status !== "destroyed" || file === "certificate" || file === "authoritative") return;
   throw new ApiError(
     409,
     `The record was destroyed after its retention period (${record.destroyed_at}): its files were deleted. What remains verifiable: ${DESTROYED_REMAINS}`,

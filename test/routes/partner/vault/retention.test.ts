@@ -101,6 +101,9 @@ describe("POST /partner/vault/{vault_id}/destroy", () => {
       const refused = await call("GET", `/partner/vault/${vaultId}/${what}`, { key: a.key });
       expect([refused.status, refused.body.code], what).toEqual([409, "record_destroyed"]);
     }
+    // the authoritative copy answers as every closed record's does
+    const ac = await call("GET", `/partner/vault/${vaultId}/signed-url`, { key: a.key });
+    expect([ac.status, ac.body.code]).toEqual([409, "control_closed"]);
     expect((await call("GET", `/partner/vault/${vaultId}/certificate`, { key: a.key })).status).toBe(200);
     const again = await post(a.key, vaultId, "destroy");
     expect([again.status, again.body.code]).toEqual([409, "record_destroyed"]);
