@@ -1,7 +1,6 @@
-import { ApiError } from "../../lib/errors";
+import { ApiError, conflict } from "../../lib/errors";
 import type { ShardDb } from "../../lib/shards";
 import { maskPhone } from "./mask-phone";
-import { conflict } from "../../lib/errors";
 import { getSignerOtp, type SignerOtpRow } from "./repository";
 
 /** What the signing page needs: whether this signer verifies by text first, to which phone (masked), and whether they have. */
