@@ -152,7 +152,7 @@ async function createEvents(ctx, apiKey) {
  * whose event the endpoint has not received (POST /webhooks/deliveries/:id/redeliver), then run the
  * cron handler (/__scheduled, wrangler dev --test-scheduled), whose sweep sends every due delivery.
  * Rounds repeat until nothing is missing. The retry schedule itself is tested on an injected clock
- * (test/jobs/webhook-retries.test.ts).
+ * (test/jobs/webhook-retries.spec.ts).
  */
 async function replayUntilDelivered(ctx, tenant, endpointId, receiver) {
   const replayed = new Set();

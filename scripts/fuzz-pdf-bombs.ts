@@ -2,7 +2,7 @@
 // Runs the bomb grammar of test/helpers/pdf-bomb-grammar.ts against the budget check itself, in Node
 // (the Worker's own module, unchanged): every bomb must be refused with 413 or 422, every benign file
 // of the same obfuscations must pass. The upload paths run a bounded number of cases in `npm test`
-// (test/hardening/pdf-bomb-fuzz.test.ts). Prints `N passed, N failed` and exits non-zero on a failure.
+// (test/hardening/pdf-bomb-fuzz.spec.ts). Prints `N passed, N failed` and exits non-zero on a failure.
 import fc from "fast-check";
 import { assertWithinDecodeBudget } from "../src/pdf/budget/decode-budget";
 import { bombCase, bombPdf, type BombCase } from "../test/helpers/pdf-bomb-grammar";

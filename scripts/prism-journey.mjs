@@ -12,7 +12,7 @@
 // operator routes, and the storage links the service hands out, fetched through the proxy.
 // It sends no request without its credential: Prism checks the security requirement itself and answers
 // such a request on its own (stoplightio/prism#2527), whatever 401 the document declares; the
-// refusals' documentation is checked against real answers in test/openapi.test.ts.
+// refusals' documentation is checked against real answers in test/openapi.spec.ts.
 // docs/decisions/openapi-document.md describes it. Usage: npm run prism:journey
 import { spawn } from "node:child_process";
 import { CompactSign } from "jose";

@@ -3,7 +3,7 @@
 // A string literal is the same text whichever bundler builds the Worker (wrangler's esbuild, the test
 // suite's Vite), so the published SHA-256 is the SHA-256 of the committed file. Run it after editing
 // verify.mjs (`node scripts/verifier-text.mjs`), then update the hash README.md and docs/evidence.md name;
-// test/services/evidence/verifier-published.test.ts fails until both are done.
+// test/services/evidence/verifier-published.spec.ts fails until both are done.
 import { readFileSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 

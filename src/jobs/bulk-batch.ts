@@ -7,7 +7,7 @@ import { failBulkBatch, runBulkChunk } from "../services/bulk/run-chunk";
 /**
  * The BULK_BATCH Durable Object class (wrangler.toml): the scheduler of durable-objects/bulk-batch.ts
  * with the Worker's work plugged in. It lives in the jobs layer because it calls services, which the
- * durable-objects layer may not import (test/conventions.test.ts; docs/decisions/bulk-send.md).
+ * durable-objects layer may not import (test/conventions.spec.ts; docs/decisions/bulk-send.md).
  */
 export class BulkBatch extends BulkBatchWorkflow<Env> {
   protected runChunk(run: BulkRun, hooks: BulkHooks): Promise<ChunkOutcome> {

@@ -10,8 +10,8 @@ import { OPERATOR_TOKEN, theWorld, type Org } from "./matrix/world";
  * `security` it declares, gets the cases that apply to it, each its own test named by operationId. An
  * operation the matrix cannot classify is a failing test, so a route added later is covered the day it
  * lands (or fails until it declares who may call it). What the document does not show is held by
- * surface.test.ts (routes outside the document, ALL mounts, the reviewed public operations attacked
- * through their own credentials) and foreign-ids.test.ts (other organizations' ids in bodies and queries).
+ * surface.spec.ts (routes outside the document, ALL mounts, the reviewed public operations attacked
+ * through their own credentials) and foreign-ids.spec.ts (other organizations' ids in bodies and queries).
  */
 const doc = await servedDocument();
 const ops = operations(doc);

@@ -1,7 +1,7 @@
 /**
  * The signing page in English (docs/decisions/signing-page-languages.md): data, one string per key,
  * `{name}` placeholders filled by ./index.ts `t`. Every locale has exactly these keys and placeholders
- * (test/services/email/catalogs.test.ts). New steps add their keys here and in every other locale.
+ * (test/services/email/catalogs.spec.ts). New steps add their keys here and in every other locale.
  */
 export const en = {
   page_title: "Review and sign",

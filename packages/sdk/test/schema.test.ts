@@ -5,7 +5,7 @@ import { expect, it } from "vitest";
 
 const sdk = join(import.meta.dirname, "..");
 
-// openapi.json is held to the live document by test/sdk/openapi-snapshot.test.ts (Workers pool); this
+// openapi.json is held to the live document by test/sdk/openapi-snapshot.spec.ts (Workers pool); this
 // holds the generated types to openapi.json, so neither is edited by hand without the other.
 it("src/schema.d.ts is what openapi-typescript generates from openapi.json (else: npm run sdk:generate)", async () => {
   const doc = JSON.parse(readFileSync(join(sdk, "openapi.json"), "utf8"));

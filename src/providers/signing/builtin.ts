@@ -15,7 +15,7 @@ type ProviderTemplateRow = Row<typeof signingProviderTemplates>;
  */
 // SQL exception: `signing_provider_templates` is this provider's own store, standing in for a remote
 // provider's API, and these are its writes and its copy's read. Providers sit below services
-// (test/conventions.test.ts), so they cannot go to templates/repository.ts (which holds the services'
+// (test/conventions.spec.ts), so they cannot go to templates/repository.ts (which holds the services'
 // read of the table); there is no ctx here either (the provider is built from env): they use the binding.
 export class BuiltinSigningProvider implements SigningProvider {
   constructor(private readonly env: Env) {}

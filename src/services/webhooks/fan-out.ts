@@ -84,7 +84,7 @@ export async function fanOutClaiming(
   // and are one design: the INSERT matches subscriptions (selectors.ts subscribesSql), health and the
   // claim cap in SQL over the id list built above, the UPDATE dispatches exactly the events that INSERT
   // read, and the SELECT reads back what was inserted by the ids above. Split across repositories, each
-  // would lose the reasons beside it; test/services/webhooks/selectors-sql.test.ts holds the matching to
+  // would lose the reasons beside it; test/services/webhooks/selectors-sql.spec.ts holds the matching to
   // the JavaScript matcher.
   const batch = await db.batch([
     endpointAnchorsInsert(db, targets, at),

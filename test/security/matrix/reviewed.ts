@@ -4,7 +4,7 @@
  * name is a failing test until someone reviews it and adds it here.
  */
 
-/** How a page or document outside the OpenAPI document is checked (test/security/surface.test.ts). */
+/** How a page or document outside the OpenAPI document is checked (test/security/surface.spec.ts). */
 export type PageKind = "openapi-document" | "docs-page" | "static-asset" | "signer-link-page" | "widget-page";
 
 /** Routes the app serves that the OpenAPI document does not list (method, path in `{param}` syntax). */

@@ -1,7 +1,7 @@
 /**
  * The signer emails in English (docs/decisions/signing-page-languages.md): data, one string per key,
  * `{name}` placeholders filled by ../catalog.ts. Every locale has exactly these keys and placeholders
- * (test/services/email/catalogs.test.ts).
+ * (test/services/email/catalogs.spec.ts).
  */
 export const en = {
   lang: "en",

@@ -242,7 +242,7 @@ describe("the verifier trusts nothing unpinned", () => {
     tsr[at] = tsr[at] === 0x31 ? 0x32 : 0x31;
     expect((await verify({ ...files, "manifest.tsr": tsr }, [tsaPin])).verified).toBe(false);
     // verify.mjs itself, run by Node on such a bundle (exit 3, 0 with the pin, 1 with the Evil TSA's
-    // token): verify-under-node.test.ts
+    // token): verify-under-node.spec.ts
   });
 
   it("the evidence record's reduced hash tree covers every member the manifest covers", async () => {

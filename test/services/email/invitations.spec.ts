@@ -46,7 +46,7 @@ describe("invitations by routing order (inviteNextSigners, for the signing flow)
     const dealerSlug = await invitationSlug(envelopeId, "dealer@example.com");
     expect(links.find((l) => l.email === "dealer@example.com")!.embed_url).not.toContain(dealerSlug);
     expect(outbox[2]).toMatchObject({ status: "queued" });
-    expect(outbox[2]!.text).toContain(outbox[2]!.link_url); // withheld at rest (test/hardening/email-links-at-rest.test.ts)
+    expect(outbox[2]!.text).toContain(outbox[2]!.link_url); // withheld at rest (test/hardening/email-links-at-rest.spec.ts)
     const page = await call("GET", `/signing/${dealerSlug}`);
     expect(page.status).toBe(200);
     expect(page.body.data.signer.email).toBe("dealer@example.com");

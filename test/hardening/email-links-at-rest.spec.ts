@@ -26,9 +26,13 @@ const postmarkEnv = (base: string, overrides: Partial<Env> = {}): Env => ({
   ...overrides,
 });
 
-async function received(base: string): Promise<{ body: { TextBody: string; HtmlBody: string; Metadata: { email_id: string } } }[]> {
+/**
+ * What the stand-in received at `base`, of the email `emailId` only: a retry run takes every due email of
+ * the database, so other tests' failed emails may go out through this test's transport too.
+ */
+async function received(base: string, emailId: string): Promise<{ body: { TextBody: string; HtmlBody: string; Metadata: { email_id: string } } }[]> {
   const res = await fetch(`http://127.0.0.1:${inject("postmarkPort")}/_records?base=${encodeURIComponent(new URL(base).pathname)}`);
-  return (await res.json()) as any;
+  return ((await res.json()) as any[]).filter((r) => r.body.Metadata.email_id === emailId);
 }
 
 /** POST …/send as a deployment configured with `sendEnv` answers it. */
@@ -106,7 +110,7 @@ describe("the email as delivered carries a working link; the row is scrubbed aft
   it("Postmark receives the permanent link, and once sent the row no longer holds it, sealed or not", async () => {
     const base = standIn("ok");
     const envelopeId = await sendWith(postmarkEnv(base));
-    const [message, ...more] = await received(base);
+    const [message, ...more] = await received(base, (await rowOf(envelopeId)).id);
     expect(more).toEqual([]);
     const link = deliveredLink(message!.body);
     expect(link).toMatch(new RegExp(`^${env.EMBED_HOST}/s/(?:[1-9][0-9]{0,3}_)?[0-9a-z]{26}$`));
@@ -132,7 +136,7 @@ describe("the email as delivered carries a working link; the row is scrubbed aft
     await expectNoSigningPower(failed, slug);
 
     await retryEmails(jobContext(sendEnv), new Date(Date.now() + 2 * 60_000));
-    const [first, retried] = await received(base);
+    const [first, retried] = await received(base, failed.id);
     expect(retried!.body.Metadata.email_id).toBe(failed.id);
     expect(deliveredLink(retried!.body)).toBe(deliveredLink(first!.body));
     expect(slugOf(deliveredLink(retried!.body))).toBe(slug);
@@ -148,8 +152,9 @@ describe("the email as delivered carries a working link; the row is scrubbed aft
   it("after EMBED_TOKEN_SECRET changes, a retry sends no email without its link: the row fails for good, naming why", async () => {
     const base = standIn("fail-first/1");
     const envelopeId = await sendWith(postmarkEnv(base));
+    const failed = await rowOf(envelopeId);
     await retryEmails(jobContext(postmarkEnv(base, { EMBED_TOKEN_SECRET: "rotated-embed-secret-0123456789abcdef" })), new Date(Date.now() + 2 * 60_000));
-    expect(await received(base)).toHaveLength(1);
+    expect(await received(base, failed.id)).toHaveLength(1);
     const row = await rowOf(envelopeId);
     expect(row).toMatchObject({ status: "failed", attempts: 1, next_attempt_at: null, link_sealed: null });
     expect(row.error).toMatch(/sealed link does not open \(EMBED_TOKEN_SECRET changed/);

@@ -60,7 +60,7 @@ describe("POST /partner/envelopes/:id/send", () => {
     expect(emails[0]).toMatchObject({ to_email: "Jane.Doe@Example.com", to_name: "Jane Doe", kind: "invitation", status: "queued" });
     const permanent = await invitationSlug(e.envelope_id, "Jane.Doe@Example.com");
     expect(permanent).toMatch(SLUG);
-    // the outbox shows the link withheld; the permanent one is sealed beside it (test/hardening/email-links-at-rest.test.ts)
+    // the outbox shows the link withheld; the permanent one is sealed beside it (test/hardening/email-links-at-rest.spec.ts)
     expect(emails[0]!.link_url).toBe(`${env.EMBED_HOST}/s/[slug]`);
     expect(emails[0]!.text).toContain(emails[0]!.link_url);
     expect(JSON.stringify(events)).not.toContain(permanent);

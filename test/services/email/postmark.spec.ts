@@ -72,7 +72,7 @@ describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
     expect(request!.method).toBe("POST");
     expect(request!.path).toBe(`${new URL(base).pathname}/email`);
     expect(request!.headers).toMatchObject({ accept: "application/json", "content-type": "application/json", "x-postmark-server-token": TOKEN });
-    // the email carries the permanent link; the row shows it withheld (test/hardening/email-links-at-rest.test.ts)
+    // the email carries the permanent link; the row shows it withheld (test/hardening/email-links-at-rest.spec.ts)
     const link = /Review and sign: (\S+)/.exec(request!.body.TextBody)![1]!;
     expect(link).toMatch(new RegExp(`^${env.EMBED_HOST}/s/[A-Za-z0-9_-]{16,}$`));
     expect(row!.link_url).toBe(`${env.EMBED_HOST}/s/[slug]`);

@@ -208,7 +208,7 @@ describe("a POST that takes no body, or only optional fields", () => {
     const id = o.op.operationId ?? `${o.method} ${o.path}`;
     const ready = READY[id];
     if (!ready) {
-      it(`${id}: has a way to reach 2xx in this test`, () => expect.fail(`${o.method} ${o.path}: add it to READY in test/security/bodiless-post.test.ts`));
+      it(`${id}: has a way to reach 2xx in this test`, () => expect.fail(`${o.method} ${o.path}: add it to READY in test/security/bodiless-post.spec.ts`));
       continue;
     }
     it(`${id}: answers 2xx to a POST with no body and no Content-Type, and 415 to a body that is not JSON`, async () => {

@@ -240,3 +240,25 @@ describe("services/ folders form a hierarchy", () => {
     expect(stray).toEqual([]);
   });
 });
+
+describe("the test suite's layout (docs/decisions/test-suite-time.md)", () => {
+  // Small test files are `*.spec.ts`, run by a `*.test.ts` suite of their folder that imports each in its
+  // own describe: a spec no suite imports would never run, and one imported twice would run twice.
+  // (a glob never lists the file that holds it: this one is added by hand)
+  const specs = [...Object.keys(import.meta.glob("./**/*.spec.ts")), "./conventions.spec.ts"].filter((p) => !p.startsWith("./browser/"));
+  const suites = import.meta.glob<string>("./**/*.test.ts", { query: "?raw", import: "default", eager: true });
+
+  it("runs every spec file exactly once, from a suite in its folder or above", () => {
+    const runs = new Map<string, string[]>();
+    for (const [suite, text] of Object.entries(suites)) {
+      const folder = suite.slice(0, suite.lastIndexOf("/") + 1);
+      for (const [, rel] of text.matchAll(/await import\("(\.[^"]+)"\)/g)) {
+        const spec = new URL(`${rel}.ts`, `file:///t/${folder}`).pathname.replace(/^\/t\//, "./");
+        runs.set(spec, [...(runs.get(spec) ?? []), suite]);
+      }
+    }
+    expect(specs.length).toBeGreaterThan(100);
+    expect(specs.filter((s) => (runs.get(s) ?? []).length !== 1)).toEqual([]);
+    expect([...runs.keys()].filter((s) => !specs.includes(s))).toEqual([]);
+  });
+});
