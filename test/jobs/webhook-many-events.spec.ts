@@ -104,7 +104,8 @@ describe("webhooks of several events committed together", () => {
 
     expect(result).toEqual({ sent: 4, queued: 5 });
     // the first event to all three endpoints, the second to the first endpoint registered
-    expect(await eventIdsAt(targets[0]!.path)).toEqual(eventIds.slice(0, 2));
+    // (the two go out at once, so they may arrive in either order)
+    expect((await eventIdsAt(targets[0]!.path)).sort()).toEqual(eventIds.slice(0, 2).sort());
     expect(await eventIdsAt(targets[1]!.path)).toEqual(eventIds.slice(0, 1));
     expect(await eventIdsAt(targets[2]!.path)).toEqual(eventIds.slice(0, 1));
     expect(sent).toHaveLength(5);

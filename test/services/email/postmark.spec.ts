@@ -26,6 +26,11 @@ async function received(base: string): Promise<Received[]> {
   return (await res.json()) as Received[];
 }
 
+/** What reached `base` of the email `emailId` only: a retry or cron run takes every due email of the database, other tests' too. */
+async function receivedOf(base: string, emailId: string): Promise<Received[]> {
+  return (await received(base)).filter((r) => r.body.Metadata.email_id === emailId);
+}
+
 /** The default, pinned: a developer's .dev.vars must not change what these tests see. */
 const outboxEnv: Env = { ...env, EMAIL_TRANSPORT: "outbox" };
 
@@ -113,7 +118,7 @@ describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
     expect(row!.error).toMatch(/^Postmark refused the email \(HTTP 422, ErrorCode 300\): Invalid 'To' address/);
     await retryEmails(jobContextOf(sent.envelopeId, postmarkEnv(base)), later(minutes(60)));
     await retryEmails(jobContextOf(sent.envelopeId, postmarkEnv(base)), later(minutes(600)));
-    expect(await received(base)).toHaveLength(1);
+    expect(await receivedOf(base, row!.id)).toHaveLength(1);
     expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "failed", attempts: 1 });
   });
 
@@ -141,12 +146,12 @@ describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
     const early = createExecutionContext();
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), sendEnv, early);
     await waitOnExecutionContext(early);
-    expect(await received(base)).toHaveLength(1);
+    expect(await receivedOf(base, failed!.id)).toHaveLength(1);
 
     const ctx = createExecutionContext();
     await worker.scheduled(createScheduledController({ scheduledTime: later(minutes(2)).getTime(), cron: "* * * * *" }), sendEnv, ctx);
     await waitOnExecutionContext(ctx);
-    const mine = (await received(base)).filter((r) => r.body.Metadata.email_id === failed!.id);
+    const mine = await receivedOf(base, failed!.id);
     expect(mine).toHaveLength(2);
     expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "sent", attempts: 2, error: null, next_attempt_at: null });
   });
@@ -174,7 +179,7 @@ describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
     expect((await row()).error).toMatch(/^Postmark answered HTTP 500: <html>/);
     expect((await row()).error!.length).toBeLessThanOrEqual(500);
     await retryEmails(jobContextOf(sent.envelopeId, sendEnv), later(minutes(60 * 24)));
-    expect((await received(base)).filter((r) => r.body.Metadata.email_id === id)).toHaveLength(5);
+    expect(await receivedOf(base, id)).toHaveLength(5);
   });
 
   it("a wrong token (401) is a failure retried with backoff", async () => {
@@ -222,7 +227,7 @@ describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
     expect((await rowsOf(sent.envelopeId))[0]!.status).toBe("queued"); // may still be in its sender's hands
     await retryEmails(jobContextOf(sent.envelopeId, postmarkEnv(base)), later(minutes(6)));
     expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "sent", attempts: 1 });
-    expect((await received(base)).filter((r) => r.body.Metadata.email_id === sent.rows[0]!.id)).toHaveLength(1);
+    expect(await receivedOf(base, sent.rows[0]!.id)).toHaveLength(1);
   });
 });
 
@@ -236,7 +241,7 @@ describe("what the retry cron leaves alone", () => {
     expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "failed", attempts: 1, error: "Not sent: the envelope is voided", next_attempt_at: null });
     await retryEmails(jobContextOf(sent.envelopeId, postmarkEnv(base)), later(minutes(60)));
     // (other tests' rows still due on the same shard go to this run's base too: count this invitation's)
-    expect((await received(base)).filter((r) => r.body.Metadata.email_id === sent.rows[0]!.id)).toHaveLength(1);
+    expect(await receivedOf(base, sent.rows[0]!.id)).toHaveLength(1);
   });
 
   it("switching to postmark does not mail the backlog queued under the outbox-only transport", async () => {
@@ -245,7 +250,7 @@ describe("what the retry cron leaves alone", () => {
     await shardDbOf(old.envelopeId).prepare("UPDATE email_outbox SET created_at = ? WHERE envelope_id = ?").bind(new Date(Date.now() - minutes(60 * 25)).toISOString(), old.envelopeId).run();
     await retryEmails(jobContextOf(old.envelopeId, postmarkEnv(base)), new Date());
     expect((await rowsOf(old.envelopeId))[0]).toMatchObject({ status: "queued", attempts: 0 });
-    expect((await received(base)).filter((r) => r.body.Metadata.email_id === old.rows[0]!.id)).toEqual([]);
+    expect(await receivedOf(base, old.rows[0]!.id)).toEqual([]);
   });
 });
 
@@ -276,7 +281,7 @@ describe("email transport configuration", () => {
       /retry-emails: Error: Email not configured/,
     );
     await waitOnExecutionContext(ctx);
-    expect(await received(base)).toEqual([]);
+    expect(await receivedOf(base, sent.rows[0]!.id)).toEqual([]);
     expect((await rowsOf(sent.envelopeId))[0]).toMatchObject({ status: "failed", attempts: 0 });
 
     await retryEmails(jobContextOf(sent.envelopeId, postmarkEnv(base)), later(minutes(6)));
