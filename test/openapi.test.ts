@@ -274,7 +274,7 @@ describe("every specific error code, declared on the operations that answer it",
     expect(missing).toEqual([]);
   });
 
-  it("real refusals of control, retention, corrections and the text-message step answer codes their operations list", async () => {
+  it("real refusals of control, keys, retention, payments, attachments, corrections and the text-message step answer codes their operations list", async () => {
     const d = await doc();
     const owner = await party("Lakeside Motors");
     const other = await party("Second Bank");
@@ -295,10 +295,16 @@ describe("every specific error code, declared on the operations that answer it",
     await sample("post", "/api/v2/partner/vault/{vault_id}/destroy", "retention_period", call("POST", `/partner/vault/${vaultId}/destroy`, { key: owner.key }));
     const hold = await call("POST", `/partner/vault/${vaultId}/holds`, { key: owner.key, body: { reason: "Audit" } });
     expect(hold.status).toBe(201);
+    await sample("post", "/api/v2/partner/vault/{vault_id}/destroy", "legal_hold", call("POST", `/partner/vault/${vaultId}/destroy`, { key: owner.key }));
     expect((await call("DELETE", `/partner/vault/${vaultId}/holds/${hold.body.data.hold_id}`, { key: owner.key })).status).toBe(200);
     await sample("delete", "/api/v2/partner/vault/{vault_id}/holds/{hold_id}", "hold_released", call("DELETE", `/partner/vault/${vaultId}/holds/${hold.body.data.hold_id}`, { key: owner.key }));
     expect((await call("POST", `/partner/vault/${vaultId}/paid-off`, { key: owner.key, body: {} })).status).toBe(200);
     await sample("post", "/api/v2/partner/vault/{vault_id}/transfers", "control_closed", call("POST", `/partner/vault/${vaultId}/transfers`, { key: owner.key, body: offer }));
+    await sample("post", "/api/v2/partner/vault/control-keys", "invalid_control_key", call("POST", "/partner/vault/control-keys", { key: owner.key, body: { jwk: { kty: "oct", k: "c2VjcmV0" } } }));
+    const payment = { amount_cents: 150_000, currency: "usd", payer_email: "ana@example.com" };
+    await sample("post", "/api/v2/partner/envelopes", "payments_not_set_up", call("POST", "/partner/envelopes", { key: owner.key, body: envelopeBody({ payment }) }));
+    const unsent = await createEnvelope(owner.key);
+    await sample("get", "/api/v2/partner/envelopes/{envelope_id}/attachments/{field_name}/signed-url", "attachment_field_not_found", call("GET", `/partner/envelopes/${unsent.envelope_id}/attachments/proof_of_income/signed-url`, { key: owner.key }));
 
     const s = await sentOtpEnvelope();
     await sample("post", "/api/v2/signing/{slug}/view", "otp_required", call("POST", `/signing/${s.slug}/view`));
