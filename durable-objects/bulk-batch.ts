@@ -41,7 +41,7 @@ export const MAX_CHUNK_FAILURES = 5;
  * chunk code reads and writes. Each alarm runs one chunk; a watchdog alarm is set before the chunk
  * starts, so an eviction, a deploy or a thrown error anywhere in it resumes the run later.
  *
- * The work itself is the Worker's (services may not be imported here, see test/conventions.test.ts):
+ * The work itself is the Worker's (services may not be imported here, see test/conventions.spec.ts):
  * the Worker's subclass (src/jobs/bulk-batch.ts) supplies `runChunk` and `giveUp`.
  */
 export abstract class BulkBatchWorkflow<E extends SchedulerEnv = SchedulerEnv> extends DurableObject<E> {

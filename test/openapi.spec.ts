@@ -2,6 +2,8 @@ import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { app } from "../src/app";
 import { call, createEnvelope, envelopeBody, newTenant } from "./helpers/api";
+import { party, vaulted } from "./helpers/control";
+import { sentOtpEnvelope } from "./helpers/otp";
 
 type Doc = { openapi: string; paths: Record<string, Record<string, { security?: Record<string, string[]>[]; responses: Record<string, unknown> }>> };
 
@@ -203,5 +205,122 @@ describe("headers and error codes the document declares, against real answers", 
     ];
     expect(samples.map(([, , r]) => r.status)).toEqual([401, 403, 422, 404, 422, 401, 401]);
     for (const [method, path, res] of samples) expectDocumented(d, method, path, res);
+  });
+});
+
+/** Every source file of the service, as text: the codes it can answer are read from where they are thrown. */
+const SOURCES = import.meta.glob<string>(["../src/**/*.ts", "../durable-objects/**/*.ts"], { query: "?raw", import: "default", eager: true });
+
+/** The top-level arguments of the call whose opening parenthesis ends at `from` (strings and nesting respected). */
+function callArguments(text: string, from: number): string[] {
+  const args: string[] = [];
+  let depth = 1;
+  let quote: string | null = null;
+  let start = from;
+  for (let i = from; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quote) {
+      if (ch === "\\") i++;
+      else if (ch === quote) quote = null;
+      continue;
+    }
+    if (ch === '"' || ch === "'" || ch === "`") quote = ch;
+    else if ("([{".includes(ch)) depth++;
+    else if (")]}".includes(ch) && --depth === 0) return [...args, text.slice(start, i).trim()].filter(Boolean);
+    else if (ch === "," && depth === 1) {
+      args.push(text.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  return args;
+}
+
+/**
+ * Each specific `code` the source can answer, with its status: the code argument of every `new ApiError(status,
+ * message, details, code)`, `conflict(message, details, code)` and `unprocessable(message, details, code)`,
+ * a string or a constant (`export const NOT_CONTROLLER = "not_controller"`) or a local chosen between strings.
+ */
+function thrownCodes(): { code: string; status: number; where: string }[] {
+  const constants = new Map<string, string>();
+  for (const text of Object.values(SOURCES)) for (const m of text.matchAll(/export const ([A-Z][A-Z_]+) = "([a-z_]+)";/g)) constants.set(m[1]!, m[2]!);
+  const found: { code: string; status: number; where: string }[] = [];
+  for (const [file, text] of Object.entries(SOURCES)) {
+    if (file.endsWith("/lib/errors.ts")) continue; // the helpers themselves
+    for (const m of text.matchAll(/\b(new ApiError|conflict|unprocessable)\(/g)) {
+      const args = callArguments(text, m.index! + m[0].length);
+      const [status, at] = m[1] === "new ApiError" ? [Number(args[0]), 3] : [m[1] === "conflict" ? 409 : 422, 2];
+      const arg = args[at];
+      if (!arg) continue;
+      const where = `${file}:${text.slice(0, m.index).split("\n").length}`;
+      const local = new RegExp(`const ${arg} = ([^;]+);`).exec(text)?.[1];
+      const codes = /^"[a-z_]+"$/.test(arg) ? [arg.slice(1, -1)] : constants.has(arg) ? [constants.get(arg)!] : [...(local ?? "").matchAll(/"([a-z_]+)"/g)].map((c) => c[1]!);
+      expect(codes.length, `${where}: the code ${arg} is not a string the test can read`).toBeGreaterThan(0);
+      for (const code of codes) found.push({ code, status, where });
+    }
+  }
+  return found;
+}
+
+describe("every specific error code, declared on the operations that answer it", () => {
+  it("each code the source can throw is listed, under its status, by at least one operation of the served document", async () => {
+    const d = (await doc()) as unknown as { paths: Record<string, Record<string, DocOperation>> };
+    const listed = new Set<string>();
+    for (const ops of Object.values(d.paths)) {
+      for (const op of Object.values(ops)) for (const [status, r] of Object.entries(op.responses)) for (const code of r["x-error-codes"] ?? []) listed.add(`${status} ${code}`);
+    }
+    const thrown = thrownCodes();
+    expect(new Set(thrown.map((t) => t.code)).size).toBeGreaterThan(60);
+    const missing = thrown.filter((t) => !listed.has(`${t.status} ${t.code}`)).map((t) => `${t.status} ${t.code} (${t.where})`);
+    expect(missing).toEqual([]);
+  });
+
+  it("real refusals of control, keys, retention, payments, attachments, corrections and the text-message step answer codes their operations list", async () => {
+    const d = await doc();
+    const owner = await party("Lakeside Motors");
+    const other = await party("Second Bank");
+    const { vaultId } = await vaulted(owner);
+    const samples: [string, string, Answered, string][] = [];
+    const sample = async (method: string, path: string, code: string, run: Promise<Answered>) => samples.push([method, path, await run, code]);
+    const offer = { kind: "assignment", to_org_id: other.orgId };
+    const first = await call("POST", `/partner/vault/${vaultId}/transfers`, { key: owner.key, body: offer });
+    expect(first.status).toBe(201);
+    const transfer = first.body.data.transfer_id;
+    await sample("post", "/api/v2/partner/vault/{vault_id}/transfers", "transfer_pending", call("POST", `/partner/vault/${vaultId}/transfers`, { key: owner.key, body: offer }));
+    await sample("post", "/api/v2/partner/vault/transfers/{transfer_id}/accept", "not_receiver", call("POST", `/partner/vault/transfers/${transfer}/accept`, { key: owner.key }));
+    await sample("post", "/api/v2/partner/vault/transfers/{transfer_id}/cancel", "not_sender", call("POST", `/partner/vault/transfers/${transfer}/cancel`, { key: other.key }));
+    await sample("post", "/api/v2/partner/vault/{vault_id}/paid-off", "not_controller", call("POST", `/partner/vault/${vaultId}/paid-off`, { key: other.key, body: {} }));
+    expect((await call("POST", `/partner/vault/transfers/${transfer}/cancel`, { key: owner.key })).status).toBe(200);
+    await sample("post", "/api/v2/partner/vault/transfers/{transfer_id}/cancel", "transfer_not_pending", call("POST", `/partner/vault/transfers/${transfer}/cancel`, { key: owner.key }));
+    await sample("post", "/api/v2/partner/vault/{vault_id}/release-pledge", "no_pledge", call("POST", `/partner/vault/${vaultId}/release-pledge`, { key: owner.key }));
+    await sample("post", "/api/v2/partner/vault/{vault_id}/destroy", "retention_period", call("POST", `/partner/vault/${vaultId}/destroy`, { key: owner.key }));
+    const hold = await call("POST", `/partner/vault/${vaultId}/holds`, { key: owner.key, body: { reason: "Audit" } });
+    expect(hold.status).toBe(201);
+    await sample("post", "/api/v2/partner/vault/{vault_id}/destroy", "legal_hold", call("POST", `/partner/vault/${vaultId}/destroy`, { key: owner.key }));
+    expect((await call("DELETE", `/partner/vault/${vaultId}/holds/${hold.body.data.hold_id}`, { key: owner.key })).status).toBe(200);
+    await sample("delete", "/api/v2/partner/vault/{vault_id}/holds/{hold_id}", "hold_released", call("DELETE", `/partner/vault/${vaultId}/holds/${hold.body.data.hold_id}`, { key: owner.key }));
+    expect((await call("POST", `/partner/vault/${vaultId}/paid-off`, { key: owner.key, body: {} })).status).toBe(200);
+    await sample("post", "/api/v2/partner/vault/{vault_id}/transfers", "control_closed", call("POST", `/partner/vault/${vaultId}/transfers`, { key: owner.key, body: offer }));
+    await sample("post", "/api/v2/partner/vault/control-keys", "invalid_control_key", call("POST", "/partner/vault/control-keys", { key: owner.key, body: { jwk: { kty: "oct", k: "c2VjcmV0" } } }));
+    const payment = { amount_cents: 150_000, currency: "usd", payer_email: "ana@example.com" };
+    await sample("post", "/api/v2/partner/envelopes", "payments_not_set_up", call("POST", "/partner/envelopes", { key: owner.key, body: envelopeBody({ payment }) }));
+    const unsent = await createEnvelope(owner.key);
+    await sample("get", "/api/v2/partner/envelopes/{envelope_id}/attachments/{field_name}/signed-url", "attachment_field_not_found", call("GET", `/partner/envelopes/${unsent.envelope_id}/attachments/proof_of_income/signed-url`, { key: owner.key }));
+
+    const s = await sentOtpEnvelope();
+    await sample("post", "/api/v2/signing/{slug}/view", "otp_required", call("POST", `/signing/${s.slug}/view`));
+    await sample("post", "/api/v2/signing/{slug}/otp/verify", "otp_expired", call("POST", `/signing/${s.slug}/otp/verify`, { body: { code: "000000" } }));
+    const texted = await call("POST", `/signing/${s.slug}/otp`);
+    expect(texted.status, JSON.stringify(texted.body)).toBe(200);
+    await sample("post", "/api/v2/signing/{slug}/otp", "otp_send_limit", call("POST", `/signing/${s.slug}/otp`));
+    await sample("post", "/api/v2/signing/{slug}/otp/verify", "otp_invalid", call("POST", `/signing/${s.slug}/otp/verify`, { body: { code: "000000" } }));
+    // the send's invitation may be re-sent once; a second re-send within 10 minutes is refused
+    const resend = `/partner/envelopes/${s.envelopeId}/signers/${s.signerId}/resend`;
+    expect((await call("POST", resend, { key: s.key })).status).toBe(200);
+    await sample("post", "/api/v2/partner/envelopes/{envelope_id}/signers/{signer_id}/resend", "resend_too_soon", call("POST", resend, { key: s.key }));
+
+    for (const [method, path, res, code] of samples) {
+      expect(res.body.code, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(code);
+      expectDocumented(d, method, path, res);
+    }
   });
 });

@@ -30,3 +30,20 @@ export const PAYMENT_PENDING = "payment_pending";
 export const RETRYABLE_CONFLICT_CODES: ReadonlySet<string> = new Set([PAYMENT_PENDING]);
 export const notConfigured = (variable: string) =>
   new ApiError(503, `Service not configured: the ${variable} variable is not set`);
+
+/**
+ * The specific `code` values an operation can answer, by status (`{ 409: ["transfer_pending"] }`). The module
+ * that throws a code exports the list beside it; a route merges the lists of the verbs it calls under
+ * `x-error-codes`, and the OpenAPI document lists them on the operation's error responses.
+ */
+export type ErrorCodesByStatus = Readonly<Record<number, readonly string[]>>;
+
+/** Merges error-code lists, for a route or helper that answers the codes of several verbs. */
+export function mergeErrorCodes(...lists: (ErrorCodesByStatus | undefined)[]): Record<number, string[]> {
+  const out: Record<number, string[]> = {};
+  for (const list of lists) for (const [status, codes] of Object.entries(list ?? {})) out[Number(status)] = [...new Set([...(out[Number(status)] ?? []), ...codes])];
+  return out;
+}
+
+/** The answers of a payment not yet settled (payments/payment-gate.ts, embed tokens). */
+export const PAYMENT_PENDING_ERRORS: ErrorCodesByStatus = { 409: [PAYMENT_PENDING] };

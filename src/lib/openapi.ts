@@ -1,4 +1,5 @@
 import { z, type RouteConfig } from "@hono/zod-openapi";
+import { mergeErrorCodes, type ErrorCodesByStatus } from "./errors";
 
 export const ErrorSchema = z
   .object({
@@ -107,14 +108,7 @@ export function fixNullableRefs<T>(node: T): T {
  * its response, beside the status's general code.
  */
 export const ERROR_CODES_KEY = "x-error-codes";
-export type ErrorCodesByStatus = Record<string, readonly string[]>;
-
-/** Merges error-code lists, for helpers that add their codes to what the route declared. */
-export function mergeErrorCodes(...lists: (ErrorCodesByStatus | undefined)[]): ErrorCodesByStatus {
-  const out: Record<string, string[]> = {};
-  for (const list of lists) for (const [status, codes] of Object.entries(list ?? {})) out[status] = [...new Set([...(out[status] ?? []), ...codes])];
-  return out;
-}
+export { mergeErrorCodes, type ErrorCodesByStatus };
 
 const HEADER_COMPONENTS = {
   "X-Request-Id": { description: "The id this request is logged under (`req_…`); quote it when reporting a problem", required: true, schema: { type: "string" } },
@@ -139,6 +133,7 @@ const IDEMPOTENCY_PARAMETER = {
 const NEVER_REPLAYED = (status: number) => status === 401 || status === 403 || status === 413 || status === 429 || status >= 500;
 
 type Operation = {
+  operationId?: string;
   security?: Record<string, string[]>[];
   parameters?: { name?: string; in?: string; $ref?: string }[];
   responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }>; [k: string]: unknown }>;
@@ -156,8 +151,8 @@ type Operation = {
  *   declare the parameter where they mount middleware/idempotency.ts), but not on answers never stored;
  * - each error response lists its `code` values: the status's general code (lib/error-handler.ts) and
  *   the specific ones the operation declares, as `x-error-codes` and in the response's description
- *   (which every renderer shows). Not an enum on `code`: a service may still answer a specific code the
- *   route does not declare, and the document must not call that answer invalid.
+ *   (which every renderer shows). Not an enum on `code`: the general codes of the platform's faults
+ *   (`temporarily_unavailable`) are not declared per operation, and the document must not call them invalid.
  * The argument is changed in place and returned.
  */
 export function completeDocument<T>(document: T, generalCodes: Record<number, string>): T {
@@ -165,14 +160,17 @@ export function completeDocument<T>(document: T, generalCodes: Record<number, st
   d.components ??= {};
   d.components.headers = { ...(d.components.headers ?? {}), ...HEADER_COMPONENTS };
   d.components.parameters = { ...(d.components.parameters ?? {}), IdempotencyKey: IDEMPOTENCY_PARAMETER };
+  const unanswered: string[] = [];
   for (const pathItem of Object.values(d.paths ?? {})) {
     for (const op of Object.values(pathItem)) {
       if (!op || typeof op !== "object" || !op.responses) continue;
       const apiKey = (op.security ?? []).some((s) => "ApiKeyAuth" in s);
       const params = op.parameters ?? [];
       const idempotent = params.some((p) => p.$ref === "#/components/parameters/IdempotencyKey");
-      const declared = op[ERROR_CODES_KEY] ?? {};
+      const declared: Record<string, readonly string[]> = op[ERROR_CODES_KEY] ?? {};
       delete op[ERROR_CODES_KEY];
+      // a code declared under a status the operation does not answer would vanish from the document unseen
+      for (const status of Object.keys(declared)) if (!op.responses[status]) unanswered.push(`${op.operationId ?? "an operation"} ${status}`);
       for (const [statusText, response] of Object.entries(op.responses)) {
         const status = Number(statusText);
         const headers: Record<string, unknown> = { ...(response.headers ?? {}), "X-Request-Id": headerRef("X-Request-Id") };
@@ -189,5 +187,6 @@ export function completeDocument<T>(document: T, generalCodes: Record<number, st
       }
     }
   }
+  if (unanswered.length > 0) throw new Error(`Error codes declared for a status the operation does not answer: ${unanswered.join("; ")}`);
   return document;
 }

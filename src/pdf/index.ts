@@ -17,7 +17,7 @@ export { stripTags, type TagToStrip } from "./text/strip-tags";
 
 // Completion: stamp the values and append the certificate page, then seal.
 export { stampAndCertify } from "./stamp/stamp-and-certify";
-export { radioStamp } from "./stamp/stamp-document";
+export { radioStamp, STAMP_ERRORS } from "./stamp/stamp-document";
 export type { CertificateInput, CertificateSigner, Stamp, StampValue } from "./stamp/types";
 export { raiseSealEvidence, seal, sealWithEvidence, type SealOutcome } from "./seal/seal";
 // PAdES levels (docs/evidence.md): what a configuration targets, what a file holds, raising it by updates.

@@ -436,7 +436,7 @@ export interface paths {
         };
         /**
          * Download URL of the non-authoritative copy
-         * @description The copy carries NON-AUTHORITATIVE COPY on every page and in its metadata. The URL is on the storage host, signed (HMAC) and valid for `expires` seconds (60 to 86400, default 300). 404 until the envelope is vaulted.
+         * @description The copy carries NON-AUTHORITATIVE COPY on every page and in its metadata. A destroyed record: 409 `record_destroyed`. The URL is on the storage host, signed (HMAC) and valid for `expires` seconds (60 to 86400, default 300). 404 until the envelope is vaulted.
          *
          *     Required scope: `vault:read`.
          */
@@ -970,7 +970,7 @@ export interface paths {
         };
         /**
          * Download URL of the non-authoritative copy
-         * @description The copy marked NON-AUTHORITATIVE COPY on every page and in its metadata, to every party of the record (404 to anyone else). The URL is on the storage host, signed (HMAC) and valid for `expires` seconds (60 to 86400, default 300).
+         * @description The copy marked NON-AUTHORITATIVE COPY on every page and in its metadata, to every party of the record (404 to anyone else). A destroyed record: 409 `record_destroyed`. The URL is on the storage host, signed (HMAC) and valid for `expires` seconds (60 to 86400, default 300).
          *
          *     Required scope: `vault:read`.
          */
@@ -6278,7 +6278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `idempotency_key_reused` */
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `payments_not_set_up`, `idempotency_key_reused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6934,6 +6934,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable`, `sms_not_configured` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listSigningLinks: {
@@ -7122,7 +7135,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `envelope_closed`, `signer_finished`, `not_signers_turn` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7150,7 +7163,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited`, `resend_too_soon` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7246,7 +7259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `envelope_closed`, `signer_finished`, `kba_signer_identity`, `otp_needs_phone` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7285,7 +7298,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited`, `resend_too_soon` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7368,7 +7381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            /** @description Not found, or outside the caller's organization. `code`: `not_found`, `attachment_field_not_found`, `attachment_not_uploaded` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8183,7 +8196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `payment_pending` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8337,7 +8350,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `payment_pending` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8460,7 +8473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `not_controller` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8486,7 +8499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `control_closed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8595,6 +8608,19 @@ export interface operations {
             };
             /** @description Not found, or outside the caller's organization. `code`: `not_found` */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `record_destroyed` */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -8898,7 +8924,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `record_destroyed`, `integrity_check_failed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9092,7 +9118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `control_signature_required`, `control_signature_invalid`, `not_receiver`, `not_sender` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9119,7 +9145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `transfer_in_pool`, `transfer_not_pending`, `control_closed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9233,7 +9259,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `control_signature_required`, `control_signature_invalid`, `not_receiver`, `not_sender` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9260,7 +9286,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `transfer_in_pool`, `transfer_not_pending`, `control_closed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9374,7 +9400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `control_signature_required`, `control_signature_invalid`, `not_receiver`, `not_sender` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9401,7 +9427,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `transfer_in_pool`, `transfer_not_pending`, `control_closed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9519,7 +9545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `control_signature_required`, `control_signature_invalid`, `not_controller` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9546,7 +9572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `control_closed`, `transfer_pending`, `already_pledged` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9660,7 +9686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `control_signature_required`, `control_signature_invalid`, `not_controller` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9687,7 +9713,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `control_closed`, `transfer_pending`, `no_pledge` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9805,7 +9831,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `control_signature_required`, `control_signature_invalid`, `not_controller` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9832,7 +9858,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `control_closed`, `transfer_pending` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9950,7 +9976,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `control_signature_required`, `control_signature_invalid`, `not_controller` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9977,7 +10003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `control_closed`, `transfer_pending`, `integrity_check_failed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10169,7 +10195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `control_signature_required`, `control_signature_invalid` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10182,7 +10208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `control_keys_changed`, `control_key_exists`, `control_key_limit` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10210,7 +10236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `idempotency_key_reused` */
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `invalid_control_key`, `idempotency_key_reused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10293,7 +10319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `control_signature_required`, `control_signature_invalid` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10319,7 +10345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `control_keys_changed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10406,7 +10432,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `control_signature_required`, `control_signature_invalid` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10419,7 +10445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `transfer_pending` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10447,7 +10473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `idempotency_key_reused` */
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `pool_refused`, `idempotency_key_reused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10693,7 +10719,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `pool_not_completed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10791,7 +10817,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `control_signature_required`, `control_signature_invalid`, `not_receiver`, `not_sender` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10818,7 +10844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `pool_not_pending` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10932,7 +10958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `control_signature_required`, `control_signature_invalid`, `not_receiver`, `not_sender` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10959,7 +10985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `pool_not_pending` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11073,7 +11099,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `control_signature_required`, `control_signature_invalid`, `not_receiver`, `not_sender` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11100,7 +11126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `pool_not_pending` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11370,7 +11396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `not_controller` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11396,7 +11422,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `control_closed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11505,6 +11531,19 @@ export interface operations {
             };
             /** @description Not found, or outside the caller's organization. `code`: `not_found` */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `record_destroyed` */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -11808,7 +11847,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `record_destroyed`, `integrity_check_failed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12003,7 +12042,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `audit_chain_broken` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12103,7 +12142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `not_a_party` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12130,7 +12169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `record_destroyed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12225,7 +12264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `not_hold_owner` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12251,7 +12290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `hold_released` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12334,7 +12373,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `control_signature_required`, `control_signature_invalid`, `not_controller` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12361,7 +12400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `control_closed`, `record_destroyed`, `legal_hold`, `retention_period` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12501,7 +12540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `kba_required`, `payment_pending` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12649,7 +12688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed` */
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `webhook_endpoint_limit` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12941,7 +12980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed` */
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `webhook_endpoint_limit` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13756,6 +13795,16 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable`, `sms_not_configured` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     consoleListSigningLinks: {
@@ -14257,7 +14306,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `kba_immutable` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14740,7 +14789,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `kba_immutable` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15083,7 +15132,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `kba_immutable` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17342,7 +17391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `record_destroyed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17418,7 +17467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `not_hold_owner` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17438,7 +17487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `hold_released` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17649,7 +17698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `view_only_session` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `consent_required`, `kba_required`, `otp_required`, `view_only_session` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17728,7 +17777,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `view_only_session` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `consent_required`, `kba_required`, `otp_required`, `view_only_session` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17835,7 +17884,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `view_only_session` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `consent_required`, `kba_required`, `otp_required`, `view_only_session` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17855,7 +17904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `payment_pending` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17885,7 +17934,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed` */
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `signature_image_refused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17953,7 +18002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `view_only_session` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `kba_required`, `otp_required`, `view_only_session` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18071,7 +18120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `view_only_session` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `kba_required`, `otp_required`, `view_only_session` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18091,7 +18140,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `consent_not_required` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18218,7 +18267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited`, `kba_daily_limit` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18396,7 +18445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `view_only_session` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `kba_required`, `view_only_session` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18406,7 +18455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            /** @description Not found, or outside the caller's organization. `code`: `not_found`, `otp_not_required` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18416,7 +18465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `otp_already_verified`, `otp_no_phone` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18446,7 +18495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited` */
+            /** @description Rate limit exceeded; see Retry-After. `code`: `rate_limited`, `otp_send_limit`, `otp_daily_limit` */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18457,7 +18506,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable`, `sms_not_configured`, `sms_not_sent` */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18515,7 +18564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `view_only_session` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `consent_required`, `kba_required`, `otp_required`, `view_only_session` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18525,7 +18574,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            /** @description Not found, or outside the caller's organization. `code`: `not_found`, `attachment_field_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18555,7 +18604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Payload too large. `code`: `payload_too_large` */
+            /** @description Payload too large. `code`: `payload_too_large`, `attachment_too_large` */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18565,7 +18614,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Unsupported media type (writes take application/json). `code`: `unsupported_media_type` */
+            /** @description Unsupported media type (writes take application/json). `code`: `unsupported_media_type`, `attachment_type_not_accepted` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18575,7 +18624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed` */
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `attachment_empty`, `attachment_unreadable`, `attachment_dimensions` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18636,7 +18685,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `view_only_session` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `kba_required`, `view_only_session` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18646,7 +18695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            /** @description Not found, or outside the caller's organization. `code`: `not_found`, `otp_not_required` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18656,7 +18705,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `otp_already_verified`, `otp_expired` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18686,7 +18735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed` */
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed`, `otp_invalid`, `otp_attempts_exhausted` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18753,7 +18802,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `view_only_session` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `consent_required`, `view_only_session` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -18955,7 +19004,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `consent_required` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19244,7 +19293,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `not_controller` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19264,7 +19313,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `control_closed`, `record_destroyed`, `integrity_check_failed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19335,7 +19384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden` */
+            /** @description Authenticated, but a required scope or role is missing. `code`: `forbidden`, `invalid_copy_link` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19355,7 +19404,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `integrity_check_failed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19365,7 +19414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Gone: the link no longer works (its envelope is closed). `code`: `gone` */
+            /** @description Gone: the link no longer works (its envelope is closed). `code`: `gone`, `copy_link_expired` */
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -1,6 +1,6 @@
 import { degrees, PDFDocument, StandardFonts, rgb, type PDFFont, type PDFImage, type PDFPage } from "pdf-lib";
 import { apiIssue } from "../../lib/validation";
-import { unprocessable } from "../../lib/errors";
+import { type ErrorCodesByStatus, unprocessable } from "../../lib/errors";
 import type { Area } from "../open-pdf";
 import { IncrementalPdf } from "../incremental/incremental-pdf";
 import { pageAt } from "../incremental/pages";
@@ -122,3 +122,5 @@ function fitSize(font: PDFFont, text: string, w: number, h: number): number {
   if (width > w && width > 0) size = (size * w) / width;
   return Math.max(4, size);
 }
+
+export const STAMP_ERRORS: ErrorCodesByStatus = { 422: ["signature_image_refused"] };

@@ -1,5 +1,5 @@
 import type { Env } from "../../env";
-import { ApiError } from "../../lib/errors";
+import { ApiError, type ErrorCodesByStatus } from "../../lib/errors";
 import { refuseInProduction } from "../../lib/service-env";
 import type { SmsProvider } from "./interface";
 import { OutboxSms } from "./outbox";
@@ -35,3 +35,5 @@ export function smsProvider(env: Env): SmsProvider {
     apiBase: env.TWILIO_API_BASE?.trim() || TWILIO_API_BASE,
   });
 }
+
+export const SMS_ERRORS: ErrorCodesByStatus = { 503: ["sms_not_configured"] };

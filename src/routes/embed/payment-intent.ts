@@ -1,13 +1,15 @@
 import { createRoute, type RouteHandler } from "@hono/zod-openapi";
-import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, errorResponses, jsonContent } from "../../lib/openapi";
 import type { EmbedEnv } from "../../middleware/embed-auth";
 import { createPaymentIntent } from "../../services/embed/create-payment-intent";
 import { PaymentIntentSchema } from "../../services/payments/schema";
 import { embedRoute } from "./common";
+import { CONSENT_GATE_ERRORS } from "../../services/signers/consent-gate";
 
 export const route = createRoute(embedRoute({
   method: "post",
   operationId: "createPaymentIntent",
+  [ERROR_CODES_KEY]: CONSENT_GATE_ERRORS,
   path: "/embed/payment-intent",
   summary: "Sign + Pay: the payer's Stripe PaymentIntent",
   description:

@@ -1,9 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent } from "../../lib/openapi";
 import { setLegacyWebhook } from "../../services/webhooks/legacy-webhook";
 import { LegacyWebhookBody, LegacyWebhookSchema } from "../../services/webhooks/schema";
 import { partnerRoute } from "./common";
+import { CREATE_ENDPOINT_ERRORS } from "../../services/webhooks/create-endpoint";
 
 export const route = createRoute(
   partnerRoute(
@@ -11,6 +12,7 @@ export const route = createRoute(
     {
       method: "patch",
       operationId: "setLegacyWebhook",
+      [ERROR_CODES_KEY]: CREATE_ENDPOINT_ERRORS,
       path: "/partner/webhook",
       tags: ["Partner", "Webhooks"],
       summary: "Set the legacy webhook URL",

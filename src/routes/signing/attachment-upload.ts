@@ -1,11 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
 import { readMultipartForm } from "../../lib/multipart";
-import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, errorResponses, jsonContent, mergeErrorCodes } from "../../lib/openapi";
 import { MAX_ATTACHMENT_BYTES } from "../../services/attachments/sniff";
-import { uploadAttachment } from "../../services/signing/upload-attachment";
+import { UPLOAD_ATTACHMENT_ERRORS, uploadAttachment } from "../../services/signing/upload-attachment";
 import { signerByCredential } from "../../services/signers/resolve-credential";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
+import { OTP_GATE_ERRORS } from "../../services/otp/gate";
+import { CONSENT_GATE_ERRORS } from "../../services/signers/consent-gate";
+import { KBA_GATE_ERRORS } from "../../services/kba/gate";
 
 const Params = SlugParams.extend({
   field_name: z.string().min(1).max(100).openapi({ param: { name: "field_name", in: "path" }, description: "The attachment field's name", example: "drivers_license" }),
@@ -28,6 +31,7 @@ export const AttachmentSchema = z
 export const route = createRoute(signerRoute({
   method: "put",
   operationId: "uploadSigningAttachment",
+  [ERROR_CODES_KEY]: mergeErrorCodes(UPLOAD_ATTACHMENT_ERRORS, CONSENT_GATE_ERRORS, KBA_GATE_ERRORS, OTP_GATE_ERRORS),
   path: "/signing/{slug}/attachments/{field_name}",
   summary: "Upload the file of an attachment field (multipart)",
   description:

@@ -1,10 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
-import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, errorResponses, jsonBody, jsonContent, mergeErrorCodes } from "../../lib/openapi";
 import { SignerConsentSchema } from "../../services/consent/schema";
-import { giveConsent, withdrawConsent } from "../../services/signing/consent-signing";
+import { GIVE_CONSENT_ERRORS, giveConsent, withdrawConsent } from "../../services/signing/consent-signing";
 import { signerByCredential } from "../../services/signers/resolve-credential";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
+import { OTP_GATE_ERRORS } from "../../services/otp/gate";
+import { KBA_GATE_ERRORS } from "../../services/kba/gate";
 
 const ConsentBody = z
   .strictObject({ agree: z.boolean().openapi({ description: "true: consent to electronic records; false: withdraw (or refuse) consent, which declines" }) })
@@ -16,6 +18,7 @@ const Withdrawn = z.object({ signer_status: z.literal("declined"), envelope_stat
 export const route = createRoute(signerRoute({
   method: "post",
   operationId: "answerSigningConsent",
+  [ERROR_CODES_KEY]: mergeErrorCodes(GIVE_CONSENT_ERRORS, KBA_GATE_ERRORS, OTP_GATE_ERRORS),
   path: "/signing/{slug}/consent",
   summary: "Consent to electronic records (E-SIGN), or withdraw",
   description:

@@ -1,13 +1,17 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
-import { errorResponses } from "../../lib/openapi";
+import { ERROR_CODES_KEY, errorResponses, mergeErrorCodes } from "../../lib/openapi";
 import { openSigningDocument } from "../../services/signing/get-signing";
 import { signerByCredential } from "../../services/signers/resolve-credential";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
+import { OTP_GATE_ERRORS } from "../../services/otp/gate";
+import { CONSENT_GATE_ERRORS } from "../../services/signers/consent-gate";
+import { KBA_GATE_ERRORS } from "../../services/kba/gate";
 
 export const route = createRoute(signerRoute({
   method: "get",
   operationId: "getSigningDocument",
+  [ERROR_CODES_KEY]: mergeErrorCodes(CONSENT_GATE_ERRORS, KBA_GATE_ERRORS, OTP_GATE_ERRORS),
   path: "/signing/{slug}/document",
   summary: "The document to sign (original PDF)",
   description: `Streams the envelope's original PDF for the signing page to render. ${SIGNING_SECURITY_NOTE}`,

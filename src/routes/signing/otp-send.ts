@@ -1,9 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
-import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
-import { sendOtp } from "../../services/signing/send-otp";
+import { dataOf, ERROR_CODES_KEY, errorResponses, jsonContent, mergeErrorCodes } from "../../lib/openapi";
+import { SEND_OTP_ERRORS, sendOtp } from "../../services/signing/send-otp";
 import { signerByCredential } from "../../services/signers/resolve-credential";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
+import { KBA_GATE_ERRORS } from "../../services/kba/gate";
 
 const OtpSentSchema = z
   .object({
@@ -17,6 +18,7 @@ const OtpSentSchema = z
 export const route = createRoute(signerRoute({
   method: "post",
   operationId: "sendSigningOtp",
+  [ERROR_CODES_KEY]: mergeErrorCodes(SEND_OTP_ERRORS, KBA_GATE_ERRORS),
   path: "/signing/{slug}/otp",
   summary: "Text the signer a one-time passcode (signers with auth sms_otp)",
   description:

@@ -1,9 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
-import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
-import { verifyOtp } from "../../services/signing/verify-otp";
+import { dataOf, ERROR_CODES_KEY, errorResponses, jsonBody, jsonContent, mergeErrorCodes } from "../../lib/openapi";
+import { VERIFY_OTP_ERRORS, verifyOtp } from "../../services/signing/verify-otp";
 import { signerByCredential } from "../../services/signers/resolve-credential";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
+import { KBA_GATE_ERRORS } from "../../services/kba/gate";
 
 const VerifyBody = z
   .strictObject({ code: z.string().trim().regex(/^\d{6}$/, "the 6 digits of the code texted to you").openapi({ description: "The 6-digit code of the last text" }) })
@@ -14,6 +15,7 @@ const OtpVerifiedSchema = z.object({ verified: z.literal(true), verified_at: z.s
 export const route = createRoute(signerRoute({
   method: "post",
   operationId: "verifySigningOtp",
+  [ERROR_CODES_KEY]: mergeErrorCodes(VERIFY_OTP_ERRORS, KBA_GATE_ERRORS),
   path: "/signing/{slug}/otp/verify",
   summary: "Enter the one-time passcode",
   description:

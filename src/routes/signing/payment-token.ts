@@ -1,9 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
-import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, errorResponses, jsonContent } from "../../lib/openapi";
 import { signerPaymentToken } from "../../services/payments/signer-payment-token";
 import { signerByCredential } from "../../services/signers/resolve-credential";
 import { SIGNING_TAGS, SlugParams, signerRoute } from "./common";
+import { CONSENT_GATE_ERRORS } from "../../services/signers/consent-gate";
 
 const PaymentToken = z
   .object({
@@ -21,6 +22,7 @@ const PaymentToken = z
 export const route = createRoute(signerRoute({
   method: "post",
   operationId: "createSignerPaymentToken",
+  [ERROR_CODES_KEY]: CONSENT_GATE_ERRORS,
   path: "/signing/{slug}/payment-token",
   summary: "Sign + Pay: the payer's credential for the payment step",
   description:

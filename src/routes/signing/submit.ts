@@ -1,9 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
-import { dataOf, errorResponses, jsonBody, jsonContent } from "../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, errorResponses, jsonBody, jsonContent, mergeErrorCodes } from "../../lib/openapi";
 import { submitSigning } from "../../services/signing/submit-signing";
 import { signerByCredential } from "../../services/signers/resolve-credential";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
+import { OTP_GATE_ERRORS } from "../../services/otp/gate";
+import { CONSENT_GATE_ERRORS } from "../../services/signers/consent-gate";
+import { PAYMENT_PENDING_ERRORS } from "../../lib/errors";
+import { KBA_GATE_ERRORS } from "../../services/kba/gate";
+import { STAMP_ERRORS } from "../../pdf";
 
 const SubmitBody = z.object({
   values: z
@@ -18,6 +23,7 @@ const SubmitBody = z.object({
 export const route = createRoute(signerRoute({
   method: "post",
   operationId: "submitSigning",
+  [ERROR_CODES_KEY]: mergeErrorCodes(CONSENT_GATE_ERRORS, KBA_GATE_ERRORS, OTP_GATE_ERRORS, PAYMENT_PENDING_ERRORS, STAMP_ERRORS),
   path: "/signing/{slug}/submit",
   summary: "Sign: submit the signer's values",
   description: `Fires \`signer.started\` and \`signer.completed\`. The last signer's submit stamps the values into the PDF, appends the signing certificate, stores the signed document and moves the envelope to \`completed\` (\`envelope.completed\` with the values by field name). Required fields empty, a changed readonly field or an invalid value: 422 listing them. Not this signer's turn, or already signed: 409. ${SIGNING_SECURITY_NOTE}`,

@@ -1,13 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
-import { dataOf, errorResponses, jsonContent } from "../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, errorResponses, jsonContent, mergeErrorCodes } from "../../lib/openapi";
 import { viewSigning } from "../../services/signing/view-signing";
 import { signerByCredential } from "../../services/signers/resolve-credential";
 import { SIGNING_SECURITY_NOTE, SIGNING_TAGS, SlugParams, signerRoute } from "./common";
+import { OTP_GATE_ERRORS } from "../../services/otp/gate";
+import { CONSENT_GATE_ERRORS } from "../../services/signers/consent-gate";
+import { KBA_GATE_ERRORS } from "../../services/kba/gate";
 
 export const route = createRoute(signerRoute({
   method: "post",
   operationId: "recordSigningView",
+  [ERROR_CODES_KEY]: mergeErrorCodes(CONSENT_GATE_ERRORS, KBA_GATE_ERRORS, OTP_GATE_ERRORS),
   path: "/signing/{slug}/view",
   summary: "Record that the signer opened the document",
   description: `The first call records \`viewed_at\`, fires \`signer.viewed\` and moves a \`sent\` envelope to \`viewed\`; later calls change nothing. ${SIGNING_SECURITY_NOTE}`,

@@ -1,13 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
-import { errorResponses } from "../../lib/openapi";
+import { ERROR_CODES_KEY, errorResponses, mergeErrorCodes } from "../../lib/openapi";
 import { openSignerCopy } from "../../services/copies/open-copy";
 import { clientThrottle } from "../../middleware/client-throttle";
 import { publicRoute } from "../define";
+import { INTEGRITY_ERRORS } from "../../services/vault/download";
+import { COPY_LINK_ERRORS } from "../../services/copies/copy-url";
 
 export const route = createRoute(publicRoute({
   method: "get",
   operationId: "downloadSignerCopy",
+  [ERROR_CODES_KEY]: mergeErrorCodes(COPY_LINK_ERRORS, INTEGRITY_ERRORS),
   path: "/storage/copies/{envelope_id}",
   summary: "Download the signer's copy of a completed envelope (signed URL)",
   description:

@@ -1,14 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../lib/hono";
-import { errorResponses } from "../../lib/openapi";
-import { openVaultDownload } from "../../services/vault/download";
-import { VAULT_FILES } from "../../services/vault/signed-url";
+import { ERROR_CODES_KEY, errorResponses, mergeErrorCodes } from "../../lib/openapi";
+import { INTEGRITY_ERRORS, openVaultDownload } from "../../services/vault/download";
+import { VAULT_FILES, VAULT_URL_ERRORS } from "../../services/vault/signed-url";
 import { clientThrottle } from "../../middleware/client-throttle";
 import { publicRoute } from "../define";
 
 export const route = createRoute(publicRoute({
   method: "get",
   operationId: "downloadVaultDocument",
+  [ERROR_CODES_KEY]: mergeErrorCodes(VAULT_URL_ERRORS, INTEGRITY_ERRORS),
   path: "/storage/v/{vault_id}/{file}",
   summary: "Download a vaulted document (signed URL)",
   description:

@@ -1,7 +1,7 @@
 import type { Env } from "../../env";
 import type { OrgContext, RequestContext } from "../../lib/context";
 import { hmacSha256, timingSafeEqual, toHex } from "../../lib/crypto";
-import { ApiError, notFound } from "../../lib/errors";
+import { ApiError, type ErrorCodesByStatus, notFound } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
 import { listSigningFields } from "../documents/repository";
 import { getEnvelope } from "../envelopes/repository";
@@ -56,3 +56,5 @@ export async function openAttachmentDownload(ctx: RequestContext, input: { envel
   if (!object) throw notFound("Attachment");
   return { body: object.body, size: object.size, attachment: a };
 }
+
+export const ATTACHMENT_URL_ERRORS: ErrorCodesByStatus = { 404: ["attachment_field_not_found", "attachment_not_uploaded"] };

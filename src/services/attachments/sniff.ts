@@ -1,6 +1,6 @@
 import type { AttachmentType } from "../documents/schema";
 import { checkUpload } from "../../pdf/check-upload";
-import { ApiError } from "../../lib/errors";
+import { ApiError, type ErrorCodesByStatus } from "../../lib/errors";
 
 /** An attachment's size limit (docs/decisions/attachments.md). */
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
@@ -81,3 +81,10 @@ export async function checkAttachment(bytes: Uint8Array, accept: readonly Attach
 }
 
 const label = (type: AttachmentType) => ({ "application/pdf": "PDF", "image/jpeg": "JPEG", "image/png": "PNG" })[type];
+
+/** What an uploaded attachment answers when its bytes are refused. */
+export const ATTACHMENT_FILE_ERRORS: ErrorCodesByStatus = {
+  413: ["attachment_too_large"],
+  415: ["attachment_type_not_accepted"],
+  422: ["attachment_empty", "attachment_unreadable", "attachment_dimensions"],
+};

@@ -1,11 +1,12 @@
 import { base64url, calculateJwkThumbprint, importJWK, type JWK } from "jose";
 import type { OrgContext } from "../../lib/context";
-import { ApiError, conflict } from "../../lib/errors";
+import { ApiError, conflict, type ErrorCodesByStatus, mergeErrorCodes } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { controlJtiInsert, controlKeyInsertGuarded, isControlJtiConflict, listControlKeys, type ControlKeyRow } from "./repository";
 import { usedJti, verifyKeySignature } from "./signature";
 import { apiIssue } from "../../lib/validation";
+import { CONTROL_KEYS_CHANGED_ERRORS } from "./delete-control-key";
 
 /** An organization holds at most this many control keys (each control action is checked against them). */
 export const MAX_CONTROL_KEYS = 10;
@@ -113,3 +114,5 @@ export async function addControlKey(ctx: OrgContext, input: { jwk: Record<string
   }
   return serializeControlKey(row);
 }
+
+export const ADD_CONTROL_KEY_ERRORS: ErrorCodesByStatus = mergeErrorCodes(CONTROL_KEYS_CHANGED_ERRORS, { 409: ["control_key_exists", "control_key_limit"], 422: [INVALID_CONTROL_KEY] });

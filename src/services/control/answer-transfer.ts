@@ -1,9 +1,9 @@
 import { onShardOf, type OrgContext } from "../../lib/context";
-import { ApiError, conflict, notFound } from "../../lib/errors";
+import { ApiError, conflict, type ErrorCodesByStatus, mergeErrorCodes, notFound } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import type { ControlChange } from "../vault/repository";
 import { commitControl, type ControlStep } from "./commit-control";
-import { expireTransfer, isLapsed, notPending } from "./expire-transfer";
+import { expireTransfer, isLapsed, notPending, TRANSFER_NOT_PENDING_ERRORS } from "./expire-transfer";
 import { getTransfer, type TransferRow } from "./repository";
 import { bodySha256, verifyRecordSignature } from "./signature";
 import { assertActive, readControl } from "./state";
@@ -91,3 +91,6 @@ export async function answerTransfer(
     return { step, result: () => transferView({ ...pending, status: SETTLED[input.answer], settled_at: at }) };
   });
 }
+
+/** What answering a transfer answers: the wrong side of it, a transfer a pool carries, one no longer pending. */
+export const ANSWER_TRANSFER_ERRORS: ErrorCodesByStatus = mergeErrorCodes({ 403: [NOT_RECEIVER, NOT_SENDER], 409: [TRANSFER_IN_POOL] }, TRANSFER_NOT_PENDING_ERRORS);

@@ -1,5 +1,5 @@
 import type { OrgContext } from "../../lib/context";
-import { conflict } from "../../lib/errors";
+import { conflict, type ErrorCodesByStatus } from "../../lib/errors";
 import { readVerifiedChain } from "../audit/verify-chain";
 import { controlAttestation } from "../vault/control-attestation";
 import { assertVisible, readControl } from "./state";
@@ -21,3 +21,5 @@ export async function getControlAttestation(ctx: OrgContext, input: { vaultId: s
   const { jws } = await controlAttestation(ctx.env, ctx, { envelopeId: state.envelope.id, entries: rows });
   return { jws };
 }
+
+export const ATTESTATION_ERRORS: ErrorCodesByStatus = { 409: [AUDIT_CHAIN_BROKEN] };

@@ -1,5 +1,5 @@
 import type { OrgContext } from "../../lib/context";
-import { conflict, notFound } from "../../lib/errors";
+import { conflict, type ErrorCodesByStatus, notFound } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import { controlJtiInsert, controlKeyDeleteGuarded, isControlJtiConflict, listControlKeys } from "./repository";
@@ -42,3 +42,6 @@ export async function deleteControlKey(ctx: OrgContext, input: { kid: string; si
   }
   return { kid: key.kid, deleted: true };
 }
+
+/** Another change to the organization's keys committed first (the request is signed over the key set it saw). */
+export const CONTROL_KEYS_CHANGED_ERRORS: ErrorCodesByStatus = { 409: ["control_keys_changed"] };

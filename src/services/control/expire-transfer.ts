@@ -1,6 +1,6 @@
 import { SYSTEM_ACTOR } from "../../lib/actor";
 import type { RequestContext } from "../../lib/context";
-import { conflict } from "../../lib/errors";
+import { conflict, type ErrorCodesByStatus } from "../../lib/errors";
 import { commitControl } from "./commit-control";
 import type { TransferRow } from "./repository";
 import { transferView, type TransferView } from "./view";
@@ -47,3 +47,5 @@ export async function expireTransfer(ctx: RequestContext, transfer: TransferRow,
 }
 
 const NOTHING_TO_EXPIRE = new Error("nothing to expire");
+
+export const TRANSFER_NOT_PENDING_ERRORS: ErrorCodesByStatus = { 409: [TRANSFER_NOT_PENDING] };

@@ -1,5 +1,5 @@
 import type { OrgContext } from "../../lib/context";
-import { conflict, unprocessable } from "../../lib/errors";
+import { conflict, type ErrorCodesByStatus, mergeErrorCodes, unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { newShardId, shardOf } from "../../lib/shards";
 import { orgShardInsert } from "../shards/repository";
@@ -108,3 +108,8 @@ export async function offerTransfer(
     throw err;
   }
 }
+
+/** What offering a transfer answers beyond the controller's checks. */
+/** What a control step answers while a transfer of the record is pending (pendingConflict). */
+export const TRANSFER_PENDING_ERRORS: ErrorCodesByStatus = { 409: [TRANSFER_PENDING] };
+export const OFFER_TRANSFER_ERRORS: ErrorCodesByStatus = mergeErrorCodes(TRANSFER_PENDING_ERRORS, { 409: [ALREADY_PLEDGED] });

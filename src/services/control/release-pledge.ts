@@ -1,5 +1,5 @@
 import type { OrgContext } from "../../lib/context";
-import { conflict } from "../../lib/errors";
+import { conflict, type ErrorCodesByStatus } from "../../lib/errors";
 import { commitControl } from "./commit-control";
 import { pendingConflict } from "./offer-transfer";
 import { bodySha256, verifyRecordSignature } from "./signature";
@@ -48,3 +48,5 @@ export async function releasePledge(ctx: OrgContext, input: { vaultId: string; s
   });
   return controlView(ctx, await readControl(ctx.db, input.vaultId));
 }
+
+export const RELEASE_PLEDGE_ERRORS: ErrorCodesByStatus = { 409: [NO_PLEDGE] };

@@ -1,7 +1,7 @@
 import canonicalize from "canonicalize";
 import { compactVerify, decodeProtectedHeader, importJWK, type JWK } from "jose";
 import { sha256Hex } from "../../lib/crypto";
-import { ApiError } from "../../lib/errors";
+import { ApiError, type ErrorCodesByStatus } from "../../lib/errors";
 import { isControlJtiUsed, listControlKeys, type ControlKeyRow } from "./repository";
 import type { GlobalDb } from "../../lib/shards";
 
@@ -202,3 +202,6 @@ export async function verifyPoolSignature(
   if (await isControlJtiUsed(db, input.orgId, jti as string)) throw invalid("its jti was already used: sign each pool action over a new jti", { mismatch: ["jti"] });
   return { kid: read.kid, jws: read.jws, jti: jti as string };
 }
+
+/** What a request that may need a Control-Signature answers (the organization has control keys). */
+export const CONTROL_SIGNATURE_ERRORS: ErrorCodesByStatus = { 403: [SIGNATURE_REQUIRED, SIGNATURE_INVALID] };

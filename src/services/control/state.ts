@@ -1,4 +1,4 @@
-import { ApiError, conflict, notFound } from "../../lib/errors";
+import { ApiError, conflict, type ErrorCodesByStatus, mergeErrorCodes, notFound } from "../../lib/errors";
 import { countChainActions } from "../audit/repository";
 import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
 import { CONTROL_ACTIONS } from "../vault/control-history";
@@ -63,3 +63,8 @@ export function assertActive(state: Pick<ControlState, "record">): void {
     throw conflict(`Control of this record is closed: it is ${state.record.control_status}`, { status: state.record.control_status }, CONTROL_CLOSED);
   }
 }
+
+/** What a control verb answers on a paid-off or papered-out record (assertActive). */
+export const CONTROL_CLOSED_ERRORS: ErrorCodesByStatus = { 409: [CONTROL_CLOSED] };
+/** What a verb only the controller may call answers (assertController, then assertActive). */
+export const CONTROLLER_ERRORS: ErrorCodesByStatus = mergeErrorCodes({ 403: [NOT_CONTROLLER] }, CONTROL_CLOSED_ERRORS);

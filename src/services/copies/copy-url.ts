@@ -1,6 +1,6 @@
 import type { Env } from "../../env";
 import { hmacSha256, timingSafeEqual, toHex } from "../../lib/crypto";
-import { ApiError } from "../../lib/errors";
+import { ApiError, type ErrorCodesByStatus } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
 
 /**
@@ -53,3 +53,6 @@ export async function verifyCopyUrl(env: Env, input: { envelopeId: string; r: st
     throw new ApiError(410, `This copy link has expired: the signed document was available for ${COPY_DAYS} days after completion`, { expired_at: new Date(exp * 1000).toISOString() }, "copy_link_expired");
   }
 }
+
+/** What a signer's copy link answers when forged or past its days. */
+export const COPY_LINK_ERRORS: ErrorCodesByStatus = { 403: ["invalid_copy_link"], 410: ["copy_link_expired"] };

@@ -1,5 +1,5 @@
 import type { OrgContext } from "../../lib/context";
-import { conflict } from "../../lib/errors";
+import { conflict, type ErrorCodesByStatus, mergeErrorCodes } from "../../lib/errors";
 import { assertEmailCanLeave } from "../../providers/email";
 import { deliverEmails } from "../email/deliver";
 import { commitEnvelopeChange } from "../envelopes/commit";
@@ -8,7 +8,7 @@ import { signerCorrectionUpdate } from "../signers/repository";
 import { signerData } from "../signers/signer-actor";
 import type { CorrectSignerInput } from "./schema";
 import { getSignerOtp, signerOtpReset } from "../otp/repository";
-import { assertReissuable, isTheirTurn, readReissueState, reinvitation, reissuedSigner, type ReissueState } from "./reissue";
+import { assertReissuable, isTheirTurn, readReissueState, reinvitation, REISSUE_ERRORS, reissuedSigner, type ReissueState } from "./reissue";
 
 const CORRECTABLE = ["name", "email", "phone"] as const;
 
@@ -80,3 +80,5 @@ export async function correctSigner(ctx: OrgContext, input: { envelopeId: string
   if (result.email) await deliverEmails(ctx, { emails: [result.email] });
   return reissuedSigner(result.signer, result.email !== null);
 }
+
+export const CORRECT_SIGNER_ERRORS: ErrorCodesByStatus = mergeErrorCodes(REISSUE_ERRORS, { 409: ["kba_signer_identity", "otp_needs_phone"] });

@@ -1,5 +1,5 @@
 import type { RequestContext } from "../../lib/context";
-import { ApiError, conflict, notFound } from "../../lib/errors";
+import { ApiError, conflict, type ErrorCodesByStatus, notFound } from "../../lib/errors";
 import { queueInvitation } from "../email/invitation";
 import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
 import { getKbaCheck, type KbaCheckRow } from "../kba/repository";
@@ -93,3 +93,6 @@ export function reissuedSigner(signer: SignerRow, invitationSent: boolean) {
     next_resend_at: nextResendAt(signer.last_resent_at),
   };
 }
+
+/** What re-issuing a signer's invitation answers: a closed envelope, a signer who already finished, a re-send too soon. */
+export const REISSUE_ERRORS: ErrorCodesByStatus = { 409: ["envelope_closed", "signer_finished"], 429: ["resend_too_soon"] };

@@ -1,11 +1,11 @@
 import type { OrgContext } from "../../lib/context";
-import { conflict } from "../../lib/errors";
+import { conflict, type ErrorCodesByStatus, mergeErrorCodes } from "../../lib/errors";
 import { assertEmailCanLeave, type OutboxEmail } from "../../providers/email";
 import { deliverEmails } from "../email/deliver";
 import { commitEnvelopeChange } from "../envelopes/commit";
 import { signerResendUpdate } from "../signers/repository";
 import { signerData } from "../signers/signer-actor";
-import { assertReissuable, assertResendAllowed, isTheirTurn, readReissueState, reinvitation, reissuedSigner, RESEND_INTERVAL_MS, type ReissueState } from "./reissue";
+import { assertReissuable, assertResendAllowed, isTheirTurn, readReissueState, reinvitation, REISSUE_ERRORS, reissuedSigner, type ReissueState, RESEND_INTERVAL_MS } from "./reissue";
 
 /**
  * POST /partner/envelopes/:id/signers/:signer_id/resend (docs/consumer-signing.md): a new invitation email to a
@@ -44,3 +44,5 @@ export async function resendInvitation(ctx: OrgContext, input: { envelopeId: str
   await deliverEmails(ctx, { emails: [result.email] });
   return reissuedSigner(result.signer, true);
 }
+
+export const RESEND_INVITATION_ERRORS: ErrorCodesByStatus = mergeErrorCodes(REISSUE_ERRORS, { 409: ["not_signers_turn"] });

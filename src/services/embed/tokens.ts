@@ -1,7 +1,7 @@
 import { errors, jwtVerify, SignJWT } from "jose";
 import type { Env } from "../../env";
 import { onShardOf, type OrgContext } from "../../lib/context";
-import { ApiError, conflict, forbidden, PAYMENT_PENDING } from "../../lib/errors";
+import { ApiError, conflict, type ErrorCodesByStatus, forbidden, PAYMENT_PENDING } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
 import type { Scope } from "../../lib/scopes";
 import { getEnvelope } from "../envelopes/repository";
@@ -143,3 +143,5 @@ export function bearerToken(header: string | undefined): string {
   if (!match) throw refused("missing");
   return match[1]!;
 }
+
+export const EMBED_TOKEN_ERRORS: ErrorCodesByStatus = { 409: ["kba_required", PAYMENT_PENDING] };

@@ -1,5 +1,5 @@
 import { KBA_SETS_PER_DAY } from "../../db/schema/kba";
-import { ApiError } from "../../lib/errors";
+import { ApiError, type ErrorCodesByStatus } from "../../lib/errors";
 import { addSeconds } from "../../lib/time";
 import { countSessionsSince } from "./repository";
 import type { ShardDb } from "../../lib/shards";
@@ -26,3 +26,5 @@ export async function assertUnderDailyCap(db: ShardDb, signerId: string, since: 
     "kba_daily_limit",
   );
 }
+
+export const KBA_DAILY_CAP_ERRORS: ErrorCodesByStatus = { 429: ["kba_daily_limit"] };

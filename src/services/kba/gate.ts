@@ -1,4 +1,4 @@
-import { ApiError } from "../../lib/errors";
+import { ApiError, type ErrorCodesByStatus } from "../../lib/errors";
 import type { KbaCheckStatus } from "../../db/schema/kba";
 import { getKbaCheck } from "./repository";
 import type { ShardDb } from "../../lib/shards";
@@ -31,3 +31,5 @@ export async function assertKbaCleared(db: ShardDb, signerId: string): Promise<v
   if (kbaCleared(state)) return;
   throw new ApiError(403, `Identity verification required: ${WHY[state.status!]}`, { kba_status: state.status }, "kba_required");
 }
+
+export const KBA_GATE_ERRORS: ErrorCodesByStatus = { 403: ["kba_required"] };

@@ -1,4 +1,4 @@
-import { ApiError, conflict } from "../../lib/errors";
+import { ApiError, conflict, type ErrorCodesByStatus } from "../../lib/errors";
 import type { ShardDb } from "../../lib/shards";
 import { maskPhone } from "./mask-phone";
 import { getSignerOtp, type SignerOtpRow } from "./repository";
@@ -38,3 +38,7 @@ export function otpRowOrRefuse(row: SignerOtpRow | null): SignerOtpRow {
   if (row.verified_at) throw conflict("This phone is already verified: open the document", { verified_at: row.verified_at }, "otp_already_verified");
   return row;
 }
+
+export const OTP_GATE_ERRORS: ErrorCodesByStatus = { 403: ["otp_required"] };
+/** What the text-message steps answer on a link that asks for no code, or whose phone is verified. */
+export const OTP_STEP_ERRORS: ErrorCodesByStatus = { 404: ["otp_not_required"], 409: ["otp_already_verified"] };

@@ -1,4 +1,4 @@
-import { unprocessable } from "../../lib/errors";
+import { type ErrorCodesByStatus, unprocessable } from "../../lib/errors";
 import { apiIssue } from "../../lib/validation";
 import { newShardId, type GlobalDb, type ShardDb } from "../../lib/shards";
 import { assertPaymentsConfigured } from "../../providers/payments";
@@ -80,3 +80,5 @@ export async function planPaymentRequest(
     audit: { amount_cents, currency, payer_email: payerEmail, application_fee_cents: fee, destination_account: org!.stripe_account_id! },
   };
 }
+
+export const REQUEST_PAYMENT_ERRORS: ErrorCodesByStatus = { 422: ["payments_not_set_up"] };

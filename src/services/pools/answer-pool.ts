@@ -1,4 +1,4 @@
-import { ApiError, conflict } from "../../lib/errors";
+import { ApiError, conflict, type ErrorCodesByStatus } from "../../lib/errors";
 import type { OrgContext } from "../../lib/context";
 import { nowIso } from "../../lib/time";
 import { NOT_RECEIVER, NOT_SENDER } from "../control/answer-transfer";
@@ -70,3 +70,5 @@ export async function startPoolMove(ctx: { env: OrgContext["env"] }, pool: Pick<
   if (!ns) throw new ApiError(503, "Pools are not available: this deployment binds no POOL_TRANSFER Durable Object");
   await ns.get(ns.idFromName(pool.id)).start({ batchId: pool.id, orgId: pool.to_org_id });
 }
+
+export const ANSWER_POOL_ERRORS: ErrorCodesByStatus = { 403: [NOT_RECEIVER, NOT_SENDER], 409: [POOL_NOT_PENDING] };

@@ -1,7 +1,7 @@
 import canonicalize from "canonicalize";
 import { onShard, type OrgContext, type RequestContext } from "../../lib/context";
 import { sha256Hex } from "../../lib/crypto";
-import { conflict, unprocessable } from "../../lib/errors";
+import { conflict, type ErrorCodesByStatus, unprocessable } from "../../lib/errors";
 import { newShardId, shardDb, shardOf } from "../../lib/shards";
 import { nowIso } from "../../lib/time";
 import { apiIssue, type ApiIssue } from "../../lib/validation";
@@ -181,3 +181,5 @@ export async function releasePool(
   await poolReleased(home, pool.id, input.at).run();
   return true;
 }
+
+export const OFFER_POOL_ERRORS: ErrorCodesByStatus = { 409: [TRANSFER_PENDING], 422: ["pool_refused"] };

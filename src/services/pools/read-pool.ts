@@ -1,5 +1,5 @@
 import { onShard, onShardOf, type OrgContext, type RequestContext } from "../../lib/context";
-import { conflict, notFound } from "../../lib/errors";
+import { conflict, type ErrorCodesByStatus, notFound } from "../../lib/errors";
 import { shardDb } from "../../lib/shards";
 import { loadSealKey } from "../../pdf";
 import { signWithSeal } from "../evidence/attestation";
@@ -97,3 +97,6 @@ export async function getPoolReceipt(caller: OrgContext, input: { poolId: string
   const jws = await signWithSeal(await loadSealKey(caller.env), new TextEncoder().encode(JSON.stringify(receipt)), POOL_RECEIPT_TYP);
   return { jws };
 }
+
+/** The receipt and manifest of a pool exist once it completed. */
+export const POOL_RECEIPT_ERRORS: ErrorCodesByStatus = { 409: [POOL_NOT_COMPLETED] };

@@ -1,6 +1,6 @@
 import type { RequestContext } from "../../lib/context";
 import { canonicalJson, sha256Hex } from "../../lib/crypto";
-import { ApiError, conflict } from "../../lib/errors";
+import { ApiError, conflict, type ErrorCodesByStatus } from "../../lib/errors";
 import { loadSealKey } from "../../pdf";
 import { commitControl } from "../control/commit-control";
 import { assertController, readControl, type ControlState } from "../control/state";
@@ -123,3 +123,5 @@ export async function destroyRecord(ctx: RequestContext, input: { vaultId: strin
   if (files.length > 0) await ctx.env.DOCS.delete(files.map((f) => f.key));
   return result;
 }
+
+export const DESTROY_RECORD_ERRORS: ErrorCodesByStatus = { 409: [RECORD_DESTROYED, LEGAL_HOLD, RETENTION_PERIOD] };

@@ -1,5 +1,5 @@
 import type { RequestContext } from "../../lib/context";
-import { ApiError, conflict, notFound } from "../../lib/errors";
+import { ApiError, conflict, type ErrorCodesByStatus, mergeErrorCodes, notFound } from "../../lib/errors";
 import { newShardId, shardOf } from "../../lib/shards";
 import { commitControl } from "../control/commit-control";
 import { assertVisible, readControl, type ControlState } from "../control/state";
@@ -99,3 +99,9 @@ export async function releaseHold(ctx: RequestContext, input: { vaultId: string;
     };
   });
 }
+
+/** A destroyed record takes no hold, whoever asks (the operator included). */
+export const HOLD_ON_DESTROYED_ERRORS: ErrorCodesByStatus = { 409: [RECORD_DESTROYED] };
+/** What a partner placing a hold answers: not a party of the record, or the record destroyed. */
+export const PLACE_HOLD_ERRORS: ErrorCodesByStatus = mergeErrorCodes({ 403: ["not_a_party"] }, HOLD_ON_DESTROYED_ERRORS);
+export const RELEASE_HOLD_ERRORS: ErrorCodesByStatus = { 403: ["not_hold_owner"], 409: ["hold_released"] };

@@ -1,4 +1,4 @@
-import { ApiError } from "../../lib/errors";
+import { ApiError, type ErrorCodesByStatus } from "../../lib/errors";
 import type { EnvelopeRow } from "../envelopes/repository";
 import type { SignerRow } from "./repository";
 
@@ -23,3 +23,5 @@ export function assertConsentGiven(envelope: Pick<EnvelopeRow, "consumer_consent
     "consent_required",
   );
 }
+
+export const CONSENT_GATE_ERRORS: ErrorCodesByStatus = { 403: ["consent_required"] };

@@ -1,4 +1,4 @@
-import { conflict } from "../../lib/errors";
+import { conflict, type ErrorCodesByStatus } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
 import { disclosureView, pinnedDisclosure, signerConsentOf } from "../consent/disclosure";
 import type { SignerConsent } from "../consent/schema";
@@ -80,3 +80,5 @@ export async function withdrawConsent(ctx: RequestContext, input: { signerId: st
     },
   });
 }
+
+export const GIVE_CONSENT_ERRORS: ErrorCodesByStatus = { 409: ["consent_not_required"] };

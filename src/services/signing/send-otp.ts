@@ -1,18 +1,18 @@
 import { OTP_CODE_TTL_SECONDS, OTP_SEND_INTERVAL_SECONDS, OTP_SENDS_PER_DAY } from "../../db/schema";
 import type { RequestContext } from "../../lib/context";
-import { ApiError, conflict } from "../../lib/errors";
+import { ApiError, conflict, type ErrorCodesByStatus, mergeErrorCodes } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
 import { sealText } from "../../lib/sealed-text";
 import { newShardId } from "../../lib/shards";
 import { addSeconds } from "../../lib/time";
-import { smsProvider } from "../../providers/sms";
+import { SMS_ERRORS, smsProvider } from "../../providers/sms";
 import { assertKbaCleared } from "../kba/gate";
 import { signerData } from "../signers/signer-actor";
 import { commitSignerChange } from "./commit-signer-change";
 import { usageLineInsert } from "../usage/record-usage";
 import { newOtpCode, otpCodeHash, SMS_BODY_LABEL } from "../otp/code";
 import { maskPhone } from "../otp/mask-phone";
-import { otpRowOrRefuse } from "../otp/gate";
+import { OTP_STEP_ERRORS, otpRowOrRefuse } from "../otp/gate";
 import { getSignerOtp, sendTimesSince, signerOtpNewCode, smsOutboxInsert, smsOutboxOutcome } from "../otp/repository";
 
 export type OtpSent = { phone: string; expires_at: string; resend_at: string; sends_left_today: number };
@@ -100,3 +100,5 @@ export async function sendOtp(ctx: RequestContext, input: { signerId: string }):
   }
   return planned.sent;
 }
+
+export const SEND_OTP_ERRORS: ErrorCodesByStatus = mergeErrorCodes(OTP_STEP_ERRORS, SMS_ERRORS, { 409: ["otp_no_phone"], 429: ["otp_send_limit", "otp_daily_limit"], 503: ["sms_not_sent"] });

@@ -1,6 +1,6 @@
 import type { RequestContext } from "../../lib/context";
 import { sha256Hex } from "../../lib/crypto";
-import { ApiError, conflict } from "../../lib/errors";
+import { ApiError, conflict, type ErrorCodesByStatus, mergeErrorCodes } from "../../lib/errors";
 import type { UploadedFile } from "../../lib/multipart";
 import { newShardId } from "../../lib/shards";
 import { setFieldValueStatement } from "../documents/repository";
@@ -11,7 +11,7 @@ import { signersWhoseTurnItIs } from "../signers/repository";
 import { signerData } from "../signers/signer-actor";
 import { commitSignerChange } from "./commit-signer-change";
 import { loadSigningContext, type SigningContext } from "./repository";
-import { checkAttachment } from "../attachments/sniff";
+import { ATTACHMENT_FILE_ERRORS, checkAttachment } from "../attachments/sniff";
 import { acceptOf, attachmentOf, attachmentValue, publicAttachment, safeFilename, type StoredAttachment } from "../attachments/value";
 
 /**
@@ -81,3 +81,5 @@ async function attachableField(ctx: RequestContext, sc: SigningContext, name: st
   if (!field) throw new ApiError(404, `No attachment field named ${JSON.stringify(name)} belongs to this signer`, undefined, "attachment_field_not_found");
   return field;
 }
+
+export const UPLOAD_ATTACHMENT_ERRORS: ErrorCodesByStatus = mergeErrorCodes(ATTACHMENT_FILE_ERRORS, { 404: ["attachment_field_not_found"] });

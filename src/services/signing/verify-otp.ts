@@ -1,13 +1,13 @@
 import { OTP_MAX_ATTEMPTS } from "../../db/schema";
 import type { RequestContext } from "../../lib/context";
-import { ApiError, conflict } from "../../lib/errors";
+import { ApiError, conflict, type ErrorCodesByStatus, mergeErrorCodes } from "../../lib/errors";
 import { assertKbaCleared } from "../kba/gate";
 import { signerData } from "../signers/signer-actor";
 import { commitSignerChange } from "./commit-signer-change";
 import { otpCodeMatches } from "../otp/code";
 import { maskPhone } from "../otp/mask-phone";
 import { getSignerOtp, signerOtpVerified, signerOtpWrongCode } from "../otp/repository";
-import { otpRowOrRefuse } from "../otp/gate";
+import { OTP_STEP_ERRORS, otpRowOrRefuse } from "../otp/gate";
 
 export type OtpVerified = { verified: true; verified_at: string };
 
@@ -42,3 +42,5 @@ export async function verifyOtp(ctx: RequestContext, input: { signerId: string; 
     };
   });
 }
+
+export const VERIFY_OTP_ERRORS: ErrorCodesByStatus = mergeErrorCodes(OTP_STEP_ERRORS, { 409: ["otp_expired"], 422: ["otp_invalid", "otp_attempts_exhausted"] });

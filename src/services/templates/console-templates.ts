@@ -1,4 +1,4 @@
-import { conflict } from "../../lib/errors";
+import { conflict, type ErrorCodesByStatus } from "../../lib/errors";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { OrgContext } from "../../lib/context";
@@ -58,3 +58,6 @@ export async function deleteTemplate(ctx: OrgContext, input: { templateId: strin
   ]);
   return templateDetail({ ...row, deleted_at: at, updated_at: at }, await listTemplateFields(db, row.id));
 }
+
+/** Whether a template asks for KBA is fixed once an envelope used it. */
+export const KBA_IMMUTABLE_ERRORS: ErrorCodesByStatus = { 409: ["kba_immutable"] };

@@ -1,4 +1,4 @@
-import { ApiError, notFound } from "../../lib/errors";
+import { ApiError, type ErrorCodesByStatus, notFound } from "../../lib/errors";
 import type { RequestContext } from "../../lib/context";
 import { findEnvelopeName } from "../envelopes/repository";
 import { openMarkedCopy, openPaperCopy } from "./marked-copy";
@@ -63,3 +63,6 @@ export async function openVaultDownload(
   }
   throw new ApiError(409, "The vaulted document changed while it was being read; retry the download");
 }
+
+/** What serving or copying a vaulted file answers when its bytes no longer match the SHA-256 recorded at vaulting. */
+export const INTEGRITY_ERRORS: ErrorCodesByStatus = { 409: ["integrity_check_failed"] };

@@ -1,7 +1,7 @@
 import type { OrgContext } from "../../lib/context";
 import type { Env } from "../../env";
 import { hmacSha256, timingSafeEqual, toHex } from "../../lib/crypto";
-import { ApiError } from "../../lib/errors";
+import { ApiError, type ErrorCodesByStatus, mergeErrorCodes } from "../../lib/errors";
 import { requireSecret } from "../../lib/secrets";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
 import { findVaultRecord, type VaultRecordRow } from "./repository";
@@ -135,3 +135,10 @@ export async function verifyVaultUrl(env: Env, input: { vaultId: string; file: V
   if (!expected || !timingSafeEqual(expected, input.sig.toLowerCase())) throw new ApiError(403, "Invalid download link: the signature does not match");
   if (exp * 1000 <= Date.now()) throw new ApiError(403, "This download link has expired; request a new one");
 }
+
+/** What the authoritative copy answers to another party or on a closed record (assertAuthoritativeServable). */
+export const AUTHORITATIVE_COPY_ERRORS: ErrorCodesByStatus = { 403: ["not_controller"], 409: ["control_closed"] };
+/** What a copy or an evidence bundle of a destroyed record answers (assertNotDestroyed). */
+export const RECORD_DESTROYED_ERRORS: ErrorCodesByStatus = { 409: ["record_destroyed"] };
+/** What a download URL of any of a record's files may answer. */
+export const VAULT_URL_ERRORS: ErrorCodesByStatus = mergeErrorCodes(AUTHORITATIVE_COPY_ERRORS, RECORD_DESTROYED_ERRORS);

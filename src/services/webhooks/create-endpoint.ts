@@ -1,5 +1,5 @@
 import type { OrgContext } from "../../lib/context";
-import { unprocessable } from "../../lib/errors";
+import { type ErrorCodesByStatus, unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { nowIso } from "../../lib/time";
 import { commitWithOrgAudit } from "../audit/org-chain";
@@ -47,3 +47,5 @@ export async function createEndpoint(ctx: OrgContext, input: CreateEndpointInput
 
 /** The create and rotate responses: the endpoint, its new secret, and the note to store it now. */
 export const withSecret = <T>(endpoint: T, secret: string) => ({ ...endpoint, secret, secret_note: SECRET_NOTE });
+
+export const CREATE_ENDPOINT_ERRORS: ErrorCodesByStatus = { 422: ["webhook_endpoint_limit"] };

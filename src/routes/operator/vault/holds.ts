@@ -1,8 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AppRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent } from "../../../lib/openapi";
 import { HoldSchema, VaultParams } from "../../../services/control/record-schema";
-import { placeHold, releaseHold } from "../../../services/retention/holds";
+import { HOLD_ON_DESTROYED_ERRORS, placeHold, RELEASE_HOLD_ERRORS, releaseHold } from "../../../services/retention/holds";
 import { HoldBody, HoldParams, ReleasedHoldSchema } from "../../../services/retention/schema";
 import { operatorRoute } from "../common";
 
@@ -11,6 +11,7 @@ export const placeRoute = createRoute(
     {
       method: "post",
       operationId: "placeVaultHoldAsOperator",
+      [ERROR_CODES_KEY]: HOLD_ON_DESTROYED_ERRORS,
       path: "/operator/vault/{vault_id}/holds",
       summary: "Place a legal hold on any vault record",
       description:
@@ -32,6 +33,7 @@ export const releaseRoute = createRoute(
     {
       method: "delete",
       operationId: "releaseVaultHoldAsOperator",
+      [ERROR_CODES_KEY]: RELEASE_HOLD_ERRORS,
       path: "/operator/vault/{vault_id}/holds/{hold_id}",
       summary: "Release a legal hold the operator placed",
       description: "Only a hold the operator placed (one an organization placed: 403 `not_hold_owner`). Every party receives `vault.hold_released`. Already released: 409 `hold_released`; unknown: 404.",

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
-import { mintEmbedToken, WIDGETS } from "../../../services/embed/tokens";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent } from "../../../lib/openapi";
+import { EMBED_TOKEN_ERRORS, mintEmbedToken, WIDGETS } from "../../../services/embed/tokens";
 import { partnerRoute } from "../common";
 
 const EmbedTokenBody = z
@@ -40,6 +40,7 @@ export const embedTokenRoute = createRoute(
   {
     method: "post",
     operationId: "createEmbedToken",
+    [ERROR_CODES_KEY]: EMBED_TOKEN_ERRORS,
     path: "/embed/token",
     summary: "Mint a 15-minute embed token for one envelope and one widget",
     tags: ["Embed"],

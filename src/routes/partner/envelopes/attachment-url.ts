@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonContent } from "../../../lib/openapi";
-import { createAttachmentUrl } from "../../../services/attachments/download-url";
+import { dataOf, ERROR_CODES_KEY, jsonContent } from "../../../lib/openapi";
+import { ATTACHMENT_URL_ERRORS, createAttachmentUrl } from "../../../services/attachments/download-url";
 import { VaultUrlQuery } from "../../../services/vault/schema";
 import { partnerRoute } from "../common";
 import { EnvelopeParams } from "./params";
@@ -38,6 +38,7 @@ export const route = createRoute(
     {
       method: "get",
       operationId: "getEnvelopeAttachmentUrl",
+      [ERROR_CODES_KEY]: ATTACHMENT_URL_ERRORS,
       path: "/partner/envelopes/{envelope_id}/attachments/{field_name}/signed-url",
       summary: "Download URL of a file a signer attached",
       description:

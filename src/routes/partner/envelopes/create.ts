@@ -1,11 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent } from "../../../lib/openapi";
 import { createEnvelope } from "../../../services/compose/create-envelope";
 import { CreateEnvelopeBody } from "../../../services/compose/schema";
 import { EnvelopeSchema } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";
 import { partnerRoute } from "../common";
+import { REQUEST_PAYMENT_ERRORS } from "../../../services/payments/request-payment";
 
 export const route = createRoute(
   partnerRoute(
@@ -13,6 +14,7 @@ export const route = createRoute(
     {
       method: "post",
       operationId: "createEnvelope",
+      [ERROR_CODES_KEY]: REQUEST_PAYMENT_ERRORS,
       path: "/partner/envelopes",
       summary: "Create an envelope",
       description:

@@ -1,10 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonContent } from "../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonContent, mergeErrorCodes } from "../../../lib/openapi";
 import { createEvidenceUrl } from "../../../services/vault/evidence-bundle";
 import { VaultUrlQuery, VaultUrlSchema } from "../../../services/vault/schema";
 import { partnerRoute } from "../common";
 import { EnvelopeParams } from "../envelopes/params";
+import { INTEGRITY_ERRORS } from "../../../services/vault/download";
+import { RECORD_DESTROYED_ERRORS } from "../../../services/vault/signed-url";
 
 export const route = createRoute(
   partnerRoute(
@@ -12,6 +14,7 @@ export const route = createRoute(
     {
       method: "get",
       operationId: "getEvidenceBundleUrl",
+      [ERROR_CODES_KEY]: mergeErrorCodes(RECORD_DESTROYED_ERRORS, INTEGRITY_ERRORS),
       path: "/partner/envelopes/{envelope_id}/vault/evidence/signed-url",
       summary: "Download URL of the evidence bundle",
       description:

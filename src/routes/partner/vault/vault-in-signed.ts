@@ -1,12 +1,13 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent } from "../../../lib/openapi";
 import { EnvelopeSchema } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";
 import { VaultInSignedBody } from "../../../services/vault/schema";
 import { vaultInSigned } from "../../../services/vault/vault-in-signed";
 import { partnerRoute } from "../common";
 import { EnvelopeParams } from "../envelopes/params";
+import { PAYMENT_PENDING_ERRORS } from "../../../lib/errors";
 
 export const route = createRoute(
   partnerRoute(
@@ -14,6 +15,7 @@ export const route = createRoute(
     {
       method: "post",
       operationId: "vaultSignedEnvelope",
+      [ERROR_CODES_KEY]: PAYMENT_PENDING_ERRORS,
       path: "/partner/envelopes/{envelope_id}/vault-in-signed",
       summary: "Vault a signed envelope (e-sign)",
       description:

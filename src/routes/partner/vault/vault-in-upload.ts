@@ -1,13 +1,14 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
 import { MAX_PDF_BYTES, readMultipartForm } from "../../../lib/multipart";
-import { dataOf, jsonContent } from "../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonContent } from "../../../lib/openapi";
 import { EnvelopeSchema } from "../../../services/envelopes/schema";
 import { envelopeDetail } from "../../../services/envelopes/serialize";
 import { VaultInUploadFormDoc } from "../../../services/vault/schema";
 import { vaultInUpload } from "../../../services/vault/vault-in-upload";
 import { partnerRoute } from "../common";
 import { EnvelopeParams } from "../envelopes/params";
+import { PAYMENT_PENDING_ERRORS } from "../../../lib/errors";
 
 export const route = createRoute(
   partnerRoute(
@@ -15,6 +16,7 @@ export const route = createRoute(
     {
       method: "post",
       operationId: "vaultUploadedDocument",
+      [ERROR_CODES_KEY]: PAYMENT_PENDING_ERRORS,
       path: "/partner/envelopes/{envelope_id}/vault-in-upload",
       summary: "Vault a paper document (upload)",
       description:

@@ -1,10 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
-import { dataOf, ErrorSchema, jsonBody, jsonContent } from "../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, ErrorSchema, jsonBody, jsonContent } from "../../../lib/openapi";
 import { BuilderSessionSchema, OpenBuilderSessionBody } from "../../../services/builder/schema";
 import { openBatchBuilderSession } from "../../../services/builder/open-batch-session";
 import { openBuilderSession } from "../../../services/builder/open-builder-session";
 import { sessionRoute } from "../common";
+import { KBA_IMMUTABLE_ERRORS } from "../../../services/templates/console-templates";
 
 export const route = createRoute(
   sessionRoute(
@@ -12,6 +13,7 @@ export const route = createRoute(
     {
       method: "post",
       operationId: "openBuilderSession",
+      [ERROR_CODES_KEY]: KBA_IMMUTABLE_ERRORS,
       path: "/esign/builder-session",
       summary: "Open the document editor on an envelope (console)",
       description:

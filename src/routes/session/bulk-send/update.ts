@@ -1,9 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent } from "../../../lib/openapi";
 import { BatchParams, BatchSchema, UpdateBatchBody } from "../../../services/bulk/schema";
 import { updateBatch } from "../../../services/bulk/update-batch";
 import { sessionRoute } from "../common";
+import { KBA_IMMUTABLE_ERRORS } from "../../../services/templates/console-templates";
 
 export const route = createRoute(
   sessionRoute(
@@ -11,6 +12,7 @@ export const route = createRoute(
     {
       method: "patch",
       operationId: "updateBulkBatch",
+      [ERROR_CODES_KEY]: KBA_IMMUTABLE_ERRORS,
       path: "/bulk-send/{batch_id}",
       tags: ["Bulk send"],
       summary: "Change a bulk-send batch",

@@ -1,11 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent } from "../../../lib/openapi";
 import { sendEnvelope } from "../../../services/compose/send-envelope";
 import { SendEnvelopeBody, SessionSentEnvelopeSchema } from "../../../services/signers/schema";
 import { sentEnvelopeDetail } from "../../../services/signers/signing-links";
 import { EnvelopeParams } from "../../partner/envelopes/params";
 import { sessionRoute } from "../common";
+import { SMS_ERRORS } from "../../../providers/sms";
 
 export const route = createRoute(
   sessionRoute(
@@ -13,6 +14,7 @@ export const route = createRoute(
     {
       method: "post",
       operationId: "consoleSendEnvelope",
+      [ERROR_CODES_KEY]: SMS_ERRORS,
       path: "/envelopes/{envelope_id}/send",
       summary: "Send an envelope for signature (console)",
       description:
@@ -20,7 +22,7 @@ export const route = createRoute(
       request: { params: EnvelopeParams, body: jsonBody(SendEnvelopeBody) },
       responses: { 200: jsonContent(dataOf(SessionSentEnvelopeSchema), "The sent envelope and its signing links") },
     },
-    [400, 404, 409, 415, 422],
+    [400, 404, 409, 415, 422, 503],
   ),
 );
 

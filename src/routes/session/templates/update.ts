@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
-import { updateTemplate } from "../../../services/templates/console-templates";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent } from "../../../lib/openapi";
+import { KBA_IMMUTABLE_ERRORS, updateTemplate } from "../../../services/templates/console-templates";
 import { TemplateParams, TemplateSchema, UpdateTemplateBody } from "../../../services/templates/schema";
 import { sessionRoute } from "../common";
 
@@ -11,6 +11,7 @@ export const route = createRoute(
     {
       method: "patch",
       operationId: "updateTemplate",
+      [ERROR_CODES_KEY]: KBA_IMMUTABLE_ERRORS,
       path: "/templates/{template_id}",
       summary: "Update a template (console)",
       description: "Renames it or changes `external_id`. `kba_required` is immutable: a different value is 409 (code `kba_immutable`); the same value is accepted.",

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../lib/openapi";
-import { createEndpoint, withSecret } from "../../../services/webhooks/create-endpoint";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent } from "../../../lib/openapi";
+import { CREATE_ENDPOINT_ERRORS, createEndpoint, withSecret } from "../../../services/webhooks/create-endpoint";
 import { CreateEndpointBody, WebhookEndpointWithSecretSchema } from "../../../services/webhooks/schema";
 import { sessionRoute } from "../common";
 import { TAGS } from "./params";
@@ -12,6 +12,7 @@ export const route = createRoute(
     {
       method: "post",
       operationId: "createWebhookEndpoint",
+      [ERROR_CODES_KEY]: CREATE_ENDPOINT_ERRORS,
       path: "/webhooks/endpoints",
       tags: TAGS,
       summary: "Create a webhook endpoint (admin)",

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../../lib/openapi";
-import { correctSigner } from "../../../../services/corrections/correct-signer";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent } from "../../../../lib/openapi";
+import { CORRECT_SIGNER_ERRORS, correctSigner } from "../../../../services/corrections/correct-signer";
 import { CorrectSignerBody, ReissuedSignerSchema } from "../../../../services/corrections/schema";
 import { partnerRoute } from "../../common";
 import { SignerParams } from "./params";
@@ -12,6 +12,7 @@ export const route = createRoute(
     {
       method: "patch",
       operationId: "correctSigner",
+      [ERROR_CODES_KEY]: CORRECT_SIGNER_ERRORS,
       path: "/partner/envelopes/{envelope_id}/signers/{signer_id}",
       summary: "Correct a signer's name, email or phone",
       description:

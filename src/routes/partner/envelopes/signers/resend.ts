@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonContent } from "../../../../lib/openapi";
-import { resendInvitation } from "../../../../services/corrections/resend-invitation";
+import { dataOf, ERROR_CODES_KEY, jsonContent } from "../../../../lib/openapi";
+import { RESEND_INVITATION_ERRORS, resendInvitation } from "../../../../services/corrections/resend-invitation";
 import { ReissuedSignerSchema } from "../../../../services/corrections/schema";
 import { partnerRoute } from "../../common";
 import { SignerParams } from "./params";
@@ -12,6 +12,7 @@ export const route = createRoute(
     {
       method: "post",
       operationId: "resendSignerInvitation",
+      [ERROR_CODES_KEY]: RESEND_INVITATION_ERRORS,
       path: "/partner/envelopes/{envelope_id}/signers/{signer_id}/resend",
       summary: "Re-send a signer's invitation email",
       description:

@@ -1,9 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../../lib/openapi";
-import { addControlKey } from "../../../../services/control/add-control-key";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent, mergeErrorCodes } from "../../../../lib/openapi";
+import { ADD_CONTROL_KEY_ERRORS, addControlKey } from "../../../../services/control/add-control-key";
 import { AddControlKeyBody, ControlKeySchema, ControlSignatureHeaders } from "../../../../services/control/key-schema";
 import { partnerRoute } from "../../common";
+import { CONTROL_SIGNATURE_ERRORS } from "../../../../services/control/signature";
 
 export const route = createRoute(
   partnerRoute(
@@ -11,6 +12,7 @@ export const route = createRoute(
     {
       method: "post",
       operationId: "addControlKey",
+      [ERROR_CODES_KEY]: mergeErrorCodes(CONTROL_SIGNATURE_ERRORS, ADD_CONTROL_KEY_ERRORS),
       path: "/partner/vault/control-keys",
       summary: "Register a control key",
       description:

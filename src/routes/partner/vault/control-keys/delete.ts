@@ -1,9 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonContent } from "../../../../lib/openapi";
-import { deleteControlKey } from "../../../../services/control/delete-control-key";
+import { dataOf, ERROR_CODES_KEY, jsonContent, mergeErrorCodes } from "../../../../lib/openapi";
+import { CONTROL_KEYS_CHANGED_ERRORS, deleteControlKey } from "../../../../services/control/delete-control-key";
 import { ControlKeyDeletedSchema, ControlSignatureHeaders, KidParams } from "../../../../services/control/key-schema";
 import { partnerRoute } from "../../common";
+import { CONTROL_SIGNATURE_ERRORS } from "../../../../services/control/signature";
 
 export const route = createRoute(
   partnerRoute(
@@ -11,6 +12,7 @@ export const route = createRoute(
     {
       method: "delete",
       operationId: "deleteControlKey",
+      [ERROR_CODES_KEY]: mergeErrorCodes(CONTROL_SIGNATURE_ERRORS, CONTROL_KEYS_CHANGED_ERRORS),
       path: "/partner/vault/control-keys/{kid}",
       summary: "Delete a control key",
       description:

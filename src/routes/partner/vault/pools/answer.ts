@@ -1,10 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonContent } from "../../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonContent, mergeErrorCodes } from "../../../../lib/openapi";
 import { ControlSignatureHeaders } from "../../../../services/control/key-schema";
-import { answerPool, type PoolAnswer } from "../../../../services/pools/answer-pool";
+import { ANSWER_POOL_ERRORS, answerPool, type PoolAnswer } from "../../../../services/pools/answer-pool";
 import { PoolParams, PoolSchema } from "../../../../services/pools/schema";
 import { partnerRoute } from "../../common";
+import { CONTROL_SIGNATURE_ERRORS } from "../../../../services/control/signature";
 
 const COMMON =
   "Anyone but the pool's two organizations: 404. Not pending: 409 `pool_not_pending` to either (`details.status` says what it is), before any 403; a pending pool past its `expires_at` is expired first and answered 409 the same way. Control-Signature payload: `{ action, pool_id, manifest_sha256, body_sha256, jti, iat }` (`body_sha256` of `{}`, `jti` good once).";
@@ -16,6 +17,7 @@ const answerRoute = (answer: PoolAnswer, operationId: string, summary: string, d
       {
         method: "post",
         operationId,
+        [ERROR_CODES_KEY]: mergeErrorCodes(CONTROL_SIGNATURE_ERRORS, ANSWER_POOL_ERRORS),
         path: `/partner/vault/pools/{pool_id}/${answer}`,
         summary,
         description: `${description} ${COMMON}`,

@@ -1,10 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent, mergeErrorCodes } from "../../../../lib/openapi";
 import { ControlSignatureHeaders } from "../../../../services/control/key-schema";
-import { offerPool } from "../../../../services/pools/offer-pool";
+import { OFFER_POOL_ERRORS, offerPool } from "../../../../services/pools/offer-pool";
 import { OfferPoolBody, PoolSchema } from "../../../../services/pools/schema";
 import { partnerRoute } from "../../common";
+import { CONTROL_SIGNATURE_ERRORS } from "../../../../services/control/signature";
 
 export const route = createRoute(
   partnerRoute(
@@ -12,6 +13,7 @@ export const route = createRoute(
     {
       method: "post",
       operationId: "offerVaultPool",
+      [ERROR_CODES_KEY]: mergeErrorCodes(CONTROL_SIGNATURE_ERRORS, OFFER_POOL_ERRORS),
       path: "/partner/vault/pools",
       summary: "Offer a pool of records (assignment or pledge)",
       description:

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonContent } from "../../../../lib/openapi";
-import { getPoolManifest, getPoolReceipt, getPoolView } from "../../../../services/pools/read-pool";
+import { dataOf, ERROR_CODES_KEY, jsonContent } from "../../../../lib/openapi";
+import { getPoolManifest, getPoolReceipt, getPoolView, POOL_RECEIPT_ERRORS } from "../../../../services/pools/read-pool";
 import { PoolManifestSchema, PoolParams, PoolReceiptSchema, PoolSchema } from "../../../../services/pools/schema";
 import { partnerRoute } from "../../common";
 
@@ -45,6 +45,7 @@ export const receiptRoute = createRoute(
     {
       method: "get",
       operationId: "getVaultPoolReceipt",
+      [ERROR_CODES_KEY]: POOL_RECEIPT_ERRORS,
       path: "/partner/vault/pools/{pool_id}/receipt",
       summary: "A sealed receipt of an accepted pool",
       description:

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonContent } from "../../../../lib/openapi";
-import { getControlAttestation } from "../../../../services/control/attestation";
+import { dataOf, ERROR_CODES_KEY, jsonContent } from "../../../../lib/openapi";
+import { ATTESTATION_ERRORS, getControlAttestation } from "../../../../services/control/attestation";
 import { AttestationSchema, VaultParams } from "../../../../services/control/record-schema";
 import { partnerRoute } from "../../common";
 
@@ -11,6 +11,7 @@ export const route = createRoute(
     {
       method: "get",
       operationId: "getVaultControlAttestation",
+      [ERROR_CODES_KEY]: ATTESTATION_ERRORS,
       path: "/partner/vault/{vault_id}/attestation",
       summary: "Signed attestation of control",
       description:

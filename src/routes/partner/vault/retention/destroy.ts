@@ -1,9 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonContent } from "../../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonContent, mergeErrorCodes } from "../../../../lib/openapi";
 import { DestructionSchema, VaultParams } from "../../../../services/control/record-schema";
-import { destroyRecord } from "../../../../services/retention/destroy-record";
+import { DESTROY_RECORD_ERRORS, destroyRecord } from "../../../../services/retention/destroy-record";
 import { partnerRoute } from "../../common";
+import { CONTROL_SIGNATURE_ERRORS } from "../../../../services/control/signature";
+import { CONTROLLER_ERRORS } from "../../../../services/control/state";
 
 const DestroyedSchema = z
   .object({
@@ -20,6 +22,7 @@ export const route = createRoute(
     {
       method: "post",
       operationId: "destroyVaultRecord",
+      [ERROR_CODES_KEY]: mergeErrorCodes(CONTROL_SIGNATURE_ERRORS, CONTROLLER_ERRORS, DESTROY_RECORD_ERRORS),
       path: "/partner/vault/{vault_id}/destroy",
       summary: "Destroy a closed record after its retention period",
       description:

@@ -1,8 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent } from "../../../../lib/openapi";
 import { HoldSchema, VaultParams } from "../../../../services/control/record-schema";
-import { placeHold, releaseHold } from "../../../../services/retention/holds";
+import { PLACE_HOLD_ERRORS, placeHold, RELEASE_HOLD_ERRORS, releaseHold } from "../../../../services/retention/holds";
 import { HoldBody, HoldParams, ReleasedHoldSchema } from "../../../../services/retention/schema";
 import { partnerRoute } from "../../common";
 
@@ -12,6 +12,7 @@ export const placeRoute = createRoute(
     {
       method: "post",
       operationId: "placeVaultHold",
+      [ERROR_CODES_KEY]: PLACE_HOLD_ERRORS,
       path: "/partner/vault/{vault_id}/holds",
       summary: "Place a legal hold on a vault record",
       description:
@@ -35,6 +36,7 @@ export const releaseRoute = createRoute(
     {
       method: "delete",
       operationId: "releaseVaultHold",
+      [ERROR_CODES_KEY]: RELEASE_HOLD_ERRORS,
       path: "/partner/vault/{vault_id}/holds/{hold_id}",
       summary: "Release a legal hold the caller placed",
       description:

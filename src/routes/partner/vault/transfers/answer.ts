@@ -1,12 +1,15 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonContent } from "../../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonContent, mergeErrorCodes } from "../../../../lib/openapi";
 import { acceptTransfer } from "../../../../services/control/accept-transfer";
 import { cancelTransfer } from "../../../../services/control/cancel-transfer";
 import { ControlSignatureHeaders } from "../../../../services/control/key-schema";
 import { rejectTransfer } from "../../../../services/control/reject-transfer";
 import { TransferParams, TransferSchema } from "../../../../services/control/schema";
 import { partnerRoute } from "../../common";
+import { ANSWER_TRANSFER_ERRORS } from "../../../../services/control/answer-transfer";
+import { CONTROL_CLOSED_ERRORS } from "../../../../services/control/state";
+import { CONTROL_SIGNATURE_ERRORS } from "../../../../services/control/signature";
 
 const COMMON =
   "Anyone but the two organizations of the transfer: 404. No longer pending: 409 `transfer_not_pending` to either of them (`details.status` says what it became), before any 403; a pending transfer past its `expires_at` is settled as `expired` first (`vault.transfer_expired` to both) and answered 409 the same way. Control-Signature payload: `{ vault_id, action, transfer_id, control_seq, body_sha256, iat }` (`body_sha256` of `{}`). Answers the transfer as it is now.";
@@ -18,6 +21,7 @@ const answerRoute = (answer: "accept" | "reject" | "cancel", operationId: string
       {
         method: "post",
         operationId,
+        [ERROR_CODES_KEY]: mergeErrorCodes(CONTROL_SIGNATURE_ERRORS, ANSWER_TRANSFER_ERRORS, CONTROL_CLOSED_ERRORS),
         path: `/partner/vault/transfers/{transfer_id}/${answer}`,
         summary,
         description: `${description} ${COMMON}`,

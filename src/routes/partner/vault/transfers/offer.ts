@@ -1,10 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent, mergeErrorCodes } from "../../../../lib/openapi";
 import { ControlSignatureHeaders } from "../../../../services/control/key-schema";
-import { offerTransfer } from "../../../../services/control/offer-transfer";
+import { OFFER_TRANSFER_ERRORS, offerTransfer } from "../../../../services/control/offer-transfer";
 import { OfferTransferBody, TransferSchema, VaultParams } from "../../../../services/control/schema";
 import { partnerRoute } from "../../common";
+import { CONTROL_SIGNATURE_ERRORS } from "../../../../services/control/signature";
+import { CONTROLLER_ERRORS } from "../../../../services/control/state";
 
 export const route = createRoute(
   partnerRoute(
@@ -12,6 +14,7 @@ export const route = createRoute(
     {
       method: "post",
       operationId: "offerVaultTransfer",
+      [ERROR_CODES_KEY]: mergeErrorCodes(CONTROL_SIGNATURE_ERRORS, CONTROLLER_ERRORS, OFFER_TRANSFER_ERRORS),
       path: "/partner/vault/{vault_id}/transfers",
       summary: "Offer a transfer of control (assignment or pledge)",
       description:

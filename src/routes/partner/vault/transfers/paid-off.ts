@@ -1,11 +1,14 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent, mergeErrorCodes } from "../../../../lib/openapi";
 import { ControlSignatureHeaders } from "../../../../services/control/key-schema";
 import { payOff } from "../../../../services/control/pay-off";
 import { VaultRecordSchema } from "../../../../services/control/record-schema";
 import { PaidOffBody, VaultParams } from "../../../../services/control/schema";
 import { partnerRoute } from "../../common";
+import { CONTROL_SIGNATURE_ERRORS } from "../../../../services/control/signature";
+import { TRANSFER_PENDING_ERRORS } from "../../../../services/control/offer-transfer";
+import { CONTROLLER_ERRORS } from "../../../../services/control/state";
 
 export const route = createRoute(
   partnerRoute(
@@ -13,6 +16,7 @@ export const route = createRoute(
     {
       method: "post",
       operationId: "payOffVaultRecord",
+      [ERROR_CODES_KEY]: mergeErrorCodes(CONTROL_SIGNATURE_ERRORS, CONTROLLER_ERRORS, TRANSFER_PENDING_ERRORS),
       path: "/partner/vault/{vault_id}/paid-off",
       summary: "Record the obligation as paid off (terminal)",
       description:

@@ -1,12 +1,16 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonBody, jsonContent } from "../../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent, mergeErrorCodes } from "../../../../lib/openapi";
 import { ControlSignatureHeaders } from "../../../../services/control/key-schema";
 import { paperOut } from "../../../../services/control/paper-out";
 import { VAULT_RECORD_EXAMPLE, VaultRecordSchema } from "../../../../services/control/record-schema";
 import { PaperOutBody, VaultParams } from "../../../../services/control/schema";
 import { VAULT_URL_EXAMPLE, VaultUrlSchema } from "../../../../services/vault/schema";
 import { partnerRoute } from "../../common";
+import { INTEGRITY_ERRORS } from "../../../../services/vault/download";
+import { CONTROL_SIGNATURE_ERRORS } from "../../../../services/control/signature";
+import { TRANSFER_PENDING_ERRORS } from "../../../../services/control/offer-transfer";
+import { CONTROLLER_ERRORS } from "../../../../services/control/state";
 
 const PaperOutResultSchema = VaultRecordSchema.extend({
   paper_copy: VaultUrlSchema.openapi({ description: "Signed URL (300 s) of the copy stamped CONVERTED TO PAPER on every page and in its metadata" }),
@@ -25,6 +29,7 @@ export const route = createRoute(
     {
       method: "post",
       operationId: "paperOutVaultRecord",
+      [ERROR_CODES_KEY]: mergeErrorCodes(CONTROL_SIGNATURE_ERRORS, CONTROLLER_ERRORS, TRANSFER_PENDING_ERRORS, INTEGRITY_ERRORS),
       path: "/partner/vault/{vault_id}/paper-out",
       summary: "Convert the record to paper (terminal)",
       description:

@@ -1,11 +1,14 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { OrgRouteHandler } from "../../../../lib/hono";
-import { dataOf, jsonContent } from "../../../../lib/openapi";
+import { dataOf, ERROR_CODES_KEY, jsonContent, mergeErrorCodes } from "../../../../lib/openapi";
 import { ControlSignatureHeaders } from "../../../../services/control/key-schema";
 import { VaultRecordSchema } from "../../../../services/control/record-schema";
-import { releasePledge } from "../../../../services/control/release-pledge";
+import { RELEASE_PLEDGE_ERRORS, releasePledge } from "../../../../services/control/release-pledge";
 import { VaultParams } from "../../../../services/control/schema";
 import { partnerRoute } from "../../common";
+import { CONTROL_SIGNATURE_ERRORS } from "../../../../services/control/signature";
+import { TRANSFER_PENDING_ERRORS } from "../../../../services/control/offer-transfer";
+import { CONTROLLER_ERRORS } from "../../../../services/control/state";
 
 export const route = createRoute(
   partnerRoute(
@@ -13,6 +16,7 @@ export const route = createRoute(
     {
       method: "post",
       operationId: "releaseVaultPledge",
+      [ERROR_CODES_KEY]: mergeErrorCodes(CONTROL_SIGNATURE_ERRORS, CONTROLLER_ERRORS, TRANSFER_PENDING_ERRORS, RELEASE_PLEDGE_ERRORS),
       path: "/partner/vault/{vault_id}/release-pledge",
       summary: "Release a pledge: control returns to the pledgor",
       description:
