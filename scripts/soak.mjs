@@ -155,9 +155,8 @@ async function until(base, method, path, opts) {
   throw new Error(`${method} ${path} never succeeded`);
 }
 
-/** A value the signer API takes for a field (docs/decisions/signer-api.md): typed signatures, plain values. */
+/** A value the signer API takes for a field (docs/decisions/signer-api.md): a signature typed as text, plain values. */
 function valueFor(field) {
-  if (field.type === "signature" || field.type === "initials") return { kind: "typed", text: "Soak Signer" };
   if (field.type === "checkbox") return true;
   if (field.type === "date") return "2026-11-28";
   if (field.type === "number") return 1;
@@ -201,11 +200,11 @@ async function moveControl(base, apiKey, c) {
     c.pooled = true;
     const body = { kind: "assignment", to_org_id: c.toOrgId, vault_ids: c.vaulted.splice(0, 3), reference: "Soak pool" };
     const offer = await hit(base, "POST", "/partner/vault/pools", { apiKey, body });
-    if (offer?.ok) figures.control.push(`pool ${(await answer(base, `/partner/vault/pools/${JSON.parse(offer.text).data.pool_id}/accept`, c.toKey))?.status}`);
+    if (offer?.ok) figures.control.push(`pool ${(await answer(base, `/partner/vault/pools/${JSON.parse(offer.text).data.pool_id}/accept`, c.toKey))?.status ?? "503 thrice"}`);
     return;
   }
   const offer = await hit(base, "POST", `/partner/vault/${c.vaulted.shift()}/transfers`, { apiKey, body: { kind: "assignment", to_org_id: c.toOrgId } });
-  if (offer?.ok) figures.control.push(`transfer ${(await answer(base, `/partner/vault/transfers/${JSON.parse(offer.text).data.transfer_id}/accept`, c.toKey))?.status}`);
+  if (offer?.ok) figures.control.push(`transfer ${(await answer(base, `/partner/vault/transfers/${JSON.parse(offer.text).data.transfer_id}/accept`, c.toKey))?.status ?? "503 thrice"}`);
 }
 
 const tmp = mkdtempSync(join(tmpdir(), "esign-soak-"));
