@@ -358,7 +358,7 @@ try {
   for (let check = 1; ; check++) {
     report = await dev("GET", "/dev/invariants");
     if ((report.broken_total === 0 && report.retry_scheduled.length === 0) || check === 3) break;
-    log(`check ${check}: ${report.broken_total} broken (${Object.keys(report.broken).join(", ")}), ${report.retry_scheduled.length} pending; 2 more cron runs, then again`);
+    log(`check ${check}: ${report.broken_total} broken (${Object.values(report.broken).flat().slice(0, 3).join("; ")}), ${report.retry_scheduled.length} pending; 2 more cron runs, then again`);
     for (let i = 0; i < 2; i++, rounds++) await cronRun();
     await sleep(5000);
   }
