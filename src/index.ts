@@ -5,6 +5,7 @@ import { INTEGRITY_SWEEP_CRON } from "./jobs/integrity-sweep";
 import { runMinute, runShardTicks, startIntegrityCycles } from "./jobs/minute";
 import { systemContext } from "./lib/context";
 import { withFaults } from "./lib/faults";
+import { cronClock } from "./lib/cron-clock";
 
 export { RateLimiter } from "../durable-objects/rate-limiter";
 export { BulkBatch } from "./jobs/bulk-batch";
@@ -28,14 +29,15 @@ async function consume(batch: MessageBatch<OutboxMessage>, env: Env, ctx: Execut
 
 async function runScheduled(controller: ScheduledController, env: Env, ctx: ExecutionContext): Promise<void> {
   const services = systemContext(env, (p) => ctx.waitUntil(p));
-  const now = new Date(controller.scheduledTime);
+  const { cron, now } = cronClock(controller, env);
   // Per shard (docs/decisions/shards.md 3, "Crons"): every bound shard's jobs, shards concurrently
   // (past 8 shards, one shard_tick each on the queue); global jobs once. One failing job must not
   // starve the others for that minute: all run, then the failures are reported together.
   const failed =
-    controller.cron === INTEGRITY_SWEEP_CRON ? await startIntegrityCycles(services, now) : (await runMinute(services, now)).failed;
+    cron === INTEGRITY_SWEEP_CRON ? await startIntegrityCycles(services, now) : (await runMinute(services, now)).failed;
   if (failed.length > 0) {
-    console.error(JSON.stringify({ level: "error", cron: controller.cron, failed }));
+    console.error(JSON.stringify({ level: "error", cron, failed }));
     throw new Error(`scheduled jobs failed: ${failed.join("; ")}`);
   }
 }
+

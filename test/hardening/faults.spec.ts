@@ -265,4 +265,30 @@ describe("the soak's development routes", () => {
     expectErrorShape(refused, 503, "service_unavailable");
     expect(refused.body.error).toContain("DEV_PAGES");
   });
+
+  it("GET /dev/invariants names an envelope whose usage line is missing or doubled, and an email whose retry was never taken", async () => {
+    const t = await newTenant();
+    const res = await request(env as Env, "POST", "/partner/envelopes", { key: t.key, body: envelopeBody() });
+    const envelopeId: string = res.body.data.envelope_id;
+    const db = await orgShardDb(t.orgId);
+    const first = await request(dev(), "GET", "http://localhost/dev/invariants");
+    expect(first.body.data.checked.usage_matches_records).toBeGreaterThan(0);
+    expect(JSON.stringify(first.body.data.broken)).not.toContain(envelopeId);
+
+    await db.prepare("DELETE FROM usage_lines WHERE envelope_id = ? AND kind = 'esign_envelope'").bind(envelopeId).run();
+    const unbilled = await request(dev(), "GET", "http://localhost/dev/invariants");
+    expect(unbilled.body.data.broken.usage_matches_records.join("\n")).toContain(`envelope ${envelopeId}: 0 esign_envelope lines`);
+
+    // an email that failed once and whose retry came due a while ago: due, never sent
+    const emailId = `eml_soak_${envelopeId}`;
+    await db
+      .prepare(
+        `INSERT INTO email_outbox (id, org_id, envelope_id, kind, to_email, to_name, subject, text, html, status, created_at, attempts, next_attempt_at, error)
+         VALUES (?, ?, ?, 'completed_copy', 'c@example.com', 'C', 's', 't', 'h', 'failed', ?, 1, ?, 'Postmark answered HTTP 503')`,
+      )
+      .bind(emailId, t.orgId, envelopeId, new Date(Date.now() - 3_600_000).toISOString(), new Date(Date.now() - 1_800_000).toISOString())
+      .run();
+    const unsent = await request(dev(), "GET", "http://localhost/dev/invariants");
+    expect(unsent.body.data.broken.emails_due_sent.join("\n")).toContain(emailId);
+  });
 });

@@ -115,3 +115,27 @@ describe("scheduled jobs", () => {
     expect(row!.status).toBe("expired");
   });
 });
+
+describe("a development cron run's clock (the soak's catch-up)", () => {
+  it("in development a cron string ending in @<ms> runs the jobs at that time (an envelope due tomorrow expires); in production the clock is the trigger's", async () => {
+    const t = await newTenant();
+    const now = new Date();
+    const tomorrow = new Date(now.getTime() + 86_400_000).toISOString();
+    const inProduction = await sentEnvelope(t.key, tomorrow);
+    const inDevelopment = await sentEnvelope(t.key, tomorrow);
+    const run = async (bindings: typeof env) => {
+      const ctx = createExecutionContext();
+      // a production run fails the jobs production refuses to run unconfigured (email): the expiry still runs
+      await worker.scheduled(createScheduledController({ scheduledTime: now.getTime(), cron: `* * * * *@${now.getTime() + 2 * 86_400_000}` }), bindings, ctx).catch(() => undefined);
+      await waitOnExecutionContext(ctx);
+    };
+    const status = async (id: string) => (await call("GET", `/partner/envelopes/${id}/status`, { key: t.key })).body.data.status;
+
+    await run({ ...env, SERVICE_ENV: "production" });
+    expect(await status(inProduction.envelope_id)).toBe("sent");
+
+    await run(env);
+    expect(await status(inDevelopment.envelope_id)).toBe("expired");
+    expect(await status(inProduction.envelope_id)).toBe("expired");
+  });
+});

@@ -2,8 +2,13 @@ import type { RequestContext } from "../../lib/context";
 import { boundShards, globalDb, shardDb } from "../../lib/shards";
 import { verifyChain } from "../audit/verify-chain";
 import { observeAuthoritative } from "../vault/integrity";
+import { emailTransportConfig } from "../../providers/email";
+import { MAX_EMAIL_ATTEMPTS } from "../email/deliver";
 import {
+  countBilledRecords,
   deliveryFigures,
+  emailOutboxFigures,
+  listUsageMismatches,
   listChainIds,
   listOverdueEnvelopes,
   listOverdueTransfers,
@@ -33,7 +38,10 @@ export type InvariantReport = {
  * object hashes to its `document_hash`; nothing a sweep should have moved is stuck (a submitted bulk
  * batch, a transfer or an envelope past its expiry, an outbox event never dispatched); every webhook
  * delivery succeeded or has its retry scheduled (backoff; listed, not broken; one overdue is stuck),
- * and no endpoint has two deliveries of one event. Reads only.
+ * and no endpoint has two deliveries of one event; every email due was sent (none left queued or
+ * failed with a retry never taken; the soak's mail receiver checks "once"); every envelope has exactly
+ * one usage line and every billable KBA result its line, and no line bills a record that is not there.
+ * Reads only.
  */
 export async function checkInvariants(ctx: RequestContext, now = new Date()): Promise<InvariantReport> {
   const checked: Record<string, number> = {};
@@ -85,6 +93,16 @@ export async function checkInvariants(ctx: RequestContext, now = new Date()): Pr
     for (const d of deliveries.unsettled) fail("deliveries_settled", `${name}: delivery ${d.id} to ${d.endpoint_id} is ${d.status} (next attempt ${d.next_attempt_at ?? "none"})`);
     for (const d of deliveries.doubled) fail("one_delivery_per_event", `${name}: event ${d.event_id} has ${d.n} deliveries to ${d.endpoint_id}`);
     count("one_delivery_per_event", deliveries.total);
+
+    // every email due was sent: none left queued past the grace (unless the transport only keeps rows), none
+    // failed with its retry never taken or its attempts spent; `emails_sent` is what the receiver must count once each
+    const emails = await emailOutboxFigures(db, { before, outboxOnly: emailTransportConfig(ctx.env).kind === "outbox", maxAttempts: MAX_EMAIL_ATTEMPTS });
+    count("emails_sent", emails.sent);
+    for (const e of emails.undelivered) fail("emails_due_sent", `${name}: ${e.kind} email ${e.id} is ${e.status} after ${e.attempts} attempts (next ${e.next_attempt_at ?? "none"}): ${(e.error ?? "").slice(0, 120)}`);
+    count("emails_due_sent", emails.sent + emails.undelivered.length);
+
+    count("usage_matches_records", await countBilledRecords(db));
+    for (const what of await listUsageMismatches(db, 100)) fail("usage_matches_records", `${name}: ${what}`);
   }
 
   const brokenTotal = Object.values(broken).reduce((n, list) => n + list.length, 0);

@@ -64,3 +64,62 @@ export async function deliveryFigures(
     doubled: doubled!.results as { event_id: string; endpoint_id: string; n: number }[],
   };
 }
+
+/**
+ * Usage lines that do not match the records they bill: an envelope without exactly one `esign_envelope`
+ * line, such a line whose envelope is not here, a billable KBA result (`price_cents > 0`) without its
+ * `kba_verification` line, or such a line without a billable result. One description per offender.
+ */
+export async function listUsageMismatches(db: D1Database, limit: number): Promise<string[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT 'envelope ' || e.id || ': ' || n || ' esign_envelope lines' AS what
+         FROM (SELECT e.id, (SELECT COUNT(*) FROM usage_lines u WHERE u.kind = 'esign_envelope' AND u.envelope_id = e.id) AS n FROM envelopes e) e WHERE n <> 1
+       UNION ALL
+       SELECT 'usage line ' || u.id || ': bills envelope ' || COALESCE(u.envelope_id, 'none') || ', not found'
+         FROM usage_lines u WHERE u.kind = 'esign_envelope' AND NOT EXISTS (SELECT 1 FROM envelopes e WHERE e.id = u.envelope_id)
+       UNION ALL
+       SELECT 'signer ' || k.signer_id || ': billable KBA result without its kba_verification line'
+         FROM kba_results k WHERE k.price_cents > 0 AND NOT EXISTS (SELECT 1 FROM usage_lines u WHERE u.kind = 'kba_verification' AND u.signer_id = k.signer_id)
+       UNION ALL
+       SELECT 'usage line ' || u.id || ': kba_verification without a billable result'
+         FROM usage_lines u WHERE u.kind = 'kba_verification' AND NOT EXISTS (SELECT 1 FROM kba_results k WHERE k.signer_id = u.signer_id AND k.price_cents > 0)
+       LIMIT ?`,
+    )
+    .bind(limit)
+    .all<{ what: string }>();
+  return results.map((r) => r.what);
+}
+
+/** How many envelopes and KBA results the usage check compared. */
+export async function countBilledRecords(db: D1Database): Promise<number> {
+  const row = await db.prepare("SELECT (SELECT COUNT(*) FROM envelopes) + (SELECT COUNT(*) FROM kba_results) AS n").first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+type OutboxEmailState = { id: string; kind: string; status: string; attempts: number; next_attempt_at: string | null; error: string | null };
+
+/**
+ * The email outbox as the email invariant reads it: the rows delivered (`sent`), and those a sender or
+ * the retry job should have delivered and did not: a `failed` row with a retry still scheduled or its
+ * `maxAttempts` spent (a permanent refusal, or "Not sent" for a closed envelope, has no retry and fewer
+ * attempts: not due), and, unless the transport only keeps rows (`outboxOnly`), a `queued` row written
+ * before `before`.
+ */
+export async function emailOutboxFigures(
+  db: D1Database,
+  input: { before: string; outboxOnly: boolean; maxAttempts: number },
+): Promise<{ sent: number; undelivered: OutboxEmailState[] }> {
+  const [sent, undelivered] = await db.batch<unknown>([
+    db.prepare("SELECT COUNT(*) AS n FROM email_outbox WHERE status = 'sent'"),
+    db
+      .prepare(
+        `SELECT id, kind, status, attempts, next_attempt_at, error FROM email_outbox
+         WHERE (status = 'failed' AND (next_attempt_at IS NOT NULL OR attempts >= ?3))
+            OR (?2 = 0 AND status = 'queued' AND created_at < ?1)
+         LIMIT 100`,
+      )
+      .bind(input.before, input.outboxOnly ? 1 : 0, input.maxAttempts),
+  ]);
+  return { sent: (sent!.results[0] as { n: number }).n, undelivered: undelivered!.results as OutboxEmailState[] };
+}
