@@ -14,9 +14,9 @@ import { createServer as createHttpServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Miniflare } from "miniflare";
-import { api, fetchWithDeadline, startFreshServer, stopServer } from "./lib/dev-server.mjs";
+import { api, fetchWithDeadline, REQUEST_TIMEOUT_MS, startFreshServer, stopServer } from "./lib/dev-server.mjs";
 import { fmt, log, newEnvelope, percentile, positiveInt, ratio, sleep, waitFor } from "./lib/bench-util.mjs";
-import { prepareBulkBatch, waitForBatch } from "./lib/bulk-setup.mjs";
+import { prepareBulkBatch } from "./lib/bulk-setup.mjs";
 
 const CLIENTS = positiveInt("BENCH_MONTHEND_CLIENTS", 1000);
 const BATCHES = positiveInt("BENCH_MONTHEND_BATCHES", 10);
@@ -75,17 +75,35 @@ function startReceiver() {
 
 const duplicatesOf = (receiver) => [...receiver.stats.receipts.values()].reduce((n, c) => n + c - 1, 0);
 
-/** Submits every batch at once; when each ended, its last progress answer. */
+/**
+ * Polls the batch every 250 ms until it ends, as waitForBatch does, except that a poll left unanswered past
+ * the request deadline is counted (and reported as a failure) and the polling goes on, so the run keeps its figures.
+ */
+async function waitSettled(console_, batchId, hung) {
+  for (;;) {
+    try {
+      const last = await console_("GET", `/bulk-send/${batchId}?limit=1`);
+      if (["completed", "cancelled", "failed"].includes(last.batch.status)) return last;
+    } catch (err) {
+      if (!/got no answer within/.test(String(err.message))) throw err;
+      hung.push(err.message);
+    }
+    await sleep(250);
+  }
+}
+
+/** Submits every batch at once; when each ended, its last progress answer; the polls that hung. */
 async function runBatches(prepared) {
   const started = performance.now();
+  const hung = [];
   await Promise.all(prepared.map(({ console_, batch }) => console_("POST", `/bulk-send/${batch.batch_id}/submit`)));
   const ends = await Promise.all(
     prepared.map(async ({ console_, batch }) => {
-      const last = await waitForBatch(console_, batch.batch_id);
+      const last = await waitSettled(console_, batch.batch_id, hung);
       return { last, seconds: (performance.now() - started) / 1000 };
     }),
   );
-  return { seconds: Math.max(...ends.map((e) => e.seconds)), ends };
+  return { seconds: Math.max(...ends.map((e) => e.seconds)), ends, hung };
 }
 
 function batchFailures(label, ends) {
@@ -115,7 +133,7 @@ async function flood(ctx) {
     });
     log(`monthend: webhook flood from one bulk send of ${CLIENTS} clients to 3 receivers`);
     const started = Date.now();
-    const { ends } = await runBatches([prepared]);
+    const { ends, hung } = await runBatches([prepared]);
     const events = 2 * ends[0].last.counts.sent;
     const settled = await waitFor(() => receivers.every((r) => r.stats.receipts.size >= events), 300_000);
     await sleep(2_000); // late duplicates, if any
@@ -129,6 +147,7 @@ async function flood(ctx) {
       latencies: receivers.flatMap((r) => r.stats.latencies),
       failures: [
         ...batchFailures("flood batch", ends),
+        ...hung,
         ...(settled ? [] : [`monthend, flood: after 300 s the receivers had ${receivers.map((r) => r.stats.receipts.size).join("/")} of ${events} events`]),
       ],
     };
@@ -216,7 +235,8 @@ export async function monthendSection(ctx) {
     const org = await api(sctx.base, "POST", "/operator/orgs", { ...op, body: { name: "Bench monthend reader" } });
     const key = await api(sctx.base, "POST", `/operator/orgs/${org.org_id}/api-keys`, { ...op, body: { scopes: ["envelopes:read", "envelopes:write"], rate_limit_rpm: 1_000_000 } });
     const envelope = await api(sctx.base, "POST", "/partner/envelopes", { apiKey: key.api_key, body: newEnvelope() });
-    const read = { url: `${sctx.base}/api/v2/partner/envelopes/${envelope.envelope_id}/status`, headers: { "x-api-key": key.api_key } };
+    // the bench's request deadline, not autocannon's 10 s: a slow read is measured, an unanswered one is a failure
+    const read = { url: `${sctx.base}/api/v2/partner/envelopes/${envelope.envelope_id}/status`, headers: { "x-api-key": key.api_key }, timeout: REQUEST_TIMEOUT_MS / 1000 };
 
     log(`monthend: preparing ${BATCHES + 1} batches of ${CLIENTS} clients`);
     const prepared = await prepareMany(sctx, "batch", BATCHES + 1);
@@ -231,15 +251,20 @@ export async function monthendSection(ctx) {
 
     log(`monthend: ${BATCHES} batches at once, status reads alongside`);
     const reads = cannonUntilStopped(read, READERS);
-    const mix = await runBatches(prepared.slice(1));
-    reads.stop();
+    let mix;
+    try {
+      mix = await runBatches(prepared.slice(1));
+    } finally {
+      reads.stop();
+    }
     const busy = await reads.done;
-    failures.push(...batchFailures("mixed batch", mix.ends));
+    failures.push(...batchFailures("mixed batch", mix.ends), ...single.hung, ...mix.hung.map((h) => `monthend, while the ${BATCHES} batches ran: ${h}`));
     for (const [label, r] of [["idle", idle], ["busy", busy]]) {
-      if (r.non2xx > 0 || r.errors > 0) failures.push(`monthend: status read (${label}) ${r.non2xx} non-2xx, ${r.errors} errors (${codesOf(r)})`);
+      if (r.non2xx > 0 || r.errors > 0) failures.push(`monthend: status read (${label}) ${r.non2xx} non-2xx, ${r.errors} errors of which ${r.timeouts} unanswered in ${REQUEST_TIMEOUT_MS / 1000} s (${codesOf(r)})`);
     }
     const sent = mix.ends.reduce((n, e) => n + e.last.counts.sent, 0);
-    if (mix.seconds >= TARGET_S) failures.push(`monthend: ${BATCHES} batches took ${fmt(mix.seconds)} s (goal under ${TARGET_S} s)`);
+    // the shard each batch ran on, from its id (`bsb_<n>_…`): batches on one shard share its single writer
+    const shards = [...new Set(prepared.map(({ batch }) => /^bsb_(\d+)_/.exec(batch.batch_id)?.[1] ?? "?"))].join(", ");
 
     const f = await flood(sctx);
     failures.push(...f.failures);
@@ -249,9 +274,9 @@ export async function monthendSection(ctx) {
 
     const rows = [
       [`1 batch of ${CLIENTS} alone: submit to every envelope settled`, `${fmt(single.seconds)} s`, `${fmt(CLIENTS / single.seconds, 0)} env/s`, "1.00x", `sent ${single.ends[0].last.counts.sent}`],
-      [`${BATCHES} batches of ${CLIENTS} at once: submit to the last envelope settled`, `${fmt(mix.seconds)} s`, `${fmt(sent / mix.seconds, 0)} env/s`, ratio(mix.seconds, single.seconds), `sent ${sent} of ${BATCHES * CLIENTS}; first batch done ${fmt(Math.min(...mix.ends.map((e) => e.seconds)))} s`],
-      [`status read p99, idle service (${READERS} conn, ${IDLE_SECONDS} s)`, `${fmt(idle.latency.p99)} ms`, `${fmt(idle.requests.average, 0)} req/s`, "1.00x", `p50 ${fmt(idle.latency.p50)} ms, ${codesOf(idle)}`],
-      [`status read p99 while the ${BATCHES} batches run (${READERS} conn)`, `${fmt(busy.latency.p99)} ms`, `${fmt(busy.requests.average, 0)} req/s`, ratio(busy.latency.p99, idle.latency.p99), `p50 ${fmt(busy.latency.p50)} ms, ${codesOf(busy)}`],
+      [`${BATCHES} batches of ${CLIENTS} at once: submit to the last envelope settled`, `${fmt(mix.seconds)} s`, `${fmt(sent / mix.seconds, 0)} env/s`, ratio(mix.seconds, single.seconds), `sent ${sent} of ${BATCHES * CLIENTS}; progress polls unanswered in ${REQUEST_TIMEOUT_MS / 1000} s: ${mix.hung.length}; first batch done ${fmt(Math.min(...mix.ends.map((e) => e.seconds)))} s; shard(s) ${shards}`],
+      [`status read p99, idle service (${READERS} conn, ${IDLE_SECONDS} s)`, `${fmt(idle.latency.p99)} ms`, `${fmt(idle.requests.average, 0)} req/s`, "1.00x", `p50 ${fmt(idle.latency.p50)} ms, max ${fmt(idle.latency.max)} ms, ${codesOf(idle)}`],
+      [`status read p99 while the ${BATCHES} batches run (${READERS} conn)`, `${fmt(busy.latency.p99)} ms`, `${fmt(busy.requests.average, 0)} req/s`, ratio(busy.latency.p99, idle.latency.p99), `p50 ${fmt(busy.latency.p50)} ms, max ${fmt(busy.latency.max)} ms, ${codesOf(busy)}`],
       [`webhook flood from one bulk send of ${CLIENTS} (3 receivers)`, `${fmt(f.perSecond, 0)}/s`, `p99 ${fmt(percentile(f.latencies, 0.99), 0)} ms`, "-", `${f.delivered} delivered, lost ${f.lost}, dup ${f.duplicates}; p50 ${fmt(percentile(f.latencies, 0.5), 0)} ms`],
       ...floor,
     ];
@@ -261,7 +286,8 @@ export async function monthendSection(ctx) {
       rows,
       notes: [
         `Goal: ${BATCHES} batches settled in under ${TARGET_S} s -> ${mix.seconds < TARGET_S ? "MET" : "NOT MET"}; flood at least ${FLOOD_TARGET}/s -> ${f.perSecond >= FLOOD_TARGET ? "MET" : "NOT MET"}.`,
-        "Settled: the batch's progress answer says completed (polled every 250 ms per batch); every item must be sent. The status read is the partner route under autocannon, the same connections idle and under load.",
+        "Goals are reported, never asserted (timings depend on the machine); a batch that ends with an item unsent, a lost or duplicated delivery, or a read answered other than 200 fails the section. " +
+          "Settled: the batch's progress answer says completed (polled every 250 ms per batch); every item must be sent. The status read is the partner route under autocannon, the same connections idle and under load.",
         "Flood p99: the event row's created_at (the payload timestamp) to its first receipt. Dup: 2xx receipts of an event id a receiver already had. " +
           "The floor rows run a bare Worker (no code of ours) in the same runtime: what workerd and the local queue simulator deliver at most to the same kind of receiver.",
       ],
