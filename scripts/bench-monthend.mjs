@@ -114,12 +114,27 @@ function batchFailures(label, ends) {
 
 const codesOf = (r) => Object.entries(r.statusCodeStats).map(([code, s]) => `${code}x${s.count}`).join(" ");
 
+/**
+ * One batch ready to submit. A setup call that wrangler dev drops under load (its 503 "Your worker restarted
+ * mid-request", seen at load 15 on 2 cores) is not retried in place (a POST may have been applied): the whole
+ * batch is prepared again in a new organization, twice at most.
+ */
+async function prepareOne(ctx, name, beforeItems, attempt = 1) {
+  try {
+    return await prepareBulkBatch(ctx, { name: attempt > 1 ? `${name} (setup ${attempt})` : name, clients: CLIENTS, beforeItems });
+  } catch (err) {
+    if (attempt >= 3 || !/answered 503: Your worker restarted/.test(String(err.message))) throw err;
+    log(`monthend: ${name}: setup dropped by wrangler dev (${String(err.message).slice(0, 80)}); preparing it again`);
+    return prepareOne(ctx, name, beforeItems, attempt + 1);
+  }
+}
+
 /** Prepares `n` batches, `parallel` at a time (each creates its CLIENTS customers 25 at a time). */
 async function prepareMany(ctx, label, n, parallel = 3, beforeItems) {
   const out = [];
   for (let i = 0; i < n; i += parallel) {
     const group = Array.from({ length: Math.min(parallel, n - i) }, (_, j) => i + j);
-    out.push(...(await Promise.all(group.map((k) => prepareBulkBatch(ctx, { name: `Bench monthend ${label} ${k + 1}`, clients: CLIENTS, beforeItems })))));
+    out.push(...(await Promise.all(group.map((k) => prepareOne(ctx, `Bench monthend ${label} ${k + 1}`, beforeItems)))));
   }
   return out;
 }
