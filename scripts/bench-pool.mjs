@@ -160,10 +160,10 @@ export async function seedPool(local, prepared) {
 const poll = async (done, timeoutMs, every = 500) => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    await sleep(every);
     const value = await done();
     if (value) return value;
     if (Date.now() > deadline) return null;
-    await sleep(every);
   }
 };
 
@@ -243,7 +243,7 @@ export function poolRows(prepared, run, check) {
     ["single transfer: offer (p50 of " + prepared.single.offers.length + ")", `${fmt(p50(prepared.single.offers), 0)} ms`, "POST /partner/vault/:vault_id/transfers, same run, same server"],
     ["single transfer: accept (p50 of " + prepared.single.accepts.length + ")", `${fmt(p50(prepared.single.accepts), 0)} ms`, "POST /partner/vault/transfers/:id/accept: one record moved"],
     [`pool of ${n.toLocaleString("en")}: offer`, s(run.offerMs), `POST /partner/vault/pools (read, check, hold every record; records on 2 shards); ${fmt(run.offerMs / n, 2)} ms a record`],
-    [`pool of ${n.toLocaleString("en")}: manifest`, s(run.manifestMs), `GET …/manifest: ${run.listed.toLocaleString("en")} entries listed`],
+    [`pool of ${n.toLocaleString("en")}: manifest`, s(run.manifestMs), `GET …/manifest: ${(run.listed ?? 0).toLocaleString("en")} entries listed`],
     [`pool of ${n.toLocaleString("en")}: offer → manifest ready`, s(run.offerMs + run.manifestMs), ""],
     [`pool of ${n.toLocaleString("en")}: accept answered`, s(run.acceptMs), "POST …/accept (settles the pool, starts its Durable Object)"],
     [`pool of ${n.toLocaleString("en")}: accept → every record moved`, run.completed ? s(run.movedMs) : "did not finish", `${fmt(run.movedMs / n, 1)} ms a record, against ${fmt(p50(prepared.single.accepts), 0)} ms for one accept (goal: 60 s)`],
