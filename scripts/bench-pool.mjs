@@ -189,7 +189,7 @@ export async function runPool(base, prepared, vaultIds) {
   const acceptMs = performance.now() - a0;
   let lastMoved = -1;
   const view = await poll(async () => {
-    // wrangler dev runs the Worker and the pool's Durable Object on one thread: a read waits for the chunk under way
+    // under wrangler dev this read waited for the whole move (docs/benchmarks.md): a long deadline, and undici's 300 s header limit still applies
     const res = await fetchWithDeadline(`${base}/api/v2/partner/vault/pools/${poolId}`, { headers: { "x-api-key": buyer.key } }, 30 * 60_000);
     if (!res.ok) throw new Error(`GET pool answered ${res.status}: ${res.text.slice(0, 200)}`);
     const read = JSON.parse(res.text).data;

@@ -77,7 +77,7 @@ export async function portfolioSection(ctx, peakOf) {
   let exportRows = [];
   let pool = { failures: [] };
   try {
-    // the pool before the export: on wrangler dev, a pool accepted after the export's download moved nothing (docs/benchmarks.md)
+    // the pool first, the export after (docs/benchmarks.md, "Pools of vaulted records")
     try {
       pool = await runPool(server.base, prepared, poolIds);
     } catch (err) {
