@@ -1,16 +1,24 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { shardOf } from "../../../src/lib/shards";
-import { auditControl } from "../../../src/services/vault/control-history";
+import { destroyExpired } from "../../../src/jobs/destroy-expired";
+import { ApiError } from "../../../src/lib/errors";
+import { auditControl, holdsInForce } from "../../../src/services/vault/control-history";
 import { tendPools } from "../../../src/services/pools/tend-pools";
+import { destroyRecord } from "../../../src/services/retention/destroy-record";
 import { call, operator } from "../../helpers/api";
-import { jobContextOn } from "../../helpers/context";
+import { jobContextOn, orgContextOf } from "../../helpers/context";
 import { party, vaulted, type Party } from "../../helpers/control";
 import { moves, moveToEnd } from "../../helpers/pools";
 import { shardDbOf } from "../../helpers/shards";
+import { adminToken } from "../../helpers/webhooks";
 
 const ORGS = 3;
+/** records shared by every run, and one more vaulted afresh for each run: the only one a run closes (a closed record stays closed) */
 const RECORDS = 3;
+const FRESH = RECORDS;
+/** when destructions are judged: long past every retention period (1 year after close) */
+const LATER = () => new Date(Date.now() + 30 * 366 * 86_400_000);
 
 type Command =
   | { op: "pool"; actor: Who; to: number; records: number[]; kind: "assignment" | "pledge" }
@@ -18,7 +26,12 @@ type Command =
   | { op: "answerPool"; actor: Who; pool: number; answer: "accept" | "reject" | "cancel" }
   | { op: "answerSingle"; actor: number; transfer: number; answer: "accept" | "reject" | "cancel" }
   | { op: "move" }
-  | { op: "expire" };
+  | { op: "expire" }
+  | { op: "hold"; actor: Who; record: number }
+  | { op: "releaseHold"; pick: number }
+  | { op: "close"; actor: Who }
+  | { op: "destroy"; actor: Who; record: number }
+  | { op: "cron" };
 
 const org = fc.nat(ORGS - 1);
 /** an organization, or the party whose turn it likely is (the record's controller, the pool's receiver or sender), so the runs reach acceptances */
@@ -26,22 +39,30 @@ type Who = number | "party";
 const who: fc.Arbitrary<Who> = fc.oneof(org, fc.constant("party" as const));
 const kind = fc.constantFrom("assignment" as const, "pledge" as const);
 const answer = fc.constantFrom("accept" as const, "reject" as const, "cancel" as const);
+const record = fc.nat(RECORDS);
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ op: fc.constant("pool" as const), actor: who, to: org, records: fc.uniqueArray(fc.nat(RECORDS - 1), { minLength: 1, maxLength: RECORDS }), kind }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("single" as const), actor: who, to: org, record: fc.nat(RECORDS - 1), kind }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant("pool" as const), actor: who, to: org, records: fc.uniqueArray(record, { minLength: 1, maxLength: RECORDS + 1 }), kind }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("single" as const), actor: who, to: org, record, kind }) },
   { weight: 4, arbitrary: fc.record({ op: fc.constant("answerPool" as const), actor: who, pool: fc.nat(5), answer }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("answerSingle" as const), actor: org, transfer: fc.nat(5), answer }) },
   { weight: 1, arbitrary: fc.constant({ op: "move" as const }) },
   { weight: 1, arbitrary: fc.constant({ op: "expire" as const }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("hold" as const), actor: who, record }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("releaseHold" as const), pick: fc.nat(5) }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("close" as const), actor: who }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("destroy" as const), actor: who, record }) },
+  { weight: 1, arbitrary: fc.constant({ op: "cron" as const }) },
 );
 
 /**
- * Random interleavings of pool offers, single transfers, answers to both, background moves and expiries
- * by random organizations (on both shards, records on both shards), through the API. Whatever happens:
+ * Random interleavings of pool offers, single transfers, answers to both, background moves, expiries,
+ * legal holds placed and released, payoffs, and destructions by hand and by the retention cron, by random
+ * organizations (on both shards, records on both shards), through the API and the verbs. Whatever happens:
  * no request is a 500; each record's chain replays to exactly the controller and pledgor its row holds
- * (never two controllers, no unauthorized change); and once every pool has settled and every accepted
- * pool has finished moving, an accepted pool moved every one of its records exactly once to its
- * receiver, and a rejected, cancelled or expired pool moved none and holds none.
+ * (never two controllers, no unauthorized change); no record is destroyed while its chain shows a hold in
+ * force; and once every pool has settled and every accepted pool has finished moving, an accepted pool
+ * moved every one of its records exactly once to its receiver, and a rejected, cancelled or expired pool
+ * moved none and holds none.
  */
 describe("pools and single transfers interleaved", () => {
   let orgs: Party[];
@@ -52,6 +73,8 @@ describe("pools and single transfers interleaved", () => {
     for (let i = 0; i < ORGS; i++) {
       const p = await party(`Prop Org ${i}`);
       await operator("PATCH", `/orgs/${p.orgId}`, { current_shard_id: (i % 2) + 1 });
+      // a closed record is kept 1 year; the cron destroys for all but org 1
+      expect((await call("PUT", "/org/retention", { bearer: await adminToken(p.orgId), body: { retain_years_after_close: 1, auto_destroy: i !== 1 } })).status).toBe(200);
       orgs.push(p);
     }
     records = [];
@@ -72,11 +95,14 @@ describe("pools and single transfers interleaved", () => {
       controllers.set(r.vaultId, row!.controller_org_id);
     }
   };
-  const tally = { poolsAccepted: 0, poolsOffered: 0, singles: 0 };
+  const tally = { poolsAccepted: 0, poolsOffered: 0, singles: 0, holds: 0, destroyed: 0 };
 
   it("never two controllers, never a pool half applied once it settled", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(command, { minLength: 3, maxLength: 10 }), async (commands) => {
+        const fresh = await vaulted(orgs[0]!);
+        records[FRESH] = { vaultId: fresh.vaultId, envelopeId: fresh.e.envelope_id };
+        const holds: { vaultId: string; holdId: string; by: number }[] = [];
         const pools: { id: string; from: number; to: number; records: number[] }[] = [];
         const transfers: { id: string }[] = [];
         const accepted = new Set<string>();
@@ -110,6 +136,31 @@ describe("pools and single transfers interleaved", () => {
           } else if (c.op === "expire") {
             const later = new Date(Date.now() + 8 * 24 * 3600 * 1000);
             for (const shard of [1, 2]) await tendPools(jobContextOn(shard), later);
+          } else if (c.op === "hold") {
+            const actor = c.actor === "party" ? await controllerOf(c.record) : c.actor;
+            const vaultId = records[c.record]!.vaultId;
+            const res = await call("POST", `/partner/vault/${vaultId}/holds`, { key: orgs[actor]!.key, body: { reason: "litigation" } });
+            status = res.status;
+            if (res.status === 201) holds.push({ vaultId, holdId: res.body.data.hold_id, by: actor });
+            if (res.status === 201) tally.holds += 1;
+          } else if (c.op === "releaseHold" && holds.length) {
+            const [h] = holds.splice(c.pick % holds.length, 1);
+            status = (await call("DELETE", `/partner/vault/${h!.vaultId}/holds/${h!.holdId}`, { key: orgs[h!.by]!.key })).status;
+          } else if (c.op === "close") {
+            const actor = c.actor === "party" ? await controllerOf(FRESH) : c.actor;
+            status = (await call("POST", `/partner/vault/${records[FRESH]!.vaultId}/paid-off`, { key: orgs[actor]!.key, body: {} })).status;
+          } else if (c.op === "destroy") {
+            const actor = c.actor === "party" ? await controllerOf(c.record) : c.actor;
+            const vaultId = records[c.record]!.vaultId;
+            try {
+              await destroyRecord(orgContextOf(orgs[actor]!.orgId, vaultId), { vaultId, by: { orgId: orgs[actor]!.orgId }, asOf: LATER() });
+              tally.destroyed += 1;
+            } catch (err) {
+              if (!(err instanceof ApiError)) throw err;
+              status = err.status;
+            }
+          } else if (c.op === "cron") {
+            for (const shard of [1, 2]) tally.destroyed += (await destroyExpired(jobContextOn(shard), LATER())).destroyed;
           }
           expect(OK.has(status), `${JSON.stringify(c)} answered ${status}`).toBe(true);
         }
@@ -136,6 +187,9 @@ describe("pools and single transfers interleaved", () => {
           const replay = auditControl(results, row.org_id!);
           expect(replay.unauthorized).toEqual([]);
           expect([replay.controllerOrgId, replay.pledgorOrgId]).toEqual([row.controller_org_id, row.pledgor_org_id]);
+          // a destruction never took a held record: no hold in force on the chain up to its entry
+          const destroyedAt = results.findIndex((e) => e.action === "vault.destroyed");
+          if (destroyedAt >= 0) expect(holdsInForce(results.slice(0, destroyedAt)), `${r.vaultId} destroyed under a hold`).toEqual([]);
         }
         // each pool, settled: all its records moved exactly once (accepted), or none and none held
         for (const pool of pools) {
@@ -158,5 +212,7 @@ describe("pools and single transfers interleaved", () => {
     expect(tally.poolsOffered).toBeGreaterThan(0);
     expect(tally.poolsAccepted).toBeGreaterThan(0);
     expect(tally.singles).toBeGreaterThan(0);
+    expect(tally.holds).toBeGreaterThan(0);
+    expect(tally.destroyed).toBeGreaterThan(0);
   }, 600_000);
 });
