@@ -1,7 +1,7 @@
 import { ApiFailure, callApi, fetchBytes } from "../shared/api";
 import { byId, clearNotice, finalScreen, h, notice, tellParent } from "../shared/dom";
 import { embedFailureText, openEmbedSession, takeEmbedToken } from "../shared/embed";
-import { renderPdf } from "../shared/pdf-view";
+import { loadPdfViewer } from "../shared/pdf-loader";
 import { buildFieldControl, documentOrder, type FieldControl } from "./fields";
 import { SignatureDialog } from "./signature-dialog";
 import { payAfterSigning } from "./payment";
@@ -24,6 +24,7 @@ const failedScreen = (failure: ApiFailure) =>
 /** Opens the page: a signer's link carries the slug; an embedded page exchanges its token for it. */
 async function start() {
   const { mode, slug, envelopeId } = document.body.dataset;
+  void loadPdfViewer();
   try {
     if (mode === "link" && slug) return await new SigningPage(slug).open();
     const token = envelopeId ? takeEmbedToken("sign", envelopeId) : null;
@@ -113,6 +114,7 @@ class SigningPage {
       if (err instanceof ApiFailure && err.code === "consent_required" && this.reopened++ < 2) return this.open();
       throw err;
     }
+    const { renderPdf } = await loadPdfViewer();
     const pages = await renderPdf(doc, bytes, t("page_label"));
     const byPage = new Map(pages.map((p) => [p.number, p]));
     const dialog = new SignatureDialog(signer.name);
