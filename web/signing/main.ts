@@ -1,4 +1,4 @@
-import { ApiFailure, callApi, fetchBytes } from "../shared/api";
+import { ApiFailure, callApi, fetchBytes, localizeApiErrors } from "../shared/api";
 import { byId, clearNotice, finalScreen, h, notice, tellParent } from "../shared/dom";
 import { embedFailureText, openEmbedSession, takeEmbedToken } from "../shared/embed";
 import { loadPdfViewer } from "../shared/pdf-loader";
@@ -10,7 +10,10 @@ import { verifyPhone } from "./otp";
 import { askConsent, consentPending, withdrawConsent } from "./consent";
 import { awaitCopy, completionScreen } from "./completion";
 import type { PageState, SubmittedValue } from "./types";
-import { formatDate, setLocale, t } from "../i18n";
+import { apiErrorText, formatDate, setLocale, t } from "../i18n";
+
+// the API's errors the page knows by code are shown in the page's language (the server's text is English)
+localizeApiErrors(apiErrorText);
 
 const ENDED: Record<number, () => string> = {
   410: () => t("ended_410"),
