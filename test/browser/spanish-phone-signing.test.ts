@@ -71,7 +71,7 @@ describe("a Spanish consumer signs on a phone, with a texted code and an attachm
 
     // 4. a file of a type the field does not take: the service's refusal, in Spanish (its code mapped to the page's words)
     await page.getByLabel("Archivo para Proof of income").setInputFiles({ name: "notas.txt", mimeType: "text/plain", buffer: Buffer.from("ingresos mensuales: 5200") });
-    await expect.poll(() => page.locator(".attach-status").textContent()).toBe("Proof of income: no se adjuntó el archivo. Este campo no acepta este tipo de archivo.");
+    await expect.poll(() => page.locator(".attach-status").textContent()).toBe("Proof of income: no se adjuntó el archivo. Este campo acepta archivos PDF, PNG; el archivo enviado no es de ese tipo.");
 
     // the attachment uploaded
     await page.getByLabel("Archivo para Proof of income").setInputFiles({ name: "talon-de-pago.pdf", mimeType: "application/pdf", buffer: Buffer.from(await contractPdf(1, "Pay stub")) });

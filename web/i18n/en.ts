@@ -178,7 +178,7 @@ export const en = {
   api_kba_daily_limit: "You have used today's attempts at the identity questions. Try again later.",
   api_attachment_empty: "The file is empty.",
   api_attachment_too_large: "The file is larger than {max_mb} MB.",
-  api_attachment_type_not_accepted: "This field does not take this kind of file.",
+  api_attachment_type_not_accepted: "This field takes {accepted} files; the file sent is not one of them.",
   api_attachment_unreadable: "The image could not be read.",
   api_attachment_dimensions: "The image is too large (too many pixels). Send a smaller one.",
 } as const;

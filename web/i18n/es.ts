@@ -166,7 +166,7 @@ export const es: PageMessages = {
   api_kba_daily_limit: "Ya usó los intentos de hoy para las preguntas de identidad. Inténtelo más tarde.",
   api_attachment_empty: "El archivo está vacío.",
   api_attachment_too_large: "El archivo pesa más de {max_mb} MB.",
-  api_attachment_type_not_accepted: "Este campo no acepta este tipo de archivo.",
+  api_attachment_type_not_accepted: "Este campo acepta archivos {accepted}; el archivo enviado no es de ese tipo.",
   api_attachment_unreadable: "No se pudo leer la imagen.",
   api_attachment_dimensions: "La imagen es demasiado grande (tiene demasiados píxeles). Envíe una más pequeña.",
 };

@@ -50,5 +50,8 @@ export function apiErrorText(code: string | undefined, details: unknown): string
   if (!key) return undefined;
   const values: Record<string, string | number> = details && typeof details === "object" ? { ...(details as Record<string, string | number>) } : {};
   if (typeof values.max_bytes === "number") values.max_mb = Math.round(values.max_bytes / 1024 / 1024);
+  // the types a field takes, as the server names them (application/pdf: PDF)
+  const accept = (details as { accept?: unknown } | null)?.accept;
+  if (Array.isArray(accept)) values.accepted = accept.map((type) => String(type).split("/").pop()!.toUpperCase()).join(", ");
   return t(key, values);
 }
