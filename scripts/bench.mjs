@@ -3,7 +3,7 @@
 // key and an envelope through the operator API, load-tests a few routes with autocannon, and sizes
 // the deploy bundle. Each entry of `sections` is an async function returning a table to print;
 // later figures are added there. Env: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50),
-// BENCH_ONLY (comma-separated section names: latency, vault, templates, signing, bulk, webhooks, bundle, pdfmem, pdfbombs, control, evidence, shards, capacity, devstart, portfolio, monthend).
+// BENCH_ONLY (comma-separated section names: latency, vault, templates, signing, bulk, webhooks, bundle, pdfmem, pdfbombs, control, evidence, shards, capacity, devstart, portfolio, monthend, page).
 // The devstart section (scripts/lib/bench-devstart.mjs) times `npm run dev` in a scratch copy of the working tree, fresh and
 // restarted, until /health answers (BENCH_DEVSTART_RUNS, default 2); it needs no bench server: BENCH_ONLY=devstart starts none.
 // The capacity section (scripts/bench-capacity.mjs) measures one envelope lifecycle's D1/R2/Queue/DO/CPU use in the
@@ -34,6 +34,7 @@ import { shardsSection } from "./bench-shards.mjs";
 import { devStartSection } from "./lib/bench-devstart.mjs";
 import { portfolioSection as portfolio } from "./bench-portfolio.mjs";
 import { monthendSection } from "./bench-monthend.mjs";
+import { pageSection } from "./bench-page.mjs";
 
 const DURATION = positiveInt("BENCH_DURATION", 10);
 const CONNECTIONS = positiveInt("BENCH_CONNECTIONS", 50);
@@ -689,9 +690,9 @@ function portfolioSection(ctx) {
   return portfolio(ctx, workerdPeakKib);
 }
 
-const ALL_SECTIONS = { latency: latencySection, vault: vaultSection, templates: templatesSection, signing: signingSection, bulk: bulkSection, webhooks: webhookSection, bundle: bundleSection, pdfmem: pdfMemorySection, pdfbombs: pdfBombsSection, control: controlSection, evidence: evidenceSection, shards: shardsSection, capacity: capacitySection, devstart: devStartSection, portfolio: portfolioSection, monthend: monthendSection };
+const ALL_SECTIONS = { latency: latencySection, vault: vaultSection, templates: templatesSection, signing: signingSection, bulk: bulkSection, webhooks: webhookSection, bundle: bundleSection, pdfmem: pdfMemorySection, pdfbombs: pdfBombsSection, control: controlSection, evidence: evidenceSection, shards: shardsSection, capacity: capacitySection, devstart: devStartSection, portfolio: portfolioSection, monthend: monthendSection, page: pageSection };
 // sections that start their own servers: when only these are chosen, no bench server is started
-const SERVERLESS = new Set([devStartSection, portfolioSection, monthendSection]);
+const SERVERLESS = new Set([devStartSection, portfolioSection, monthendSection, pageSection]);
 // BENCH_ONLY=latency,vault runs a subset (names: the keys above); default: all, in this order.
 const only = (process.env.BENCH_ONLY ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 const unknownSections = only.filter((name) => !(name in ALL_SECTIONS));

@@ -5,6 +5,7 @@ import { frameAncestorsFor } from "../services/embed/frame-ancestors";
 import { signingShell } from "./signing-shell";
 import { pageNeedsStripe } from "../services/payments/page-needs-stripe";
 import { findSignerByCredential } from "../services/signers/resolve-credential";
+import { pageLocaleFor } from "../services/i18n/page-locale";
 
 const SLUG = /^[A-Za-z0-9_-]{16,128}$/;
 const ID = /^env_[A-Za-z0-9_-]{8,64}$/;
@@ -32,15 +33,21 @@ type PageContext = Parameters<typeof signingShell>[0];
 
 async function linkPage(c: PageContext, slug: string) {
   const signer = SLUG.test(slug) ? await findSignerByCredential(c.var.ctx, slug) : null;
-  // Sign + Pay: Stripe.js (and its CSP) only on the page of a payer whose payment is due; both reads at once
-  const [frameAncestors, stripe] = signer
-    ? await Promise.all([frameAncestorsFor(c.var.ctx, { signerId: signer.signerId }), pageNeedsStripe(c.var.ctx, { signerId: signer.signerId })])
-    : [[], false];
-  return signingShell(c, { mode: "link", slug, frameAncestors, stripe });
+  // Sign + Pay: Stripe.js (and its CSP) only on the page of a payer whose payment is due; the reads at once
+  const [frameAncestors, stripe, locale] = signer
+    ? await Promise.all([
+        frameAncestorsFor(c.var.ctx, { signerId: signer.signerId }),
+        pageNeedsStripe(c.var.ctx, { signerId: signer.signerId }),
+        pageLocaleFor(c.var.ctx, { signerId: signer.signerId }),
+      ])
+    : [[], false, "en" as const];
+  return signingShell(c, { mode: "link", slug, frameAncestors, stripe, locale });
 }
 
 async function widgetPage(c: PageContext, mode: "embed-sign" | "embed-vault", envelopeId: string) {
   const frameAncestors = ID.test(envelopeId) ? await frameAncestorsFor(c.var.ctx, { envelopeId }) : [];
   const stripe = mode === "embed-sign" && ID.test(envelopeId) && (await pageNeedsStripe(c.var.ctx, { envelopeId }));
-  return signingShell(c, { mode, envelopeId, frameAncestors, stripe });
+  // the vault widget is in English; the signing widget opens in its envelope's language
+  const locale = mode === "embed-sign" && ID.test(envelopeId) ? await pageLocaleFor(c.var.ctx, { envelopeId }) : "en";
+  return signingShell(c, { mode, envelopeId, frameAncestors, stripe, locale });
 }

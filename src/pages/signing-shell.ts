@@ -1,6 +1,9 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../lib/hono";
 import { frameAncestorsCsp } from "../services/embed/frame-ancestors";
+import type { Locale } from "../db/schema/locales";
+// the signing page's own catalogs (plain data): the shell's words are the page's, in the envelope's language
+import { PAGE_CATALOGS } from "../../web/i18n/catalogs";
 
 export type PageMode = "link" | "embed-sign" | "embed-vault";
 
@@ -24,9 +27,11 @@ const STRIPE_CSP = {
  * `frame-ancestors` is the organization's list of partner origins, so the page can be embedded in
  * an iframe on the partner's site and nowhere else.
  */
-export function signingShell(c: Context<AppEnv>, page: { mode: PageMode; slug?: string; envelopeId?: string; frameAncestors: string[]; stripe?: boolean }) {
+export function signingShell(c: Context<AppEnv>, page: { mode: PageMode; slug?: string; envelopeId?: string; frameAncestors: string[]; stripe?: boolean; locale?: Locale }) {
   const script = page.mode === "embed-vault" ? "/static/app/vault.js" : "/static/app/signing.js";
-  const title = page.mode === "embed-vault" ? "Vaulted document" : "Review and sign";
+  const lang = page.mode === "embed-vault" ? "en" : (page.locale ?? "en");
+  const words = PAGE_CATALOGS[lang];
+  const title = page.mode === "embed-vault" ? "Vaulted document" : words.page_title;
   c.header(
     "Content-Security-Policy",
     [
@@ -56,7 +61,7 @@ export function signingShell(c: Context<AppEnv>, page: { mode: PageMode; slug?: 
     .filter(Boolean)
     .join(" ");
   return c.html(`<!doctype html>
-<html lang="en">
+<html lang="${lang}">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -67,11 +72,11 @@ export function signingShell(c: Context<AppEnv>, page: { mode: PageMode; slug?: 
 ${page.stripe ? `  <script src="${STRIPE_JS}"></script>\n` : ""}  <script type="module" src="${script}"></script>
 </head>
 <body ${data}>
-  <a class="skip-link" href="#main">Skip to the document</a>
+  <a class="skip-link" href="#main">${words.skip_link}</a>
   <header class="bar" id="bar"><h1 id="title">${title}</h1></header>
   <div id="notice" class="notice" role="status" aria-live="polite"></div>
-  <main id="main" tabindex="-1"><p class="loading">Loading…</p></main>
-  <noscript><p class="notice notice-error">This page needs JavaScript to show the document.</p></noscript>
+  <main id="main" tabindex="-1"><p class="loading">${words.loading}</p></main>
+  <noscript><p class="notice notice-error">${words.noscript}</p></noscript>
 </body>
 </html>`);
 }

@@ -31,7 +31,13 @@ describe("a Spanish consumer signs on a phone, with a texted code and an attachm
     const page = await phonePage(suite.browser);
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(contract.url);
+    // the HTML itself is in Spanish before the script reads the state: its language, title and "Loading…"
+    const shell = await (await page.goto(contract.url))!.text();
+    expect(shell).toContain('<html lang="es">');
+    expect(shell).toContain("<title>Revisar y firmar</title>");
+    expect(shell).toContain('<p class="loading">Cargando…</p>');
+    expect(shell).toContain(">Ir al documento</a>");
+    expect(shell).not.toMatch(/Loading|Review and sign|Skip to/);
 
     // 1. the passcode, before anything else
     await page.getByRole("heading", { name: "Verifique su teléfono" }).waitFor();
@@ -63,7 +69,11 @@ describe("a Spanish consumer signs on a phone, with a texted code and an attachm
     expect(await attach.textContent()).toBe("Adjuntar archivo");
     await expectAccessible(page, "document (es)");
 
-    // 4. the attachment uploaded
+    // 4. a file of a type the field does not take: the service's refusal, in Spanish (its code mapped to the page's words)
+    await page.getByLabel("Archivo para Proof of income").setInputFiles({ name: "notas.txt", mimeType: "text/plain", buffer: Buffer.from("ingresos mensuales: 5200") });
+    await expect.poll(() => page.locator(".attach-status").textContent()).toBe("Proof of income: no se adjuntó el archivo. Este campo acepta archivos PDF, PNG; el archivo enviado no es de ese tipo.");
+
+    // the attachment uploaded
     await page.getByLabel("Archivo para Proof of income").setInputFiles({ name: "talon-de-pago.pdf", mimeType: "application/pdf", buffer: Buffer.from(await contractPdf(1, "Pay stub")) });
     await expect.poll(() => page.locator(".attach-status").textContent()).toBe("Proof of income: se adjuntó talon-de-pago.pdf");
     expect(await attach.textContent()).toBe("Reemplazar archivo: talon-de-pago.pdf");

@@ -11,6 +11,17 @@ export class ApiFailure extends Error {
   }
 }
 
+/**
+ * The page's own words for an error code it knows, in its language (set by the signing page from its
+ * catalogs); undefined keeps the server's text, which is English. The vault widget sets none.
+ */
+let localize: (code: string | undefined, details: unknown) => string | undefined = () => undefined;
+export function localizeApiErrors(fn: typeof localize) {
+  localize = fn;
+}
+/** The message a failed answer shows: the page's words for its code, else the server's `error`. */
+export const apiErrorMessage = (body: { error?: string; code?: string; details?: unknown }, fallback: string) => localize(body.code, body.details) ?? body.error ?? fallback;
+
 /** Same-origin JSON call; returns `data`, throws ApiFailure with the server's message. */
 export async function callApi<T>(path: string, init: RequestInit & { json?: unknown } = {}): Promise<T> {
   const headers = new Headers(init.headers);
@@ -33,7 +44,7 @@ export async function callApi<T>(path: string, init: RequestInit & { json?: unkn
   } catch {
     /* not JSON: fall through with the status */
   }
-  if (!res.ok) throw new ApiFailure(res.status, parsed.error ?? `The service answered ${res.status}`, parsed.details, parsed.code);
+  if (!res.ok) throw new ApiFailure(res.status, apiErrorMessage(parsed, `The service answered ${res.status}`), parsed.details, parsed.code);
   return parsed.data as T;
 }
 
@@ -44,8 +55,8 @@ export async function fetchBytes(url: string): Promise<Uint8Array> {
     let message = `The document could not be loaded (${res.status})`;
     let code: string | undefined;
     try {
-      const body = (await res.json()) as { error?: string; code?: string };
-      message = body.error ?? message;
+      const body = (await res.json()) as { error?: string; code?: string; details?: unknown };
+      message = apiErrorMessage(body, message);
       code = body.code;
     } catch {
       /* keep the status message */

@@ -5,6 +5,11 @@ import { h } from "./dom";
 const PDFJS = "/static/vendor/pdfjs";
 GlobalWorkerOptions.workerSrc = `${PDFJS}/pdf.worker.min.mjs`;
 
+/** pdf.js talks to this worker (started early by ./pdf-loader.ts) instead of starting its own. */
+export function useWorker(worker: Worker) {
+  GlobalWorkerOptions.workerPort ??= worker;
+}
+
 const EAGER_PAGES = 20;
 
 export type RenderedPage = { number: number; wrapper: HTMLElement; width: number; height: number };

@@ -1,4 +1,5 @@
 import { h } from "../shared/dom";
+import { apiErrorMessage } from "../shared/api";
 import type { RenderedPage } from "../shared/pdf-view";
 import type { Area, Field } from "./types";
 import { t as pageT } from "../i18n";
@@ -28,14 +29,14 @@ function upload(url: string, file: File, progress: (percent: number) => void): P
     xhr.upload.onprogress = (e) => e.lengthComputable && progress(Math.round((e.loaded / e.total) * 100));
     xhr.onerror = () => reject(new Error(t("network")));
     xhr.onload = () => {
-      let body: { data?: Uploaded; error?: string } = {};
+      let body: { data?: Uploaded; error?: string; code?: string; details?: unknown } = {};
       try {
         body = JSON.parse(xhr.responseText) as typeof body;
       } catch {
         /* keep the status */
       }
       if (xhr.status >= 200 && xhr.status < 300 && body.data) resolve(body.data);
-      else reject(new Error(body.error ?? `HTTP ${xhr.status}`));
+      else reject(new Error(apiErrorMessage(body, `HTTP ${xhr.status}`)));
     };
     const form = new FormData();
     form.append("file", file);

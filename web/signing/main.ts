@@ -1,7 +1,7 @@
-import { ApiFailure, callApi, fetchBytes } from "../shared/api";
+import { ApiFailure, callApi, fetchBytes, localizeApiErrors } from "../shared/api";
 import { byId, clearNotice, finalScreen, h, notice, tellParent } from "../shared/dom";
 import { embedFailureText, openEmbedSession, takeEmbedToken } from "../shared/embed";
-import { renderPdf } from "../shared/pdf-view";
+import { loadPdfViewer } from "../shared/pdf-loader";
 import { buildFieldControl, documentOrder, type FieldControl } from "./fields";
 import { SignatureDialog } from "./signature-dialog";
 import { payAfterSigning } from "./payment";
@@ -10,7 +10,10 @@ import { verifyPhone } from "./otp";
 import { askConsent, consentPending, withdrawConsent } from "./consent";
 import { awaitCopy, completionScreen } from "./completion";
 import type { PageState, SubmittedValue } from "./types";
-import { formatDate, setLocale, t } from "../i18n";
+import { apiErrorText, formatDate, setLocale, t } from "../i18n";
+
+// the API's errors the page knows by code are shown in the page's language (the server's text is English)
+localizeApiErrors(apiErrorText);
 
 const ENDED: Record<number, () => string> = {
   410: () => t("ended_410"),
@@ -24,6 +27,7 @@ const failedScreen = (failure: ApiFailure) =>
 /** Opens the page: a signer's link carries the slug; an embedded page exchanges its token for it. */
 async function start() {
   const { mode, slug, envelopeId } = document.body.dataset;
+  void loadPdfViewer();
   try {
     if (mode === "link" && slug) return await new SigningPage(slug).open();
     const token = envelopeId ? takeEmbedToken("sign", envelopeId) : null;
@@ -113,6 +117,7 @@ class SigningPage {
       if (err instanceof ApiFailure && err.code === "consent_required" && this.reopened++ < 2) return this.open();
       throw err;
     }
+    const { renderPdf } = await loadPdfViewer();
     const pages = await renderPdf(doc, bytes, t("page_label"));
     const byPage = new Map(pages.map((p) => [p.number, p]));
     const dialog = new SignatureDialog(signer.name);

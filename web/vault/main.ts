@@ -1,7 +1,7 @@
 import { ApiFailure, fetchBytes } from "../shared/api";
 import { byId, finalScreen, h, humanize, notice } from "../shared/dom";
 import { embedFailureText, openEmbedSession, takeEmbedToken } from "../shared/embed";
-import { renderPdf } from "../shared/pdf-view";
+import { loadPdfViewer } from "../shared/pdf-loader";
 
 type VaultSession = {
   envelope_id: string;
@@ -68,7 +68,8 @@ async function start() {
   main.replaceChildren(h("div", { class: "vault-layout" }, h("div", { class: "vault-side" }, summary, certificate), doc));
   if (!vault.compliance.compliant) notice("Not every UCC §9-105 check is satisfied for this copy: see the certificate for the ones that fail.", "error");
   try {
-    await renderPdf(doc, await fetchBytes(vault.download.url), "Vaulted page");
+    const [{ renderPdf }, bytes] = await Promise.all([loadPdfViewer(), fetchBytes(vault.download.url)]);
+    await renderPdf(doc, bytes, "Vaulted page");
   } catch (err) {
     doc.replaceChildren(h("p", { class: "notice notice-error" }, `The preview could not be shown (${err instanceof Error ? err.message : "error"}); the download still works.`));
   }

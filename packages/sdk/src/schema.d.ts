@@ -5332,6 +5332,11 @@ export interface components {
             email: string | null;
             /** @description The envelope's language; null: the organization's `default_locale` */
             locale: components["schemas"]["Locale"] | null;
+            /**
+             * @description The phone the signer's code is texted to (auth `sms_otp`), masked as the signing page shows it; null: the link alone
+             * @example +1******4567
+             */
+            phone: string | null;
             /** @enum {string} */
             status: "pending" | "running" | "sent" | "failed" | "skipped" | "cancelled";
             envelope_id: string | null;
@@ -5390,6 +5395,10 @@ export interface components {
             /** @description The language (`en`, `es`) of some clients' envelopes, by customer id; the others take the organization's `default_locale` */
             locales?: {
                 [key: string]: components["schemas"]["Locale"] & unknown;
+            };
+            /** @description Some clients' phones (E.164), by customer id: their envelope's signer is sent with `auth: "sms_otp"` and asked for a 6-digit code texted to it before the document, as a single send's signer is. The others sign with the link alone */
+            phones?: {
+                [key: string]: string;
             };
         };
         EmbedSettings: {

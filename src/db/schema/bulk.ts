@@ -73,6 +73,8 @@ export const bulkItems = sqliteTable(
     email: text("email"),
     /** the item's language; null: the batch's envelopes take the organization's default */
     locale: text("locale", { enum: LOCALES }),
+    /** the client's phone (E.164): their envelope's signer is asked for a texted code (auth sms_otp); null: the link alone */
+    phone: text("phone"),
     status: text("status", { enum: BULK_ITEM_STATUSES }).notNull(),
     envelopeKey: text("envelope_key").notNull().unique(),
     envelopeId: text("envelope_id"),

@@ -20,9 +20,12 @@ export const clientOf = (item: ChunkItem): ClientData | null =>
   item.client_email ? { name: item.client_name!, email: item.client_email, primary_contact_name: item.client_contact } : null;
 
 /** The signers of spec 4.8's table: the client first (or at once with the sender), the sender as the second party. */
-export function bulkSigners(batch: Pick<BatchRow, "preserve_signing_order" | "add_me_as_signer">, roles: string[], client: ClientData, sender: Sender) {
+export function bulkSigners(batch: Pick<BatchRow, "preserve_signing_order" | "add_me_as_signer">, roles: string[], client: ClientData, sender: Sender, phone: string | null) {
   const contact = client.primary_contact_name?.trim() || client.name;
-  const signers = [{ role: roles[0]!, email: client.email, name: contact, routing_order: 1 }];
+  // an item with a phone: the client's signer asks for the texted code, as `auth: "sms_otp"` on a single send
+  const signers: { role: string; email: string; name: string; routing_order: number; auth?: "sms_otp"; phone?: string }[] = [
+    { role: roles[0]!, email: client.email, name: contact, routing_order: 1, ...(phone ? { auth: "sms_otp" as const, phone } : {}) },
+  ];
   if (batch.add_me_as_signer === 1) signers.push({ role: roles[1]!, email: sender.email, name: sender.name, routing_order: batch.preserve_signing_order === 1 ? 2 : 1 });
   return signers;
 }

@@ -210,16 +210,16 @@ export function batchItemsDelete(db: ShardDb, batchId: string): D1PreparedStatem
 /** The batch's new items, only while the batch is editable. */
 export function batchItemsInsert(
   db: ShardDb,
-  input: { batchId: string; orgId: string; rows: Pick<ItemRow, "id" | "position" | "customer_id" | "customer_name" | "email" | "locale" | "status" | "envelope_key">[]; at: string },
+  input: { batchId: string; orgId: string; rows: Pick<ItemRow, "id" | "position" | "customer_id" | "customer_name" | "email" | "locale" | "phone" | "status" | "envelope_key">[]; at: string },
 ): D1PreparedStatement {
   // One statement for every row, whatever their number: D1 runs at most 1,000 statements per invocation
   // (one INSERT per client made 1,000 clients ~1,020), binds at most 100 values per statement and allows
   // few terms in a compound SELECT, so the rows travel as one JSON array and json_each unfolds them.
   return db
     .prepare(
-      `INSERT INTO bulk_items (id, batch_id, org_id, position, customer_id, customer_name, email, locale, status, envelope_key, attempts, created_at, updated_at)
+      `INSERT INTO bulk_items (id, batch_id, org_id, position, customer_id, customer_name, email, locale, phone, status, envelope_key, attempts, created_at, updated_at)
        SELECT json_extract(value, '$.id'), ?, ?, json_extract(value, '$.position'), json_extract(value, '$.customer_id'), json_extract(value, '$.customer_name'),
-              json_extract(value, '$.email'), json_extract(value, '$.locale'), json_extract(value, '$.status'), json_extract(value, '$.envelope_key'), 0, ?, ?
+              json_extract(value, '$.email'), json_extract(value, '$.locale'), json_extract(value, '$.phone'), json_extract(value, '$.status'), json_extract(value, '$.envelope_key'), 0, ?, ?
        FROM json_each(?) WHERE ${EDITABLE}`,
     )
     .bind(input.batchId, input.orgId, input.at, input.at, JSON.stringify(input.rows), input.batchId);

@@ -194,7 +194,7 @@ async function processItem(state: RunState, item: ItemRow): Promise<"done" | "re
     }
     if (envelope.status === "preparing") {
       hooks.checkpoint("item_before_send");
-      await sendEnvelope(ctx, { envelopeId: item.envelope_key, body: { send_email: true, signers: bulkSigners(batch, state.master.roles, client, state.sender) } });
+      await sendEnvelope(ctx, { envelopeId: item.envelope_key, body: { send_email: true, signers: bulkSigners(batch, state.master.roles, client, state.sender, item.phone) } });
       hooks.checkpoint("item_sent");
     }
     await settleItem(db, batch.id, item, { status: "sent", error: null });

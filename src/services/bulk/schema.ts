@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { LocaleSchema } from "../i18n/schema";
 import { BULK_BATCH_STATUSES, BULK_ITEM_STATUSES } from "../../db/schema";
 import { PROVIDER_INSTANCES } from "../templates/schema";
+import { PHONE_PATTERN } from "../signers/schema";
 
 /** Spec part 8: 1 to 1,000 clients per batch. */
 export const MAX_BULK_ITEMS = 1000;
@@ -57,6 +58,13 @@ export const SetItemsBody = z
       .record(Id, LocaleSchema)
       .optional()
       .openapi({ description: "The language (`en`, `es`) of some clients' envelopes, by customer id; the others take the organization's `default_locale`" }),
+    phones: z
+      .record(Id, z.string().regex(PHONE_PATTERN, "an E.164 phone number such as +15551234567"))
+      .optional()
+      .openapi({
+        description:
+          "Some clients' phones (E.164), by customer id: their envelope's signer is sent with `auth: \"sms_otp\"` and asked for a 6-digit code texted to it before the document, as a single send's signer is. The others sign with the link alone",
+      }),
   })
   .openapi("SetBulkItems", { example: { customer_ids: ["cust_4k9m2x7q1c8v5b3n6p0r2t4w6y", "cust_7h3k9m2x4q1c8v5b3n6p0r2t4w"] } });
 
@@ -103,6 +111,7 @@ export const BatchItemSchema = z
     customer_name: z.string(),
     email: z.string().nullable(),
     locale: LocaleSchema.nullable().openapi({ description: "The envelope's language; null: the organization's `default_locale`" }),
+    phone: z.string().nullable().openapi({ example: "+1******4567", description: "The phone the signer's code is texted to (auth `sms_otp`), masked as the signing page shows it; null: the link alone" }),
     status: z.enum(BULK_ITEM_STATUSES),
     envelope_id: z.string().nullable(),
     error: z.string().nullable(),

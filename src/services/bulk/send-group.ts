@@ -64,7 +64,7 @@ export async function sendGroup(state: RunState, items: ChunkItem[]): Promise<Ch
           envelope,
           facts: { roles: facts!.roles.get(envelope.id) ?? [], hasDocument: facts!.documents.has(envelope.id), hasPayment: facts!.payments.has(envelope.id) },
           orgName: state.orgName,
-          signers: bulkSigners(batch, state.master.roles, clientOf(item)!, state.sender),
+          signers: bulkSigners(batch, state.master.roles, clientOf(item)!, state.sender, item.phone),
           senderEmail: state.sender.email,
         });
       } catch {

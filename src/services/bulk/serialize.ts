@@ -1,3 +1,4 @@
+import { maskPhone } from "../otp/mask-phone";
 import { conflict } from "../../lib/errors";
 import type { BatchRow, ItemRow } from "./repository";
 
@@ -61,6 +62,7 @@ export function itemDetail(i: ItemRow) {
     customer_name: i.customer_name,
     email: i.email,
     locale: i.locale,
+    phone: i.phone ? maskPhone(i.phone) : null,
     status: i.status,
     envelope_id: i.envelope_id,
     error: i.error,

@@ -50,7 +50,7 @@ async function customersById(ctx: OrgContext, db: ShardDb, ids: string[]): Promi
  * reserves the id its envelope will have (exactly once per client, see run-chunk.ts). The batch becomes
  * `ready` once it has a client.
  */
-export async function setBatchItems(ctx: OrgContext, input: { batchId: string; customerIds: string[]; locales?: Record<string, Locale> }) {
+export async function setBatchItems(ctx: OrgContext, input: { batchId: string; customerIds: string[]; locales?: Record<string, Locale>; phones?: Record<string, string> }) {
   // the batch's shard, named by its id
   ctx = onShardOf(ctx, input.batchId);
   const { db, orgId } = ctx;
@@ -81,7 +81,7 @@ export async function setBatchItems(ctx: OrgContext, input: { batchId: string; c
   const skipped = kept.filter((k) => k.status === "skipped");
 
   // every row in one statement, whatever their number (see batchItemsInsert)
-  const rows = kept.map((r) => ({ id: r.id, position: r.position, customer_id: r.customer.id, customer_name: r.customer.name, email: r.email, locale: input.locales?.[r.customer.id] ?? null, status: r.status, envelope_key: r.envelopeKey }));
+  const rows = kept.map((r) => ({ id: r.id, position: r.position, customer_id: r.customer.id, customer_name: r.customer.name, email: r.email, locale: input.locales?.[r.customer.id] ?? null, phone: input.phones?.[r.customer.id] ?? null, status: r.status, envelope_key: r.envelopeKey }));
   const insert = batchItemsInsert(db, { batchId: batch.id, orgId, rows, at });
   const [guard] = await commitWithBatchAudit(
     db,

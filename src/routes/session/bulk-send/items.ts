@@ -24,6 +24,7 @@ export const route = createRoute(
 );
 
 export const handler: OrgRouteHandler<typeof route> = async (c) => {
-  const data = await setBatchItems(c.var.ctx, { batchId: c.req.valid("param").batch_id, customerIds: c.req.valid("json").customer_ids, locales: c.req.valid("json").locales });
+  const { customer_ids: customerIds, locales, phones } = c.req.valid("json");
+  const data = await setBatchItems(c.var.ctx, { batchId: c.req.valid("param").batch_id, customerIds, locales, phones });
   return c.json({ data }, 200);
 };

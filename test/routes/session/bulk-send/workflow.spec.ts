@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { batchRow, bulkStub, bulkTenant, envelopesPerClient, readyBatch, runToEnd, seedCustomers } from "../../../helpers/bulk";
 import { orgShardDb, shardDbOf } from "../../../helpers/shards";
+import { call } from "../../../helpers/api";
 
 async function signersOf(envelopeId: string) {
   const { results } = await shardDbOf(envelopeId).prepare("SELECT role, email, name, routing_order FROM signers WHERE envelope_id = ? ORDER BY routing_order, role").bind(envelopeId).all<{ role: string; email: string; name: string; routing_order: number }>();
@@ -67,6 +68,29 @@ describe("bulk send: the workflow sends one ordinary envelope per client", () =>
     if (addMe) expect(signers[1]).toMatchObject({ role: "dealer", email: t.senderEmail, name: "Sam Sender" });
     const who = (email: string) => (email === t.senderEmail ? "sender" : "client");
     expect((await invitedEmails(item.envelope_id)).map(who).sort()).toEqual(invited.sort());
+  });
+
+  it("a client given a phone signs after a texted code (auth sms_otp), as on a single send; the others with the link alone; a phone not in E.164 is refused", async () => {
+    const t = await bulkTenant();
+    const customers = await seedCustomers(t.orgId, 2);
+    const { batchId } = await readyBatch(t, { customers });
+    const bad = await t.as("POST", `/bulk-send/${batchId}/items`, { customer_ids: customers, phones: { [customers[0]!]: "956-555-0123" } });
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.body.details)).toContain("phones");
+    const set = await t.as("POST", `/bulk-send/${batchId}/items`, { customer_ids: customers, phones: { [customers[0]!]: "+19565550123" } });
+    expect(set.status).toBe(200);
+    expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
+    expect((await runToEnd(batchId)).status).toBe("completed");
+
+    const items = (await t.as("GET", `/bulk-send/${batchId}`)).body.data.items as { customer_id: string; phone: string | null; envelope_id: string; status: string }[];
+    const texted = items.find((i) => i.customer_id === customers[0])!;
+    const plain = items.find((i) => i.customer_id === customers[1])!;
+    expect(texted).toMatchObject({ status: "sent", phone: "+1******0123" });
+    expect(plain).toMatchObject({ status: "sent", phone: null });
+    // the partner reads the client's signer as one sent with auth sms_otp, not yet verified
+    const signer = async (envelopeId: string) => (await call("GET", `/partner/envelopes/${envelopeId}`, { key: t.key })).body.data.signers[0];
+    expect(await signer(texted.envelope_id)).toMatchObject({ auth: "sms_otp", otp: { phone: "+1******0123", verified: false } });
+    expect(await signer(plain.envelope_id)).toMatchObject({ auth: null, otp: null });
   });
 
   it("sends a client of a group exactly as a client sent on its own: same audit entries, events, signers and invitation", async () => {

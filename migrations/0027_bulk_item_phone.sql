@@ -1,0 +1,1 @@
+ALTER TABLE `bulk_items` ADD `phone` text;
