@@ -1,6 +1,6 @@
 // Regenerates the SDK's snapshot of the OpenAPI document (openapi.json) and its types (src/schema.d.ts).
 // The document comes from the Worker itself, with no server to start: the snapshot test
-// (test/sdk/openapi-snapshot.spec.ts) runs in the Workers test pool and, when the committed snapshot
+// (test/sdk/openapi-snapshot.spec.ts, run by test/sdk/suite.test.ts) runs in the Workers test pool and, when the committed snapshot
 // differs from the live document, prints the live one between markers; this script runs that test and
 // keeps what it printed. With OPENAPI_URL (e.g. http://localhost:8787/api/v2/openapi.json of a running
 // `npm run dev`) it fetches the document from there instead.
@@ -20,7 +20,7 @@ async function liveDocument() {
     if (!res.ok) throw new Error(`${process.env.OPENAPI_URL} answered ${res.status}`);
     return await res.json();
   }
-  const run = spawnSync("npx", ["vitest", "run", "test/sdk/openapi-snapshot.spec.ts"], {
+  const run = spawnSync("npx", ["vitest", "run", "test/sdk/suite.test.ts", "-t", "OpenAPI snapshot"], {
     cwd: root,
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024,
