@@ -5,7 +5,7 @@ import type { Env } from "../../src/env";
 import { retryEmails } from "../../src/jobs/retry-emails";
 import { openOutboxEmail } from "../../src/services/email/outbox";
 import { newTenant } from "../helpers/api";
-import { jobContext } from "../helpers/context";
+import { jobContextOf } from "../helpers/context";
 import { invitationSlug, outboxOf, sendableEnvelope, type OutboxEmailRow } from "../helpers/signing";
 import { signing } from "../helpers/signing-flow";
 import { orgShardDb, settleEarlierEmails } from "../helpers/shards";
@@ -138,7 +138,7 @@ describe("the email as delivered carries a working link; the row is scrubbed aft
     const slug = await invitationSlug(envelopeId, "jane@example.com");
     await expectNoSigningPower(failed, slug);
 
-    await retryEmails(jobContext(sendEnv), new Date(Date.now() + 2 * 60_000));
+    await retryEmails(jobContextOf(envelopeId, sendEnv), new Date(Date.now() + 2 * 60_000));
     const [first, retried] = await received(base, failed.id);
     expect(retried!.body.Metadata.email_id).toBe(failed.id);
     expect(deliveredLink(retried!.body)).toBe(deliveredLink(first!.body));
@@ -156,7 +156,7 @@ describe("the email as delivered carries a working link; the row is scrubbed aft
     const base = standIn("fail-first/1");
     const envelopeId = await sendWith(postmarkEnv(base));
     const failed = await rowOf(envelopeId);
-    await retryEmails(jobContext(postmarkEnv(base, { EMBED_TOKEN_SECRET: "rotated-embed-secret-0123456789abcdef" })), new Date(Date.now() + 2 * 60_000));
+    await retryEmails(jobContextOf(envelopeId, postmarkEnv(base, { EMBED_TOKEN_SECRET: "rotated-embed-secret-0123456789abcdef" })), new Date(Date.now() + 2 * 60_000));
     expect(await received(base, failed.id)).toHaveLength(1);
     const row = await rowOf(envelopeId);
     expect(row).toMatchObject({ status: "failed", attempts: 1, next_attempt_at: null, link_sealed: null });
