@@ -7,6 +7,7 @@ import { makePdf } from "../helpers/pdf";
 import { completedEnvelope, compliance, vaultRecord } from "../helpers/vault";
 import { allShardDbs, orgShardNumber, shardDb, shardDbOf } from "../helpers/shards";
 import { jobContextOn } from "../helpers/context";
+import { party, vaulted } from "../helpers/control";
 
 /** The shard the test's vault records are on (its organization's): each shard keeps its own sweep cursor. */
 let shard = 1;
@@ -92,6 +93,26 @@ describe("weekly integrity sweep", () => {
     expect(await sweepRows(envelopes[0]!.envelope_id)).toEqual([1, 1]);
     const events = await shardDbOf(tampered.envelope_id).prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'vault.tamper_detected'").bind(tampered.envelope_id).first<{ n: number }>();
     expect(events!.n).toBe(1);
+  });
+
+  it("passes over a destroyed record, whose objects are gone, without failing, stalling or reporting tamper, and checks the others", async () => {
+    const t = await party("Dealer");
+    shard = await orgShardNumber(t.orgId);
+    const [gone, kept] = [await vaulted(t), await vaulted(t)];
+    const vaultId = gone.vaultId;
+    expect((await call("POST", `/partner/vault/${vaultId}/paid-off`, { key: t.key, body: { reference: "Payoff" } })).status).toBe(200);
+    await shardDbOf(vaultId).prepare("UPDATE vault_records SET retain_until = ? WHERE id = ?").bind(new Date(Date.now() - 86_400_000).toISOString(), vaultId).run();
+    const destroyed = await call("POST", `/partner/vault/${vaultId}/destroy`, { key: t.key });
+    expect(destroyed.status, JSON.stringify(destroyed.body)).toBe(200);
+    expect(await env.DOCS.head(gone.record.authoritative_key)).toBeNull();
+
+    // the whole shard's cycle runs to its end: no run throws on the missing objects or stops short of them
+    const limits = { maxDocuments: 5, maxBytes: UNBOUNDED_BYTES };
+    await finishCycle(await startIntegritySweep(ctx(), new Date(), limits), limits);
+    expect(await sweepRows(gone.e.envelope_id)).toEqual([]);
+    expect(await sweepRows(kept.e.envelope_id)).toEqual([1]);
+    const tamper = await shardDbOf(gone.e.envelope_id).prepare("SELECT COUNT(*) AS n FROM events WHERE envelope_id = ? AND type = 'vault.tamper_detected'").bind(gone.e.envelope_id).first<{ n: number }>();
+    expect(tamper!.n).toBe(0);
   });
 
   it("bounds each invocation by bytes as well, always taking at least one document", async () => {

@@ -68,6 +68,11 @@ export const vaultRecords = sqliteTable(
     destroyedAt: text("destroyed_at"),
     destructionCertificate: text("destruction_certificate", { mode: "json" }).$type<Record<string, unknown>>(),
     destructionJws: text("destruction_jws"),
+    /**
+     * The R2 keys a destruction still has to delete (JSON array), set with `destroyed` and cleared once every
+     * delete succeeded; the destruction cron retries them every minute until then (docs/control.md "Retention").
+     */
+    pendingDeletions: text("pending_deletions", { mode: "json" }).$type<string[]>(),
     /** the PAdES baseline level of the authoritative copy's seal at vaulting (docs/evidence.md); never changes after */
     evidenceLevel: text("evidence_level").notNull().default("B-B"),
     /**
@@ -86,6 +91,8 @@ export const vaultRecords = sqliteTable(
     index("vault_records_pledgor_idx").on(t.pledgorOrgId, t.storedAt),
     // the destruction cron's walk: closed records whose retention has passed
     index("vault_records_retain_idx").on(t.retainUntil),
+    // the cron's retry of deletions that failed: only records with some left
+    index("vault_records_pending_deletions_idx").on(t.id).where(sql`pending_deletions IS NOT NULL`),
   ],
 );
 

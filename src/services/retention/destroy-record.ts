@@ -6,9 +6,9 @@ import { commitControl } from "../control/commit-control";
 import { assertController, readControl, type ControlState } from "../control/state";
 import type { DestructionView } from "../control/view";
 import { signWithSeal } from "../evidence/attestation";
-import { vaultKeys } from "../vault/keys";
 import { destroyedUpdate, listActiveHolds, type HoldRow, type VaultRecordRow } from "../vault/repository";
 import { DESTROYED_REMAINS } from "../vault/signed-url";
+import { deletePending, filesToDelete, type DestroyedFile } from "./destroyed-files";
 import { recordParties, RECORD_DESTROYED } from "./holds";
 
 // Destruction of a closed record after its retention period (docs/control.md "Retention").
@@ -40,31 +40,12 @@ export function destructionRefusal(record: Pick<VaultRecordRow, "control_status"
   return null;
 }
 
-/** The R2 objects a destruction deletes: the authoritative copy, the marked and paper-out copies, every evidence bundle. Certificates and evidence records stay. */
-async function filesToDelete(bucket: R2Bucket, record: VaultRecordRow): Promise<{ key: string; file: string; sha256: string | null }[]> {
-  const keys = vaultKeys(record.org_id, record.envelope_id, record.id);
-  const out: { key: string; file: string; sha256: string | null }[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await bucket.list({ prefix: keys.dir, cursor });
-    for (const object of page.objects) {
-      const name = object.key.slice(keys.dir.length);
-      if (name === "authoritative.pdf") out.push({ key: object.key, file: "authoritative.pdf", sha256: record.document_hash });
-      else if (name === "copy.pdf") out.push({ key: object.key, file: "copy.pdf", sha256: record.copy_hash });
-      else if (name === "paper-out.pdf") out.push({ key: object.key, file: "paper-out.pdf", sha256: null });
-      else if (name.startsWith("evidence-") && name.endsWith(".zip")) out.push({ key: object.key, file: name, sha256: null });
-    }
-    cursor = page.truncated ? page.cursor : undefined;
-  } while (cursor);
-  return out;
-}
-
 /**
  * POST /partner/vault/:vault_id/destroy (the controller) and the retention cron: destroys a closed record whose
  * `retain_until` has passed and that no legal hold keeps (409 `legal_hold`, which wins over 409 `retention_period`).
  * One step on the envelope's chain (`vault.destroyed`, with the destruction certificate's SHA-256), the record
  * `destroyed` with the certificate and the seal's JWS over it, a certificate version saying so, `vault.destroyed`
- * to every party; then the files are deleted. The commit comes first: a hold placed meanwhile advances the chain, so
+ * to every party; then the files are deleted (their keys kept on the record until they are, for the cron to retry). The commit comes first: a hold placed meanwhile advances the chain, so
  * the destruction re-plans and is refused; the record's update is guarded in SQL on the same rules as well.
  * `asOf` is the time the rules are judged at (the cron's scheduled time; now for a request).
  */
@@ -72,7 +53,7 @@ export async function destroyRecord(ctx: RequestContext, input: { vaultId: strin
   const first = await readControl(ctx.db, input.vaultId);
   if ("orgId" in input.by) assertController(first, input.by.orgId);
   const seal = await loadSealKey(ctx.env);
-  let files: Awaited<ReturnType<typeof filesToDelete>> = [];
+  let files: DestroyedFile[] = [];
   const result = await commitControl(ctx, input.vaultId, async (state: ControlState, at) => {
     if ("orgId" in input.by) assertController(state, input.by.orgId);
     const asOf = input.asOf ?? new Date(at);
@@ -80,7 +61,7 @@ export async function destroyRecord(ctx: RequestContext, input: { vaultId: strin
     const refusal = destructionRefusal(state.record, holds, asOf);
     if (refusal) throw refusal;
     const { record, envelope } = state;
-    files = await filesToDelete(ctx.env.DOCS, record);
+    files = await filesToDelete(ctx.db, ctx.env.DOCS, record);
     const certificate = {
       type: "vault-destruction-certificate",
       vault_id: record.id,
@@ -109,7 +90,7 @@ export async function destroyRecord(ctx: RequestContext, input: { vaultId: strin
         fromOrgId: record.controller_org_id,
         toOrgId: null,
         actingOrgId: "orgId" in input.by ? input.by.orgId : null,
-        statements: [destroyedUpdate(ctx.db, { vaultId: record.id, at, asOf: asOf.toISOString(), certificate, jws })],
+        statements: [destroyedUpdate(ctx.db, { vaultId: record.id, at, asOf: asOf.toISOString(), certificate, jws, pendingDeletions: files.map((f) => f.key) })],
         after: { control_status: "destroyed", destroyed_at: at },
         detail: { destroyed_by: certificate.destroyed_by, retain_until: record.retain_until, destruction_certificate_sha256: certificateSha256, deleted: certificate.deleted },
         eventData: { destroyed_at: at, destruction_certificate_sha256: certificateSha256 },
@@ -119,8 +100,9 @@ export async function destroyRecord(ctx: RequestContext, input: { vaultId: strin
       result: (): Destruction => ({ vault_id: record.id, status: "destroyed", destroyed_at: at, destruction: { certificate, jws } }),
     };
   });
-  // After the commit: the record is destroyed in every read and every download is refused; the bytes go now.
-  if (files.length > 0) await ctx.env.DOCS.delete(files.map((f) => f.key));
+  // After the commit: the record is destroyed in every read and every download is refused; the bytes go now. Their
+  // keys were written with the commit, so a delete that fails here (or a Worker that dies first) is retried by the cron.
+  if (files.length > 0) await deletePending(ctx.db, ctx.env.DOCS, result.vault_id, files.map((f) => f.key));
   return result;
 }
 

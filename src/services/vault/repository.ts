@@ -50,7 +50,7 @@ export type ControlColumns =
   | "destruction_jws";
 
 /** The vault record's INSERT: the vaulting organization is its originator and first controller; its first evidence record is due at once. */
-export function vaultRecordInsert(db: D1Database, row: Omit<VaultRecordRow, ControlColumns | "evidence_due_at">): D1PreparedStatement {
+export function vaultRecordInsert(db: D1Database, row: Omit<VaultRecordRow, ControlColumns | "evidence_due_at" | "pending_deletions">): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO vault_records (id, envelope_id, org_id, custodian_org_id, authoritative_key, document_hash, size_bytes, page_count,
@@ -400,15 +400,15 @@ export function holdRelease(db: D1Database, input: { holdId: string; actorId: st
  */
 export function destroyedUpdate(
   db: D1Database,
-  input: { vaultId: string; at: string; asOf: string; certificate: Record<string, unknown>; jws: string },
+  input: { vaultId: string; at: string; asOf: string; certificate: Record<string, unknown>; jws: string; pendingDeletions: string[] },
 ): D1PreparedStatement {
   return db
     .prepare(
-      `UPDATE vault_records SET control_status = 'destroyed', destroyed_at = ?, destruction_certificate = ?, destruction_jws = ?
+      `UPDATE vault_records SET control_status = 'destroyed', destroyed_at = ?, destruction_certificate = ?, destruction_jws = ?, pending_deletions = ?
        WHERE id = ? AND control_status IN ('paid_off', 'paper_out') AND retain_until IS NOT NULL AND retain_until <= ?
          AND NOT EXISTS (SELECT 1 FROM vault_holds WHERE vault_id = ? AND released_at IS NULL)`,
     )
-    .bind(input.at, JSON.stringify(input.certificate), input.jws, input.vaultId, input.asOf, input.vaultId);
+    .bind(input.at, JSON.stringify(input.certificate), input.jws, input.pendingDeletions.length > 0 ? JSON.stringify(input.pendingDeletions) : null, input.vaultId, input.asOf, input.vaultId);
 }
 
 /**

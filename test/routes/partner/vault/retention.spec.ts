@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { compactVerify, decodeProtectedHeader, importX509 } from "jose";
 import { destroyExpired } from "../../../../src/jobs/destroy-expired";
 import { call, operator } from "../../../helpers/api";
-import { jobContextOf } from "../../../helpers/context";
+import { destroyRecord } from "../../../../src/services/retention/destroy-record";
+import { listPendingDeletions } from "../../../../src/services/retention/destroyed-files";
+import { jobContextOf, orgContextOf } from "../../../helpers/context";
 import { party, vaulted, type Party } from "../../../helpers/control";
 import { shardDbOf } from "../../../helpers/shards";
 import { adminToken } from "../../../helpers/webhooks";
@@ -173,5 +175,85 @@ describe("legal holds", () => {
     await retentionPassed(vaultId, 400);
     await destroyExpired(jobContextOf(vaultId));
     expect((await row(vaultId))!.control_status).toBe("paid_off");
+  });
+});
+
+describe("what a destruction leaves in R2", () => {
+  /** Every object stored for the record and its envelope: its vault directory, its documents, drawn signatures and signer copies. */
+  const storedFor = async (r: Record<string, any>) => {
+    const keys: string[] = [];
+    for (const prefix of [`vault/${r.org_id}/${r.envelope_id}/`, `documents/${r.org_id}/`, `signatures/${r.org_id}/${r.envelope_id}/`, `copies/${r.org_id}/${r.envelope_id}/`]) {
+      keys.push(...(await env.DOCS.list({ prefix })).objects.map((o) => o.key));
+    }
+    return keys.sort();
+  };
+  const documentKeys = async (envelopeId: string) =>
+    (await shardDbOf(envelopeId).prepare("SELECT r2_key FROM envelope_documents WHERE envelope_id = ? ORDER BY kind").bind(envelopeId).all<{ r2_key: string }>()).results.map((d) => d.r2_key);
+  /** A drawn signature and a signer's copy, stored under the envelope as signing and copy links store them. */
+  const signerObjects = async (r: Record<string, any>) => {
+    await env.DOCS.put(`signatures/${r.org_id}/${r.envelope_id}/signer-${crypto.randomUUID()}.png`, new Uint8Array([137, 80, 78, 71]));
+    await env.DOCS.put(`copies/${r.org_id}/${r.envelope_id}/${"0".repeat(64)}.pdf`, new TextEncoder().encode("%PDF-1.7"));
+  };
+  /** What stays: the certificate PDFs and evidence records of the vault directory, nothing of the document. */
+  const kept = (key: string) => /\/certificate-[^/]+\.pdf$/.test(key) || /\/evidence-record-[^/]+\.ers$/.test(key);
+
+  it("after destruction no object of the record or its envelope remains but its certificates and evidence records: the envelope's documents, drawn signatures and signer copies are gone", async () => {
+    const a = await party("Dealer");
+    const { vaultId, record } = await closedRecord(a, "paper-out");
+    await signerObjects(record);
+    const documents = await documentKeys(record.envelope_id);
+    expect(documents.length).toBeGreaterThanOrEqual(1);
+    const before = await storedFor(record);
+    expect(before).toEqual(expect.arrayContaining(documents));
+    expect(before.filter((k) => !kept(k)).length).toBeGreaterThanOrEqual(documents.length + 5);
+    await retentionPassed(vaultId);
+    const res = await post(a.key, vaultId, "destroy");
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.destruction.certificate.deleted.map((d: any) => d.file)).toEqual(expect.arrayContaining(["authoritative.pdf", "paper-out.pdf", "drawn-signature.png", "signer-copy.pdf"]));
+
+    const after = await storedFor(record);
+    expect(after.filter((k) => !kept(k))).toEqual([]);
+    expect(after.some((k) => k.includes("/certificate-"))).toBe(true);
+    expect((await row(vaultId))!.pending_deletions).toBeNull();
+    // the envelope's rows (hashes) stay: only the bytes are gone
+    expect(await documentKeys(record.envelope_id)).toEqual(documents);
+  });
+
+  it("a deletion that fails is kept pending on the record and the destruction cron deletes it on its next run", async () => {
+    const a = await party("Dealer");
+    const { vaultId, record } = await closedRecord(a);
+    await signerObjects(record);
+    await retentionPassed(vaultId);
+    const base = orgContextOf(a.orgId, vaultId);
+    let refused = 0;
+    const failing = new Proxy(env.DOCS, {
+      get(target, prop) {
+        if (prop === "delete") {
+          return async () => {
+            refused += 1;
+            throw new Error("injected: R2 delete failed");
+          };
+        }
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const destroyed = await destroyRecord({ ...base, env: { ...base.env, DOCS: failing } }, { vaultId, by: { orgId: a.orgId } });
+    expect(destroyed.status).toBe("destroyed");
+    expect(refused).toBe(1);
+
+    const pending = JSON.parse((await row(vaultId))!.pending_deletions) as string[];
+    expect(pending).toEqual(expect.arrayContaining(await documentKeys(record.envelope_id)));
+    expect(pending).toEqual(expect.arrayContaining([record.authoritative_key, record.copy_key]));
+    expect(pending.sort()).toEqual((await storedFor(record)).filter((k) => !kept(k)));
+    // the record reads destroyed all the same: nothing is served from the objects still there
+    expect((await get(a.key, vaultId)).body.data.status).toBe("destroyed");
+
+    const run = await destroyExpired(jobContextOf(vaultId));
+    expect(run.retried).toBeGreaterThanOrEqual(1);
+    expect((await storedFor(record)).filter((k) => !kept(k))).toEqual([]);
+    expect((await row(vaultId))!.pending_deletions).toBeNull();
+    // a run after that has nothing of this record's left to do
+    expect((await listPendingDeletions(shardDbOf(vaultId), 1000)).map((p) => p.id)).not.toContain(vaultId);
   });
 });
