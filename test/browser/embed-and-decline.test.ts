@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { browserSuite, expectAccessible, expiredEmbedToken, mintEmbed, newOrg, sentContract, shot, status } from "./helpers";
+import { describe, expect, inject, it } from "vitest";
+import { api, browserSuite, contractPdf, expectAccessible, expiredEmbedToken, mintEmbed, newOrg, ok, sentContract, shot, status } from "./helpers";
 
 const suite = browserSuite("Lender Direct");
 
@@ -80,6 +80,55 @@ describe("embed tokens in the browser", () => {
     const frame = await (await page.waitForSelector("#widget")).contentFrame();
     expect(await frame?.locator("#main").count()).toBe(0);
     expect(await status(stranger.key, contract.envelopeId)).toBe("sent");
+    await page.close();
+  });
+});
+
+describe("the vault widget's retention and legal holds", () => {
+  /** A paper record vaulted by `key` (vault-in-upload): the quickest way to a vault record. */
+  async function paperRecord(key: string, name: string) {
+    const envelope = await ok(
+      api("POST", "/partner/envelopes", { key, body: { envelope_name: name, customer_email: "pat@example.com", customer_name: "Pat Paper", document_source: "upload" } }),
+    );
+    const form = new FormData();
+    form.append("file", new File([Buffer.from(await contractPdf(1, name))], "signed.pdf", { type: "application/pdf" }));
+    const vaulted = await ok(api("POST", `/partner/envelopes/${envelope.envelope_id}/vault-in-upload`, { key, form }));
+    return { envelopeId: envelope.envelope_id as string, vaultId: vaulted.vault_id as string };
+  }
+
+  it("a paid-off record under a hold shows the hold and its retention date; a record without one says so", async () => {
+    const { browser, org } = suite;
+    const control = await ok(api("POST", `/operator/orgs/${org.orgId}/api-keys`, { token: inject("operatorToken"), body: { scopes: ["vault:control", "vault:read"], rate_limit_rpm: 1000 } }));
+    const held = await paperRecord(org.key, "Held retail installment contract");
+    const plain = await paperRecord(org.key, "Open retail installment contract");
+    const paid = await ok(api("POST", `/partner/vault/${held.vaultId}/paid-off`, { key: control.api_key, body: {} }));
+    expect(paid.retain_until).toEqual(expect.any(String));
+    await ok(api("POST", `/partner/vault/${held.vaultId}/holds`, { key: control.api_key, body: { reason: "Litigation: Smith v. Lender Direct", reference: "Case 26-cv-0412" } }));
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
+    await page.goto((await mintEmbed(org.key, held.envelopeId, "vault", "ops@lender.example")).embed_url);
+    const section = page.getByRole("region", { name: "Retention and legal holds" });
+    await section.waitFor();
+    const table = section.getByRole("table", { name: "Legal holds in force" });
+    const row = table.getByRole("row").filter({ hasText: "Smith v. Lender Direct" });
+    expect(await row.getByRole("cell").allTextContents()).toEqual([
+      "Lender Direct",
+      "Litigation: Smith v. Lender Direct",
+      "Case 26-cv-0412",
+      expect.stringMatching(/\d/),
+    ]);
+    const retainUntil = await page.evaluate((iso) => new Date(iso).toLocaleString(), paid.retain_until as string);
+    expect(await page.locator("#vault-retain-until").textContent()).toBe(retainUntil);
+    expect(await section.textContent()).toContain("Paid off");
+    await shot(page, "6-vault-widget-held");
+    await expectAccessible(page, "vault widget of a held record");
+
+    await page.goto((await mintEmbed(org.key, plain.envelopeId, "vault", "ops@lender.example")).embed_url);
+    await page.getByRole("region", { name: "Retention and legal holds" }).waitFor();
+    expect(await page.locator("#vault-holds").textContent()).toBe("No legal hold is in force.");
+    expect(await page.getByRole("table").count()).toBe(0);
+    expect(await page.locator("#vault-retain-until").textContent()).toContain("Kept while open");
+    await expectAccessible(page, "vault widget of an open record");
     await page.close();
   });
 });

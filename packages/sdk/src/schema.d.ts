@@ -2458,7 +2458,7 @@ export interface paths {
         put?: never;
         /**
          * Open an embed widget: what the sign or vault page shows
-         * @description Called by the embed page itself (the iframe at `embed_url`), never by a partner backend: the credential is the embed token from the URL fragment, sent as `Authorization: Bearer <EMBED_TOKEN>` (never in a URL), and the body names the widget and envelope of the page's path. An expired, forged or otherwise invalid token is 401 with `details.reason` `expired` or `invalid` (`missing` without a token); a genuine token for another envelope or widget is 403. `sign` answers a short-lived signing session for the token's signer as `signing_slug` (never the signer's permanent slug; it ends with the token, `signing_session_expires_at`): use it as `{slug}` in `GET /api/v2/signing/{slug}` and the other signer routes, which enforce the signing order and answer 410 once the envelope is closed or the session has expired; 403 when the token's email is not a signer. `vault` answers the vaulted document's SHA-256, certificate, compliance summary and a 5-minute download URL of the authoritative copy, or `vault: null` while the envelope is not vaulted.
+         * @description Called by the embed page itself (the iframe at `embed_url`), never by a partner backend: the credential is the embed token from the URL fragment, sent as `Authorization: Bearer <EMBED_TOKEN>` (never in a URL), and the body names the widget and envelope of the page's path. An expired, forged or otherwise invalid token is 401 with `details.reason` `expired` or `invalid` (`missing` without a token); a genuine token for another envelope or widget is 403. `sign` answers a short-lived signing session for the token's signer as `signing_slug` (never the signer's permanent slug; it ends with the token, `signing_session_expires_at`): use it as `{slug}` in `GET /api/v2/signing/{slug}` and the other signer routes, which enforce the signing order and answer 410 once the envelope is closed or the session has expired; 403 when the token's email is not a signer. `vault` answers the vaulted document's SHA-256, certificate, compliance summary, its `record` (retention: `retain_until`, the controller's `auto_destroy`; the legal holds in force; the destroyed state) and a 5-minute download URL of the authoritative copy (null once the record is destroyed), or `vault: null` while the envelope is not vaulted.
          */
         post: operations["openEmbedSession"];
         delete?: never;
@@ -5947,6 +5947,7 @@ export interface components {
                  */
                 vaulted_at: string;
                 certificate: components["schemas"]["ComplianceCertificate"];
+                /** @description null once the record is destroyed: its files were deleted */
                 download: {
                     /** @description Signed download URL of the authoritative copy on the storage host (5 minutes) */
                     url: string;
@@ -5955,7 +5956,7 @@ export interface components {
                      * @example 2026-11-23T09:30:00.000Z
                      */
                     expires_at: string;
-                };
+                } | null;
                 certificate_download: {
                     /** @description Signed download URL of the compliance certificate's PDF on the storage host (5 minutes) */
                     url: string;
@@ -5969,7 +5970,38 @@ export interface components {
                     compliant: boolean;
                     score: number;
                 };
+                record: components["schemas"]["EmbedVaultRecord"];
             } | null;
+        };
+        EmbedVaultRecord: {
+            vault_id: string;
+            /**
+             * @description `active`, `paid_off`, `paper_out` or `destroyed`
+             * @enum {string}
+             */
+            status: "active" | "paid_off" | "paper_out" | "destroyed";
+            /**
+             * @description When the record closed (paid off, papered out); null while active
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            closed_at: string | null;
+            /**
+             * @description Until when the closed record is kept; null while active (kept while open)
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            retain_until: string | null;
+            /** @description Whether the controller's retention policy destroys the record by itself once `retain_until` passes (unless a legal hold keeps it) */
+            auto_destroy: boolean;
+            /**
+             * @description When the record was destroyed; null otherwise
+             * @example 2026-11-23T09:30:00.000Z
+             */
+            destroyed_at: string | null;
+            /** @description The legal holds in force, oldest first: while one is, the record cannot be destroyed */
+            holds: (components["schemas"]["VaultHold"] & {
+                /** @description The name of the organization that placed it; null: the operator */
+                placed_by_name: string | null;
+            })[];
         };
         /**
          * @example {

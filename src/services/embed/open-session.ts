@@ -3,7 +3,9 @@ import { forbidden } from "../../lib/errors";
 import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
 import { listSigners, signersWhoseTurnItIs, type SignerRow } from "../signers/repository";
 import { getCertificate } from "../vault/get-certificate";
-import { findVaultRecord } from "../vault/repository";
+import { holdView } from "../control/view";
+import { listOrganizationNames, listRetentionPolicies } from "../organizations/repository";
+import { findVaultRecord, listActiveHolds, type VaultRecordRow } from "../vault/repository";
 import { createVaultUrl } from "../vault/signed-url";
 import type { EmbedSession } from "./schema";
 import { mintSigningSession } from "../signers/signing-session";
@@ -47,19 +49,24 @@ async function signSession(ctx: OrgContext, claims: EmbedClaims, envelope: Envel
   return { widget_type: "sign", ...head(envelope), signing_slug: session, signing_session_expires_at: new Date(claims.exp * 1000).toISOString() };
 }
 
-/** The vaulted document's facts, certificate and a fresh download URL, all from the vault's own services. */
+/** The vaulted document's facts, certificate, retention and holds, and a fresh download URL, all from the vault's own services. */
 async function vaultSession(ctx: OrgContext, envelope: EnvelopeRow): Promise<EmbedSession> {
   const record = envelope.status === "vaulted" ? await findVaultRecord(ctx.db, envelope.id) : null;
   if (!record) return { widget_type: "vault", ...head(envelope), vault: null };
-  const [certificate, url, certificateUrl] = await Promise.all([
+  const destroyed = record.control_status === "destroyed";
+  const [certificate, url, certificateUrl, retention] = await Promise.all([
     getCertificate(ctx, { envelopeId: envelope.id }),
-    // downloads follow control (docs/control.md): once the organization sold the record or control closed, its widget offers the marked copy
-    createVaultUrl(ctx, {
-      envelopeId: envelope.id,
-      file: record.controller_org_id === ctx.orgId && record.control_status === "active" ? "authoritative" : "copy",
-      expiresIn: DOWNLOAD_URL_SECONDS,
-    }),
+    // downloads follow control (docs/control.md): once the organization sold the record or control closed, its widget offers the marked copy;
+    // a destroyed record's files are gone, so it offers none
+    destroyed
+      ? null
+      : createVaultUrl(ctx, {
+          envelopeId: envelope.id,
+          file: record.controller_org_id === ctx.orgId && record.control_status === "active" ? "authoritative" : "copy",
+          expiresIn: DOWNLOAD_URL_SECONDS,
+        }),
     createVaultUrl(ctx, { envelopeId: envelope.id, file: "certificate", expiresIn: DOWNLOAD_URL_SECONDS }),
+    retentionOf(ctx, record),
   ]);
   const { compliant, score } = certificate.ucc_9105_compliance;
   return {
@@ -69,9 +76,30 @@ async function vaultSession(ctx: OrgContext, envelope: EnvelopeRow): Promise<Emb
       sha256: record.document_hash,
       vaulted_at: envelope.vaulted_at ?? record.stored_at,
       certificate,
-      download: { url: url.signed_url, expires_at: url.expires_at },
+      download: url && { url: url.signed_url, expires_at: url.expires_at },
       certificate_download: { url: certificateUrl.signed_url, expires_at: certificateUrl.expires_at },
       compliance: { compliant, score },
+      record: retention,
     },
+  };
+}
+
+/**
+ * What keeps or ends the record (docs/control.md "Retention", "Legal holds"): its `retain_until`, whether the
+ * controller's policy destroys it by itself, the holds in force with who placed each, and its destroyed state.
+ */
+async function retentionOf(ctx: OrgContext, record: VaultRecordRow) {
+  const holds = await listActiveHolds(ctx.db, record.id);
+  const placers = [...new Set(holds.flatMap((h) => (h.placed_by_org_id ? [h.placed_by_org_id] : [])))];
+  const [policies, names] = await Promise.all([listRetentionPolicies(ctx.global, [record.controller_org_id]), listOrganizationNames(ctx.global, placers)]);
+  const nameOf = new Map(names.map((n) => [n.id, n.name]));
+  return {
+    vault_id: record.id,
+    status: record.control_status,
+    closed_at: record.closed_at,
+    retain_until: record.retain_until,
+    auto_destroy: policies[0]?.auto_destroy === 1,
+    destroyed_at: record.destroyed_at,
+    holds: holds.map((h) => ({ ...holdView(h), placed_by_name: h.placed_by_org_id ? (nameOf.get(h.placed_by_org_id) ?? h.placed_by_org_id) : null })),
   };
 }

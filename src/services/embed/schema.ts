@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { CertificateSchema } from "../vault/schema";
+import { HoldSchema } from "../control/record-schema";
+import { CONTROL_STATUSES } from "../../db/schema";
 import { EnvelopeId, EnvelopeStatusEnum, Timestamp } from "../envelopes/schema";
 import { FrameAncestorsInput } from "./frame-ancestors";
 import { WIDGETS } from "./tokens";
@@ -25,6 +27,21 @@ export const SignSessionSchema = z
   })
   .openapi("EmbedSignSession");
 
+/** The record's retention, legal holds and destroyed state, as GET /partner/vault/{vault_id} answers them, for the widget to show. */
+const VaultWidgetRecordSchema = z
+  .object({
+    vault_id: z.string(),
+    status: z.enum(CONTROL_STATUSES).openapi({ description: "`active`, `paid_off`, `paper_out` or `destroyed`" }),
+    closed_at: Timestamp.nullable().openapi({ description: "When the record closed (paid off, papered out); null while active" }),
+    retain_until: Timestamp.nullable().openapi({ description: "Until when the closed record is kept; null while active (kept while open)" }),
+    auto_destroy: z.boolean().openapi({ description: "Whether the controller's retention policy destroys the record by itself once `retain_until` passes (unless a legal hold keeps it)" }),
+    destroyed_at: Timestamp.nullable().openapi({ description: "When the record was destroyed; null otherwise" }),
+    holds: z
+      .array(HoldSchema.extend({ placed_by_name: z.string().nullable().openapi({ description: "The name of the organization that placed it; null: the operator" }) }))
+      .openapi({ description: "The legal holds in force, oldest first: while one is, the record cannot be destroyed" }),
+  })
+  .openapi("EmbedVaultRecord");
+
 export const VaultSessionSchema = z
   .object({
     widget_type: z.literal("vault"),
@@ -34,15 +51,19 @@ export const VaultSessionSchema = z
         sha256: z.string().openapi({ description: "SHA-256 (hex) of the authoritative copy, recorded at vaulting" }),
         vaulted_at: Timestamp,
         certificate: CertificateSchema,
-        download: z.object({
-          url: z.string().openapi({ description: "Signed download URL of the authoritative copy on the storage host (5 minutes)" }),
-          expires_at: Timestamp,
-        }),
+        download: z
+          .object({
+            url: z.string().openapi({ description: "Signed download URL of the authoritative copy on the storage host (5 minutes)" }),
+            expires_at: Timestamp,
+          })
+          .nullable()
+          .openapi({ description: "null once the record is destroyed: its files were deleted" }),
         certificate_download: z.object({
           url: z.string().openapi({ description: "Signed download URL of the compliance certificate's PDF on the storage host (5 minutes)" }),
           expires_at: Timestamp,
         }),
         compliance: z.object({ compliant: z.boolean(), score: z.number() }),
+        record: VaultWidgetRecordSchema,
       })
       .nullable()
       .openapi({ description: "null while the envelope is not vaulted" }),

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { SignJWT, UnsecuredJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { mintEmbedToken } from "../../../src/services/embed/tokens";
-import { ALL_SCOPES, call, createEnvelope, newTenant } from "../../helpers/api";
+import { ALL_SCOPES, call, createEnvelope, newKey, newTenant } from "../../helpers/api";
 import { sha256Hex } from "../../helpers/pdf";
 import { sentTwoSignerEnvelope, signing } from "../../helpers/signing-flow";
 import { completedEnvelope, download } from "../../helpers/vault";
@@ -93,7 +93,9 @@ describe("POST /embed/session: the vault widget", () => {
     expect(res.headers.get("Cache-Control")).toBe("no-store");
     const data = res.body.data;
     expect(data).toMatchObject({ widget_type: "vault", envelope_id: e.envelope_id, envelope_name: e.envelope_name, envelope_status: "vaulted" });
-    expect(Object.keys(data.vault).sort()).toEqual(["certificate", "certificate_download", "compliance", "download", "sha256", "vaulted_at"]);
+    expect(Object.keys(data.vault).sort()).toEqual(["certificate", "certificate_download", "compliance", "download", "record", "sha256", "vaulted_at"]);
+    // an open record: kept while open, no hold
+    expect(data.vault.record).toMatchObject({ status: "active", closed_at: null, retain_until: null, auto_destroy: false, destroyed_at: null, holds: [] });
     expect(data.vault.sha256).toBe(e.hash);
     expect(data.vault.vaulted_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
@@ -117,6 +119,32 @@ describe("POST /embed/session: the vault widget", () => {
     expect(certificatePdf.status).toBe(200);
     expect(certificatePdf.headers.get("content-type")).toBe("application/pdf");
     expect(new TextDecoder().decode(certificatePdf.bytes.subarray(0, 5))).toBe("%PDF-");
+  });
+
+  it("shows a paid-off record's retain_until, the controller's auto_destroy and the hold in force, as the record read answers them", async () => {
+    const { t, e } = await vaultedEnvelope();
+    const control = await newKey(t.orgId, ["vault:control", "vault:read"]);
+    const vaultId = (await call("GET", `/partner/envelopes/${e.envelope_id}`, { key: t.key })).body.data.vault_id as string;
+    const paid = await call("POST", `/partner/vault/${vaultId}/paid-off`, { key: control.key, body: {} });
+    expect(paid.status).toBe(200);
+    const hold = await call("POST", `/partner/vault/${vaultId}/holds`, { key: control.key, body: { reason: "Litigation: Smith v. Lender", reference: "Case 26-cv-0412" } });
+    expect(hold.status).toBe(201);
+    const record = (await call("GET", `/partner/vault/${vaultId}`, { key: control.key })).body.data;
+    expect(record.retain_until).toEqual(expect.any(String));
+
+    const { token } = await embedToken(t.key, e.envelope_id, "ops@lender.example", "vault");
+    const data = (await openSession(token, { widget_type: "vault", envelope_id: e.envelope_id })).body.data;
+    expect(data.vault.record).toEqual({
+      vault_id: vaultId,
+      status: "paid_off",
+      closed_at: record.closed_at,
+      retain_until: record.retain_until,
+      auto_destroy: false,
+      destroyed_at: null,
+      holds: [{ ...hold.body.data, placed_by_name: "Test Lender" }],
+    });
+    // closed, not destroyed: the marked copy is still offered
+    expect(data.vault.download).not.toBeNull();
   });
 
   it("answers vault: null while the envelope is not vaulted yet", async () => {
