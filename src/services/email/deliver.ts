@@ -65,8 +65,29 @@ export async function deliverAll(
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, deliveries.length) }, worker));
-  if (updates.length) await db.batch(updates);
+  if (updates.length) await recordOutcomes(db, updates);
   return outcomes;
+}
+
+/** Tries of the write that records what the transport answered. */
+const RECORD_TRIES = 3;
+
+/**
+ * Writes the outcomes, trying again when the database fails for a moment: an email that went out but
+ * was not recorded as sent stays due, and the retry job would send it a second time. Each update is
+ * guarded on the attempts read before, so a try that landed before its error reached us changes
+ * nothing when it runs again.
+ */
+async function recordOutcomes(db: D1Database, updates: D1PreparedStatement[]): Promise<void> {
+  for (let tried = 1; ; tried++) {
+    try {
+      await db.batch(updates);
+      return;
+    } catch (err) {
+      if (tried >= RECORD_TRIES) throw err;
+      await scheduler.wait(50 * tried);
+    }
+  }
 }
 
 /**

@@ -10,7 +10,8 @@ import { mailbox, PostmarkTransport } from "../../../src/providers/email/postmar
 import { call, newTenant } from "../../helpers/api";
 import { outboxOf, sendableEnvelope } from "../../helpers/signing";
 import { jobContextOf } from "../../helpers/context";
-import { shardDbOf, settleEarlierEmails } from "../../helpers/shards";
+import { interceptDb } from "../../helpers/db-proxy";
+import { shardDbOf, settleEarlierEmails, withEveryDb } from "../../helpers/shards";
 
 // the retry job below takes the oldest due emails of the database: the earlier specs' go first otherwise
 beforeAll(settleEarlierEmails);
@@ -67,6 +68,27 @@ const minutes = (n: number) => n * 60_000;
 const later = (ms: number) => new Date(Date.now() + ms);
 
 describe("invitations through Postmark (EMAIL_TRANSPORT=postmark)", () => {
+  it("records a delivered email as sent even when the database fails once at that moment, so the retry job never sends it again", async () => {
+    // found by the soak under injected D1 errors: a delivered invitation whose `sent` could not be written went out twice
+    const base = standIn("ok");
+    let failures = 0;
+    const flaky = withEveryDb(postmarkEnv(base), (db) =>
+      interceptDb(db, (sql) => {
+        if (failures === 0 && sql.startsWith("UPDATE email_outbox SET status = 'sent'")) {
+          failures += 1;
+          throw new Error("D1_ERROR: simulated failure");
+        }
+      }),
+    );
+    const sent = await sendWith(flaky);
+    expect(sent.status).toBe(200);
+    expect(failures).toBe(1);
+    const [row] = sent.rows;
+    expect(row).toMatchObject({ status: "sent", attempts: 1 });
+    await retryEmails(jobContextOf(sent.envelopeId, postmarkEnv(base)), later(minutes(60)));
+    expect(await receivedOf(base, row!.id)).toHaveLength(1);
+  });
+
   it("delivers the invitation in Postmark's wire format and marks the row sent", async () => {
     const base = standIn("ok");
     const sent = await sendWith(postmarkEnv(base), ["buyer"], [{ role: "buyer", email: "jane@example.com", name: 'Jane "JJ" Doe, Jr.' }]);
