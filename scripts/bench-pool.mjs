@@ -25,7 +25,8 @@ const SKIP_TABLE = /^events$|^usage_lines$|outbox|deliver|webhook|timeline|job|b
 const FIRST = ["envelopes", "signers", "envelope_documents", "vault_records"];
 const rank = (table) => (FIRST.includes(table) ? FIRST.indexOf(table) : FIRST.length);
 
-const canonical = (v) =>
+/** JSON with sorted keys, as the service hashes chain entries (also the audit export's seeding). */
+export const canonical = (v) =>
   v === null || typeof v !== "object"
     ? JSON.stringify(v)
     : Array.isArray(v)

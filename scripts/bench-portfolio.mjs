@@ -12,16 +12,10 @@ import { unzipSync } from "fflate";
 import { api, fetchWithDeadline, randomSecrets, startFreshServer, startServer, stopServer } from "./lib/dev-server.mjs";
 import { openLocalD1 } from "./lib/local-d1.mjs";
 import { fmt, log, positiveInt } from "./lib/bench-util.mjs";
-import { checkPool, POOL_RECORDS, poolRows, preparePool, runPool, seedPool } from "./bench-pool.mjs";
+import { canonical, checkPool, POOL_RECORDS, poolRows, preparePool, runPool, seedPool } from "./bench-pool.mjs";
 
 const ENTRIES = positiveInt("BENCH_PORTFOLIO_ENTRIES", 100_000);
 
-const canonical = (v) =>
-  v === null || typeof v !== "object"
-    ? JSON.stringify(v)
-    : Array.isArray(v)
-      ? `[${v.map(canonical).join(",")}]`
-      : `{${Object.keys(v).sort().filter((k) => v[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(",")}}`;
 const q = (s) => (s === null ? "NULL" : `'${String(s).replace(/'/g, "''")}'`);
 
 /** `peakOf(ctx, fn)`: the largest workerd VmHWM rise while fn runs (bench.mjs's workerdPeakKib). */
