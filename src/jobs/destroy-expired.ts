@@ -2,7 +2,8 @@ import type { RequestContext } from "../lib/context";
 import { ApiError } from "../lib/errors";
 import { listAutoDestroyOrgIds } from "../services/organizations/repository";
 import { destroyRecord } from "../services/retention/destroy-record";
-import { deletePending, listPendingDeletions } from "../services/retention/destroyed-files";
+import { deletePending } from "../services/retention/destroyed-files";
+import { listPendingDeletions } from "../services/vault/repository";
 import { listDestroyableRecords } from "../services/vault/repository";
 
 /** Records destroyed per run and shard: the rest wait for the next minute. */

@@ -188,3 +188,11 @@ export function findOriginalDocument(db: D1Database, envelopeId: string): Promis
     .first<Pick<EnvelopeDocumentRow, "r2_key" | "sha256">>();
 }
 
+/** Every stored document object of the envelope (original, signed), for a destruction to delete. */
+export async function listEnvelopeDocumentObjects(db: D1Database, envelopeId: string): Promise<Pick<EnvelopeDocumentRow, "kind" | "r2_key" | "sha256">[]> {
+  const { results } = await db
+    .prepare("SELECT kind, r2_key, sha256 FROM envelope_documents WHERE envelope_id = ? ORDER BY kind")
+    .bind(envelopeId)
+    .all<Pick<EnvelopeDocumentRow, "kind" | "r2_key" | "sha256">>();
+  return results;
+}

@@ -1,7 +1,7 @@
 import { attachmentOf } from "../attachments/value";
-import { listSigningFields } from "../documents/repository";
+import { listEnvelopeDocumentObjects, listSigningFields } from "../documents/repository";
 import { vaultKeys } from "../vault/keys";
-import type { VaultRecordRow } from "../vault/repository";
+import { clearPendingDeletions, type VaultRecordRow } from "../vault/repository";
 
 /** One object a destruction deletes: its R2 key, the name the destruction certificate gives it, its SHA-256 where recorded. */
 export type DestroyedFile = { key: string; file: string; sha256: string | null };
@@ -37,11 +37,7 @@ export async function filesToDelete(db: D1Database, bucket: R2Bucket, record: Va
     else if (name === "paper-out.pdf") out.push({ key, file: "paper-out.pdf", sha256: null });
     else if (name.startsWith("evidence-") && name.endsWith(".zip")) out.push({ key, file: name, sha256: null });
   }
-  const { results: documents } = await db
-    .prepare("SELECT kind, r2_key, sha256 FROM envelope_documents WHERE envelope_id = ? ORDER BY kind")
-    .bind(record.envelope_id)
-    .all<{ kind: string; r2_key: string; sha256: string }>();
-  for (const d of documents) out.push({ key: d.r2_key, file: `${d.kind}.pdf`, sha256: d.sha256 });
+  for (const d of await listEnvelopeDocumentObjects(db, record.envelope_id)) out.push({ key: d.r2_key, file: `${d.kind}.pdf`, sha256: d.sha256 });
   for (const field of await listSigningFields(db, record.envelope_id)) {
     const a = attachmentOf(field);
     if (a) out.push({ key: a.key, file: `attachment:${field.name}`, sha256: a.sha256 });
@@ -56,20 +52,6 @@ export async function deleteObjects(bucket: R2Bucket, keys: string[]): Promise<v
   for (let i = 0; i < keys.length; i += DELETE_CHUNK) await bucket.delete(keys.slice(i, i + DELETE_CHUNK));
 }
 
-/** The records of this shard whose destruction still has objects to delete, for the cron's retry. */
-export async function listPendingDeletions(db: D1Database, limit: number): Promise<{ id: string; keys: string[] }[]> {
-  const { results } = await db
-    // `pending_deletions IS NOT NULL` verbatim: the partial index vault_records_pending_deletions_idx
-    .prepare("SELECT id, pending_deletions FROM vault_records WHERE pending_deletions IS NOT NULL ORDER BY id LIMIT ?")
-    .bind(limit)
-    .all<{ id: string; pending_deletions: string }>();
-  return results.map((r) => ({ id: r.id, keys: JSON.parse(r.pending_deletions) as string[] }));
-}
-
-/** Nothing left to delete: clears the list, only if it is still the one that was deleted. */
-export async function clearPendingDeletions(db: D1Database, vaultId: string, keys: string[]): Promise<void> {
-  await db.prepare("UPDATE vault_records SET pending_deletions = NULL WHERE id = ? AND pending_deletions = ?").bind(vaultId, JSON.stringify(keys)).run();
-}
 
 /**
  * Deletes a destroyed record's pending objects and clears the list; on a failure the list stays for the cron's next

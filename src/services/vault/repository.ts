@@ -428,3 +428,18 @@ export async function listDestroyableRecords(db: D1Database, input: { at: string
     .all<Pick<VaultRecordRow, "id" | "controller_org_id">>();
   return results;
 }
+
+/** The records of this shard whose destruction still has objects to delete, for the cron's retry (services/retention). */
+export async function listPendingDeletions(db: D1Database, limit: number): Promise<{ id: string; keys: string[] }[]> {
+  const { results } = await db
+    // `pending_deletions IS NOT NULL` verbatim: the partial index vault_records_pending_deletions_idx
+    .prepare("SELECT id, pending_deletions FROM vault_records WHERE pending_deletions IS NOT NULL ORDER BY id LIMIT ?")
+    .bind(limit)
+    .all<{ id: string; pending_deletions: string }>();
+  return results.map((r) => ({ id: r.id, keys: JSON.parse(r.pending_deletions) as string[] }));
+}
+
+/** Nothing left to delete: clears the list, only if it is still the one that was deleted. */
+export async function clearPendingDeletions(db: D1Database, vaultId: string, keys: string[]): Promise<void> {
+  await db.prepare("UPDATE vault_records SET pending_deletions = NULL WHERE id = ? AND pending_deletions = ?").bind(vaultId, JSON.stringify(keys)).run();
+}

@@ -4,7 +4,7 @@ import { compactVerify, decodeProtectedHeader, importX509 } from "jose";
 import { destroyExpired } from "../../../../src/jobs/destroy-expired";
 import { call, operator } from "../../../helpers/api";
 import { destroyRecord } from "../../../../src/services/retention/destroy-record";
-import { listPendingDeletions } from "../../../../src/services/retention/destroyed-files";
+import { listPendingDeletions } from "../../../../src/services/vault/repository";
 import { jobContextOf, orgContextOf } from "../../../helpers/context";
 import { party, vaulted, type Party } from "../../../helpers/control";
 import { shardDbOf } from "../../../helpers/shards";
