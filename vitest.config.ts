@@ -52,10 +52,11 @@ export default defineConfig(async () => {
   // the default SEAL_* stay self-signed with no SEAL_TSA_URL, so every other test seals at B-B.
   const { tsaPort, ocspPort, pki } = await testPki();
   return {
-    // Vite's cache of pre-bundled dependencies (below) for this suite alone: two vitest processes with other
-    // dependency lists sharing a cache directory (a second checkout sharing node_modules) re-bundle over each
-    // other, and a runtime mid-file then fails with "There is a new version of the pre-bundle".
-    cacheDir: "node_modules/.vite-workers-suite",
+    // Vite's cache of pre-bundled dependencies (below) for this suite and this checkout alone: two vitest
+    // processes sharing a cache directory (another suite's list, or a second checkout, a git worktree, whose
+    // node_modules is a link to this one's) re-bundle over each other, and a runtime mid-file then fails
+    // with "There is a new version of the pre-bundle". So it lives in the checkout, not in node_modules.
+    cacheDir: ".vite-cache/workers-suite",
     plugins: [
       cloudflareTest({
         main: "./src/index.ts",

@@ -45,6 +45,20 @@ export async function completedEnvelope(key: string, overrides: Record<string, u
   return { ...e, envelope_name: e.envelope_name as string, orgId: row!.org_id, bytes, hash, r2Key };
 }
 
+/** A signer who signed `envelopeId` (completedEnvelope's envelope has none): their id, for what names one (corrections, copy links). */
+export async function signedSigner(envelopeId: string, orgId: string): Promise<{ id: string }> {
+  const signer = { id: newShardId("signer", shardOf(envelopeId)) };
+  const at = new Date().toISOString();
+  await shardDbOf(envelopeId)
+    .prepare(
+      `INSERT INTO signers (id, envelope_id, org_id, role, email, name, routing_order, status, slug_hash, signed_at, created_at)
+       VALUES (?, ?, ?, 'buyer', 'buyer@example.com', 'Buyer', 1, 'completed', ?, ?, ?)`,
+    )
+    .bind(signer.id, envelopeId, orgId, `sha256:${crypto.randomUUID().replaceAll("-", "")}`, at, at)
+    .run();
+  return signer;
+}
+
 export async function vaultRecord(envelopeId: string) {
   return shardDbOf(envelopeId).prepare("SELECT * FROM vault_records WHERE envelope_id = ?").bind(envelopeId).first<Record<string, any>>();
 }

@@ -2596,7 +2596,7 @@ export interface paths {
         };
         /**
          * Download the signer's copy of a completed envelope (signed URL)
-         * @description The link of the `completed_copy` email and of `copy.url` on GET /signing/{slug}: the sealed signed PDF, marked as a non-authoritative copy (an incremental update: the seal stays valid for the revision it signed), for 30 days after completion, whether or not the envelope has been vaulted. No credential but the URL's own HMAC signature over the envelope, the recipient `r` and `exp`: a changed byte is 403 `invalid_copy_link`, an expired link 410 `copy_link_expired`.
+         * @description The link of the `completed_copy` email and of `copy.url` on GET /signing/{slug}: the sealed signed PDF, marked as a non-authoritative copy (an incremental update: the seal stays valid for the revision it signed), for 30 days after completion, whether or not the envelope has been vaulted. No credential but the URL's own HMAC signature over the envelope, the recipient `r` and `exp`: a changed byte is 403 `invalid_copy_link`, an expired link 410 `copy_link_expired`; the copy of a vault record destroyed after its retention period, 409 `record_destroyed`.
          */
         get: operations["downloadSignerCopy"];
         put?: never;
@@ -19445,7 +19445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Conflict with the resource's current state. `code`: `conflict`, `integrity_check_failed` */
+            /** @description Conflict with the resource's current state. `code`: `conflict`, `integrity_check_failed`, `record_destroyed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -5,16 +5,17 @@ import { openSignerCopy } from "../../services/copies/open-copy";
 import { clientThrottle } from "../../middleware/client-throttle";
 import { publicRoute } from "../define";
 import { INTEGRITY_ERRORS } from "../../services/vault/download";
+import { RECORD_DESTROYED_ERRORS } from "../../services/vault/signed-url";
 import { COPY_LINK_ERRORS } from "../../services/copies/copy-url";
 
 export const route = createRoute(publicRoute({
   method: "get",
   operationId: "downloadSignerCopy",
-  [ERROR_CODES_KEY]: mergeErrorCodes(COPY_LINK_ERRORS, INTEGRITY_ERRORS),
+  [ERROR_CODES_KEY]: mergeErrorCodes(COPY_LINK_ERRORS, INTEGRITY_ERRORS, RECORD_DESTROYED_ERRORS),
   path: "/storage/copies/{envelope_id}",
   summary: "Download the signer's copy of a completed envelope (signed URL)",
   description:
-    "The link of the `completed_copy` email and of `copy.url` on GET /signing/{slug}: the sealed signed PDF, marked as a non-authoritative copy (an incremental update: the seal stays valid for the revision it signed), for 30 days after completion, whether or not the envelope has been vaulted. No credential but the URL's own HMAC signature over the envelope, the recipient `r` and `exp`: a changed byte is 403 `invalid_copy_link`, an expired link 410 `copy_link_expired`.",
+    "The link of the `completed_copy` email and of `copy.url` on GET /signing/{slug}: the sealed signed PDF, marked as a non-authoritative copy (an incremental update: the seal stays valid for the revision it signed), for 30 days after completion, whether or not the envelope has been vaulted. No credential but the URL's own HMAC signature over the envelope, the recipient `r` and `exp`: a changed byte is 403 `invalid_copy_link`, an expired link 410 `copy_link_expired`; the copy of a vault record destroyed after its retention period, 409 `record_destroyed`.",
   tags: ["Storage"],
   request: {
     params: z.object({

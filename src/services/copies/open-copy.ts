@@ -6,7 +6,7 @@ import { findSignedDocument } from "../documents/repository";
 import { findCcRecipient, findEnvelopeForCopy } from "../envelopes/repository";
 import { getSigner } from "../signers/repository";
 import { findVaultRecord } from "../vault/repository";
-import { downloadFilename } from "../vault/signed-url";
+import { assertNotDestroyed, downloadFilename } from "../vault/signed-url";
 import { isCurrentCopy } from "../vault/copy-format";
 import { copyAvailable, verifyCopyUrl } from "./copy-url";
 import { openMarkedCopy, putCopy } from "../vault/marked-copy";
@@ -46,6 +46,8 @@ export async function openSignerCopy(ctx: RequestContext, input: { envelopeId: s
   if (envelope.status === "vaulted") {
     const record = await findVaultRecord(db, envelope.id);
     if (!record) throw notFound("Document");
+    // a record destroyed after its retention period has no copy left: said plainly, as the vault's own downloads say it
+    assertNotDestroyed(record, "copy");
     return { ...(await openMarkedCopy(ctx, record)), filename };
   }
 

@@ -406,3 +406,12 @@ export async function auditedEnvelopeIdsPage(db: D1Database, input: { orgId: str
     .all<{ id: string }>();
   return results.map((r) => r.id);
 }
+
+/** The `locale` of an envelope, or of the envelope a signer belongs to (the signing page's language); null when neither exists. */
+export async function findEnvelopeLocale(db: D1Database, ref: { envelopeId: string } | { signerId: string }): Promise<Locale | null> {
+  const row = await ("envelopeId" in ref
+    ? db.prepare("SELECT locale FROM envelopes WHERE id = ?").bind(ref.envelopeId)
+    : db.prepare("SELECT e.locale FROM signers s JOIN envelopes e ON e.id = s.envelope_id WHERE s.id = ?").bind(ref.signerId)
+  ).first<{ locale: Locale | null }>();
+  return row?.locale ?? null;
+}

@@ -2,7 +2,7 @@ import { env } from "cloudflare:test";
 import { exportJWK, generateKeyPair } from "jose";
 import { ALL_SCOPES, call, createEnvelope, newKey, newTenant, OPERATOR_TOKEN } from "../../helpers/api";
 import { memberToken } from "../../helpers/templates";
-import { completedEnvelope, vaultRecord } from "../../helpers/vault";
+import { completedEnvelope, signedSigner, vaultRecord } from "../../helpers/vault";
 import { createEndpoint, receiverUrl } from "../../helpers/webhooks";
 import { newShardId, shardOf } from "../../../src/lib/shards";
 import { shardDbOf } from "../../helpers/shards";
@@ -56,13 +56,7 @@ export async function org(name: string): Promise<Org> {
   const batch = await call("POST", "/bulk-send", { bearer: admin, body: { name: `${name} batch`, document_source: "new" } });
   if (batch.status !== 201) throw new Error(`bulk batch: ${batch.status} ${JSON.stringify(batch.body)}`);
   // a signer of the vaulted envelope (corrections name one: `…/signers/{signer_id}`; the helper's envelope was completed without any)
-  const signer = { id: newShardId("signer", shardOf(envelope.envelope_id)) };
-  await shardDbOf(envelope.envelope_id).prepare(
-    `INSERT INTO signers (id, envelope_id, org_id, role, email, name, routing_order, status, slug_hash, signed_at, created_at)
-     VALUES (?, ?, ?, 'buyer', 'buyer@example.com', 'Buyer', 1, 'completed', ?, ?, ?)`,
-  )
-    .bind(signer.id, envelope.envelope_id, t.orgId, `sha256:${crypto.randomUUID().replaceAll("-", "")}`, new Date().toISOString(), new Date().toISOString())
-    .run();
+  const signer = await signedSigner(envelope.envelope_id, t.orgId);
   // a file a signer attached (an attachment field of the vaulted envelope): GET …/attachments/{field_name}/signed-url
   const attachment = new TextEncoder().encode("%PDF-1.7\n% matrix attachment\n");
   const attachmentKey = `documents/${t.orgId}/${newShardId("document", shardOf(envelope.envelope_id))}-attachment.pdf`;

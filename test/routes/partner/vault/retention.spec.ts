@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { compactVerify, decodeProtectedHeader, importX509 } from "jose";
 import { destroyExpired } from "../../../../src/jobs/destroy-expired";
@@ -7,8 +7,10 @@ import { destroyRecord } from "../../../../src/services/retention/destroy-record
 import { listPendingDeletions } from "../../../../src/services/vault/repository";
 import { jobContextOf, orgContextOf } from "../../../helpers/context";
 import { party, vaulted, type Party } from "../../../helpers/control";
+import { signedSigner } from "../../../helpers/vault";
 import { shardDbOf } from "../../../helpers/shards";
 import { adminToken } from "../../../helpers/webhooks";
+import { signCopyUrl } from "../../../../src/services/copies/copy-url";
 
 const post = (key: string, vaultId: string, what: string, body?: unknown) => call("POST", `/partner/vault/${vaultId}/${what}`, { key, body });
 const get = (key: string, vaultId: string) => call("GET", `/partner/vault/${vaultId}`, { key });
@@ -66,6 +68,7 @@ describe("POST /partner/vault/{vault_id}/destroy", () => {
   it("after retain_until: the files are deleted, the record reads destroyed with its hash, chain and sealed destruction certificate; downloads answer 409 record_destroyed; the certificate stays", async () => {
     const a = await party("Dealer");
     const { e, vaultId, record } = await closedRecord(a, "paper-out");
+    const signer = await signedSigner(e.envelope_id, a.orgId);
     expect(await objects(record)).toEqual(expect.arrayContaining(["authoritative.pdf", "copy.pdf", "paper-out.pdf"]));
     await retentionPassed(vaultId);
     const res = await post(a.key, vaultId, "destroy");
@@ -103,6 +106,12 @@ describe("POST /partner/vault/{vault_id}/destroy", () => {
       const refused = await call("GET", `/partner/vault/${vaultId}/${what}`, { key: a.key });
       expect([refused.status, refused.body.code], what).toEqual([409, "record_destroyed"]);
     }
+    // so does a signer's copy link that is still in its 30 days
+    const signedAt = (await shardDbOf(e.envelope_id).prepare("SELECT signed_at FROM envelopes WHERE id = ?").bind(e.envelope_id).first<string>("signed_at"))!;
+    const link = await signCopyUrl(env, { envelopeId: e.envelope_id, recipientId: signer.id, signedAt });
+    const copy = await SELF.fetch(link.url);
+    const copyBody = (await copy.json()) as { code: string };
+    expect([copy.status, copyBody.code], JSON.stringify(copyBody)).toEqual([409, "record_destroyed"]);
     // the authoritative copy answers as every closed record's does
     const ac = await call("GET", `/partner/vault/${vaultId}/signed-url`, { key: a.key });
     expect([ac.status, ac.body.code]).toEqual([409, "control_closed"]);
