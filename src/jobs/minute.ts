@@ -8,7 +8,7 @@ import { expireTransfers } from "./expire-transfers";
 import { tendPools } from "../services/pools/tend-pools";
 import { continueIntegritySweep, startIntegritySweep } from "./integrity-sweep";
 import { pruneControlJtis } from "./prune-control-jtis";
-import { pruneIdempotency } from "./prune-idempotency";
+import { pruneIdempotency, pruneKeyedCreateMarks } from "./prune-idempotency";
 import { pruneWebhookAttempts } from "./prune-webhook-attempts";
 import { raiseEvidenceJob } from "./raise-evidence";
 import { relayOutbox } from "./relay-outbox";
@@ -35,6 +35,7 @@ export const SHARD_JOBS: readonly Job[] = [
   ["integrity-sweep", (ctx, now) => continueIntegritySweep(ctx, now)],
   ["retry-emails", retryEmails],
   ["prune-webhook-attempts", pruneWebhookAttempts],
+  ["prune-keyed-create-marks", pruneKeyedCreateMarks],
   ["resume-bulk-batches", resumeBulkBatches],
   ["auto-vault-sweep", autoVaultSweep],
   ["renew-evidence-records", (ctx, now) => renewEvidenceRecords(ctx, now)],

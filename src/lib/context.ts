@@ -42,6 +42,12 @@ export type RequestContext = {
    * (a correction, a re-sent invitation), with no read of its own.
    */
   signerSession?: { signerId: string; issuedAt: number; viewOnly?: boolean };
+  /**
+   * A partner POST sent with an Idempotency-Key (middleware/idempotency.ts): the SHA-256 of the key's id,
+   * the Idempotency-Key and the request's fingerprint. A create commits it beside its record
+   * (services/idempotency/keyed-create.ts), so a retry after an ambiguous failure finds that record.
+   */
+  idempotencyRef?: string;
 };
 
 /**

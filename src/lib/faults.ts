@@ -12,7 +12,7 @@ import { isDevelopment } from "./service-env";
  * target gets the fault; `limit` caps how many it gets in one invocation (one request, one queue batch,
  * one cron run), so a test can fail exactly the first write and watch the retry. Targets: `d1` (every
  * statement of every database), `d1.write` (INSERT / UPDATE / DELETE / REPLACE statements and batches
- * holding one), `r2`, `r2.write` (put, delete, multipart), `do` (Durable Object stub calls), `queue`
+ * holding one), `d1.batch` (batches holding a write: the service's commits, not a lone statement), `r2`, `r2.write` (put, delete, multipart), `do` (Durable Object stub calls), `queue`
  * (the producer), `fetch` (outbound HTTP). Kinds:
  *
  * - `error`: the call throws before doing anything, as the binding does when it refuses;
@@ -26,7 +26,7 @@ import { isDevelopment } from "./service-env";
  * request answers 503 naming the variable (middleware/refuse-faults.ts).
  */
 
-export const FAULT_TARGETS = ["d1", "d1.write", "r2", "r2.write", "do", "queue", "fetch"] as const;
+export const FAULT_TARGETS = ["d1", "d1.write", "d1.batch", "r2", "r2.write", "do", "queue", "fetch"] as const;
 export const FAULT_KINDS = ["error", "timeout", "reset", "duplicate"] as const;
 export type FaultTarget = (typeof FAULT_TARGETS)[number];
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -160,7 +160,7 @@ function wrapD1(db: D1Database, inj: Injector): D1Database {
         return (list: D1PreparedStatement[]) => {
           const writes = list.some((s) => WRITE_SQL.test(statements.get(s)?.sql ?? ""));
           const unwrapped = list.map((s) => statements.get(s)?.raw ?? s);
-          return inj.around(writes ? ["d1", "d1.write"] : ["d1"], "D1 batch", () => value.call(target, unwrapped));
+          return inj.around(writes ? ["d1", "d1.write", "d1.batch"] : ["d1"], "D1 batch", () => value.call(target, unwrapped));
         };
       if (prop === "exec") return (sql: string) => inj.around(["d1", "d1.write"], "D1 exec", () => value.call(target, sql));
       if (prop === "withSession") return (...args: unknown[]) => wrapD1(value.apply(target, args), inj);

@@ -5,8 +5,8 @@ import type { AppEnv } from "../lib/hono";
 import { isMultipart, partsWithoutBoundary, uploadBody } from "../lib/multipart";
 import { claimIdempotencyKey, completeIdempotencyKey, getIdempotencyRecord, releaseIdempotencyKey } from "../services/operator/api-keys/repository";
 import { apiIssue } from "../lib/validation";
+import { IDEMPOTENCY_WINDOW_MS } from "../services/idempotency/keyed-create";
 
-const WINDOW_MS = 24 * 60 * 60 * 1000;
 /**
  * A claim still `in_progress` after this long belongs to a request that died (the isolate was evicted,
  * the client went away mid-upload): a retry takes it over instead of answering 409 for 24 h. Far above
@@ -63,7 +63,7 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
   const parts = upload ? partsWithoutBoundary(requestBody, c.req.header("content-type")) : [requestBody];
   const fingerprint = await sha256HexOfParts([`${c.req.method} ${c.req.path}\n`, ...parts]);
   const now = Date.now();
-  const cutoff = new Date(now - WINDOW_MS).toISOString();
+  const cutoff = new Date(now - IDEMPOTENCY_WINDOW_MS).toISOString();
   const staleCutoff = new Date(now - STALE_CLAIM_MS).toISOString();
   const claimedAt = new Date(now).toISOString();
 
@@ -88,6 +88,8 @@ export const idempotency = createMiddleware<AppEnv>(async (c, next) => {
     return c.body(prior.response_body ?? "", prior.response_status as 200, { "Content-Type": "application/json" });
   }
 
+  // a create commits this beside its record: a retry after a 503 that hid a landed commit answers that record
+  c.var.ctx.idempotencyRef = await sha256HexOfParts([`${keyId}\n${key}\n${fingerprint}`]);
   await next();
 
   // Both writes are guarded on this request's claim: a request that outlived STALE_CLAIM_MS and lost

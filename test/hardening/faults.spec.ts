@@ -86,6 +86,33 @@ describe("faults at the request surface", () => {
     expect(after.envelopes).toBe(before.envelopes + 1);
   });
 
+  it("a keyed create whose commit lands but whose answer times out (503): the retry with the same key answers that envelope, and no second one is created or billed", async () => {
+    const t = await newTenant();
+    const before = await holdings(t.orgId);
+    const body = envelopeBody();
+    const key = `ambiguous-${crypto.randomUUID()}`;
+    // the create's commit (its one batch) runs, then throws a timeout: the caller cannot tell it landed
+    const lost = await request(withFaults("d1.batch.timeout=1/1"), "POST", "/partner/envelopes", { key: t.key, body, headers: { "Idempotency-Key": key } });
+    expectErrorShape(lost, 503, "temporarily_unavailable");
+    expect((await holdings(t.orgId)).envelopes, "the commit ran under the timeout").toBe(before.envelopes + 1);
+
+    const retried = await request(env as Env, "POST", "/partner/envelopes", { key: t.key, body, headers: { "Idempotency-Key": key } });
+    expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+    expect(retried.body.data).toMatchObject({ envelope_name: body.envelope_name, status: "pending" });
+    const after = await holdings(t.orgId);
+    expect(after).toEqual({ envelopes: before.envelopes + 1, customers: before.customers + 1, events: before.events + 1 });
+    const db = await orgShardDb(t.orgId);
+    const usage = await db.prepare("SELECT COUNT(*) AS n FROM usage_lines WHERE org_id = ? AND envelope_id = ?").bind(t.orgId, retried.body.data.envelope_id).first<number>("n");
+    expect(usage, "billed once").toBe(1);
+    // from now on the stored answer is replayed
+    const replayed = await request(env as Env, "POST", "/partner/envelopes", { key: t.key, body, headers: { "Idempotency-Key": key } });
+    expect([replayed.status, replayed.headers.get("idempotent-replayed"), replayed.body.data.envelope_id]).toEqual([201, "true", retried.body.data.envelope_id]);
+    // the same key with another body is another request: it creates
+    const other = await request(env as Env, "POST", "/partner/envelopes", { key: t.key, body: envelopeBody(), headers: { "Idempotency-Key": `${key}-2` } });
+    expect(other.status).toBe(201);
+    expect((await holdings(t.orgId)).envelopes).toBe(before.envelopes + 2);
+  });
+
   it("a D1 read that times out answers 503 in the error shape, never a 500", async () => {
     const t = await newTenant();
     const res = await request(withFaults("d1.timeout=1"), "GET", "/partner/envelopes", { key: t.key });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { IDEMPOTENCY_RETENTION_MS, pruneIdempotency } from "../../src/jobs/prune-idempotency";
+import { IDEMPOTENCY_RETENTION_MS, pruneIdempotency, pruneKeyedCreateMarks } from "../../src/jobs/prune-idempotency";
 import { call, envelopeBody, newTenant } from "../helpers/api";
-import { jobContext } from "../helpers/context";
-import { globalDb } from "../helpers/shards";
+import { jobContext, jobContextOf } from "../helpers/context";
+import { globalDb, shardDbOf } from "../helpers/shards";
 
 const HOUR = 3_600_000;
 
@@ -71,5 +71,23 @@ describe("the idempotency prune (global, every minute)", () => {
     const second = await pruneIdempotency(jobContext(), new Date());
     expect(second.deleted).toBeGreaterThanOrEqual(total - 5_000);
     expect(await keysOf(t.keyId)).toEqual([]);
+  });
+});
+
+describe("the keyed-create marks' prune (per shard, every minute)", () => {
+  it("a keyed create leaves one mark on its envelope's shard, kept for the day and deleted after it", async () => {
+    const t = await newTenant();
+    const created = await call("POST", "/partner/envelopes", { key: t.key, body: envelopeBody(), headers: { "Idempotency-Key": "mark-prune" } });
+    expect(created.status).toBe(201);
+    const envelopeId = created.body.data.envelope_id as string;
+    const marks = () => shardDbOf(envelopeId).prepare("SELECT record_id FROM idempotent_creates WHERE org_id = ?").bind(t.orgId).all<{ record_id: string }>().then((r) => r.results.map((m) => m.record_id));
+    expect(await marks()).toEqual([envelopeId]);
+    // an unkeyed create leaves none
+    expect((await call("POST", "/partner/envelopes", { key: t.key, body: envelopeBody() })).status).toBe(201);
+    expect(await marks()).toEqual([envelopeId]);
+    await pruneKeyedCreateMarks(jobContextOf(envelopeId), new Date());
+    expect(await marks()).toEqual([envelopeId]);
+    await pruneKeyedCreateMarks(jobContextOf(envelopeId), new Date(Date.now() + IDEMPOTENCY_RETENTION_MS + HOUR));
+    expect(await marks()).toEqual([]);
   });
 });

@@ -35,3 +35,21 @@ export const idempotencyKeys = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.keyId, t.idempotencyKey] }), index("idempotency_created_idx").on(t.createdAt)],
 );
+
+/**
+ * On the shard a keyed create commits to, in the create's own batch: which record answered that request
+ * (`ref`: the SHA-256 of the API key id, the Idempotency-Key and the request's fingerprint). A retry after
+ * an answer that could not tell whether the commit landed (a D1 timeout: 503, which releases the key) meets
+ * this row and answers the record it names instead of creating a second one (docs/decisions/idempotency-keys.md).
+ * Kept 24 h, as the key's own record.
+ */
+export const idempotentCreates = sqliteTable(
+  "idempotent_creates",
+  {
+    orgId: text("org_id").notNull(),
+    ref: text("ref").notNull(),
+    recordId: text("record_id").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.ref] }), index("idempotent_creates_created_idx").on(t.createdAt)],
+);

@@ -8,11 +8,12 @@ import { notFound } from "../../lib/errors";
 import { hasLiveEndpoint } from "../webhooks/repository";
 import { customerOnShard } from "../customers/customer-on-shard";
 import { envelopeCreatedEventInsertReturning } from "../events/repository";
-import { ccRecipientsInsert, createdEnvelopeInsert, envelopeReminderSettingsUpdate, loadedEnvelopeOf, selectLoadedEnvelope, type LoadedEnvelope, type LoadedEnvelopeRow } from "../envelopes/repository";
+import { ccRecipientsInsert, createdEnvelopeInsert, envelopeReminderSettingsUpdate, getEnvelope, loadedEnvelopeOf, selectLoadedEnvelope, type LoadedEnvelope, type LoadedEnvelopeRow } from "../envelopes/repository";
 import { esignEnvelopeUsageInsert } from "../usage/record-usage";
 import { orgShardSet } from "../shards/repository";
 import { consentAtCreate } from "./consent-at-create";
 import type { CreateEnvelopeInput } from "./schema";
+import { earlierKeyedCreate, keyedCreateMark } from "../idempotency/keyed-create";
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -96,7 +97,9 @@ export async function createEnvelope(
   const eventId = newShardId("event", ctx.shardId);
   const insertEvent = envelopeCreatedEventInsertReturning(db, { id: eventId, envelopeId, at, hasLiveEndpoint: live });
   // The envelope is read back by the batch's last statement: one D1 round trip for the whole create.
-  const results = await db.batch<LoadedEnvelopeRow | { dispatched_at: string | null }>([
+  const statements = [
+    // sent with an Idempotency-Key: the mark that makes a retry after an ambiguous failure answer this envelope
+    ...keyedCreateMark(ctx, envelopeId, at),
     ...insertCustomer,
     insertEnvelope,
     // reminders (docs/consumer-signing.md): the envelope's own schedule; null falls back to the organization's
@@ -110,7 +113,16 @@ export async function createEnvelope(
     esignEnvelopeUsageInsert(db, { orgId, envelopeId, description: `Envelope ${envelopeId} for ${body.customer_name}`, at }),
     insertEvent,
     selectLoadedEnvelope(db, orgId, envelopeId),
-  ]);
+  ];
+  let results: D1Result<LoadedEnvelopeRow | { dispatched_at: string | null }>[];
+  try {
+    results = await db.batch<LoadedEnvelopeRow | { dispatched_at: string | null }>(statements);
+  } catch (err) {
+    // the same keyed request's earlier attempt committed (its answer was lost): that envelope is the answer
+    const earlier = await earlierKeyedCreate(ctx, err);
+    if (earlier === null) throw err;
+    return getEnvelope(db, orgId, earlier);
+  }
   const event = results[results.length - 2]?.results[0] as { dispatched_at: string | null } | undefined;
   if (!event?.dispatched_at) ctx.publish(eventId);
   const envelope = loadedEnvelopeOf(results[results.length - 1]?.results[0] as LoadedEnvelopeRow | undefined);
