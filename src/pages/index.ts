@@ -5,7 +5,7 @@ import { frameAncestorsFor } from "../services/embed/frame-ancestors";
 import { signingShell } from "./signing-shell";
 import { pageNeedsStripe } from "../services/payments/page-needs-stripe";
 import { findSignerByCredential } from "../services/signers/resolve-credential";
-import { pageLocaleFor } from "../services/i18n/page-locale";
+import { pageLocaleFor } from "../services/envelopes/page-locale";
 
 const SLUG = /^[A-Za-z0-9_-]{16,128}$/;
 const ID = /^env_[A-Za-z0-9_-]{8,64}$/;

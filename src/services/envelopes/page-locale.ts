@@ -1,6 +1,6 @@
 import { onShardOf, type RequestContext } from "../../lib/context";
 import type { Locale } from "../../db/schema/locales";
-import { findEnvelopeLocale } from "../envelopes/repository";
+import { findEnvelopeLocale } from "./repository";
 
 /**
  * The language of the HTML a signer's link or a signing widget opens with: its envelope's `locale`, so
