@@ -4672,6 +4672,7 @@ export interface components {
             user_email: string;
             /** @enum {string} */
             widget_type: "sign" | "vault";
+            locale?: components["schemas"]["Locale"] & unknown;
         };
         LegacyWebhookState: {
             url: string | null;
@@ -5965,6 +5966,7 @@ export interface components {
             envelope_id: string;
             envelope_name: string;
             envelope_status: components["schemas"]["EnvelopeStatus"];
+            locale: components["schemas"]["Locale"] & unknown;
             /** @description null while the envelope is not vaulted */
             vault: {
                 /** @description SHA-256 (hex) of the authoritative copy, recorded at vaulting */
