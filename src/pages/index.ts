@@ -6,6 +6,7 @@ import { signingShell } from "./signing-shell";
 import { pageNeedsStripe } from "../services/payments/page-needs-stripe";
 import { findSignerByCredential } from "../services/signers/resolve-credential";
 import { pageLocaleFor } from "../services/envelopes/page-locale";
+import { vaultPageLocaleFor } from "../services/embed/vault-page-locale";
 
 const SLUG = /^[A-Za-z0-9_-]{16,128}$/;
 const ID = /^env_[A-Za-z0-9_-]{8,64}$/;
@@ -47,7 +48,7 @@ async function linkPage(c: PageContext, slug: string) {
 async function widgetPage(c: PageContext, mode: "embed-sign" | "embed-vault", envelopeId: string) {
   const frameAncestors = ID.test(envelopeId) ? await frameAncestorsFor(c.var.ctx, { envelopeId }) : [];
   const stripe = mode === "embed-sign" && ID.test(envelopeId) && (await pageNeedsStripe(c.var.ctx, { envelopeId }));
-  // the vault widget is in English; the signing widget opens in its envelope's language
-  const locale = mode === "embed-sign" && ID.test(envelopeId) ? await pageLocaleFor(c.var.ctx, { envelopeId }) : "en";
+  // the signing widget opens in its envelope's language, the vault widget in its organization's (its script then takes the session's)
+  const locale = !ID.test(envelopeId) ? "en" : mode === "embed-sign" ? await pageLocaleFor(c.var.ctx, { envelopeId }) : await vaultPageLocaleFor(c.var.ctx, { envelopeId });
   return signingShell(c, { mode, envelopeId, frameAncestors, stripe, locale });
 }

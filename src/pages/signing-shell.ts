@@ -29,9 +29,9 @@ const STRIPE_CSP = {
  */
 export function signingShell(c: Context<AppEnv>, page: { mode: PageMode; slug?: string; envelopeId?: string; frameAncestors: string[]; stripe?: boolean; locale?: Locale }) {
   const script = page.mode === "embed-vault" ? "/static/app/vault.js" : "/static/app/signing.js";
-  const lang = page.mode === "embed-vault" ? "en" : (page.locale ?? "en");
+  const lang = page.locale ?? "en";
   const words = PAGE_CATALOGS[lang];
-  const title = page.mode === "embed-vault" ? "Vaulted document" : words.page_title;
+  const title = page.mode === "embed-vault" ? words.vault_page_title : words.page_title;
   c.header(
     "Content-Security-Policy",
     [

@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
+import type { Page } from "playwright-core";
 import { api, browserSuite, contractPdf, expectAccessible, expiredEmbedToken, mintEmbed, newOrg, ok, sentContract, shot, status } from "./helpers";
 
 const suite = browserSuite("Lender Direct");
@@ -84,6 +85,10 @@ describe("embed tokens in the browser", () => {
   });
 });
 
+/** A date and time as the vault widget writes it in `locale` (the page's own Intl, its time zone). */
+const writtenIn = (page: Page, locale: string, iso: string) =>
+  page.evaluate(([l, at]) => new Date(at!).toLocaleString(l, { year: "numeric", month: "long", day: "numeric", hour: "numeric", minute: "2-digit" }), [locale, iso]);
+
 describe("the vault widget's retention and legal holds", () => {
   /** A paper record vaulted by `key` (vault-in-upload): the quickest way to a vault record. */
   async function paperRecord(key: string, name: string) {
@@ -117,11 +122,39 @@ describe("the vault widget's retention and legal holds", () => {
       "Case 26-cv-0412",
       expect.stringMatching(/\d/),
     ]);
-    const retainUntil = await page.evaluate((iso) => new Date(iso).toLocaleString(), paid.retain_until as string);
-    expect(await page.locator("#vault-retain-until").textContent()).toBe(retainUntil);
+    expect(await page.locator("#vault-retain-until").textContent()).toBe(await writtenIn(page, "en-US", paid.retain_until));
     expect(await section.textContent()).toContain("Paid off");
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe("en");
     await shot(page, "6-vault-widget-held");
     await expectAccessible(page, "vault widget of a held record");
+
+    // the same record in Spanish (the token's locale, in an English browser): every word of the widget, dates as Spanish writes them
+    const spanish = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
+    await spanish.goto((await mintEmbed(org.key, held.envelopeId, "vault", "ops@lender.example", { locale: "es" })).embed_url);
+    const seccion = spanish.getByRole("region", { name: "Conservación y retenciones legales" });
+    await seccion.waitFor();
+    expect(await spanish.evaluate(() => document.documentElement.lang)).toBe("es");
+    expect(await spanish.title()).toBe("Held retail installment contract · Bóveda");
+    await spanish.getByRole("heading", { name: "Copia autorizada" }).waitFor();
+    await spanish.getByRole("link", { name: "Descargar la copia autorizada" }).waitFor();
+    await spanish.getByRole("link", { name: "Descargar el certificado (PDF)" }).waitFor();
+    const tabla = seccion.getByRole("table", { name: "Retenciones legales vigentes" });
+    expect(await tabla.getByRole("columnheader").allTextContents()).toEqual(["Impuesta por", "Motivo", "Referencia", "Desde"]);
+    const retainEs = await writtenIn(spanish, "es-US", paid.retain_until);
+    expect(retainEs).toMatch(/ de \d{4}/);
+    expect(await spanish.locator("#vault-retain-until").textContent()).toBe(retainEs);
+    expect(await seccion.textContent()).toContain("Liquidado");
+    expect(await seccion.textContent()).toContain("Desactivada: solo quien tiene el control puede destruirlo");
+    // no English left outside the certificate, which is an English record marked as such
+    const words = await spanish.evaluate(() => {
+      const main = document.querySelector("main")!.cloneNode(true) as HTMLElement;
+      main.querySelectorAll('[lang="en"], .document').forEach((el) => el.remove());
+      return main.textContent ?? "";
+    });
+    expect(words).not.toMatch(/Authoritative|Retention|Legal holds|Download|Paid off|Kept until|Compliance/);
+    await shot(spanish, "6-vault-widget-held-es");
+    await expectAccessible(spanish, "vault widget of a held record, in Spanish");
+    await spanish.close();
 
     await page.goto((await mintEmbed(org.key, plain.envelopeId, "vault", "ops@lender.example")).embed_url);
     await page.getByRole("region", { name: "Retention and legal holds" }).waitFor();

@@ -133,8 +133,8 @@ export async function sentContract(key: string, opts: { buyerEmail?: string } = 
 
 export const status = async (key: string, envelopeId: string) => (await ok(api("GET", `/partner/envelopes/${envelopeId}/status`, { key }))).status as string;
 
-export const mintEmbed = (key: string, envelopeId: string, widget: "sign" | "vault", email: string) =>
-  ok(api("POST", "/embed/token", { key, body: { envelope_id: envelopeId, user_email: email, widget_type: widget } }));
+export const mintEmbed = (key: string, envelopeId: string, widget: "sign" | "vault", email: string, extra: { locale?: "en" | "es" } = {}) =>
+  ok(api("POST", "/embed/token", { key, body: { envelope_id: envelopeId, user_email: email, widget_type: widget, ...extra } }));
 
 /** A token signed with the service's embed secret but already expired: what a stale link carries. */
 export async function expiredEmbedToken(claims: { envelopeId: string; orgId: string; userEmail: string; widgetType: string }) {

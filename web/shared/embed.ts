@@ -1,3 +1,4 @@
+import { t } from "../i18n";
 import { callApi } from "./api";
 
 /**
@@ -37,6 +38,6 @@ export function openEmbedSession<T>(widget: "sign" | "vault", envelopeId: string
 
 /** What the signer or viewer should read for a refused embed session. */
 export function embedFailureText(status: number, message: string) {
-  if (status === 401) return "This secure link has expired or is not valid. Go back to the site that sent you here and open it again.";
+  if (status === 401) return t("embed_expired");
   return message;
 }

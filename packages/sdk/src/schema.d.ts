@@ -1750,7 +1750,7 @@ export interface paths {
         put?: never;
         /**
          * Set the batch's clients
-         * @description 1 to 1,000 customer ids, replacing the list (a repeated id is 422). Ids outside the organization are `rejected`; clients without an email, or with the sender's own, are kept as `skipped` and listed in `skipped_no_email`. The batch becomes `ready`.
+         * @description 1 to 1,000 clients, replacing the list: `customer_ids`, or `items` giving each client its `locale` and, as a single send's signer, `auth: "sms_otp"` with a `phone` (exactly one of the two; a repeated id is 422). Ids outside the organization are `rejected`; clients without an email, or with the sender's own, are kept as `skipped` and listed in `skipped_no_email`. The batch becomes `ready`. A client with `sms_otp` (or a phone in the deprecated `phones`) when no SMS provider is configured: 503 naming `SMS_PROVIDER`, before anything is changed.
          *
          *     Required role: `admin`.
          */
@@ -4672,6 +4672,7 @@ export interface components {
             user_email: string;
             /** @enum {string} */
             widget_type: "sign" | "vault";
+            locale?: components["schemas"]["Locale"] & unknown;
         };
         LegacyWebhookState: {
             url: string | null;
@@ -5333,6 +5334,11 @@ export interface components {
             /** @description The envelope's language; null: the organization's `default_locale` */
             locale: components["schemas"]["Locale"] | null;
             /**
+             * @description How the client's signer proves they hold the link besides the email: `sms_otp` (a code texted to `phone`), or null (the link alone)
+             * @enum {string|null}
+             */
+            auth: "sms_otp" | null;
+            /**
              * @description The phone the signer's code is texted to (auth `sms_otp`), masked as the signing page shows it; null: the link alone
              * @example +1******4567
              */
@@ -5383,23 +5389,46 @@ export interface components {
         };
         /**
          * @example {
-         *       "customer_ids": [
-         *         "cust_4k9m2x7q1c8v5b3n6p0r2t4w6y",
-         *         "cust_7h3k9m2x4q1c8v5b3n6p0r2t4w"
+         *       "items": [
+         *         {
+         *           "customer_id": "cust_4k9m2x7q1c8v5b3n6p0r2t4w6y",
+         *           "locale": "es",
+         *           "auth": "sms_otp",
+         *           "phone": "+15551234567"
+         *         },
+         *         {
+         *           "customer_id": "cust_7h3k9m2x4q1c8v5b3n6p0r2t4w"
+         *         }
          *       ]
          *     }
          */
         SetBulkItems: {
-            /** @description 1 to 1,000 customer ids; replaces the batch's client list */
-            customer_ids: string[];
-            /** @description The language (`en`, `es`) of some clients' envelopes, by customer id; the others take the organization's `default_locale` */
+            /** @description 1 to 1,000 customer ids; replaces the batch's client list. Give this or `items`, not both */
+            customer_ids?: string[];
+            /** @description 1 to 1,000 clients, each with its own `locale` and `auth`/`phone`; replaces the batch's client list. Give this or `customer_ids`, not both; with `items`, `locales` and `phones` are refused */
+            items?: components["schemas"]["BulkItemInput"][];
+            /** @description With `customer_ids`: the language (`en`, `es`) of some clients' envelopes, by customer id; the others take the organization's `default_locale` */
             locales?: {
                 [key: string]: components["schemas"]["Locale"] & unknown;
             };
-            /** @description Some clients' phones (E.164), by customer id: their envelope's signer is sent with `auth: "sms_otp"` and asked for a 6-digit code texted to it before the document, as a single send's signer is. The others sign with the link alone */
+            /**
+             * @deprecated
+             * @description Deprecated: use `items` with `auth: "sms_otp"` and `phone`, as a single send's signer. With `customer_ids`: some clients' phones (E.164), by customer id; their envelope's signer is sent with `auth: "sms_otp"` and asked for a 6-digit code texted to it before the document. The others sign with the link alone
+             */
             phones?: {
                 [key: string]: string;
             };
+        };
+        BulkItemInput: {
+            customer_id: string;
+            locale?: components["schemas"]["Locale"] & unknown;
+            /**
+             * @description `sms_otp`: the client's signer asks for a 6-digit code texted to `phone` and enters it before the document, as a single send's signer with `auth: "sms_otp"` (until then the signing page answers 403 `otp_required`). Omitted: the link alone
+             * @enum {string}
+             */
+            auth?: "sms_otp";
+            /** @description E.164 (`+15551234567`); required with `auth: "sms_otp"`, refused without it */
+            phone?: string;
         };
         EmbedSettings: {
             org_id: string;
@@ -5937,6 +5966,7 @@ export interface components {
             envelope_id: string;
             envelope_name: string;
             envelope_status: components["schemas"]["EnvelopeStatus"];
+            locale: components["schemas"]["Locale"] & unknown;
             /** @description null while the envelope is not vaulted */
             vault: {
                 /** @description SHA-256 (hex) of the authoritative copy, recorded at vaulting */
@@ -15399,6 +15429,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable`, `sms_not_configured` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

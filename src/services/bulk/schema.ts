@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { LocaleSchema } from "../i18n/schema";
 import { BULK_BATCH_STATUSES, BULK_ITEM_STATUSES } from "../../db/schema";
 import { PROVIDER_INSTANCES } from "../templates/schema";
-import { PHONE_PATTERN } from "../signers/schema";
+import { PHONE_PATTERN, SIGNER_AUTHS } from "../signers/schema";
 
 /** Spec part 8: 1 to 1,000 clients per batch. */
 export const MAX_BULK_ITEMS = 1000;
@@ -51,22 +51,67 @@ export const VaultConsentBody = z
   .object({ auto_vault_enabled: z.boolean(), acknowledge_authoritative_copy: z.boolean().optional() })
   .openapi("BulkVaultConsent", { example: { auto_vault_enabled: true, acknowledge_authoritative_copy: true } });
 
+const Phone = z.string().regex(PHONE_PATTERN, "an E.164 phone number such as +15551234567");
+
+/** One client of the batch with how its signer signs, as a single send's signer (`SignerInput`) says it. */
+const BulkItemInput = z
+  .object({
+    customer_id: Id,
+    locale: LocaleSchema.optional().openapi({ description: "The envelope's language (`en`, `es`); omitted: the organization's `default_locale`" }),
+    auth: z.enum(SIGNER_AUTHS).optional().openapi({
+      description:
+        "`sms_otp`: the client's signer asks for a 6-digit code texted to `phone` and enters it before the document, as a single send's signer with `auth: \"sms_otp\"` (until then the signing page answers 403 `otp_required`). Omitted: the link alone",
+    }),
+    phone: Phone.optional().openapi({ description: "E.164 (`+15551234567`); required with `auth: \"sms_otp\"`, refused without it" }),
+  })
+  .superRefine((item, ctx) => {
+    // the single send's rule (SignerInput), and its converse: a phone here is only ever the code's number
+    if (item.auth === "sms_otp" && !item.phone) ctx.addIssue({ code: "custom", path: ["phone"], message: "auth sms_otp needs the signer's phone (E.164, such as +15551234567)" });
+    if (item.phone && !item.auth) ctx.addIssue({ code: "custom", path: ["auth"], message: "a phone is only the number the signer's code is texted to: give auth \"sms_otp\" with it, or leave the phone out" });
+  })
+  .openapi("BulkItemInput");
+
 export const SetItemsBody = z
   .object({
-    customer_ids: z.array(Id).min(1).max(MAX_BULK_ITEMS).openapi({ description: "1 to 1,000 customer ids; replaces the batch's client list" }),
+    customer_ids: z.array(Id).min(1).max(MAX_BULK_ITEMS).optional().openapi({ description: "1 to 1,000 customer ids; replaces the batch's client list. Give this or `items`, not both" }),
+    items: z
+      .array(BulkItemInput)
+      .min(1)
+      .max(MAX_BULK_ITEMS)
+      .optional()
+      .openapi({ description: "1 to 1,000 clients, each with its own `locale` and `auth`/`phone`; replaces the batch's client list. Give this or `customer_ids`, not both; with `items`, `locales` and `phones` are refused" }),
     locales: z
       .record(Id, LocaleSchema)
       .optional()
-      .openapi({ description: "The language (`en`, `es`) of some clients' envelopes, by customer id; the others take the organization's `default_locale`" }),
+      .openapi({ description: "With `customer_ids`: the language (`en`, `es`) of some clients' envelopes, by customer id; the others take the organization's `default_locale`" }),
     phones: z
-      .record(Id, z.string().regex(PHONE_PATTERN, "an E.164 phone number such as +15551234567"))
+      .record(Id, Phone)
       .optional()
       .openapi({
+        deprecated: true,
         description:
-          "Some clients' phones (E.164), by customer id: their envelope's signer is sent with `auth: \"sms_otp\"` and asked for a 6-digit code texted to it before the document, as a single send's signer is. The others sign with the link alone",
+          "Deprecated: use `items` with `auth: \"sms_otp\"` and `phone`, as a single send's signer. With `customer_ids`: some clients' phones (E.164), by customer id; their envelope's signer is sent with `auth: \"sms_otp\"` and asked for a 6-digit code texted to it before the document. The others sign with the link alone",
       }),
   })
-  .openapi("SetBulkItems", { example: { customer_ids: ["cust_4k9m2x7q1c8v5b3n6p0r2t4w6y", "cust_7h3k9m2x4q1c8v5b3n6p0r2t4w"] } });
+  .superRefine((body, ctx) => {
+    if ((body.customer_ids === undefined) === (body.items === undefined)) {
+      ctx.addIssue({ code: "custom", path: body.items ? ["items"] : ["customer_ids"], message: "Give exactly one of customer_ids or items" });
+    }
+    if (body.items) {
+      for (const key of ["locales", "phones"] as const) {
+        if (body[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: `${key} goes with customer_ids; with items, give each item its ${key === "locales" ? "locale" : "auth and phone"}` });
+      }
+    }
+  })
+  .openapi("SetBulkItems", {
+    example: {
+      items: [
+        { customer_id: "cust_4k9m2x7q1c8v5b3n6p0r2t4w6y", locale: "es", auth: "sms_otp", phone: "+15551234567" },
+        { customer_id: "cust_7h3k9m2x4q1c8v5b3n6p0r2t4w" },
+      ],
+    },
+  });
+export type SetItemsInput = z.infer<typeof SetItemsBody>;
 
 export const SetItemsResultSchema = z
   .object({
@@ -111,6 +156,7 @@ export const BatchItemSchema = z
     customer_name: z.string(),
     email: z.string().nullable(),
     locale: LocaleSchema.nullable().openapi({ description: "The envelope's language; null: the organization's `default_locale`" }),
+    auth: z.enum(SIGNER_AUTHS).nullable().openapi({ description: "How the client's signer proves they hold the link besides the email: `sms_otp` (a code texted to `phone`), or null (the link alone)" }),
     phone: z.string().nullable().openapi({ example: "+1******4567", description: "The phone the signer's code is texted to (auth `sms_otp`), masked as the signing page shows it; null: the link alone" }),
     status: z.enum(BULK_ITEM_STATUSES),
     envelope_id: z.string().nullable(),

@@ -62,6 +62,8 @@ export function itemDetail(i: ItemRow) {
     customer_name: i.customer_name,
     email: i.email,
     locale: i.locale,
+    // an item's phone is only ever the number an sms_otp signer's code is texted to
+    auth: i.phone ? ("sms_otp" as const) : null,
     phone: i.phone ? maskPhone(i.phone) : null,
     status: i.status,
     envelope_id: i.envelope_id,

@@ -1,6 +1,7 @@
 import type { Locale } from "../../db/schema/locales";
 import { onShard, onShardOf, type OrgContext } from "../../lib/context";
 import { conflict, unprocessable } from "../../lib/errors";
+import { smsProvider } from "../../providers/sms";
 import { newShardId, type ShardDb } from "../../lib/shards";
 import { nowIso } from "../../lib/time";
 import { getUserEmailNormalized } from "../organizations/repository";
@@ -8,6 +9,7 @@ import { orgShardSet } from "../shards/repository";
 import { commitWithBatchAudit } from "./batch-chain";
 import { batchItemsDelete, batchItemsInsert, batchItemsReset, getBatch } from "./repository";
 import { customerCopiesInsert, listCustomerContactsByIds, listCustomersByEmails, listCustomerRowsByIds, type CustomerContact, type CustomerCopy } from "../customers/repository";
+import type { SetItemsInput } from "./schema";
 import { assertEditable } from "./serialize";
 
 /**
@@ -43,27 +45,48 @@ async function customersById(ctx: OrgContext, db: ShardDb, ids: string[]): Promi
   return { byId, copies };
 }
 
+/** One client of the request, whichever form the partner used. */
+type ItemSpec = { customerId: string; locale: Locale | null; phone: string | null };
+
 /**
- * POST /bulk-send/:id/items: replaces the client list (1 to 1,000 ids; a repeated id is 422). Ids that
- * are not customers of the organization are `rejected` and not added; a client without an email, or
- * whose email is the sender's own, is kept as `skipped` and listed in `skipped_no_email`. Each item
- * reserves the id its envelope will have (exactly once per client, see run-chunk.ts). The batch becomes
- * `ready` once it has a client.
+ * The request's clients in one form: `items` as given, or `customer_ids` with the `locales` and
+ * (deprecated) `phones` maps read per id; a phone is the number an `sms_otp` signer's code goes to.
  */
-export async function setBatchItems(ctx: OrgContext, input: { batchId: string; customerIds: string[]; locales?: Record<string, Locale>; phones?: Record<string, string> }) {
+function itemSpecs(input: SetItemsInput): { specs: ItemSpec[]; field: "items" | "customer_ids" } {
+  if (input.items) {
+    return { field: "items", specs: input.items.map((i) => ({ customerId: i.customer_id, locale: i.locale ?? null, phone: i.auth === "sms_otp" ? (i.phone ?? null) : null })) };
+  }
+  const ids = input.customer_ids ?? [];
+  return { field: "customer_ids", specs: ids.map((id) => ({ customerId: id, locale: input.locales?.[id] ?? null, phone: input.phones?.[id] ?? null })) };
+}
+
+/**
+ * POST /bulk-send/:id/items: replaces the client list (1 to 1,000 clients, as `customer_ids` or
+ * `items`; a repeated id is 422). Ids that are not customers of the organization are `rejected` and not
+ * added; a client without an email, or whose email is the sender's own, is kept as `skipped` and listed
+ * in `skipped_no_email`. Each item reserves the id its envelope will have (exactly once per client, see
+ * run-chunk.ts). The batch becomes `ready` once it has a client. A client whose signer verifies by text
+ * (`auth: "sms_otp"`) needs an SMS provider: without one the request is refused now, as a single send
+ * would be, rather than each envelope failing when the batch runs.
+ */
+export async function setBatchItems(ctx: OrgContext, input: { batchId: string } & SetItemsInput) {
   // the batch's shard, named by its id
   ctx = onShardOf(ctx, input.batchId);
   const { db, orgId } = ctx;
   const batch = await getBatch(db, orgId, input.batchId);
   assertEditable(batch, "change the clients of");
-  const ids = input.customerIds;
+  const { specs, field } = itemSpecs(input);
   const seen = new Map<string, number>();
-  const repeats = ids.flatMap((id, i) => {
-    if (seen.has(id)) return [{ code: "invalid_value", expected: "each customer id once", received: id, path: ["customer_ids", i], message: `${id} is already customer_ids[${seen.get(id)}]` }];
+  const repeats = specs.flatMap(({ customerId: id }, i) => {
+    const path = field === "items" ? [field, i, "customer_id"] : [field, i];
+    if (seen.has(id)) return [{ code: "invalid_value", expected: "each customer id once", received: id, path, message: `${id} is already ${field}[${seen.get(id)}]` }];
     seen.set(id, i);
     return [];
   });
-  if (repeats.length) throw unprocessable("customer_ids repeats an id", repeats);
+  if (repeats.length) throw unprocessable(`${field} repeats a customer id`, repeats);
+  // 503 naming SMS_PROVIDER now (the single send's refusal), never a batch of envelopes that cannot open
+  if (specs.some((s) => s.phone)) smsProvider(ctx.env);
+  const ids = specs.map((s) => s.customerId);
 
   const [{ byId: customers, copies }, sender] = await Promise.all([
     customersById(ctx, db, ids),
@@ -71,17 +94,18 @@ export async function setBatchItems(ctx: OrgContext, input: { batchId: string; c
   ]);
   const rejected = ids.filter((id) => !customers.has(id));
   const at = nowIso();
-  const kept = ids.filter((id) => customers.has(id)).map((id, position) => {
-    const c = customers.get(id)!;
+  const kept = specs.filter((s) => customers.has(s.customerId)).map(({ customerId, locale, phone }, position) => {
+    // the customer the id resolves to on the batch's shard (another id when its copy's email is taken there)
+    const c = customers.get(customerId)!;
     const email = c.email?.trim() || null;
     const skipped = !email || email.toLowerCase() === sender?.email;
     // the item, and the envelope it reserves, on the batch's shard
-    return { id: newShardId("bulkItem", ctx.shardId), position, customer: c, email, status: skipped ? ("skipped" as const) : ("pending" as const), envelopeKey: newShardId("envelope", ctx.shardId) };
+    return { id: newShardId("bulkItem", ctx.shardId), position, customer: c, email, locale, phone, status: skipped ? ("skipped" as const) : ("pending" as const), envelopeKey: newShardId("envelope", ctx.shardId) };
   });
   const skipped = kept.filter((k) => k.status === "skipped");
 
   // every row in one statement, whatever their number (see batchItemsInsert)
-  const rows = kept.map((r) => ({ id: r.id, position: r.position, customer_id: r.customer.id, customer_name: r.customer.name, email: r.email, locale: input.locales?.[r.customer.id] ?? null, phone: input.phones?.[r.customer.id] ?? null, status: r.status, envelope_key: r.envelopeKey }));
+  const rows = kept.map((r) => ({ id: r.id, position: r.position, customer_id: r.customer.id, customer_name: r.customer.name, email: r.email, locale: r.locale, phone: r.phone, status: r.status, envelope_key: r.envelopeKey }));
   const insert = batchItemsInsert(db, { batchId: batch.id, orgId, rows, at });
   const [guard] = await commitWithBatchAudit(
     db,

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { onShardOf, type RequestContext } from "../../lib/context";
 import { getFrameAncestorsOfOrg } from "../organizations/repository";
+import { findRecordOwner } from "../envelopes/repository";
 
 /**
  * Which partner sites may show the signing page and the widgets in an iframe: the organization's
@@ -101,16 +102,11 @@ export function parseStoredOrigins(column: string | null | undefined): string[] 
  * ever sent back as a CSP header, which the organization publishes to every framing site anyway.
  */
 export async function frameAncestorsFor(ctx: RequestContext, ref: { envelopeId: string } | { signerId: string }): Promise<string[]> {
-  // SQL exception: two reads, never one statement across databases: the record's organization on the record's
-  // shard (its id names it), then that organization's origins from the global database
-  const id = "envelopeId" in ref ? ref.envelopeId : ref.signerId;
-  const shard = onShardOf(ctx, id).db;
-  const owner = await ("envelopeId" in ref
-    ? shard.prepare("SELECT org_id FROM envelopes WHERE id = ?").bind(ref.envelopeId)
-    : shard.prepare("SELECT org_id FROM signers WHERE id = ?").bind(ref.signerId)
-  ).first<{ org_id: string }>();
+  // two reads, never one statement across databases: the record's organization on the record's shard (its id
+  // names it), then that organization's origins from the global database
+  const owner = await findRecordOwner(onShardOf(ctx, "envelopeId" in ref ? ref.envelopeId : ref.signerId).db, ref);
   if (!owner) return [];
-  const row = await getFrameAncestorsOfOrg(ctx.global, owner.org_id);
+  const row = await getFrameAncestorsOfOrg(ctx.global, owner);
   return parseStoredOrigins(row?.origins);
 }
 

@@ -4,7 +4,7 @@ import { getEnvelope, type EnvelopeRow } from "../envelopes/repository";
 import { listSigners, signersWhoseTurnItIs, type SignerRow } from "../signers/repository";
 import { getCertificate } from "../vault/get-certificate";
 import { holdView } from "../control/view";
-import { listOrganizationNames, listRetentionPolicies } from "../organizations/repository";
+import { findOrgDefaultLocale, listOrganizationNames, listRetentionPolicies } from "../organizations/repository";
 import { findVaultRecord, listActiveHolds, type VaultRecordRow } from "../vault/repository";
 import { createVaultUrl } from "../vault/signed-url";
 import type { EmbedSession } from "./schema";
@@ -27,7 +27,7 @@ export async function openEmbedSession(
   const { claims } = input;
   assertEmbedTarget(claims, { widgetType: input.widgetType, envelopeId: input.envelopeId });
   const envelope = await getEnvelope(ctx.db, ctx.orgId, claims.envelopeId);
-  return claims.widgetType === "sign" ? signSession(ctx, claims, envelope) : vaultSession(ctx, envelope);
+  return claims.widgetType === "sign" ? signSession(ctx, claims, envelope) : vaultSession(ctx, claims, envelope);
 }
 
 const head = (envelope: EnvelopeRow) => ({ envelope_id: envelope.id, envelope_name: envelope.name, envelope_status: envelope.status });
@@ -50,9 +50,12 @@ async function signSession(ctx: OrgContext, claims: EmbedClaims, envelope: Envel
 }
 
 /** The vaulted document's facts, certificate, retention and holds, and a fresh download URL, all from the vault's own services. */
-async function vaultSession(ctx: OrgContext, envelope: EnvelopeRow): Promise<EmbedSession> {
-  const record = envelope.status === "vaulted" ? await findVaultRecord(ctx.db, envelope.id) : null;
-  if (!record) return { widget_type: "vault", ...head(envelope), vault: null };
+async function vaultSession(ctx: OrgContext, claims: EmbedClaims, envelope: EnvelopeRow): Promise<EmbedSession> {
+  const [record, locale] = await Promise.all([
+    envelope.status === "vaulted" ? findVaultRecord(ctx.db, envelope.id) : null,
+    claims.locale ?? findOrgDefaultLocale(ctx.global, ctx.orgId),
+  ]);
+  if (!record) return { widget_type: "vault", ...head(envelope), locale, vault: null };
   const destroyed = record.control_status === "destroyed";
   const [certificate, url, certificateUrl, retention] = await Promise.all([
     getCertificate(ctx, { envelopeId: envelope.id }),
@@ -72,6 +75,7 @@ async function vaultSession(ctx: OrgContext, envelope: EnvelopeRow): Promise<Emb
   return {
     widget_type: "vault",
     ...head(envelope),
+    locale,
     vault: {
       sha256: record.document_hash,
       vaulted_at: envelope.vaulted_at ?? record.stored_at,

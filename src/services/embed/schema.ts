@@ -5,6 +5,7 @@ import { CONTROL_STATUSES } from "../../db/schema";
 import { EnvelopeId, EnvelopeStatusEnum, Timestamp } from "../envelopes/schema";
 import { FrameAncestorsInput } from "./frame-ancestors";
 import { WIDGETS } from "./tokens";
+import { LocaleSchema } from "../i18n/schema";
 
 export const EmbedSessionBody = z
   .object({
@@ -46,6 +47,7 @@ export const VaultSessionSchema = z
   .object({
     widget_type: z.literal("vault"),
     ...SessionEnvelope,
+    locale: LocaleSchema.openapi({ description: "The widget's language: the embed token's `locale`, else the organization's `default_locale`" }),
     vault: z
       .object({
         sha256: z.string().openapi({ description: "SHA-256 (hex) of the authoritative copy, recorded at vaulting" }),

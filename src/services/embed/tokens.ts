@@ -7,6 +7,7 @@ import type { Scope } from "../../lib/scopes";
 import { getEnvelope } from "../envelopes/repository";
 import { SIGNING_LINK_TTL_SECONDS } from "../signers/signing-links";
 import { findUnpaidPayment } from "../payments/payment-gate";
+import { LOCALES, type Locale } from "../../db/schema/locales";
 
 export const EMBED_TOKEN_TTL_SECONDS = SIGNING_LINK_TTL_SECONDS;
 export const WIDGETS = ["sign", "vault"] as const;
@@ -23,6 +24,8 @@ export type EmbedClaims = {
   orgId: string;
   userEmail: string;
   widgetType: WidgetType;
+  /** The vault widget's language as the partner asked for it; absent: the organization's `default_locale` */
+  locale?: Locale;
   iat: number;
   exp: number;
 };
@@ -37,7 +40,7 @@ const secretOf = (env: Env) => new TextEncoder().encode(requireSecret(env, "EMBE
  */
 export async function mintEmbedToken(
   ctx: OrgContext,
-  input: { scopes: string[]; envelopeId: string; userEmail: string; widgetType: WidgetType; now?: Date },
+  input: { scopes: string[]; envelopeId: string; userEmail: string; widgetType: WidgetType; locale?: Locale; now?: Date },
 ) {
   const { env, orgId } = ctx;
   const rule = WIDGET_RULES[input.widgetType];
@@ -70,7 +73,7 @@ export async function mintEmbedToken(
   }
   const iat = Math.floor((input.now ?? new Date()).getTime() / 1000);
   const exp = iat + EMBED_TOKEN_TTL_SECONDS;
-  const claims = { envelopeId: envelope.id, orgId, userEmail: input.userEmail, widgetType: input.widgetType };
+  const claims = { envelopeId: envelope.id, orgId, userEmail: input.userEmail, widgetType: input.widgetType, ...(input.locale ? { locale: input.locale } : {}) };
   const token = await new SignJWT(claims)
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setAudience(env.EMBED_HOST)
@@ -104,7 +107,8 @@ const isClaims = (p: Record<string, unknown>): boolean =>
   typeof p.envelopeId === "string" &&
   typeof p.orgId === "string" &&
   typeof p.userEmail === "string" &&
-  (WIDGETS as readonly unknown[]).includes(p.widgetType);
+  (WIDGETS as readonly unknown[]).includes(p.widgetType) &&
+  (p.locale === undefined || (LOCALES as readonly unknown[]).includes(p.locale));
 
 /**
  * What the embed host accepts: HS256 only (so `none` and other algorithms are refused before the

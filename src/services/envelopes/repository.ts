@@ -415,3 +415,12 @@ export async function findEnvelopeLocale(db: D1Database, ref: { envelopeId: stri
   ).first<{ locale: Locale | null }>();
   return row?.locale ?? null;
 }
+
+/** The organization owning an envelope, or the envelope a signer belongs to (the pages' frame ancestors and language); null when neither exists. */
+export async function findRecordOwner(db: D1Database, ref: { envelopeId: string } | { signerId: string }): Promise<string | null> {
+  const row = await ("envelopeId" in ref
+    ? db.prepare("SELECT org_id FROM envelopes WHERE id = ?").bind(ref.envelopeId)
+    : db.prepare("SELECT org_id FROM signers WHERE id = ?").bind(ref.signerId)
+  ).first<{ org_id: string }>();
+  return row?.org_id ?? null;
+}

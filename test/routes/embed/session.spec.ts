@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { SignJWT, UnsecuredJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { mintEmbedToken } from "../../../src/services/embed/tokens";
@@ -7,6 +7,7 @@ import { sha256Hex } from "../../helpers/pdf";
 import { sentTwoSignerEnvelope, signing } from "../../helpers/signing-flow";
 import { completedEnvelope, download } from "../../helpers/vault";
 import { orgContextOf } from "../../helpers/context";
+import { adminToken } from "../../helpers/webhooks";
 
 type Widget = "sign" | "vault";
 
@@ -85,6 +86,25 @@ describe("POST /embed/session: the sign widget", () => {
 });
 
 describe("POST /embed/session: the vault widget", () => {
+  it("speaks the token's locale, else the organization's default_locale, else English; its page opens in the organization's", async () => {
+    const { t, e } = await vaultedEnvelope();
+    const localeOf = async (locale?: string) => {
+      const res = await call("POST", "/embed/token", { key: t.key, body: { envelope_id: e.envelope_id, user_email: "ops@lender.example", widget_type: "vault", ...(locale ? { locale } : {}) } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (await openSession(res.body.data.token, { widget_type: "vault", envelope_id: e.envelope_id })).body.data.locale;
+    };
+    const pageLang = async () => /<html lang="(\w+)">/.exec(await (await SELF.fetch(`http://localhost/embed/vault/${e.envelope_id}`)).text())?.[1];
+    expect([await localeOf(), await localeOf("es"), await pageLang()]).toEqual(["en", "es", "en"]);
+    expect((await call("PUT", "/org/settings", { bearer: await adminToken(t.orgId), body: { default_locale: "es" } })).status).toBe(200);
+    expect([await localeOf(), await localeOf("en"), await pageLang()]).toEqual(["es", "en", "es"]);
+    // a language the widget does not speak, or one for the sign widget (which speaks its envelope's), is 422 on locale
+    for (const body of [{ widget_type: "vault", locale: "fr" }, { widget_type: "sign", locale: "es" }]) {
+      const res = await call("POST", "/embed/token", { key: t.key, body: { envelope_id: e.envelope_id, user_email: "ops@lender.example", ...body } });
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+      expect(res.body.details.map((d: { path: string[] }) => d.path.join("."))).toContain("locale");
+    }
+  });
+
   it("shows the vaulted document's hash, certificate and compliance, and a download URL that serves the authoritative bytes", async () => {
     const { t, e } = await vaultedEnvelope();
     const { token } = await embedToken(t.key, e.envelope_id, "ops@lender.example", "vault");
@@ -153,7 +173,7 @@ describe("POST /embed/session: the vault widget", () => {
     const token = await forged({ envelopeId: e.envelope_id, orgId: t.orgId, userEmail: "ops@lender.example", widgetType: "vault" });
     const res = await openSession(token, { widget_type: "vault", envelope_id: e.envelope_id });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ widget_type: "vault", envelope_id: e.envelope_id, envelope_name: e.envelope_name, envelope_status: "completed", vault: null });
+    expect(res.body.data).toEqual({ widget_type: "vault", envelope_id: e.envelope_id, envelope_name: e.envelope_name, envelope_status: "completed", locale: "en", vault: null });
   });
 });
 

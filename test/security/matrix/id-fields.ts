@@ -2,7 +2,7 @@ import type { Document, Op, Schema } from "./document";
 
 /**
  * An id a request names outside its path: a JSON body field (`at` is its place in the body, nested
- * objects included) or a query parameter, found in the operation's declared schemas, so a field added
+ * objects and the elements of lists of objects included) or a query parameter, found in the operation's declared schemas, so a field added
  * later is found the day it lands. Names ending in `_id` or `_ids` are ids.
  */
 export type IdField = { name: string; in: "body" | "query"; at: string[]; list: boolean };
@@ -31,12 +31,18 @@ const isArray = (doc: Document, schema: Schema | undefined) => {
   return s?.type === "array" || (Array.isArray(s?.type) && s!.type.includes("array"));
 };
 
+/** In `at`, the element of a list of objects (`items[].customer_id` is `["items", ITEM, "customer_id"]`). */
+export const ITEM = "[]";
+
 function bodyFields(doc: Document, schema: Schema | undefined, at: string[], depth = 0): IdField[] {
   if (depth > 4) return [];
   const out: IdField[] = [];
   for (const [name, prop] of Object.entries(propertiesOf(doc, schema))) {
+    const element = isArray(doc, prop) ? (resolve(doc, prop)!.items as Schema | undefined) : undefined;
     if (ID_NAME.test(name)) out.push({ name, in: "body", at: [...at, name], list: isArray(doc, prop) });
     else if (Object.keys(propertiesOf(doc, prop)).length > 0) out.push(...bodyFields(doc, prop, [...at, name], depth + 1));
+    // a list of objects: the ids each element names
+    else if (element && Object.keys(propertiesOf(doc, element)).length > 0) out.push(...bodyFields(doc, element, [...at, name, ITEM], depth + 1));
   }
   return out;
 }
@@ -51,5 +57,6 @@ export function idFieldsOf(doc: Document, o: Op): IdField[] {
 export function withValue(body: Record<string, unknown>, at: string[], value: unknown): Record<string, unknown> {
   const [head, ...rest] = at;
   const inner = body[head!];
+  if (rest[0] === ITEM) return { ...body, [head!]: [withValue({}, rest.slice(1), value)] };
   return { ...body, [head!]: rest.length === 0 ? value : withValue(inner && typeof inner === "object" && !Array.isArray(inner) ? (inner as Record<string, unknown>) : {}, rest, value) };
 }

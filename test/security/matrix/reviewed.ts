@@ -86,6 +86,8 @@ export const NOT_ORGANIZATION_IDS: Record<string, string> = {
   external_id: "the partner's own reference, stored as given and never looked up",
   tag_ids: "labels copied onto the batch's envelopes; there is no tag resource to look up",
   "answerSigningKba.session_id": "the KBA question set, looked up under the signer the slug names",
+  "answerSigningKba.question_id": "a question of that question set (answers[]), matched within the set the slug's signer was asked",
+  "answerSigningKba.choice_id": "a choice of one of those questions (answers[]), matched within the question it answers",
   "openEmbedSession.envelope_id": "must equal the envelope the embed token names (else 403), whatever organization holds it",
   "offerVaultTransfer.to_org_id": "the organization control is offered to: by design another organization (docs/control.md); an unknown one (or the caller) is 422",
   "offerVaultPool.to_org_id": "the organization a pool is offered to: by design another organization (docs/control.md \"Pools\"); an unknown one (or the caller) is 422",
@@ -102,6 +104,11 @@ export const FOREIGN_ID_ANSWERS: Record<string, { status: number; why: string; w
   "setBulkItems.customer_ids": {
     status: 200,
     why: "spec 4.8: ids outside the organization are rejected, listed in `rejected`; the caller's own batch records the (empty) replacement list: its audit entry, the batch's update time, the organization's chain head; no item is added",
+    writes: ["audit_log", "bulk_batches", "organizations"],
+  },
+  "setBulkItems.customer_id": {
+    status: 200,
+    why: "`items[].customer_id`, the per-item form of customer_ids: rejected and listed in `rejected` the same way, the same records written",
     writes: ["audit_log", "bulk_batches", "organizations"],
   },
   "createEnvelope.template_id": { status: 422, why: "decisions/partner-envelopes.md: an unknown template_id is 422 on the field; nothing is written" },

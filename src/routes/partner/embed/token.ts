@@ -3,12 +3,19 @@ import type { OrgRouteHandler } from "../../../lib/hono";
 import { dataOf, ERROR_CODES_KEY, jsonBody, jsonContent } from "../../../lib/openapi";
 import { EMBED_TOKEN_ERRORS, mintEmbedToken, WIDGETS } from "../../../services/embed/tokens";
 import { partnerRoute } from "../common";
+import { LocaleSchema } from "../../../services/i18n/schema";
 
 const EmbedTokenBody = z
   .object({
     envelope_id: z.string().min(1).max(64),
     user_email: z.email().max(254),
     widget_type: z.enum(WIDGETS),
+    locale: LocaleSchema.optional().openapi({
+      description: "`vault` only: the widget's language (`en`, `es`). Default: the organization's `default_locale` (GET /org/settings), else `en`. The sign widget speaks its envelope's `locale` (422 here)",
+    }),
+  })
+  .superRefine((b, ctx) => {
+    if (b.locale && b.widget_type === "sign") ctx.addIssue({ code: "custom", path: ["locale"], message: "the sign widget speaks the envelope's locale (set at create); locale is for the vault widget" });
   })
   .openapi("CreateEmbedToken", { example: { envelope_id: "env_9x2k4m7q1c8v5b3n6p0r2t4w6y", user_email: "jane.doe@example.com", widget_type: "sign" } });
 
@@ -60,6 +67,7 @@ export const embedTokenHandler: OrgRouteHandler<typeof embedTokenRoute> = async 
     envelopeId: body.envelope_id,
     userEmail: body.user_email,
     widgetType: body.widget_type,
+    locale: body.locale,
   });
   return c.json({ data: token }, 200);
 };

@@ -7,6 +7,9 @@ import { describe } from "vitest";
 describe("crash-injection", async () => {
   await import("./crash-injection.spec");
 });
+describe("item-auth", async () => {
+  await import("./item-auth.spec");
+});
 describe("kba-and-scale", async () => {
   await import("./kba-and-scale.spec");
 });
