@@ -41,7 +41,7 @@ const SIGN = (role: string) => `Sign {{${role}_signature;type=signature;role=${r
  * `dealerIsSender` makes that member the sender too (sent from the console with their own token: the
  * sender added as a signer, whose links are `signing_url`s).
  */
-export async function sentKbaEnvelope(opts: { buyerEmail?: string; dealerIsMember?: boolean; dealerIsSender?: boolean } = {}) {
+export async function sentKbaEnvelope(opts: { buyerEmail?: string; dealerIsMember?: boolean; dealerIsSender?: boolean; locale?: "en" | "es" } = {}) {
   const t = await newTenant({ name: "Prairie Auto Finance" });
   const bearer = await memberToken(t.orgId, "admin");
   const withDealer = opts.dealerIsMember || opts.dealerIsSender;
@@ -58,7 +58,7 @@ export async function sentKbaEnvelope(opts: { buyerEmail?: string; dealerIsMembe
       dealerBearer = token.body.data.access_token as string;
     }
   }
-  const e = await createEnvelope(t.key, { template_id: template.template_id, secured_party: { name: "Prairie Auto Finance LLC", role: "lender" } });
+  const e = await createEnvelope(t.key, { template_id: template.template_id, secured_party: { name: "Prairie Auto Finance LLC", role: "lender" }, ...(opts.locale ? { locale: opts.locale } : {}) });
   const signers = [{ role: "buyer", email: buyerEmail, name: "Jane Buyer", routing_order: 1 }];
   if (withDealer) signers.push({ role: "dealer", email: dealerEmail.toUpperCase(), name: "Dana Dealer", routing_order: 2 });
   const sent = dealerBearer

@@ -1,11 +1,17 @@
+import type { Locale } from "../../db/schema/locales";
+
 /**
  * Knowledge-based authentication (KBA): a provider asks a person questions built from their record
  * history (credit files, public records) and says whether they answered them well enough. The
  * service never stores questions or answers: it keeps the provider's session id and the outcome.
  */
 
-/** Who is being verified. A real bureau needs more (name, address, date of birth); see docs/kba.md. */
-export type KbaSubject = { email: string; name: string };
+/**
+ * Who is being verified, and the language the questions are asked in (the envelope's `locale`: bureaus
+ * offer Spanish question sets; a provider without one asks in English). A real bureau needs more (name,
+ * address, date of birth); see docs/kba.md.
+ */
+export type KbaSubject = { email: string; name: string; locale: Locale };
 
 export type KbaChoice = { choice_id: string; label: string };
 export type KbaQuestion = { question_id: string; prompt: string; choices: KbaChoice[] };

@@ -62,7 +62,7 @@ export async function answerKba(ctx: RequestContext, input: { signerId: string; 
       { session_status: "expired", kba_status: after?.status ?? null, attempts_left: left },
     );
   }
-  const subject = subjectOf(sc.signer);
+  const subject = subjectOf(sc);
   checkAnswers(await provider.questions(session.provider_session_id, subject), input.body.answers);
   const scored = await provider.score(session.provider_session_id, subject, input.body.answers);
   const final = scored === "passed" || session.attempt >= KBA_MAX_ATTEMPTS;

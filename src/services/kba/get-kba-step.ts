@@ -28,7 +28,7 @@ export async function getKbaStep(ctx: RequestContext, input: { signerId: string 
     const { sc, check, provider } = await loadKbaSigner(ctx, input.signerId);
     if (check.status !== "required") return { status: check.status, attempts_left: attemptsLeft(check), session: null };
     const at = nowIso();
-    const subject = subjectOf(sc.signer);
+    const subject = subjectOf(sc);
     const open = await openSessionOf(ctx.db, sc.signer.id);
     if (open && open.expires_at > at) {
       return { status: check.status, attempts_left: attemptsLeft(check), session: sessionView(open, await provider.questions(open.provider_session_id, subject)) };

@@ -9,7 +9,8 @@ import { getKbaCheck, type KbaCheckRow } from "./repository";
 /** How long a question set can be answered. */
 export const KBA_SESSION_TTL_SECONDS = 600;
 
-export const subjectOf = (signer: SignerRow): KbaSubject => ({ email: signer.email, name: signer.name });
+/** The person the questions are about, asked in their envelope's language. */
+export const subjectOf = (sc: Pick<SigningContext, "signer" | "envelope">): KbaSubject => ({ email: sc.signer.email, name: sc.signer.name, locale: sc.envelope.locale });
 
 export const attemptsLeft = (check: KbaCheckRow) => (check.status === "required" ? KBA_MAX_ATTEMPTS - check.attempts_used : 0);
 

@@ -72,6 +72,15 @@ describe("KBA on the signing host: the journey", () => {
     expect(cert.body.data.ucc_9105_compliance.checks).toHaveLength(8);
   });
 
+  it("asks a signer whose envelope is in Spanish the questions in Spanish, and their right answers pass", async () => {
+    const s = await sentKbaEnvelope({ locale: "es" });
+    const { session, res } = await takeKba(s.buyer, s.buyerEmail);
+    expect(session.questions).toHaveLength(3);
+    for (const q of session.questions as unknown as { prompt: string }[]) expect(q.prompt).toMatch(/^¿.+\?$/);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect((await kbaStep(s.buyer)).body.data.status).toBe("passed");
+  });
+
   it("records the outcome in the audit chain and on the timeline, bills it once, and keeps no question or answer anywhere", async () => {
     const s = await sentKbaEnvelope();
     const monthBefore = new Date().toISOString().slice(0, 7);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { kbaProvider } from "../../../src/providers/kba";
 import { correctChoiceIndex } from "../../helpers/kba";
 
-const subject = (email: string) => ({ email, name: "Jane Buyer" });
+const subject = (email: string, locale: "en" | "es" = "en") => ({ email, name: "Jane Buyer", locale });
 
 describe("the sandbox KBA provider (docs/decisions/sign-and-pay.md)", () => {
   it("asks 3 questions of 4 choices, the same ones again for the same session, and passes exactly the rule's answers", async () => {
@@ -28,6 +28,25 @@ describe("the sandbox KBA provider (docs/decisions/sign-and-pay.md)", () => {
     let other = await answersOf("someone.else@example.com");
     for (let i = 0; JSON.stringify(other) === JSON.stringify(right); i++) other = await answersOf(`someone.else.${i}@example.com`);
     expect(await sandbox.score(started.providerSessionId, subject(email), other)).toBe("failed");
+  });
+
+  it("asks a subject whose envelope is in Spanish the same questions in Spanish: same ids and choices in the same order, scored by the same rule", async () => {
+    const sandbox = kbaProvider({ KBA_PROVIDER: "sandbox", SERVICE_ENV: "development" });
+    const email = "rosa.diaz@example.com";
+    const started = await sandbox.start(subject(email, "es"));
+    if (started.status !== "questions") throw new Error("expected questions");
+    const english = await sandbox.questions(started.providerSessionId, subject(email));
+    const spanish = await sandbox.questions(started.providerSessionId, subject(email, "es"));
+    expect(spanish).toEqual(started.questions);
+    expect(spanish.map((q) => q.question_id)).toEqual(english.map((q) => q.question_id));
+    expect(spanish.map((q) => q.choices.map((c) => c.choice_id))).toEqual(english.map((q) => q.choices.map((c) => c.choice_id)));
+    for (const [i, q] of spanish.entries()) {
+      expect(q.prompt).toMatch(/^¿.+\?$/);
+      expect(q.prompt).not.toBe(english[i]!.prompt);
+      expect(q.choices.map((c) => c.label).join(" ")).not.toMatch(/None of the above|January/);
+    }
+    const right = await Promise.all(spanish.map(async (q) => ({ question_id: q.question_id, choice_id: q.choices[await correctChoiceIndex(email, q.question_id)]!.choice_id })));
+    expect(await sandbox.score(started.providerSessionId, subject(email, "es"), right)).toBe("passed");
   });
 
   it("answers unavailable (no questions) for a local part ending in +kba-unavailable, in any case", async () => {
