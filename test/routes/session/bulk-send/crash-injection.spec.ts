@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { batchRow, bulkStub, bulkTenant, envelopesPerClient, readyBatch, runToEnd } from "../../../helpers/bulk";
 import { shardDbOf } from "../../../helpers/shards";
+import type { BulkBatch } from "../../../../src/jobs/bulk-batch";
+import { faultStats } from "../../../../src/lib/faults";
 
 /**
  * The workflow's object is aborted between two of its writes (BULK_TEST_HOOKS, tests only). A group of
@@ -130,4 +132,19 @@ describe("bulk send: exactly one envelope per client, whatever crashes", () => {
     expect([...perClient.values()].every((n) => n === 1)).toBe(true);
     expect(perClient.size).toBe(end.sent_count);
   });
+
+  it("under injected D1 and R2 faults in the object's own chunks (errors, timeouts after the write landed), every client still gets exactly one envelope", async () => {
+    const t = await bulkTenant();
+    const { batchId, customers } = await readyBatch(t, { n: 60 });
+    // the Worker's class (src/jobs/bulk-batch.ts) behind the binding, whose chunks go through the fault layer
+    await (bulkStub(batchId) as unknown as DurableObjectStub<BulkBatch>).armFaults("d1.error=0.04,d1.batch.timeout=0.08,r2.error=0.05");
+    expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
+    const before = injectedTotal();
+    const end = await runToEnd(batchId);
+    expect(injectedTotal(), "faults were injected into the chunks").toBeGreaterThan(before);
+    expect(end).toMatchObject({ status: "completed", sent_count: 60, failed_count: 0, running_count: 0 });
+    await expectExactlyOnce(batchId, customers);
+  });
 });
+
+const injectedTotal = () => Object.values(faultStats().injected).reduce((a, b) => a + b, 0);
