@@ -9,6 +9,8 @@ export { checkUpload } from "./check-upload";
 export { assertWithinDecodeBudget, MAX_DECODED_OBJECT_STREAM_BYTES, MAX_DECODED_STREAM_BYTES } from "./budget/decode-budget";
 export { closePdf, hasPdfSignature, notAPdf, openPdf, startsWithPdfHeader } from "./open-pdf";
 export type { Area, PdfDocument, PdfPage, PdfTextItem, PdfViewport } from "./open-pdf";
+// Page sizes as displayed (CropBox, rotation): recorded at upload so the signing page lays out before pdf.js loads.
+export { readPageSizes, type PageSize } from "./page-sizes";
 
 // Text and anchors: the text layer in displayed-page coordinates, anchor search, embedded tags removed.
 export { readPageText, type PageText } from "./text/text-layer";

@@ -2,7 +2,7 @@ import { PDFDocument, PDFName, PDFRawStream } from "pdf-lib";
 import type { Frame, Page } from "playwright-core";
 import { getDocumentProxy } from "unpdf";
 import { describe, expect, it } from "vitest";
-import { api, browserSuite, drawStroke, mintEmbed, ok, recordRequests, sentContract, sha256, shot, status } from "./helpers";
+import { api, browserSuite, drawStroke, expectAccessible, fillBuyerRequired, mintEmbed, ok, phonePage, recordRequests, sentContract, sha256, shot, status } from "./helpers";
 
 const suite = browserSuite("Dealer Finance");
 
@@ -138,6 +138,57 @@ describe("signing a two-signer template envelope in the browser", () => {
     }
     expect(await imageCount(pdf)).toBeGreaterThanOrEqual(1); // the drawn signature
     await Promise.all([buyer.close(), portal.close(), viewer.close()]);
+  });
+});
+
+describe("the signing page before its PDF viewer has loaded", () => {
+  it("places the fields from the state's page sizes: filled by keyboard and touch, Finish usable, then pdf.js paints the pages under them", async () => {
+    const contract = await sentContract(suite.org.key);
+    const page = await phonePage(suite.browser);
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    // hold the PDF viewer (pdf.js, the page's own chunk) until the signer has done everything but finish
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const viewer: string[] = [];
+    await page.route(/\/static\/app\/chunks\/pdf-view-[^/]+\.js$/, async (route) => {
+      viewer.push(route.request().url());
+      await held;
+      await route.continue();
+    });
+    await page.goto(contract.buyerUrl);
+    await page.getByRole("textbox", { name: "Buyer name, required" }).waitFor();
+    expect(viewer).toHaveLength(1); // asked for, and held
+    // the two letter pages are laid out at their size, not painted
+    expect(await page.locator(".page").evaluateAll((els) => els.map((el) => [el.getAttribute("aria-label"), getComputedStyle(el).aspectRatio]))).toEqual([
+      ["Page 1 of 2", "612 / 792"],
+      ["Page 2 of 2", "612 / 792"],
+    ]);
+    expect(await page.locator(".page.painted").count()).toBe(0);
+    await expectAccessible(page, "fields before the PDF viewer");
+
+    // by keyboard: "Next field" reaches the first required field, which takes the typed name
+    await page.locator("#next-field").focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("data-field"))).toBe("buyer_name");
+    await page.keyboard.type("Ann Buyer");
+    await fillBuyerRequired(page);
+    expect(await page.locator("#progress").textContent()).toBe("8 of 8 required fields done");
+    expect(await page.getByRole("button", { name: "Finish" }).isEnabled()).toBe(true);
+    expect(await page.locator(".page.painted").count()).toBe(0);
+    expect(viewer).toHaveLength(1);
+
+    // the viewer arrives: it paints both pages under the fields, which keep their values
+    release();
+    await page.locator(".page.painted").nth(1).waitFor();
+    expect(await page.locator(".page").count()).toBe(2);
+    expect(await page.getByRole("textbox", { name: "Buyer name, required" }).inputValue()).toBe("Ann Buyer");
+    await expectAccessible(page, "the pages painted");
+    await shot(page, "5-fields-before-viewer");
+    await page.getByRole("button", { name: "Finish" }).tap();
+    await page.getByRole("heading", { name: "Thank you, you have signed" }).waitFor();
+    expect(errors).toEqual([]);
+    await page.close();
   });
 });
 

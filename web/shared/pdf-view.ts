@@ -1,5 +1,7 @@
 import { getDocument, GlobalWorkerOptions, type PDFDocumentProxy } from "pdfjs-dist";
-import { h } from "./dom";
+import { layoutPages, type RenderedPage } from "./page-layout";
+
+export type { RenderedPage };
 
 // pdf.js and its data files are served by the Worker (npm run assets copies them), never a CDN.
 const PDFJS = "/static/vendor/pdfjs";
@@ -12,17 +14,8 @@ export function useWorker(worker: Worker) {
 
 const EAGER_PAGES = 20;
 
-export type RenderedPage = { number: number; wrapper: HTMLElement; width: number; height: number };
-
-/**
- * Renders every page of the PDF into `container`, each as a canvas inside a wrapper whose aspect
- * ratio is the page's displayed size (CropBox and rotation applied, as the field areas are). Field
- * overlays are positioned inside the wrappers in fractions of the page, so they stay on their spot at
- * any width (phone or desktop). Pages are laid out at once; the first EAGER_PAGES are painted in
- * order right away, later ones as they scroll into view (a 300-page loan file stays light).
- */
-export async function renderPdf(container: HTMLElement, bytes: Uint8Array, describe = "Page"): Promise<RenderedPage[]> {
-  const pdf: PDFDocumentProxy = await getDocument({
+const openDocument = (bytes: Uint8Array): Promise<PDFDocumentProxy> =>
+  getDocument({
     data: bytes,
     standardFontDataUrl: `${PDFJS}/standard_fonts/`,
     cMapUrl: `${PDFJS}/cmaps/`,
@@ -30,7 +23,33 @@ export async function renderPdf(container: HTMLElement, bytes: Uint8Array, descr
     wasmUrl: `${PDFJS}/wasm/`,
     iccUrl: `${PDFJS}/iccs/`,
   }).promise;
-  const pages: RenderedPage[] = [];
+
+/**
+ * Renders every page of the PDF into `container` (./page-layout.ts lays the pages out from the sizes
+ * pdf.js reads, CropBox and rotation applied, as the field areas are), then paints them.
+ */
+export async function renderPdf(container: HTMLElement, bytes: Uint8Array, describe = "Page"): Promise<RenderedPage[]> {
+  const pdf = await openDocument(bytes);
+  const sizes = [];
+  for (let n = 1; n <= pdf.numPages; n++) {
+    const { width, height } = (await pdf.getPage(n)).getViewport({ scale: 1 });
+    sizes.push({ width, height });
+  }
+  const pages = layoutPages(container, sizes, describe);
+  await paintPages(pdf, pages);
+  return pages;
+}
+
+/**
+ * Paints the PDF into pages already laid out (from the sizes the signing state carries), whose field
+ * overlays may already be in use: only the canvases change. The first EAGER_PAGES are painted in order
+ * right away, later ones as they scroll into view (a 300-page loan file stays light).
+ */
+export async function paintPdf(pages: RenderedPage[], bytes: Uint8Array): Promise<void> {
+  await paintPages(await openDocument(bytes), pages);
+}
+
+async function paintPages(pdf: PDFDocumentProxy, pages: RenderedPage[]): Promise<void> {
   const eager: (() => Promise<void>)[] = [];
   const painters = new Map<Element, () => Promise<void>>();
   const observer = new IntersectionObserver(
@@ -45,14 +64,10 @@ export async function renderPdf(container: HTMLElement, bytes: Uint8Array, descr
     },
     { rootMargin: "600px 0px" },
   );
-  for (let n = 1; n <= pdf.numPages; n++) {
-    const page = await pdf.getPage(n);
+  for (const { number, wrapper, canvas } of pages) {
+    if (number > pdf.numPages) break;
+    const page = await pdf.getPage(number);
     const base = page.getViewport({ scale: 1 });
-    const canvas = h("canvas", { "aria-hidden": "true" });
-    const wrapper = h("div", { class: "page", role: "region", "aria-label": `${describe} ${n} of ${pdf.numPages}`, "data-page": n }, canvas);
-    wrapper.style.aspectRatio = `${base.width} / ${base.height}`;
-    container.append(wrapper);
-    pages.push({ number: n, wrapper, width: base.width, height: base.height });
     const paint = async () => {
       // device pixels for the wrapper's width, capped so a big screen does not allocate huge canvases
       const scale = Math.min(4, (Math.max(wrapper.clientWidth, 320) * Math.min(window.devicePixelRatio || 1, 2)) / base.width);
@@ -62,7 +77,7 @@ export async function renderPdf(container: HTMLElement, bytes: Uint8Array, descr
       await page.render({ canvas, viewport }).promise;
       wrapper.classList.add("painted");
     };
-    if (n <= EAGER_PAGES) eager.push(paint);
+    if (number <= EAGER_PAGES) eager.push(paint);
     else {
       painters.set(wrapper, paint);
       observer.observe(wrapper);
@@ -71,5 +86,4 @@ export async function renderPdf(container: HTMLElement, bytes: Uint8Array, descr
   void (async () => {
     for (const paint of eager) await paint();
   })();
-  return pages;
 }

@@ -1,6 +1,6 @@
 import { h } from "../shared/dom";
 import { apiErrorMessage } from "../shared/api";
-import type { RenderedPage } from "../shared/pdf-view";
+import type { RenderedPage } from "../shared/page-layout";
 import type { Area, Field } from "./types";
 import { t as pageT } from "../i18n";
 import type { PageMessages } from "../i18n/catalogs";

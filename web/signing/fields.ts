@@ -1,6 +1,6 @@
 import { t } from "../i18n";
 import { h, humanize } from "../shared/dom";
-import type { RenderedPage } from "../shared/pdf-view";
+import type { RenderedPage } from "../shared/page-layout";
 import { buildAttachmentControl } from "./attachments";
 import type { Area, Field, SignatureValue, SubmittedValue } from "./types";
 

@@ -2,6 +2,7 @@ import { ApiFailure, callApi, fetchBytes, localizeApiErrors } from "../shared/ap
 import { byId, clearNotice, finalScreen, h, notice, tellParent } from "../shared/dom";
 import { embedFailureText, openEmbedSession, takeEmbedToken } from "../shared/embed";
 import { loadPdfViewer } from "../shared/pdf-loader";
+import { layoutPages, type RenderedPage } from "../shared/page-layout";
 import { buildFieldControl, documentOrder, type FieldControl } from "./fields";
 import { SignatureDialog } from "./signature-dialog";
 import { payAfterSigning } from "./payment";
@@ -109,16 +110,26 @@ class SigningPage {
     const main = byId("main");
     const doc = h("div", { class: "document" });
     main.replaceChildren(doc);
-    let bytes: Uint8Array;
-    try {
-      bytes = await fetchBytes(`${this.api}/document`);
-    } catch (err) {
-      // consent asked for again (a stale tab, or it started over): show the consent step again
-      if (err instanceof ApiFailure && err.code === "consent_required" && this.reopened++ < 2) return this.open();
-      throw err;
+    const bytes = fetchBytes(`${this.api}/document`);
+    let pages: RenderedPage[];
+    if (this.state.pages?.length) {
+      // the page sizes came with the state: the pages are laid out and the fields placed and usable now,
+      // and pdf.js paints the pages when it and the document have arrived (docs/decisions/signing-page.md)
+      pages = layoutPages(doc, this.state.pages, t("page_label"));
+      void this.paintLater(doc, pages, bytes);
+    } else {
+      // a document stored before page sizes were recorded: pdf.js reads them, so the fields wait for it
+      let loaded: Uint8Array;
+      try {
+        loaded = await bytes;
+      } catch (err) {
+        // consent asked for again (a stale tab, or it started over): show the consent step again
+        if (err instanceof ApiFailure && err.code === "consent_required" && this.reopened++ < 2) return this.open();
+        throw err;
+      }
+      const { renderPdf } = await loadPdfViewer();
+      pages = await renderPdf(doc, loaded, t("page_label"));
     }
-    const { renderPdf } = await loadPdfViewer();
-    const pages = await renderPdf(doc, bytes, t("page_label"));
     const byPage = new Map(pages.map((p) => [p.number, p]));
     const dialog = new SignatureDialog(signer.name);
     this.controls = [...this.state.fields]
@@ -158,6 +169,18 @@ class SigningPage {
     const required = this.controls.filter((c) => c.field.required && !c.field.readonly).length;
     notice(t(required === 0 ? "signing_as_none" : required === 1 ? "signing_as_one" : "signing_as_count", { name: signer.name, count: required }));
     this.updateProgress();
+  }
+
+  /** Paints the document into pages already in use; a failure is said, and consent asked again reopens the page. */
+  private async paintLater(doc: HTMLElement, pages: RenderedPage[], bytes: Promise<Uint8Array>) {
+    try {
+      const [{ paintPdf }, loaded] = await Promise.all([loadPdfViewer(), bytes]);
+      if (doc.isConnected) await paintPdf(pages, loaded);
+    } catch (err) {
+      if (!doc.isConnected) return;
+      if (err instanceof ApiFailure && err.code === "consent_required" && this.reopened++ < 2) return void (await this.restart());
+      notice(err instanceof ApiFailure ? err.message : t("error_opening"), "error");
+    }
   }
 
   private renderBar() {

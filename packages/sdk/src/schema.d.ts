@@ -17688,6 +17688,25 @@ export interface operations {
                                     h: number;
                                 }[];
                             }[];
+                            /**
+                             * @description The document's pages in order, each as displayed (PDF points, CropBox with /Rotate applied: the page `areas` are fractions of), so a page can be laid out and its fields placed before the PDF itself is read. null while `fields` is held back (KBA, passcode, consent, completed) and for documents stored before page sizes were recorded (read the sizes from GET /signing/{slug}/document)
+                             * @example [
+                             *       {
+                             *         "width": 612,
+                             *         "height": 792
+                             *       },
+                             *       {
+                             *         "width": 792,
+                             *         "height": 612
+                             *       }
+                             *     ]
+                             */
+                            pages: {
+                                /** @example 612 */
+                                width: number;
+                                /** @example 792 */
+                                height: number;
+                            }[] | null;
                             signers: {
                                 name: string;
                                 role: string;

@@ -18,6 +18,12 @@ export const envelopeDocuments = sqliteTable(
     sizeBytes: integer("size_bytes").notNull(),
     pageCount: integer("page_count"),
     /**
+     * An `original`'s displayed page sizes, in order (JSON `[[width, height], …]`, PDF points with the
+     * CropBox and /Rotate applied, as field areas are fractions of): the signing page lays out and places
+     * the fields before its PDF viewer loads. Null for documents stored before sizes were recorded.
+     */
+    pageSizes: text("page_sizes", { mode: "json" }).$type<[number, number][]>(),
+    /**
      * The PAdES baseline level a `signed` document's seal reached (docs/evidence.md): `B-B`, `B-T`, `B-LT`,
      * `B-LTA`; raised by incremental updates before vaulting (a new object and hash each time); null for an original.
      */

@@ -24,6 +24,8 @@ export const templates = sqliteTable(
     documentSha256: text("document_sha256"),
     documentSizeBytes: integer("document_size_bytes"),
     pageCount: integer("page_count"),
+    /** the document's displayed page sizes (envelope_documents.page_sizes), copied to the envelopes made from it */
+    pageSizes: text("page_sizes", { mode: "json" }).$type<[number, number][]>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     deletedAt: text("deleted_at"),

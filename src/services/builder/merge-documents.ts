@@ -2,6 +2,8 @@ import { PDFDocument } from "pdf-lib";
 import { apiIssue } from "../../lib/validation";
 import { ApiError, unprocessable } from "../../lib/errors";
 import { newDocumentKey, putDocument, type StoredDocument } from "../documents/ingest-pdf";
+import { pageSizesOf } from "../documents/repository";
+import type { PageSize } from "../../pdf";
 import { listTemplateFields, templateDb, type TemplateRow } from "../templates/repository";
 import type { ResolvedField } from "../templates/schema";
 import type { OrgContext } from "../../lib/context";
@@ -26,6 +28,8 @@ export async function mergeTemplates(ctx: OrgContext, input: { templates: Templa
   }
   const merged = await PDFDocument.create();
   const fields: ResolvedField[] = [];
+  // copyPages keeps each page's boxes and rotation, so the merge's page sizes are its sources' in order (null if any source has none recorded)
+  let pageSizes: PageSize[] | null = [];
   let offset = 0;
   for (const [k, template] of templates.entries()) {
     const object = await env.DOCS.get(template.document_key!);
@@ -39,11 +43,13 @@ export async function mergeTemplates(ctx: OrgContext, input: { templates: Templa
       else fields.push(same ? { ...moved, name: freeName(fields, field.name, k + 1) } : moved);
     }
     offset += source.getPageCount();
+    const sizes = pageSizesOf(template.page_sizes);
+    pageSizes = pageSizes && sizes?.length === source.getPageCount() ? [...pageSizes, ...sizes] : null;
   }
   const bytes = await merged.save();
   const key = newDocumentKey(orgId);
   const stored = await putDocument(env, key, bytes);
-  return { document: { key, ...stored, pageCount: offset }, fields };
+  return { document: { key, ...stored, pageCount: offset, pageSizes }, fields };
 }
 
 function sameMeaning(a: ResolvedField, b: ResolvedField): boolean {

@@ -5,7 +5,7 @@ import { newShardId, type ShardDb } from "../../lib/shards";
 import { addSeconds, nowIso } from "../../lib/time";
 import { onShardOf, type OrgContext } from "../../lib/context";
 import { discardDocuments } from "../documents/ingest-pdf";
-import { insertEnvelopeFields, insertOriginalDocument } from "../documents/repository";
+import { insertEnvelopeFields, insertOriginalDocument, pageSizesOf } from "../documents/repository";
 import { builderSessionInsert, getLatestSessionSource } from "./repository";
 import { bindTemplateStatement, getEnvelope, metadataOf, type LoadedEnvelope } from "../envelopes/repository";
 import { applyTransition } from "../envelopes/transition";
@@ -35,7 +35,7 @@ export async function buildWorkingTemplate(ctx: OrgContext, input: { source: Bui
   if (source.templates.length === 1) {
     const t = source.templates[0]!;
     const fields = await listTemplateFields(templateDb(ctx, t.id), t.id);
-    const document = t.document_key ? { key: t.document_key, sha256: t.document_sha256!, sizeBytes: t.document_size_bytes!, pageCount: t.page_count! } : null;
+    const document = t.document_key ? { key: t.document_key, sha256: t.document_sha256!, sizeBytes: t.document_size_bytes!, pageCount: t.page_count!, pageSizes: pageSizesOf(t.page_sizes) } : null;
     return { template: await insertTemplate(ctx, { ...base, document, fields }), fields };
   }
   const merged = await mergeTemplates(ctx, { templates: source.templates });
@@ -106,7 +106,7 @@ export async function openBuilderSession(anywhere: OrgContext, input: { body: Op
       action: "attach_document",
       data,
       extra: [
-        insertOriginalDocument(db, { id: newShardId("document", ctx.shardId), envelopeId: envelope.id, orgId: ctx.orgId, key: template.document_key, sha256: template.document_sha256!, sizeBytes: template.document_size_bytes!, pageCount: template.page_count, at }),
+        insertOriginalDocument(db, { id: newShardId("document", ctx.shardId), envelopeId: envelope.id, orgId: ctx.orgId, key: template.document_key, sha256: template.document_sha256!, sizeBytes: template.document_size_bytes!, pageCount: template.page_count, pageSizes: template.page_sizes, at }),
         ...insertEnvelopeFields(db, { envelopeId: envelope.id, orgId: ctx.orgId, fields, sourceTemplateId: template.id, at }),
         ...bind,
       ],

@@ -89,7 +89,7 @@ export async function bulkEnvelopeStatements(ctx: OrgContext, input: BulkEnvelop
       consent: input.consent,
       at,
     }),
-    insertOriginalDocument(db, { id: newShardId("document", shard), envelopeId, orgId, key: master.document_key!, sha256: master.document_sha256!, sizeBytes: master.document_size_bytes!, pageCount: master.page_count, at }),
+    insertOriginalDocument(db, { id: newShardId("document", shard), envelopeId, orgId, key: master.document_key!, sha256: master.document_sha256!, sizeBytes: master.document_size_bytes!, pageCount: master.page_count, pageSizes: master.page_sizes, at }),
     ...copyTemplateFieldRows(db, { envelopeId, fields: input.fieldRows, values: clientPrefill(input.fields, client), at }),
   ];
   if (batch.auto_vault_enabled === 1 && batch.vault_terms_accepted_at) {

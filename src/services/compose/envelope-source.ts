@@ -88,7 +88,7 @@ export async function templateSourceFor(ctx: OrgContext, input: { body: CreateEn
     providerInstance: template.provider_instance,
     statements: (db, envelopeId, at) => [
       // Template PDFs are never rewritten in place, so the envelope shares the object instead of copying it.
-      insertOriginalDocument(db, { id: newShardId("document", shardOf(envelopeId)), envelopeId, orgId, key: template.document_key!, sha256: template.document_sha256!, sizeBytes: template.document_size_bytes!, pageCount: template.page_count, at }),
+      insertOriginalDocument(db, { id: newShardId("document", shardOf(envelopeId)), envelopeId, orgId, key: template.document_key!, sha256: template.document_sha256!, sizeBytes: template.document_size_bytes!, pageCount: template.page_count, pageSizes: template.page_sizes, at }),
       ...copyTemplateFieldRows(db, { envelopeId, fields: rows, values, at }),
     ],
   };

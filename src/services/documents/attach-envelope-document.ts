@@ -33,7 +33,7 @@ export async function attachEnvelopeDocument(ctx: OrgContext, input: { envelopeI
       action: "attach_document",
       data: { document: { sha256: document.sha256, size_bytes: document.sizeBytes, page_count: document.pageCount }, fields: document.fields.length },
       extra: [
-        insertOriginalDocument(db, { id: newShardId("document", shardOf(envelope.id)), envelopeId: envelope.id, orgId: ctx.orgId, key: document.key, sha256: document.sha256, sizeBytes: document.sizeBytes, pageCount: document.pageCount, at }),
+        insertOriginalDocument(db, { id: newShardId("document", shardOf(envelope.id)), envelopeId: envelope.id, orgId: ctx.orgId, key: document.key, sha256: document.sha256, sizeBytes: document.sizeBytes, pageCount: document.pageCount, pageSizes: document.pageSizes, at }),
         ...insertEnvelopeFields(db, { envelopeId: envelope.id, orgId: ctx.orgId, fields: document.fields, sourceTemplateId: null, at }),
       ],
     });

@@ -2,7 +2,7 @@ import type { Env } from "../../env";
 import { sha256Hex } from "../../lib/crypto";
 import { unprocessable } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { checkUpload, closePdf, openPdf, stripTags, type TagToStrip } from "../../pdf";
+import { checkUpload, closePdf, openPdf, readPageSizes, stripTags, type PageSize, type TagToStrip } from "../../pdf";
 import type { ApiIssue } from "../../lib/validation";
 import type { ResolvedField, TemplateFieldInput } from "./schema";
 import { checkFieldRules, placementFailed, resolveFields, scanDocument, tagFields } from "./place-fields";
@@ -10,8 +10,12 @@ import type { OrgContext } from "../../lib/context";
 
 type Path = (string | number)[];
 
-/** A PDF stored in R2 (`DOCS`), as recorded on templates and envelope documents. */
-export type StoredDocument = { key: string; sha256: string; sizeBytes: number; pageCount: number };
+/**
+ * A PDF stored in R2 (`DOCS`), as recorded on templates and envelope documents. `pageSizes` (each page's
+ * displayed size) lets the signing page lay out before its PDF viewer loads; null where not recorded
+ * (documents stored before it was), and the page then waits for the viewer.
+ */
+export type StoredDocument = { key: string; sha256: string; sizeBytes: number; pageCount: number; pageSizes: PageSize[] | null };
 
 export const newDocumentKey = (orgId: string) => `documents/${orgId}/${newId("document")}.pdf`;
 
@@ -51,6 +55,7 @@ export async function ingestPdf(
     const pdf = await openPdf(input.bytes);
     let tagged: { original: Uint8Array; tags: Map<number, TagToStrip[]> } | null = null;
     let pageCount: number;
+    let pageSizes: PageSize[];
     let fields: ResolvedField[];
     try {
       const scan = await scanDocument(pdf, { tags: true, fields: input.fields });
@@ -70,6 +75,8 @@ export async function ingestPdf(
         ),
       ];
       if (issues.length) placementFailed(issues);
+      // stripping tags edits text only: the sizes read here are the stored document's
+      pageSizes = await readPageSizes(pdf);
       if (scan.tags.length) {
         const tags = new Map<number, TagToStrip[]>();
         for (const t of scan.tags) tags.set(t.page, [...(tags.get(t.page) ?? []), { key: t.raw.replace(/\s+/g, ""), rect: t.userRect }]);
@@ -78,7 +85,7 @@ export async function ingestPdf(
     } finally {
       await closePdf(pdf);
     }
-    if (!tagged) return { key: uploadKey, ...upload, pageCount, fields };
+    if (!tagged) return { key: uploadKey, ...upload, pageCount, pageSizes, fields };
 
     const stripped = await stripTags(tagged.original, tagged.tags);
     if (stripped.missed.length) throw tagsLeft(stripped.missed, input.tagPath);
@@ -93,7 +100,7 @@ export async function ingestPdf(
       await closePdf(check);
     }
     await discardDocuments(env, [uploadKey]);
-    return { key, ...stored, pageCount, fields };
+    return { key, ...stored, pageCount, pageSizes, fields };
   } catch (err) {
     await discardDocuments(env, written);
     throw err;

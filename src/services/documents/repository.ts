@@ -1,6 +1,7 @@
 import type { Row } from "../../db/row";
 import type { envelopeDocuments, envelopeFields } from "../../db/schema";
 import { jsonLists } from "../../lib/json-lists";
+import type { PageSize } from "../../pdf";
 import type { ResolvedField } from "./schema";
 
 /**
@@ -15,16 +16,42 @@ export type EnvelopeFieldRow = Row<typeof envelopeFields>;
 
 // ---- envelope_documents ----
 
-type NewDocument = { id: string; envelopeId: string; orgId: string; key: string; sha256: string; sizeBytes: number; pageCount: number | null; at: string; evidenceLevel?: string | null };
+type NewDocument = {
+  id: string; envelopeId: string; orgId: string; key: string; sha256: string; sizeBytes: number; pageCount: number | null; at: string; evidenceLevel?: string | null;
+  /** an original's displayed page sizes (`StoredDocument.pageSizes`, or a template's `page_sizes` text as stored); null: not recorded */
+  pageSizes?: PageSize[] | string | null;
+};
+
+/** Page sizes as stored: `[[width, height], …]` (compact; a 300-page loan file is a few KB). */
+export const pageSizesText = (sizes: PageSize[] | string | null | undefined): string | null =>
+  sizes == null ? null : typeof sizes === "string" ? sizes : JSON.stringify(sizes.map((p) => [p.width, p.height]));
+
+/** Stored page sizes as the API gives them; null when none were recorded (or the text is not what this code writes). */
+export function pageSizesOf(text: string | null): PageSize[] | null {
+  if (!text) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(raw) || raw.length === 0) return null;
+  const sizes: PageSize[] = [];
+  for (const p of raw) {
+    if (!Array.isArray(p) || typeof p[0] !== "number" || typeof p[1] !== "number" || !(p[0] > 0 && p[1] > 0)) return null;
+    sizes.push({ width: p[0], height: p[1] });
+  }
+  return sizes;
+}
 
 /** An envelope_documents row of `kind`; `ifAbsent` leaves an existing one of that kind in place. */
 function documentInsert(db: D1Database, kind: "original" | "signed", input: NewDocument, ifAbsent = false): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, created_at, evidence_level)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${ifAbsent ? " ON CONFLICT (envelope_id, kind) DO NOTHING" : ""}`,
+      `INSERT INTO envelope_documents (id, envelope_id, org_id, kind, r2_key, sha256, size_bytes, page_count, page_sizes, created_at, evidence_level)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)${ifAbsent ? " ON CONFLICT (envelope_id, kind) DO NOTHING" : ""}`,
     )
-    .bind(input.id, input.envelopeId, input.orgId, kind, input.key, input.sha256, input.sizeBytes, input.pageCount, input.at, input.evidenceLevel ?? null);
+    .bind(input.id, input.envelopeId, input.orgId, kind, input.key, input.sha256, input.sizeBytes, input.pageCount, pageSizesText(input.pageSizes), input.at, input.evidenceLevel ?? null);
 }
 
 /** The original document row of an envelope (kind `original`). */
@@ -178,6 +205,11 @@ export function setFieldValueStatement(db: D1Database, envelopeId: string, name:
 /** The R2 key of the envelope's original document (kind `original`). */
 export function findOriginalDocumentKey(db: D1Database, envelopeId: string): Promise<Pick<EnvelopeDocumentRow, "r2_key"> | null> {
   return db.prepare("SELECT r2_key FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'").bind(envelopeId).first<Pick<EnvelopeDocumentRow, "r2_key">>();
+}
+
+/** The displayed page sizes recorded for the envelope's original document (null: no document, or none recorded). */
+export function findOriginalPageSizes(db: D1Database, envelopeId: string): Promise<Pick<EnvelopeDocumentRow, "page_sizes"> | null> {
+  return db.prepare("SELECT page_sizes FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'").bind(envelopeId).first<Pick<EnvelopeDocumentRow, "page_sizes">>();
 }
 
 /** The envelope's original document (kind `original`): its R2 key and SHA-256. */

@@ -6,7 +6,7 @@ import { assertConsentGiven, consentApplies, consentCleared } from "../signers/c
 import { pinnedDisclosure, signerConsentOf } from "../consent/disclosure";
 import { signersWhoseTurnItIs } from "../signers/repository";
 import { publicValue } from "./field-values";
-import { findOriginalDocumentKey } from "../documents/repository";
+import { findOriginalDocumentKey, findOriginalPageSizes, pageSizesOf } from "../documents/repository";
 import { areasOf, loadSigningContext, optionsOf } from "./repository";
 import { signerCopyLink } from "../copies/signer-copy";
 import { acceptOf } from "../attachments/value";
@@ -29,6 +29,9 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
   const cleared = kbaCleared(kba) && otpCleared(otp);
   // E-SIGN (docs/consumer-signing.md): the fields carry the contract's terms (prefilled values): none before consent
   const consented = consentCleared(envelope, signer);
+  const opens = !copy && cleared && consented;
+  // the page lays out its pages and places the fields from these before its PDF viewer loads (docs/decisions/signing-page.md)
+  const pages = opens ? pageSizesOf((await findOriginalPageSizes(ctx.db, envelope.id))?.page_sizes ?? null) : null;
   return {
     envelope: { id: envelope.id, name: envelope.name, status: envelope.status, expires_at: envelope.expires_at, locale: envelope.locale },
     signer: { name: signer.name, email: signer.email, role: signer.role, routing_order: signer.routing_order, status: signer.status, viewed_at: signer.viewed_at, signed_at: signer.signed_at },
@@ -38,7 +41,7 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
     otp,
     consent: consentApplies(envelope) ? signerConsentOf(await pinnedDisclosure(ctx.global, envelope), signer.consent_given_at, envelope.locale) : null,
     fields: sc.fields
-      .filter((f) => !copy && cleared && consented && f.role === signer.role)
+      .filter((f) => opens && f.role === signer.role)
       .map((f) => ({
         name: f.name,
         type: f.type,
@@ -50,6 +53,7 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
         value: publicValue(f),
         areas: areasOf(f),
       })),
+    pages,
     // before KBA is passed the holder of the link has not shown who they are: nobody else is named
     signers: sc.signers
       .filter((s) => cleared || s.id === signer.id)

@@ -74,6 +74,14 @@ export const SigningStateSchema = z.object({
       areas: z.array(Area).openapi({ description: "Fractions of the displayed page, top-left origin" }),
     }),
   ),
+  pages: z
+    .array(z.object({ width: z.number().openapi({ example: 612 }), height: z.number().openapi({ example: 792 }) }))
+    .nullable()
+    .openapi({
+      description:
+        "The document's pages in order, each as displayed (PDF points, CropBox with /Rotate applied: the page `areas` are fractions of), so a page can be laid out and its fields placed before the PDF itself is read. null while `fields` is held back (KBA, passcode, consent, completed) and for documents stored before page sizes were recorded (read the sizes from GET /signing/{slug}/document)",
+      example: [{ width: 612, height: 792 }, { width: 792, height: 612 }],
+    }),
   signers: z.array(z.object({ name: z.string(), role: z.string(), routing_order: z.number().int(), status: z.string(), is_you: z.boolean() })),
   copy: z
     .object({ url: z.string(), expires_at: z.string() })

@@ -5,6 +5,7 @@ import { signingProvider, viaProvider } from "../../providers/signing";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { OrgContext } from "../../lib/context";
 import { discardDocuments, ingestPdf } from "../documents/ingest-pdf";
+import { pageSizesText } from "../documents/repository";
 import { getTemplate, insertTemplateFields, listTemplateFields, templateDocumentUpdate, type TemplateRow } from "./repository";
 import { templateDetail } from "./serialize";
 
@@ -34,7 +35,7 @@ export async function attachTemplateDocument(ctx: OrgContext, input: { templateI
       await restoreWinner(ctx, template.id, ref);
       throw conflict("The template received a document concurrently");
     }
-    return templateDetail({ ...template, document_key: document.key, document_sha256: document.sha256, document_size_bytes: document.sizeBytes, page_count: document.pageCount, updated_at: at }, document.fields);
+    return templateDetail({ ...template, document_key: document.key, document_sha256: document.sha256, document_size_bytes: document.sizeBytes, page_count: document.pageCount, page_sizes: pageSizesText(document.pageSizes), updated_at: at }, document.fields);
   } catch (err) {
     await discardDocuments(ctx.env, [document.key]);
     throw err;

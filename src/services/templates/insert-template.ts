@@ -6,6 +6,7 @@ import { signingProvider, viaProvider } from "../../providers/signing";
 import { commitWithOrgAudit } from "../audit/org-chain";
 import type { OrgContext } from "../../lib/context";
 import type { StoredDocument } from "../documents/ingest-pdf";
+import { pageSizesText } from "../documents/repository";
 import { insertTemplateFields, templateInsert, type TemplateRow } from "./repository";
 import { instanceFor, type ResolvedField } from "./schema";
 
@@ -58,6 +59,7 @@ export async function insertTemplate(ctx: OrgContext, t: NewTemplate): Promise<T
     document_sha256: t.document?.sha256 ?? null,
     document_size_bytes: t.document?.sizeBytes ?? null,
     page_count: t.document?.pageCount ?? null,
+    page_sizes: pageSizesText(t.document?.pageSizes),
     created_at: at,
     updated_at: at,
     deleted_at: null,

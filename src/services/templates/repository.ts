@@ -4,6 +4,8 @@ import { onShardOf, type RequestContext } from "../../lib/context";
 import { notFound } from "../../lib/errors";
 import { jsonLists } from "../../lib/json-lists";
 import { isShardTagged, type GlobalDb, type ShardDb } from "../../lib/shards";
+import { pageSizesText } from "../documents/repository";
+import type { StoredDocument } from "../documents/ingest-pdf";
 import type { AreaInput, FieldType, ResolvedField } from "./schema";
 
 /**
@@ -75,11 +77,11 @@ export function templateInsert(db: TemplateDb, row: TemplateRow): D1PreparedStat
   return db
     .prepare(
       `INSERT INTO templates (id, org_id, name, external_id, kba_required, provider_instance, provider_template_id, origin,
-         document_key, document_sha256, document_size_bytes, page_count, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         document_key, document_sha256, document_size_bytes, page_count, page_sizes, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .bind(row.id, row.org_id, row.name, row.external_id, row.kba_required, row.provider_instance, row.provider_template_id, row.origin,
-      row.document_key, row.document_sha256, row.document_size_bytes, row.page_count, row.created_at, row.updated_at);
+      row.document_key, row.document_sha256, row.document_size_bytes, row.page_count, row.page_sizes, row.created_at, row.updated_at);
 }
 
 /** Marks the template changed (its fields were). */
@@ -91,12 +93,12 @@ export function templateTouch(db: TemplateDb, templateId: string, at: string): D
 export function templateDocumentUpdate(
   db: TemplateDb,
   templateId: string,
-  document: { key: string; sha256: string; sizeBytes: number; pageCount: number },
+  document: StoredDocument,
   at: string,
 ): D1PreparedStatement {
   return db
-    .prepare("UPDATE templates SET document_key = ?, document_sha256 = ?, document_size_bytes = ?, page_count = ?, updated_at = ? WHERE id = ? AND document_key IS NULL")
-    .bind(document.key, document.sha256, document.sizeBytes, document.pageCount, at, templateId);
+    .prepare("UPDATE templates SET document_key = ?, document_sha256 = ?, document_size_bytes = ?, page_count = ?, page_sizes = ?, updated_at = ? WHERE id = ? AND document_key IS NULL")
+    .bind(document.key, document.sha256, document.sizeBytes, document.pageCount, pageSizesText(document.pageSizes), at, templateId);
 }
 
 /** Sets the name and external id of a template that is not deleted. */

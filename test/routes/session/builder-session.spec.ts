@@ -50,6 +50,9 @@ describe("POST /esign/builder-session", () => {
     expect(updated.body.data).toMatchObject({ status: "uploaded", template_id: s.template_id, kba_required: true, provider_instance: "cloud", metadata: { document_source: "template" } });
     const fields = await shardDbOf(envelope.envelope_id).prepare("SELECT COUNT(*) AS n FROM envelope_fields WHERE envelope_id = ?").bind(envelope.envelope_id).first();
     expect(fields).toEqual({ n: 3 });
+    // the merged document's page sizes are its sources' in order, so its signing page lays out before pdf.js loads
+    const original = await shardDbOf(envelope.envelope_id).prepare("SELECT page_sizes FROM envelope_documents WHERE envelope_id = ? AND kind = 'original'").bind(envelope.envelope_id).first<{ page_sizes: string }>();
+    expect(JSON.parse(original!.page_sizes)).toEqual([[595.28, 841.89], [612, 1008], [612, 792]]);
   });
 
   it("merges fields of one name, type and role into one field, and renames a name that means something else", async () => {

@@ -7,6 +7,9 @@ import { describe } from "vitest";
 describe("locales", async () => {
   await import("./locales.spec");
 });
+describe("page-sizes", async () => {
+  await import("./page-sizes.spec");
+});
 describe("seal", async () => {
   await import("./seal.spec");
 });
