@@ -7,12 +7,13 @@ import { allShardDbs } from "../../helpers/shards";
 
 /**
  * An accepted pool's Durable Object is aborted at each of its checkpoints (BULK_TEST_HOOKS, tests only),
- * twice: before a record's commit, after it, before the pool is marked completed, after. The run resumes
+ * twice: as a record is read, with a shard's chunk planned but not committed, after the chunk's batch
+ * (per record, and once for the chunk), before the pool is marked completed, after. The run resumes
  * from D1 and every record moves exactly once (one chain entry naming the pool), the pool completes,
  * and each party receives exactly one `vault.pool_accepted`. The records sit on both shards and the two
  * organizations on different ones; the pool goes back and forth between them, one pool per checkpoint.
  */
-const STEPS = ["before_record", "record_moved", "before_complete", "completed"];
+const STEPS = ["before_record", "before_chunk", "record_moved", "chunk_moved", "before_complete", "completed"];
 // (twice each, but `completed`: once it has passed, the pool is settled and no run reaches it again)
 
 describe("pool acceptance: each record moves exactly once, whatever crashes", () => {
