@@ -1,6 +1,6 @@
 import type { RequestContext } from "../../lib/context";
 import { gatherFacts } from "../compliance/evaluate";
-import { commitEnvelopeChange } from "../envelopes/commit";
+import { commitEnvelopeChange, type EnvelopeChange } from "../envelopes/commit";
 import { envelopeCertificateIssuedAtUpdate } from "../envelopes/repository";
 import type { EventType } from "../events/outbox";
 import type { AuditAction } from "../audit/actions";
@@ -84,53 +84,69 @@ export async function commitControl<T>(
     envelopeOf: (state) => state.envelope,
     plan: async (state, at) => {
       const { step, result } = await plan(state, at);
-      if (step.signature && step.signature.control_seq !== state.controlSeq) throw signatureMismatch(["control_seq"]);
-      const { record, envelope } = state;
-      const after = { ...recordAfter(record, step.change), ...(step.after ?? {}) } as VaultRecordRow;
-      const data = {
-        vault_id: record.id,
-        envelope_id: envelope.id,
-        transfer_id: step.transferId ?? null,
-        from_org_id: step.fromOrgId,
-        to_org_id: step.toOrgId,
-        controller_org_id: after.controller_org_id,
-      };
-      const statements: D1PreparedStatement[] = (step.anchorOrgIds ?? []).map((orgId) => orgAnchorInsert(ctx.db, orgId, at));
-      if (step.change) statements.push(controlUpdate(ctx.db, record, step.change));
-      if (step.transfer && "insert" in step.transfer) statements.push(transferInsert(ctx.db, step.transfer.insert));
-      if (step.transfer && "settle" in step.transfer) statements.push(transferSettle(ctx.db, step.transfer.settle.id, step.transfer.settle.status, at));
-      statements.push(...(step.statements ?? []));
-      const entryData = {
-        ...data,
-        pledgor_org_id: after.pledgor_org_id,
-        control_status: after.control_status,
-        acting_org_id: step.actingOrgId !== undefined ? step.actingOrgId : step.action === "vault.transfer_expired" ? null : actingOrgOf(step),
-        actor_key_id: ctx.actor.type === "api_key" ? ctx.actor.id : null,
-        ...(step.detail ?? {}),
-        ...(step.signature ? { control_signature: { kid: step.signature.kid, jws: step.signature.jws } } : {}),
-      };
-      // A new certificate version names the controller as the step leaves it.
-      const facts = await gatherFacts(ctx.db, envelope, { record: after, step: { action: step.action, data: entryData } });
-      const issued = await issueCertificate(ctx, { envelope, vaultId: record.id, facts, issuedAt: at, reason: step.action });
-      const current = await latestCertificate(ctx.db, envelope.id);
-      statements.push(issued.insert(ctx.db, (current?.version ?? 0) + 1), envelopeCertificateIssuedAtUpdate(ctx.db, envelope.id, compliantSince(issued)));
-      return {
-        change: {
-          entries: [
-            {
-              action: step.action,
-              data: entryData,
-              ...(step.quiet ? {} : { event: { type: step.action, data: { ...data, ...(step.eventData ?? {}) }, orgIds: step.eventOrgIds ?? [step.fromOrgId, ...(step.toOrgId ? [step.toOrgId] : [])] } }),
-            },
-          ],
-          statements,
-          abandon: () => ctx.env.DOCS.delete(issued.pdfKey),
-        },
-        result: () => result(after, state),
-      };
+      const { change, after } = await planControlStep(ctx, state, step, at);
+      return { change, result: () => result(after, state) };
     },
   });
   return result();
+}
+
+/**
+ * The envelope change that records one control step on the state read (commitControl's plan, also
+ * run by a pool's chunk of moves, move-pool.ts, which commits many records' changes in one batch
+ * through the envelope's commit): the chain entry, the record's guarded control columns, the transfer
+ * row, the step's own writes and a new certificate version. `renderPdf: false` issues that version
+ * without its PDF, rendered on its first read (vault/certificate.ts openCertificatePdf).
+ */
+export async function planControlStep(
+  ctx: RequestContext,
+  state: ControlState,
+  step: ControlStep,
+  at: string,
+  options: { renderPdf?: boolean } = {},
+): Promise<{ change: EnvelopeChange; after: VaultRecordRow }> {
+  if (step.signature && step.signature.control_seq !== state.controlSeq) throw signatureMismatch(["control_seq"]);
+  const { record, envelope } = state;
+  const after = { ...recordAfter(record, step.change), ...(step.after ?? {}) } as VaultRecordRow;
+  const data = {
+    vault_id: record.id,
+    envelope_id: envelope.id,
+    transfer_id: step.transferId ?? null,
+    from_org_id: step.fromOrgId,
+    to_org_id: step.toOrgId,
+    controller_org_id: after.controller_org_id,
+  };
+  const statements: D1PreparedStatement[] = (step.anchorOrgIds ?? []).map((orgId) => orgAnchorInsert(ctx.db, orgId, at));
+  if (step.change) statements.push(controlUpdate(ctx.db, record, step.change));
+  if (step.transfer && "insert" in step.transfer) statements.push(transferInsert(ctx.db, step.transfer.insert));
+  if (step.transfer && "settle" in step.transfer) statements.push(transferSettle(ctx.db, step.transfer.settle.id, step.transfer.settle.status, at));
+  statements.push(...(step.statements ?? []));
+  const entryData = {
+    ...data,
+    pledgor_org_id: after.pledgor_org_id,
+    control_status: after.control_status,
+    acting_org_id: step.actingOrgId !== undefined ? step.actingOrgId : step.action === "vault.transfer_expired" ? null : actingOrgOf(step),
+    actor_key_id: ctx.actor.type === "api_key" ? ctx.actor.id : null,
+    ...(step.detail ?? {}),
+    ...(step.signature ? { control_signature: { kid: step.signature.kid, jws: step.signature.jws } } : {}),
+  };
+  // A new certificate version names the controller as the step leaves it.
+  const facts = await gatherFacts(ctx.db, envelope, { record: after, step: { action: step.action, data: entryData } });
+  const issued = await issueCertificate(ctx, { envelope, vaultId: record.id, facts, issuedAt: at, reason: step.action, renderPdf: options.renderPdf });
+  const current = await latestCertificate(ctx.db, envelope.id);
+  statements.push(issued.insert(ctx.db, (current?.version ?? 0) + 1), envelopeCertificateIssuedAtUpdate(ctx.db, envelope.id, compliantSince(issued)));
+  const change: EnvelopeChange = {
+    entries: [
+      {
+        action: step.action,
+        data: entryData,
+        ...(step.quiet ? {} : { event: { type: step.action, data: { ...data, ...(step.eventData ?? {}) }, orgIds: step.eventOrgIds ?? [step.fromOrgId, ...(step.toOrgId ? [step.toOrgId] : [])] } }),
+      },
+    ],
+    statements,
+    abandon: () => ctx.env.DOCS.delete(issued.pdfKey),
+  };
+  return { change, after };
 }
 
 /** Who acts in a step: the receiving organization accepts or rejects, the offering or controlling one does the rest. */

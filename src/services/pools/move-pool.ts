@@ -3,63 +3,95 @@ import { SYSTEM_ACTOR } from "../../lib/actor";
 import { onShard, onShardOf, type RequestContext } from "../../lib/context";
 import { shardDb } from "../../lib/shards";
 import { outboxInsert } from "../events/outbox";
+import { nowIso } from "../../lib/time";
+import { commitEnvelopeChange, commitPlanned, isEnvelopeRace, planChange, type EnvelopeChange, type PlannedChange } from "../envelopes/commit";
 import { acceptedChange } from "../control/answer-transfer";
-import { commitControl } from "../control/commit-control";
+import { planControlStep, type ControlStep } from "../control/commit-control";
 import { listPendingPoolHolds, type TransferRow } from "../control/repository";
+import { readControl, type ControlState } from "../control/state";
 import { getPool, poolCompleted, poolShards, type PoolRow } from "./repository";
 
 /**
- * Records moved per chunk (one alarm of the pool's Durable Object). Each record is one commit through
- * the envelope's commit (a handful of reads, a certificate rendered to R2, one batch of about eight
- * statements), so a chunk stays far below D1's 1,000 statements per invocation
- * (docs/decisions/d1-statement-budget.md).
+ * Records moved per chunk (one alarm of the pool's Durable Object), planned together and committed in
+ * one batch of six statements a record. Each record's plan also reads (its control state, chain, facts,
+ * names, previous certificate): counted, a chunk runs about 26 statements a record, so 32 records stay
+ * under D1's 1,000 statements per invocation (docs/decisions/d1-statement-budget.md; held there by
+ * test/hardening/statement-budget.spec.ts).
  */
-export const POOL_CHUNK = 25;
-
-const ALREADY_MOVED = new Error("the hold is no longer pending");
+export const POOL_CHUNK = 32;
 
 /**
- * Moves one record of an accepted pool (docs/control.md "Pools"): the hold is settled `accepted` and the
- * record's control columns change as an accepted transfer's would, with a chain entry
+ * A record of an accepted pool, planned as moved (docs/control.md "Pools"): the hold settled `accepted`
+ * and the record's control columns changed as an accepted transfer's would, with a chain entry
  * `vault.control_transferred` naming the pool (and the receiver's Control-Signature, if it signed) and a
- * new certificate version, in one batch through commitControl. No webhook event: the parties receive one
- * `vault.pool_accepted` each once every record moved. A hold no longer pending (moved by an earlier run
- * whose checkpoint was lost) is left alone: each record moves exactly once.
+ * new certificate version whose PDF is rendered on its first read, not here. No webhook event: the
+ * parties receive one `vault.pool_accepted` each once every record moved. Null: the hold is no longer
+ * the record's pending transfer (moved by an earlier run whose checkpoint was lost), so it is left alone.
  */
-async function moveRecord(ctx: RequestContext, pool: PoolRow, hold: TransferRow): Promise<boolean> {
+async function planPoolMove(ctx: RequestContext, pool: PoolRow, hold: TransferRow, state: ControlState, at: string): Promise<EnvelopeChange | null> {
+  if (!state.pending || state.pending.id !== hold.id) return null;
   const signature = pool.answer_signature ? (JSON.parse(pool.answer_signature) as { kid: string; jws: string }) : null;
+  const step: ControlStep = {
+    action: "vault.control_transferred",
+    fromOrgId: hold.from_org_id,
+    toOrgId: hold.to_org_id,
+    transferId: hold.id,
+    transfer: { settle: { id: hold.id, status: "accepted" } },
+    change: acceptedChange(hold),
+    detail: { kind: hold.kind, pool_id: pool.id, manifest_sha256: pool.manifest_sha256, ...(signature ? { control_signature: signature } : {}) },
+    signature: null,
+    quiet: true,
+  };
+  return (await planControlStep(ctx, state, step, at, { renderPdf: false })).change;
+}
+
+/** One record moved on its own, through the envelope's commit and its retries (a chunk whose batch lost a race). */
+async function moveRecord(ctx: RequestContext, pool: PoolRow, hold: TransferRow): Promise<void> {
+  await commitEnvelopeChange(ctx, {
+    read: () => readControl(ctx.db, hold.vault_id),
+    envelopeOf: (state) => state.envelope,
+    plan: async (state, at) => ({ change: await planPoolMove(ctx, pool, hold, state, at), result: undefined }),
+  });
+}
+
+/**
+ * Moves one shard's chunk of holds: every record read and planned (concurrently), then every plan
+ * committed in one batch through the envelope's commit (commitPlanned, as bulk send commits its
+ * chunk): all of the chunk's records move, or none. If any record changed since it was read (its
+ * chain advanced: the batch is refused whole), each record is moved on its own instead, under the
+ * commit's retry policy, and a record already moved is left alone.
+ */
+async function moveChunk(ctx: RequestContext, pool: PoolRow, holds: TransferRow[], hooks: BulkHooks): Promise<void> {
+  const planned: PlannedChange[] = [];
+  await Promise.all(
+    holds.map(async (hold) => {
+      hooks.checkpoint("before_record");
+      const state = await readControl(ctx.db, hold.vault_id);
+      const at = nowIso();
+      const change = await planPoolMove(ctx, pool, hold, state, at);
+      if (change) planned.push(await planChange(ctx, state.envelope, change, at));
+    }),
+  );
+  hooks.checkpoint("before_chunk");
   try {
-    await commitControl({ ...ctx, actor: SYSTEM_ACTOR }, hold.vault_id, async (state) => {
-      if (!state.pending || state.pending.id !== hold.id) throw ALREADY_MOVED;
-      return {
-        step: {
-          action: "vault.control_transferred",
-          fromOrgId: hold.from_org_id,
-          toOrgId: hold.to_org_id,
-          transferId: hold.id,
-          transfer: { settle: { id: hold.id, status: "accepted" } },
-          change: acceptedChange(hold),
-          detail: { kind: hold.kind, pool_id: pool.id, manifest_sha256: pool.manifest_sha256, ...(signature ? { control_signature: signature } : {}) },
-          signature: null,
-          quiet: true,
-        },
-        result: () => undefined,
-      };
-    });
-    return true;
+    if (planned.length > 0) await commitPlanned(ctx, planned);
   } catch (err) {
-    if (err === ALREADY_MOVED) return false;
-    throw err;
+    if (!isEnvelopeRace(err)) throw err;
+    for (const hold of holds) await moveRecord(ctx, pool, hold);
   }
+  for (let i = 0; i < planned.length; i++) hooks.checkpoint("record_moved");
+  hooks.checkpoint("chunk_moved");
 }
 
 /**
  * One chunk of an accepted pool's move, run by its Durable Object (jobs/pool-transfer.ts): up to
- * POOL_CHUNK records still held, shard by shard, each moved in its own commit; when none is left, the
- * pool is marked completed and `vault.pool_accepted` goes to both parties, in one batch on the pool's
- * shard. Checkpoints (crash injection in tests): `before_record`, `record_moved`, `before_complete`,
- * `completed`. Whatever stops a chunk, the next one reads the holds again: a moved record's hold is no
- * longer pending, so nothing moves twice and nothing is missed.
+ * POOL_CHUNK records still held, shard by shard, each shard's share committed in one batch
+ * (moveChunk); when none is left, the pool is marked completed and `vault.pool_accepted` goes to both
+ * parties, in one batch on the pool's shard. Checkpoints (crash injection in tests): `before_record`
+ * (as each record is read), `before_chunk` (planned, not committed), `record_moved` (after the batch,
+ * once per record in it), `chunk_moved`, `before_complete`, `completed`. Whatever stops a chunk, the
+ * next one reads the holds again: a moved record's hold is no longer pending, so nothing moves twice
+ * and nothing is missed.
  */
 export async function runPoolChunk(system: RequestContext, input: { poolId: string; hooks: BulkHooks }): Promise<ChunkOutcome> {
   const home = onShardOf(system, input.poolId);
@@ -68,13 +100,9 @@ export async function runPoolChunk(system: RequestContext, input: { poolId: stri
   let budget = POOL_CHUNK;
   for (const shard of poolShards(pool)) {
     if (!shardDb(system.env, shard)) continue;
-    const ctx = onShard(system, shard, true);
+    const ctx = { ...onShard(system, shard, true), actor: SYSTEM_ACTOR };
     const holds = await listPendingPoolHolds(ctx.db, pool.id, budget);
-    for (const hold of holds) {
-      input.hooks.checkpoint("before_record");
-      await moveRecord(ctx, pool, hold);
-      input.hooks.checkpoint("record_moved");
-    }
+    if (holds.length > 0) await moveChunk(ctx, pool, holds, input.hooks);
     budget -= holds.length;
     if (budget <= 0) return "more";
   }

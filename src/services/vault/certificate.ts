@@ -157,10 +157,13 @@ export type IssuedCertificate = {
  * Builds a certificate and stores its PDF rendering in the vault beside the document. The PDF goes
  * to a key unique to this certificate, so a batch that then fails leaves only an unreferenced object
  * (the caller deletes it); the row, inserted by the caller's batch, is what makes it the current one.
+ *
+ * `renderPdf: false` (a pool's moves, thousands at a time): the row names the key, but nothing is
+ * stored there yet; the PDF is rendered from the row's JSON on its first read (openCertificatePdf).
  */
 export async function issueCertificate(
   ctx: Pick<RequestContext, "db" | "global" | "env">,
-  input: { envelope: EnvelopeRow; vaultId: string; facts: ComplianceFacts; issuedAt: string; reason: string; evidence?: CertificateEvidence | null },
+  input: { envelope: EnvelopeRow; vaultId: string; facts: ComplianceFacts; issuedAt: string; reason: string; evidence?: CertificateEvidence | null; renderPdf?: boolean },
 ): Promise<IssuedCertificate> {
   const { envelope, vaultId, issuedAt, reason } = input;
   const [facts, identity, consent, evidence] = await Promise.all([
@@ -172,10 +175,7 @@ export async function issueCertificate(
   const certificate = buildCertificate(envelope, facts, identity, issuedAt, consent, evidence);
   const id = newShardId("certificate", shardOf(envelope.id));
   const pdfKey = vaultKeys(envelope.org_id, envelope.id, vaultId).certificate(id);
-  await ctx.env.DOCS.put(pdfKey, await renderCertificatePdf(certificate), {
-    httpMetadata: { contentType: "application/pdf" },
-    customMetadata: { envelope_id: envelope.id, vault_id: vaultId, role: "certificate" },
-  });
+  if (input.renderPdf !== false) await putCertificatePdf(ctx.env, { pdf_key: pdfKey, envelope_id: envelope.id, vault_id: vaultId }, await renderCertificatePdf(certificate));
   const { compliant, score } = certificate.ucc_9105_compliance;
   return {
     id,
@@ -196,6 +196,31 @@ export async function issueCertificate(
         issued_at: issuedAt,
       }),
   };
+}
+
+/** Stores a certificate version's PDF under the key its row names. */
+function putCertificatePdf(env: Pick<RequestContext["env"], "DOCS">, at: { pdf_key: string; envelope_id: string; vault_id: string }, pdf: Uint8Array) {
+  return env.DOCS.put(at.pdf_key, pdf, {
+    httpMetadata: { contentType: "application/pdf" },
+    customMetadata: { envelope_id: at.envelope_id, vault_id: at.vault_id, role: "certificate" },
+  });
+}
+
+/**
+ * The PDF of a certificate version, rendered now from the version's own JSON if it was issued without
+ * one (a pool's move: issueCertificate's `renderPdf: false`) and stored under the key its row names,
+ * so the next read finds it. Never an older version's PDF: the key is this version's alone. Two first
+ * reads at once both render the same JSON; the later write wins, and each serves its own rendering.
+ */
+export async function openCertificatePdf(
+  env: Pick<RequestContext["env"], "DOCS">,
+  row: { pdf_key: string; body: string; envelope_id: string; vault_id: string },
+): Promise<{ body: ReadableStream; size: number }> {
+  const stored = await env.DOCS.get(row.pdf_key);
+  if (stored) return { body: stored.body, size: stored.size };
+  const pdf = await renderCertificatePdf(JSON.parse(row.body) as Certificate);
+  await putCertificatePdf(env, row, pdf);
+  return { body: new Blob([pdf]).stream(), size: pdf.byteLength };
 }
 
 /**

@@ -4,7 +4,8 @@ import { findEnvelopeName } from "../envelopes/repository";
 import { openMarkedCopy, openPaperCopy } from "./marked-copy";
 import { openEvidenceBundle } from "./evidence-bundle";
 import { observeAuthoritative, recordIntegrityCheck } from "./integrity";
-import { findVaultRecordById, latestCertificatePdf } from "./repository";
+import { openCertificatePdf } from "./certificate";
+import { findVaultRecordById, latestCertificateFiles } from "./repository";
 import { assertAuthoritativeServable, assertNotDestroyed, downloadFilename, verifyVaultUrl, type VaultFile } from "./signed-url";
 
 export type VaultDownload = { body: ReadableStream; size: number; filename: string; contentType: "application/pdf" | "application/zip" };
@@ -31,10 +32,11 @@ export async function openVaultDownload(
   // copies made before they were re-serialized are made again first (./marked-copy.ts)
   if (input.file === "copy") return { ...(await openMarkedCopy(ctx, record)), filename, contentType: "application/pdf" };
   if (input.file === "certificate") {
-    // the current certificate's PDF (the newest version: re-issued when a check's outcome changes)
-    const row = await latestCertificatePdf(ctx.db, record.envelope_id);
-    const pdf = row ? await ctx.env.DOCS.get(row.pdf_key) : null;
-    if (!pdf) throw notFound("Certificate");
+    // the current certificate's PDF (the newest version: re-issued when a check's outcome changes),
+    // rendered now from its JSON if its version was issued without one (a pool's move)
+    const row = await latestCertificateFiles(ctx.db, record.envelope_id);
+    if (!row) throw notFound("Certificate");
+    const pdf = await openCertificatePdf(ctx.env, row);
     return { body: pdf.body, size: pdf.size, filename, contentType: "application/pdf" };
   }
   if (input.file === "paper") return { ...(await openPaperCopy(ctx, record)), filename, contentType: "application/pdf" };

@@ -8,6 +8,7 @@ import { BUNDLE_VERSION, buildEvidenceBundle, type BundleAttachment, type ChainE
 import { attachmentOf } from "../attachments/value";
 import { listSigningFields } from "../documents/repository";
 import { actingOrgOf, readKeyHistory } from "../evidence/key-history";
+import { openCertificatePdf } from "./certificate";
 import { controlAttestation } from "./control-attestation";
 import { controlHistory } from "./control-history";
 import { putParts, sha256OfStream } from "./hashing";
@@ -164,7 +165,8 @@ export async function ensureEvidenceBundle(
   }
   const cert = await latestCertificateFiles(ctx.db, envelope.id);
   if (!cert) throw new ApiError(404, "Compliance certificate not found: it is generated when the envelope is vaulted");
-  const certPdf = await ctx.env.DOCS.get(cert.pdf_key);
+  // rendered now from its JSON if the version was issued without its PDF (a pool's move)
+  const certPdf = await openCertificatePdf(ctx.env, cert);
   const producedAt = new Date();
   // The manifest is signed with the seal key: no seal configured (or unusable) is a 503 naming the
   // variable, never an unsigned bundle (docs/decisions/signed-evidence-bundle.md).
@@ -185,7 +187,7 @@ export async function ensureEvidenceBundle(
     document: { bytes: document, sha256: record.document_hash, sizeBytes: record.size_bytes },
     copy: copy ? { bytes: copy } : null,
     keyHistory,
-    certificate: { json: JSON.parse(cert.body), pdf: certPdf ? new Uint8Array(await certPdf.arrayBuffer()) : null },
+    certificate: { json: JSON.parse(cert.body), pdf: new Uint8Array(await new Response(certPdf.body).arrayBuffer()) },
     entries,
     controlHistory: controlHistory(entries),
     attestation,

@@ -152,20 +152,15 @@ export function latestCertificate(db: D1Database, envelopeId: string): Promise<C
   return selectLatestCertificate(db, envelopeId).first<CertificateRow>();
 }
 
-/** The R2 key of the envelope's current certificate PDF. */
-export function latestCertificatePdf(db: D1Database, envelopeId: string): Promise<Pick<Row<typeof vaultCertificates>, "pdf_key"> | null> {
+/** The envelope's current certificate: its JSON and the R2 key of its PDF (which a pool's move leaves to be rendered on first read). */
+export function latestCertificateFiles(
+  db: D1Database,
+  envelopeId: string,
+): Promise<Pick<Row<typeof vaultCertificates>, "body" | "pdf_key" | "envelope_id" | "vault_id"> | null> {
   return db
-    .prepare("SELECT pdf_key FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1")
+    .prepare("SELECT body, pdf_key, envelope_id, vault_id FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1")
     .bind(envelopeId)
-    .first<Pick<Row<typeof vaultCertificates>, "pdf_key">>();
-}
-
-/** The envelope's current certificate JSON and the R2 key of its PDF. */
-export function latestCertificateFiles(db: D1Database, envelopeId: string): Promise<Pick<Row<typeof vaultCertificates>, "body" | "pdf_key"> | null> {
-  return db
-    .prepare("SELECT body, pdf_key FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1")
-    .bind(envelopeId)
-    .first<Pick<Row<typeof vaultCertificates>, "body" | "pdf_key">>();
+    .first<Pick<Row<typeof vaultCertificates>, "body" | "pdf_key" | "envelope_id" | "vault_id">>();
 }
 
 export function certificateInsert(db: D1Database, row: Row<typeof vaultCertificates>): D1PreparedStatement {

@@ -1,18 +1,23 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { shardOf } from "../../../src/lib/shards";
-import { call, operator } from "../../helpers/api";
+import { runPoolChunk } from "../../../src/services/pools/move-pool";
+import { jobContext } from "../../helpers/context";
+import { call, callWith, operator } from "../../helpers/api";
 import { party, vaulted, type Party } from "../../helpers/control";
 import { eventsOf, moves, moveToEnd, offeredPool, poolStub } from "../../helpers/pools";
+import type { Env } from "../../../src/env";
+import { env } from "cloudflare:test";
 import { allShardDbs } from "../../helpers/shards";
 
 /**
  * An accepted pool's Durable Object is aborted at each of its checkpoints (BULK_TEST_HOOKS, tests only),
- * twice: before a record's commit, after it, before the pool is marked completed, after. The run resumes
+ * twice: as a record is read, with a shard's chunk planned but not committed, after the chunk's batch
+ * (per record, and once for the chunk), before the pool is marked completed, after. The run resumes
  * from D1 and every record moves exactly once (one chain entry naming the pool), the pool completes,
  * and each party receives exactly one `vault.pool_accepted`. The records sit on both shards and the two
  * organizations on different ones; the pool goes back and forth between them, one pool per checkpoint.
  */
-const STEPS = ["before_record", "record_moved", "before_complete", "completed"];
+const STEPS = ["before_record", "before_chunk", "record_moved", "chunk_moved", "before_complete", "completed"];
 // (twice each, but `completed`: once it has passed, the pool is settled and no run reaches it again)
 
 describe("pool acceptance: each record moves exactly once, whatever crashes", () => {
@@ -60,5 +65,26 @@ describe("pool acceptance: each record moves exactly once, whatever crashes", ()
       const events = (await eventsOf("vault.pool_accepted", org.orgId, allShardDbs())).filter((e) => e.pool_id === pool.pool_id);
       expect(events).toHaveLength(1);
     }
+  }, 300_000);
+});
+
+describe("pool acceptance: two runs of one pool at once", () => {
+  it("move each record once: the run whose batch loses the race moves record by record and finds them moved", async () => {
+    const [from, to] = [await party("Pool Racer Seller"), await party("Pool Racer Buyer")];
+    const records: { vaultId: string; envelopeId: string }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const v = await vaulted(from);
+      records.push({ vaultId: v.vaultId, envelopeId: v.e.envelope_id });
+    }
+    const pool = await offeredPool(from, to, records.map((r) => r.vaultId));
+    // the pool's Durable Object stood in for: the test runs two chunks itself, at once
+    const idle = { idFromName: (name: string) => env.POOL_TRANSFER!.idFromName(name), get: () => ({ start: async () => {} }) } as unknown as Env["POOL_TRANSFER"];
+    const accepted = await callWith({ ...(env as Env), POOL_TRANSFER: idle }, "POST", `/partner/vault/pools/${pool.pool_id}/accept`, { key: to.key });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    const run = () => runPoolChunk(jobContext(), { poolId: pool.pool_id, hooks: { checkpoint: () => {} } });
+    expect(await Promise.all([run(), run()])).toEqual(["done", "done"]);
+    for (const r of records) expect(await moves(r.envelopeId)).toEqual([{ pool_id: pool.pool_id, to_org_id: to.orgId }]);
+    const read = (await call("GET", `/partner/vault/pools/${pool.pool_id}`, { key: from.key })).body.data;
+    expect(read.progress).toMatchObject({ moved: 3, remaining: 0 });
   }, 300_000);
 });
