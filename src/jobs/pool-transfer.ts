@@ -1,6 +1,7 @@
 import { BulkBatchWorkflow, type BulkHooks, type BulkRun, type ChunkOutcome } from "../../durable-objects/bulk-batch";
 import type { Env } from "../env";
 import { createContext } from "../lib/context";
+import { armObjectFaults, underObjectFaults } from "./object-faults";
 import { publishEvents } from "../services/webhooks/publish";
 import { runPoolChunk } from "../services/pools/move-pool";
 
@@ -13,14 +14,19 @@ import { runPoolChunk } from "../services/pools/move-pool";
  */
 export class PoolTransfer extends BulkBatchWorkflow<Env> {
   protected runChunk(run: BulkRun, hooks: BulkHooks): Promise<ChunkOutcome> {
-    return runPoolChunk(this.system(), { poolId: run.batchId, hooks });
+    return underObjectFaults(this.env, this.ctx.storage, (env) => runPoolChunk(this.system(env), { poolId: run.batchId, hooks }));
+  }
+
+  /** Test hook (BULK_TEST_HOOKS, tests only): a FAULTS plan for this object's chunks (./object-faults.ts); null disarms it. */
+  async armFaults(plan: string | null): Promise<void> {
+    armObjectFaults(this.env, this.ctx.storage, plan);
   }
 
   protected async giveUp(run: BulkRun, reason: string): Promise<void> {
     console.error(JSON.stringify({ level: "error", pool: run.batchId, gave_up: reason, resumes: "the minute job starts the pool's move again" }));
   }
 
-  private system() {
-    return createContext(this.env, (p) => this.ctx.waitUntil(p), { requestId: `pool_${crypto.randomUUID()}`, publisher: publishEvents });
+  private system(env: Env) {
+    return createContext(env, (p) => this.ctx.waitUntil(p), { requestId: `pool_${crypto.randomUUID()}`, publisher: publishEvents });
   }
 }

@@ -1,13 +1,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { shardOf } from "../../../src/lib/shards";
 import { runPoolChunk } from "../../../src/services/pools/move-pool";
-import { jobContext } from "../../helpers/context";
+import { jobContext, jobContextOf } from "../../helpers/context";
+import { tendPools } from "../../../src/services/pools/tend-pools";
 import { call, callWith, operator } from "../../helpers/api";
 import { party, vaulted, type Party } from "../../helpers/control";
 import { eventsOf, moves, moveToEnd, offeredPool, poolStub } from "../../helpers/pools";
 import type { Env } from "../../../src/env";
 import { env } from "cloudflare:test";
 import { allShardDbs } from "../../helpers/shards";
+import type { PoolTransfer } from "../../../src/jobs/pool-transfer";
+import { faultStats } from "../../../src/lib/faults";
 
 /**
  * An accepted pool's Durable Object is aborted at each of its checkpoints (BULK_TEST_HOOKS, tests only),
@@ -86,5 +89,40 @@ describe("pool acceptance: two runs of one pool at once", () => {
     for (const r of records) expect(await moves(r.envelopeId)).toEqual([{ pool_id: pool.pool_id, to_org_id: to.orgId }]);
     const read = (await call("GET", `/partner/vault/pools/${pool.pool_id}`, { key: from.key })).body.data;
     expect(read.progress).toMatchObject({ moved: 3, remaining: 0 });
+  }, 300_000);
+});
+
+describe("pool acceptance under injected faults", () => {
+  it("D1 errors, commits that time out after landing and R2 errors in the object's chunks: each record moves once, the pool completes, one event per party", async () => {
+    const [from, to] = [await party("Pool Faulted Seller"), await party("Pool Faulted Buyer")];
+    const records: { vaultId: string; envelopeId: string }[] = [];
+    for (let i = 0; i < 4; i++) {
+      const v = await vaulted(from);
+      records.push({ vaultId: v.vaultId, envelopeId: v.e.envelope_id });
+    }
+    const pool = await offeredPool(from, to, records.map((r) => r.vaultId));
+    // the Worker's class (src/jobs/pool-transfer.ts) behind the binding, whose chunks go through the fault layer
+    await (poolStub(pool.pool_id) as unknown as DurableObjectStub<PoolTransfer>).armFaults("d1.error=0.06,d1.batch.timeout=0.3/1,r2.error=0.05");
+    const before = Object.values(faultStats().injected).reduce((a, b) => a + b, 0);
+    const accepted = await call("POST", `/partner/vault/pools/${pool.pool_id}/accept`, { key: to.key });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    // five chunks failing in a row end the run; the minute job starts it again, as deployed (rare at these rates)
+    for (let restart = 0; ; restart++) {
+      try {
+        await moveToEnd(pool.pool_id, 200);
+        break;
+      } catch (err) {
+        if (restart === 3) throw err;
+        await tendPools(jobContextOf(pool.pool_id));
+      }
+    }
+    expect(Object.values(faultStats().injected).reduce((a, b) => a + b, 0), "faults were injected into the chunks").toBeGreaterThan(before);
+    for (const r of records) expect(await moves(r.envelopeId)).toEqual([{ pool_id: pool.pool_id, to_org_id: to.orgId }]);
+    const read = (await call("GET", `/partner/vault/pools/${pool.pool_id}`, { key: from.key })).body.data;
+    expect(read.progress).toMatchObject({ moved: 4, remaining: 0 });
+    for (const org of [from, to]) {
+      const events = (await eventsOf("vault.pool_accepted", org.orgId, allShardDbs())).filter((e) => e.pool_id === pool.pool_id);
+      expect(events).toHaveLength(1);
+    }
   }, 300_000);
 });
