@@ -13,8 +13,8 @@ import { countedCall, countedContext, D1_STATEMENTS_PER_INVOCATION, repeatedStat
 import { absolute, buildPdf } from "../helpers/templates";
 import { adminToken, createEndpoint, receiverUrl } from "../helpers/webhooks";
 import { shardDbOf } from "../helpers/shards";
-import { party, vaulted } from "../helpers/control";
-import { moves, offeredPool } from "../helpers/pools";
+import { party } from "../helpers/control";
+import { moves, offeredPool, vaultedRecords } from "../helpers/pools";
 
 /** Fails naming the statements that repeat, so the loop that runs them is easy to find. */
 function expectWithinBudget(what: string, tally: Pick<StatementTally, "statements" | "sql">) {
@@ -111,11 +111,7 @@ describe("no request path runs more than D1's 1,000 statements per invocation", 
 
   it(`an accepted pool's alarm of ${POOL_CHUNK} records stays within the budget (counted on 4 records, scaled to ${POOL_CHUNK})`, async () => {
     const [seller, buyer] = [await party("Budget Seller"), await party("Budget Buyer")];
-    const records: { vaultId: string; envelopeId: string }[] = [];
-    for (let i = 0; i < 4; i++) {
-      const v = await vaulted(seller);
-      records.push({ vaultId: v.vaultId, envelopeId: v.e.envelope_id });
-    }
+    const records = await vaultedRecords(seller, 4);
     const pool = await offeredPool(seller, buyer, records.map((r) => r.vaultId));
     // the pool's Durable Object stood in for: the test runs its chunk itself, under its own count
     const idle = { idFromName: (name: string) => env.POOL_TRANSFER!.idFromName(name), get: () => ({ start: async () => {} }) } as unknown as Env["POOL_TRANSFER"];

@@ -1,8 +1,18 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { expect } from "vitest";
 import { call } from "./api";
-import type { Party } from "./control";
+import { vaulted, type Party } from "./control";
 import { shardDbOf } from "./shards";
+
+/** `n` records vaulted by `owner` (one after another: each vault-in on its organization's current shard). */
+export async function vaultedRecords(owner: Party, n: number): Promise<{ vaultId: string; envelopeId: string }[]> {
+  const records: { vaultId: string; envelopeId: string }[] = [];
+  for (let i = 0; i < n; i++) {
+    const v = await vaulted(owner);
+    records.push({ vaultId: v.vaultId, envelopeId: v.e.envelope_id });
+  }
+  return records;
+}
 
 /** The pool's Durable Object (src/jobs/pool-transfer.ts). */
 export const poolStub = (poolId: string) => env.POOL_TRANSFER!.get(env.POOL_TRANSFER!.idFromName(poolId));

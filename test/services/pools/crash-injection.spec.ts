@@ -5,7 +5,7 @@ import { jobContext, jobContextOf } from "../../helpers/context";
 import { tendPools } from "../../../src/services/pools/tend-pools";
 import { call, callWith, operator } from "../../helpers/api";
 import { party, vaulted, type Party } from "../../helpers/control";
-import { eventsOf, moves, moveToEnd, offeredPool, poolStub } from "../../helpers/pools";
+import { eventsOf, moves, moveToEnd, offeredPool, poolStub, vaultedRecords } from "../../helpers/pools";
 import type { Env } from "../../../src/env";
 import { env } from "cloudflare:test";
 import { allShardDbs } from "../../helpers/shards";
@@ -74,11 +74,7 @@ describe("pool acceptance: each record moves exactly once, whatever crashes", ()
 describe("pool acceptance: two runs of one pool at once", () => {
   it("move each record once: the run whose batch loses the race moves record by record and finds them moved", async () => {
     const [from, to] = [await party("Pool Racer Seller"), await party("Pool Racer Buyer")];
-    const records: { vaultId: string; envelopeId: string }[] = [];
-    for (let i = 0; i < 3; i++) {
-      const v = await vaulted(from);
-      records.push({ vaultId: v.vaultId, envelopeId: v.e.envelope_id });
-    }
+    const records = await vaultedRecords(from, 3);
     const pool = await offeredPool(from, to, records.map((r) => r.vaultId));
     // the pool's Durable Object stood in for: the test runs two chunks itself, at once
     const idle = { idFromName: (name: string) => env.POOL_TRANSFER!.idFromName(name), get: () => ({ start: async () => {} }) } as unknown as Env["POOL_TRANSFER"];
@@ -95,11 +91,7 @@ describe("pool acceptance: two runs of one pool at once", () => {
 describe("pool acceptance under injected faults", () => {
   it("D1 errors, commits that time out after landing and R2 errors in the object's chunks: each record moves once, the pool completes, one event per party", async () => {
     const [from, to] = [await party("Pool Faulted Seller"), await party("Pool Faulted Buyer")];
-    const records: { vaultId: string; envelopeId: string }[] = [];
-    for (let i = 0; i < 4; i++) {
-      const v = await vaulted(from);
-      records.push({ vaultId: v.vaultId, envelopeId: v.e.envelope_id });
-    }
+    const records = await vaultedRecords(from, 4);
     const pool = await offeredPool(from, to, records.map((r) => r.vaultId));
     // the Worker's class (src/jobs/pool-transfer.ts) behind the binding, whose chunks go through the fault layer
     await (poolStub(pool.pool_id) as unknown as DurableObjectStub<PoolTransfer>).armFaults("d1.error=0.06,d1.batch.timeout=0.3/1,r2.error=0.05");
