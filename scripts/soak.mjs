@@ -13,6 +13,8 @@
 // event reached every endpoint at least once, counted once per event id; every email sent reached the
 // mail stand-in once; every 5xx in the error shape with X-Request-Id, none a 500). Prints a table; exits
 // non-zero on any broken invariant or past its limit, cleaning up its server and receivers either way.
+// To explain a run afterwards: SOAK_SERVER_LOG=<file> (everything wrangler dev prints), SOAK_KEEP_STATE=1
+// (the local databases are left in place, their path printed), SOAK_VERBOSE=1 (each cron run, each signing).
 import { createServer } from "node:http";
 import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
