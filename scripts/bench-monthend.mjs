@@ -247,14 +247,23 @@ export async function monthendSection(ctx) {
   const op = { token: sctx.operatorToken };
   const failures = [];
   try {
+    // Placement as deployed (docs/decisions/shards.md 3): the operator opens every shard the deployment binds, and
+    // each new organization goes to the open shard with the fewest envelopes (ties: fewer organizations). Local
+    // state opens only shard 1 (migration 0020), which put every organization, so every batch, on one shard.
+    const opened = [];
+    for (const shard of await api(sctx.base, "GET", "/operator/shards", op)) {
+      if (shard.state !== "open") await api(sctx.base, "PATCH", `/operator/shards/${shard.shard_id}`, { ...op, body: { state: "open" } });
+      opened.push(shard.shard_id);
+    }
     const org = await api(sctx.base, "POST", "/operator/orgs", { ...op, body: { name: "Bench monthend reader" } });
     const key = await api(sctx.base, "POST", `/operator/orgs/${org.org_id}/api-keys`, { ...op, body: { scopes: ["envelopes:read", "envelopes:write"], rate_limit_rpm: 1_000_000 } });
+
+    log(`monthend: preparing ${BATCHES + 1} batches of ${CLIENTS} clients (shards open: ${opened.join(", ")})`);
+    const prepared = await prepareMany(sctx, "batch", BATCHES + 1);
+    // the reader's envelope only now: an envelope written before the batch organizations were placed would send them all to the other shard
     const envelope = await api(sctx.base, "POST", "/partner/envelopes", { apiKey: key.api_key, body: newEnvelope() });
     // the bench's request deadline, not autocannon's 10 s: a slow read is measured, an unanswered one is a failure
     const read = { url: `${sctx.base}/api/v2/partner/envelopes/${envelope.envelope_id}/status`, headers: { "x-api-key": key.api_key }, timeout: REQUEST_TIMEOUT_MS / 1000 };
-
-    log(`monthend: preparing ${BATCHES + 1} batches of ${CLIENTS} clients`);
-    const prepared = await prepareMany(sctx, "batch", BATCHES + 1);
 
     log(`monthend: status read on the idle service, ${IDLE_SECONDS} s at ${READERS} connections`);
     await cannonFor(read, READERS, 1);
@@ -279,7 +288,9 @@ export async function monthendSection(ctx) {
     }
     const sent = mix.ends.reduce((n, e) => n + e.last.counts.sent, 0);
     // the shard each batch ran on, from its id (`bsb_<n>_…`): batches on one shard share its single writer
-    const shards = [...new Set(prepared.map(({ batch }) => /^bsb_(\d+)_/.exec(batch.batch_id)?.[1] ?? "?"))].join(", ");
+    const shardOfBatch = ({ batch }) => /^bsb_(\d+)_/.exec(batch.batch_id)?.[1] ?? "?";
+    const perShard = prepared.slice(1).reduce((m, p) => m.set(shardOfBatch(p), (m.get(shardOfBatch(p)) ?? 0) + 1), new Map());
+    const shards = `${[...perShard].sort().map(([n, c]) => `${c} on shard ${n}`).join(", ")} (the single batch on shard ${shardOfBatch(prepared[0])}; the reader on ${/^env_(\d+)_/.exec(envelope.envelope_id)?.[1] ?? "?"})`;
 
     const f = await flood(sctx);
     failures.push(...f.failures);

@@ -13,8 +13,10 @@
 // event reached every endpoint at least once, counted once per event id; every email sent reached the
 // mail stand-in once; every 5xx in the error shape with X-Request-Id, none a 500). Prints a table; exits
 // non-zero on any broken invariant or past its limit, cleaning up its server and receivers either way.
+// To explain a run afterwards: SOAK_SERVER_LOG=<file> (everything wrangler dev prints), SOAK_KEEP_STATE=1
+// (the local databases are left in place, their path printed), SOAK_VERBOSE=1 (each cron run, each signing).
 import { createServer } from "node:http";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { api, fetchWithDeadline, logDigest, randomSecrets, startFreshServer, stopServer } from "./lib/dev-server.mjs";
@@ -220,7 +222,8 @@ async function cleanUp() {
   for (const r of receivers) r.server.close();
   mail?.server.close();
   await stopServer(server);
-  rmSync(tmp, { recursive: true, force: true });
+  if (process.env.SOAK_KEEP_STATE) console.error(`soak: the local state is kept in ${tmp} (SOAK_KEEP_STATE)`);
+  else rmSync(tmp, { recursive: true, force: true });
 }
 const stopNow = (why, code) => async () => {
   console.error(`soak: ${why}; stopping the local service`);
@@ -237,6 +240,11 @@ try {
   log(`starting the local service with FAULTS=${FAULTS}`);
   server = await startFreshServer(join(tmp, "state"), secrets);
   const base = server.base;
+  if (process.env.SOAK_SERVER_LOG) {
+    // everything wrangler dev prints, for a run to be explained afterwards (the digest keeps only a summary)
+    const file = createWriteStream(process.env.SOAK_SERVER_LOG, { flags: "a" });
+    for (const stream of [server.child.stdout, server.child.stderr]) stream.on("data", (d) => file.write(d));
+  }
   log(`service up at ${base}; setting up the organizations, endpoints and the bulk batch`);
   const dev = async (method, path, body) => {
     const res = await fetchWithDeadline(`${base}${path}`, { method, headers: body ? { "content-type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined }, 300_000);
@@ -336,7 +344,9 @@ try {
     // The clock rides in the cron string (src/lib/cron-clock.ts, development only): wrangler's /__scheduled
     // drops `time`, so before the catch-up ran every sweep on the real clock and no retry was ever due
     const clock = Date.now() + (rounds + 1) * 9 * 3_600_000;
+    const began = Date.now();
     const ran = await fetchWithDeadline(`${base}/__scheduled?cron=${encodeURIComponent(`* * * * *@${clock}`)}`, {}, 120_000);
+    if (process.env.SOAK_VERBOSE) log(`cron run ${rounds + 1} (clock ${new Date(clock).toISOString()}): ${ran.status} in ${Math.round((Date.now() - began) / 1000)} s`);
     if (ran.status !== 200) breaks("caught_up", `sweep run ${rounds + 1} answered ${ran.status}: ${ran.text.slice(0, 160)}`);
   };
   for (; rounds < 60 && quiet < 3; rounds++) {
@@ -362,7 +372,10 @@ try {
     for (let i = 0; i < 2; i++, rounds++) await cronRun();
     await sleep(5000);
   }
-  if (process.env.SOAK_VERBOSE) for (const e of await bulk.console_("GET", "/webhooks/endpoints")) log(`endpoint ${e.url}: ${e.state} failures ${e.consecutive_failures} ${JSON.stringify(e).slice(0, 300)}`);
+  // verbose only: a 503 here (a storage call failing for a moment) must not end the run before its table
+  if (process.env.SOAK_VERBOSE)
+    for (const e of await bulk.console_("GET", "/webhooks/endpoints").catch((err) => (log(`endpoints not listed: ${String(err.message).slice(0, 160)}`), [])))
+      log(`endpoint ${e.url}: ${e.state} failures ${e.consecutive_failures} ${JSON.stringify(e).slice(0, 300)}`);
   for (const [name, list] of Object.entries(report.broken)) for (const what of list) breaks(name, what);
   const everyEvent = new Set(receivers.flatMap((r) => [...r.ok.keys()]));
   // The check reads the real clock; the catch-up ran past every retry delay, so a delivery still pending with a
@@ -411,6 +424,7 @@ try {
   }
 } catch (err) {
   console.error(`soak: FAILED: ${err.stack ?? err}`);
+  for (const [name, list] of broken) for (const what of list.slice(0, 20)) console.error(`  broken before the failure: ${name}: ${what}`);
   const digest = logDigest(server);
   for (const line of [...digest.slice(0, 40), ...digest.slice(40).filter((l) => /during (catch-up|check)/.test(l)).slice(0, 40)]) console.error(line);
   process.exitCode = 1;

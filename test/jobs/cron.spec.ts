@@ -99,7 +99,8 @@ describe("scheduled jobs", () => {
     const relayed = await createEnvelope(t.key);
     await waitForDispatch(relayed.envelope_id); // the request's own fan-out (issue 17) first, then "lose" it
     await shardDbOf(relayed.envelope_id).prepare("UPDATE events SET dispatched_at = NULL, created_at = ? WHERE envelope_id = ?")
-      .bind(new Date(Date.now() - 5 * 60_000).toISOString(), relayed.envelope_id)
+      // 2 minutes old: past the relay's 30 s grace, before it fans out itself (RELAY_FAN_OUT_AFTER_MS), so it needs the queue
+      .bind(new Date(Date.now() - 2 * 60_000).toISOString(), relayed.envelope_id)
       .run();
     // The queue refuses every message: the relay fails, the expiry sweep must still run.
     const brokenQueue = { send: async () => { throw new Error("queue down"); }, sendBatch: async () => { throw new Error("queue down"); } };

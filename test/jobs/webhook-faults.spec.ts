@@ -2,7 +2,7 @@ import { createMessageBatch, env, getQueueResult, createExecutionContext } from 
 import { describe, expect, it } from "vitest";
 import type { Env, OutboxMessage } from "../../src/env";
 import { dispatchEvents } from "../../src/jobs/dispatch-events";
-import { relayOutbox } from "../../src/jobs/relay-outbox";
+import { RELAY_FAN_OUT_AFTER_MS, relayOutbox } from "../../src/jobs/relay-outbox";
 import { sweepDeliveries } from "../../src/jobs/sweep-deliveries";
 import { fanOutEvent } from "../../src/services/webhooks/fan-out";
 import { newTenant } from "../helpers/api";
@@ -162,6 +162,37 @@ describe("webhook delivery under faults", () => {
     expect(await received(target.path)).toEqual([]);
     await sweepDeliveries(jobContextOf(deliveryId!), new Date(now.getTime() + 2 * 60_000 + 1));
     expect(await received(target.path)).toHaveLength(1);
+    expect((await deliveriesOf(ep.endpoint_id))[0]).toMatchObject({ status: "succeeded", attempts: 1 });
+  });
+
+  it("fans out an event the queue never consumed (a stalled consumer) once it is 5 minutes old, and the sweep delivers it with no consumer run", async () => {
+    // The soak found events undispatched after the catch-up: its local queue ran no consumer batch after one
+    // that never returned, so every event the relay put on the queue stayed there, re-queued every minute.
+    const { t: tenant, target, ep } = await tenantWithEndpoint("ok");
+    const eventId = await insertEvent(tenant.orgId, "envelope.sent");
+    const written = Date.now();
+    // a queue that takes every message and never delivers one: no consumer ever runs in this test
+    const { queue, sent } = recordingQueue();
+    const relay = (msAfter: number) => relayOutbox(jobContextOf(eventId, { ...env, WEBHOOK_QUEUE: queue }), new Date(written + msAfter));
+
+    // the first minutes: the relay hands the event to the queue, as before
+    expect(await relay(60_000)).toEqual({ relayed: 1, fannedOut: 0 });
+    expect(sent).toEqual([{ kind: "event", event_id: eventId }]);
+    expect(await deliveriesOf(ep.endpoint_id)).toEqual([]);
+
+    // past RELAY_FAN_OUT_AFTER_MS the relay fans it out itself: one delivery, due, handed to the queue as a delivery message
+    expect(await relay(RELAY_FAN_OUT_AFTER_MS + 1_000)).toEqual({ relayed: 0, fannedOut: 1 });
+    const [delivery] = await deliveriesOf(ep.endpoint_id);
+    expect(delivery).toMatchObject({ event_id: eventId, status: "pending", attempts: 0 });
+    expect(sent.at(-1)).toEqual({ kind: "delivery", delivery_id: delivery!.id });
+    const event = await shardDbOf(eventId).prepare("SELECT dispatched_at FROM events WHERE id = ?").bind(eventId).first<{ dispatched_at: string | null }>();
+    expect(event?.dispatched_at).not.toBeNull();
+    // and the next relay has nothing left for the queue
+    expect(await relay(RELAY_FAN_OUT_AFTER_MS + 2_000)).toEqual({ relayed: 0, fannedOut: 0 });
+
+    // the delivery message is never consumed either: the sweep sends it, once
+    await sweepDeliveries(jobContextOf(delivery!.id), new Date(written + RELAY_FAN_OUT_AFTER_MS + 3_000));
+    expect((await received(target.path)).map((r) => JSON.parse(r.body).event_id)).toEqual([eventId]);
     expect((await deliveriesOf(ep.endpoint_id))[0]).toMatchObject({ status: "succeeded", attempts: 1 });
   });
 });

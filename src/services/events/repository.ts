@@ -44,13 +44,13 @@ export async function dispatchedEventIds(db: ShardDb, eventIds: readonly string[
   return results.map((r) => r.id);
 }
 
-/** The oldest events still undispatched that were written at or before `cutoff`, at most `limit`. */
-export async function undispatchedEventIds(db: ShardDb, input: { cutoff: string; limit: number }): Promise<string[]> {
+/** The oldest events still undispatched that were written at or before `cutoff`, at most `limit`, with when each was written. */
+export async function undispatchedEvents(db: ShardDb, input: { cutoff: string; limit: number }): Promise<{ id: string; created_at: string }[]> {
   const { results } = await db
-    .prepare("SELECT id FROM events WHERE dispatched_at IS NULL AND created_at <= ? ORDER BY created_at LIMIT ?")
+    .prepare("SELECT id, created_at FROM events WHERE dispatched_at IS NULL AND created_at <= ? ORDER BY created_at LIMIT ?")
     .bind(input.cutoff, input.limit)
-    .all<{ id: string }>();
-  return results.map((r) => r.id);
+    .all<{ id: string; created_at: string }>();
+  return results;
 }
 
 /**

@@ -82,7 +82,7 @@ export async function checkInvariants(ctx: RequestContext, now = new Date()): Pr
       ...(await listStuckBatches(db, before)).map((b) => `batch ${b.id} ${b.status} since ${b.updated_at}`),
       ...(await listOverdueTransfers(db, nowIso)).map((t) => `transfer ${t.id} pending past ${t.expires_at}`),
       ...(await listOverdueEnvelopes(db, nowIso)).map((e) => `envelope ${e.id} ${e.status} past its expiry`),
-      ...(await listUndispatchedEvents(db, before)).map((e) => `event ${e.id} never dispatched`),
+      ...(await listUndispatchedEvents(db, before)).map((e) => `event ${e.id} (${e.type}, ${e.org_id}, written ${e.created_at}) never dispatched`),
     ];
     count("nothing_stuck");
     for (const s of stuck) fail("nothing_stuck", `${name}: ${s}`);

@@ -34,8 +34,13 @@ export async function listOverdueEnvelopes(db: D1Database, now: string): Promise
 }
 
 /** Outbox events never handed to the webhook fan-out (the relay cron picks these up). */
-export async function listUndispatchedEvents(db: D1Database, before: string): Promise<{ id: string }[]> {
-  return (await db.prepare("SELECT id FROM events WHERE dispatched_at IS NULL AND created_at < ?").bind(before).all<{ id: string }>()).results;
+export async function listUndispatchedEvents(db: D1Database, before: string): Promise<{ id: string; type: string; org_id: string; created_at: string }[]> {
+  return (
+    await db
+      .prepare("SELECT id, type, org_id, created_at FROM events WHERE dispatched_at IS NULL AND created_at < ?")
+      .bind(before)
+      .all<{ id: string; type: string; org_id: string; created_at: string }>()
+  ).results;
 }
 
 type Unsettled = { id: string; status: string; endpoint_id: string; event_id: string; next_attempt_at: string | null };
