@@ -25,6 +25,8 @@ const IDLE_SECONDS = positiveInt("BENCH_MONTHEND_IDLE_SECONDS", 10);
 const TARGET_S = 60;
 const FLOOD_TARGET = 2000;
 const ATTEMPT_LANES = 6; // src/services/webhooks/deliver.ts: a service invocation's attempts in flight
+// which parts run (comma-separated: batches, flood, floor; default all): the flood alone takes a minute, the whole section ten
+const PARTS = new Set((process.env.BENCH_MONTHEND_PARTS ?? "batches,flood,floor").split(",").map((s) => s.trim()));
 
 /** autocannon until `stop()`; `done` resolves to its result. */
 function cannonUntilStopped(opts, connections) {
@@ -148,7 +150,7 @@ async function flood(ctx) {
     });
     log(`monthend: webhook flood from one bulk send of ${CLIENTS} clients to 3 receivers`);
     const started = Date.now();
-    const { ends, hung } = await runBatches([prepared]);
+    const { ends, hung, seconds } = await runBatches([prepared]);
     const events = 2 * ends[0].last.counts.sent;
     const settled = await waitFor(() => receivers.every((r) => r.stats.receipts.size >= events), 300_000);
     await sleep(2_000); // late duplicates, if any
@@ -156,6 +158,7 @@ async function flood(ctx) {
     const last = Math.max(...receivers.map((r) => r.stats.last));
     return {
       delivered,
+      batchSeconds: seconds,
       perSecond: delivered / ((last - started) / 1000),
       lost: receivers.reduce((n, r) => n + Math.max(0, events - r.stats.receipts.size), 0),
       duplicates: receivers.reduce((n, r) => n + duplicatesOf(r), 0),
@@ -239,6 +242,55 @@ async function floorRows(deliveries) {
   return rows;
 }
 
+/** The batches' rows: one batch alone, then BATCHES at once with status reads alongside, against the idle read; and the BATCHES' time. */
+async function batchRows(sctx, opened, failures) {
+  const op = { token: sctx.operatorToken };
+  const org = await api(sctx.base, "POST", "/operator/orgs", { ...op, body: { name: "Bench monthend reader" } });
+  const key = await api(sctx.base, "POST", `/operator/orgs/${org.org_id}/api-keys`, { ...op, body: { scopes: ["envelopes:read", "envelopes:write"], rate_limit_rpm: 1_000_000 } });
+
+  log(`monthend: preparing ${BATCHES + 1} batches of ${CLIENTS} clients (shards open: ${opened.join(", ")})`);
+  const prepared = await prepareMany(sctx, "batch", BATCHES + 1);
+  // the reader's envelope only now: an envelope written before the batch organizations were placed would send them all to the other shard
+  const envelope = await api(sctx.base, "POST", "/partner/envelopes", { apiKey: key.api_key, body: newEnvelope() });
+  // the bench's request deadline, not autocannon's 10 s: a slow read is measured, an unanswered one is a failure
+  const read = { url: `${sctx.base}/api/v2/partner/envelopes/${envelope.envelope_id}/status`, headers: { "x-api-key": key.api_key }, timeout: REQUEST_TIMEOUT_MS / 1000 };
+
+  log(`monthend: status read on the idle service, ${IDLE_SECONDS} s at ${READERS} connections`);
+  await cannonFor(read, READERS, 1);
+  const idle = await cannonFor(read, READERS, IDLE_SECONDS);
+
+  log("monthend: one batch alone");
+  const single = await runBatches(prepared.slice(0, 1));
+  failures.push(...batchFailures("single batch", single.ends));
+
+  log(`monthend: ${BATCHES} batches at once, status reads alongside`);
+  const reads = cannonUntilStopped(read, READERS);
+  let mix;
+  try {
+    mix = await runBatches(prepared.slice(1));
+  } finally {
+    reads.stop();
+  }
+  const busy = await reads.done;
+  failures.push(...batchFailures("mixed batch", mix.ends), ...single.hung, ...mix.hung.map((h) => `monthend, while the ${BATCHES} batches ran: ${h}`));
+  for (const [label, r] of [["idle", idle], ["busy", busy]]) {
+    if (r.non2xx > 0 || r.errors > 0) failures.push(`monthend: status read (${label}) ${r.non2xx} non-2xx, ${r.errors} errors of which ${r.timeouts} unanswered in ${REQUEST_TIMEOUT_MS / 1000} s (${codesOf(r)})`);
+  }
+  const sent = mix.ends.reduce((n, e) => n + e.last.counts.sent, 0);
+  // the shard each batch ran on, from its id (`bsb_<n>_…`): batches on one shard share its single writer
+  const shardOfBatch = ({ batch }) => /^bsb_(\d+)_/.exec(batch.batch_id)?.[1] ?? "?";
+  const perShard = prepared.slice(1).reduce((m, p) => m.set(shardOfBatch(p), (m.get(shardOfBatch(p)) ?? 0) + 1), new Map());
+  const shards = `${[...perShard].sort().map(([n, c]) => `${c} on shard ${n}`).join(", ")} (the single batch on shard ${shardOfBatch(prepared[0])}; the reader on ${/^env_(\d+)_/.exec(envelope.envelope_id)?.[1] ?? "?"})`;
+
+  const rows = [
+    [`1 batch of ${CLIENTS} alone: submit to every envelope settled`, `${fmt(single.seconds)} s`, `${fmt(CLIENTS / single.seconds, 0)} env/s`, "1.00x", `sent ${single.ends[0].last.counts.sent}`],
+    [`${BATCHES} batches of ${CLIENTS} at once: submit to the last envelope settled`, `${fmt(mix.seconds)} s`, `${fmt(sent / mix.seconds, 0)} env/s`, ratio(mix.seconds, single.seconds), `sent ${sent} of ${BATCHES * CLIENTS}; progress polls unanswered in ${REQUEST_TIMEOUT_MS / 1000} s: ${mix.hung.length}; first batch done ${fmt(Math.min(...mix.ends.map((e) => e.seconds)))} s; shard(s) ${shards}`],
+    [`status read p99, idle service (${READERS} conn, ${IDLE_SECONDS} s)`, `${fmt(idle.latency.p99)} ms`, `${fmt(idle.requests.average, 0)} req/s`, "1.00x", `p50 ${fmt(idle.latency.p50)} ms, max ${fmt(idle.latency.max)} ms, ${codesOf(idle)}`],
+    [`status read p99 while the ${BATCHES} batches run (${READERS} conn)`, `${fmt(busy.latency.p99)} ms`, `${fmt(busy.requests.average, 0)} req/s`, ratio(busy.latency.p99, idle.latency.p99), `p50 ${fmt(busy.latency.p50)} ms, max ${fmt(busy.latency.max)} ms, ${codesOf(busy)}`],
+  ];
+  return { rows, seconds: mix.seconds };
+}
+
 export async function monthendSection(ctx) {
   const dir = join(ctx.tmp, "monthend");
   mkdirSync(dir, { recursive: true });
@@ -246,6 +298,7 @@ export async function monthendSection(ctx) {
   const sctx = { base: server.base, operatorToken: server.secrets.OPERATOR_TOKEN };
   const op = { token: sctx.operatorToken };
   const failures = [];
+  const goal = (ran, met) => (ran ? (met ? "MET" : "NOT MET") : "not run");
   try {
     // Placement as deployed (docs/decisions/shards.md 3): the operator opens every shard the deployment binds, and
     // each new organization goes to the open shard with the fewest envelopes (ties: fewer organizations). Local
@@ -255,63 +308,22 @@ export async function monthendSection(ctx) {
       if (shard.state !== "open") await api(sctx.base, "PATCH", `/operator/shards/${shard.shard_id}`, { ...op, body: { state: "open" } });
       opened.push(shard.shard_id);
     }
-    const org = await api(sctx.base, "POST", "/operator/orgs", { ...op, body: { name: "Bench monthend reader" } });
-    const key = await api(sctx.base, "POST", `/operator/orgs/${org.org_id}/api-keys`, { ...op, body: { scopes: ["envelopes:read", "envelopes:write"], rate_limit_rpm: 1_000_000 } });
-
-    log(`monthend: preparing ${BATCHES + 1} batches of ${CLIENTS} clients (shards open: ${opened.join(", ")})`);
-    const prepared = await prepareMany(sctx, "batch", BATCHES + 1);
-    // the reader's envelope only now: an envelope written before the batch organizations were placed would send them all to the other shard
-    const envelope = await api(sctx.base, "POST", "/partner/envelopes", { apiKey: key.api_key, body: newEnvelope() });
-    // the bench's request deadline, not autocannon's 10 s: a slow read is measured, an unanswered one is a failure
-    const read = { url: `${sctx.base}/api/v2/partner/envelopes/${envelope.envelope_id}/status`, headers: { "x-api-key": key.api_key }, timeout: REQUEST_TIMEOUT_MS / 1000 };
-
-    log(`monthend: status read on the idle service, ${IDLE_SECONDS} s at ${READERS} connections`);
-    await cannonFor(read, READERS, 1);
-    const idle = await cannonFor(read, READERS, IDLE_SECONDS);
-
-    log("monthend: one batch alone");
-    const single = await runBatches(prepared.slice(0, 1));
-    failures.push(...batchFailures("single batch", single.ends));
-
-    log(`monthend: ${BATCHES} batches at once, status reads alongside`);
-    const reads = cannonUntilStopped(read, READERS);
-    let mix;
-    try {
-      mix = await runBatches(prepared.slice(1));
-    } finally {
-      reads.stop();
+    const batches = PARTS.has("batches") ? await batchRows(sctx, opened, failures) : null;
+    const rows = batches?.rows ?? [];
+    const f = PARTS.has("flood") ? await flood(sctx) : null;
+    if (f) {
+      failures.push(...f.failures);
+      if (f.lost > 0) failures.push(`monthend, flood: ${f.lost} deliveries lost`);
+      if (f.duplicates > 0) failures.push(`monthend, flood: ${f.duplicates} duplicate receipts of an event id`);
+      rows.push([`webhook flood from one bulk send of ${CLIENTS} (3 receivers)`, `${fmt(f.perSecond, 0)}/s`, `p99 ${fmt(percentile(f.latencies, 0.99), 0)} ms`, "-", `${f.delivered} delivered, lost ${f.lost}, dup ${f.duplicates}; p50 ${fmt(percentile(f.latencies, 0.5), 0)} ms; its batch settled ${fmt(f.batchSeconds)} s after the submit`]);
     }
-    const busy = await reads.done;
-    failures.push(...batchFailures("mixed batch", mix.ends), ...single.hung, ...mix.hung.map((h) => `monthend, while the ${BATCHES} batches ran: ${h}`));
-    for (const [label, r] of [["idle", idle], ["busy", busy]]) {
-      if (r.non2xx > 0 || r.errors > 0) failures.push(`monthend: status read (${label}) ${r.non2xx} non-2xx, ${r.errors} errors of which ${r.timeouts} unanswered in ${REQUEST_TIMEOUT_MS / 1000} s (${codesOf(r)})`);
-    }
-    const sent = mix.ends.reduce((n, e) => n + e.last.counts.sent, 0);
-    // the shard each batch ran on, from its id (`bsb_<n>_…`): batches on one shard share its single writer
-    const shardOfBatch = ({ batch }) => /^bsb_(\d+)_/.exec(batch.batch_id)?.[1] ?? "?";
-    const perShard = prepared.slice(1).reduce((m, p) => m.set(shardOfBatch(p), (m.get(shardOfBatch(p)) ?? 0) + 1), new Map());
-    const shards = `${[...perShard].sort().map(([n, c]) => `${c} on shard ${n}`).join(", ")} (the single batch on shard ${shardOfBatch(prepared[0])}; the reader on ${/^env_(\d+)_/.exec(envelope.envelope_id)?.[1] ?? "?"})`;
-
-    const f = await flood(sctx);
-    failures.push(...f.failures);
-    if (f.lost > 0) failures.push(`monthend, flood: ${f.lost} deliveries lost`);
-    if (f.duplicates > 0) failures.push(`monthend, flood: ${f.duplicates} duplicate receipts of an event id`);
-    const floor = await floorRows(f.delivered || 6 * CLIENTS);
-
-    const rows = [
-      [`1 batch of ${CLIENTS} alone: submit to every envelope settled`, `${fmt(single.seconds)} s`, `${fmt(CLIENTS / single.seconds, 0)} env/s`, "1.00x", `sent ${single.ends[0].last.counts.sent}`],
-      [`${BATCHES} batches of ${CLIENTS} at once: submit to the last envelope settled`, `${fmt(mix.seconds)} s`, `${fmt(sent / mix.seconds, 0)} env/s`, ratio(mix.seconds, single.seconds), `sent ${sent} of ${BATCHES * CLIENTS}; progress polls unanswered in ${REQUEST_TIMEOUT_MS / 1000} s: ${mix.hung.length}; first batch done ${fmt(Math.min(...mix.ends.map((e) => e.seconds)))} s; shard(s) ${shards}`],
-      [`status read p99, idle service (${READERS} conn, ${IDLE_SECONDS} s)`, `${fmt(idle.latency.p99)} ms`, `${fmt(idle.requests.average, 0)} req/s`, "1.00x", `p50 ${fmt(idle.latency.p50)} ms, max ${fmt(idle.latency.max)} ms, ${codesOf(idle)}`],
-      [`status read p99 while the ${BATCHES} batches run (${READERS} conn)`, `${fmt(busy.latency.p99)} ms`, `${fmt(busy.requests.average, 0)} req/s`, ratio(busy.latency.p99, idle.latency.p99), `p50 ${fmt(busy.latency.p50)} ms, max ${fmt(busy.latency.max)} ms, ${codesOf(busy)}`],
-      [`webhook flood from one bulk send of ${CLIENTS} (3 receivers)`, `${fmt(f.perSecond, 0)}/s`, `p99 ${fmt(percentile(f.latencies, 0.99), 0)} ms`, "-", `${f.delivered} delivered, lost ${f.lost}, dup ${f.duplicates}; p50 ${fmt(percentile(f.latencies, 0.5), 0)} ms`],
-      ...floor,
-    ];
+    if (PARTS.has("floor")) rows.push(...(await floorRows(f?.delivered || 6 * CLIENTS)));
     return {
       title: `Month-end mix: ${BATCHES} bulk batches of ${CLIENTS} at once, status reads, a webhook flood (own wrangler dev, fresh state, local)`,
       columns: ["measure", "value", "rate / p99", "vs single", "detail"],
       rows,
       notes: [
-        `Goal: ${BATCHES} batches settled in under ${TARGET_S} s -> ${mix.seconds < TARGET_S ? "MET" : "NOT MET"}; flood at least ${FLOOD_TARGET}/s -> ${f.perSecond >= FLOOD_TARGET ? "MET" : "NOT MET"}.`,
+        `Goal: ${BATCHES} batches settled in under ${TARGET_S} s -> ${goal(batches, batches?.seconds < TARGET_S)}; flood at least ${FLOOD_TARGET}/s -> ${goal(f, f?.perSecond >= FLOOD_TARGET)}.`,
         "Goals are reported, never asserted (timings depend on the machine); a batch that ends with an item unsent, a lost or duplicated delivery, or a read answered other than 200 fails the section. " +
           "Settled: the batch's progress answer says completed (polled every 250 ms per batch); every item must be sent. The status read is the partner route under autocannon, the same connections idle and under load.",
         "Flood p99: the event row's created_at (the payload timestamp) to its first receipt. Dup: 2xx receipts of an event id a receiver already had. " +

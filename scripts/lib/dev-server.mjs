@@ -1,6 +1,7 @@
 // A local `wrangler dev` with fresh state, for the benchmark and the browser tests: its own process
 // group (wrangler and workerd), a free loopback port, the D1 migrations applied, and random secrets.
 import { spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
@@ -143,6 +144,12 @@ export async function startServer(persistDir, secrets) {
   };
   child.stdout.on("data", onData);
   child.stderr.on("data", onData);
+  // BENCH_DEV_LOG=<file>: wrangler dev's whole output kept there too (console.log timings while investigating a figure)
+  if (process.env.BENCH_DEV_LOG) {
+    const log = createWriteStream(process.env.BENCH_DEV_LOG, { flags: "a" });
+    child.stdout.pipe(log);
+    child.stderr.pipe(log);
+  }
   child.once("exit", (code, signal) => (server.exited = code ?? signal));
   child.once("error", (err) => (server.exited = err.message));
 

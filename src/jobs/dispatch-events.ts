@@ -1,13 +1,9 @@
 import type { OutboxMessage } from "../env";
 import { onShard, onShardOf, type RequestContext } from "../lib/context";
 import { shardOf } from "../lib/shards";
-import { forEachConcurrently } from "../lib/concurrency";
 import { dispatchedEventIds } from "../services/events/repository";
-import { deliverWebhook, type DeliverOptions } from "../services/webhooks/deliver";
-import { deliverNow } from "../services/webhooks/deliver-now";
-
-/** Delivery messages of one batch handled at once: deliveries spend their time waiting on receivers. */
-const CONCURRENCY = 25;
+import { deliverWebhooks, type DeliverOptions } from "../services/webhooks/deliver";
+import { deliverNow, enqueueDeliveries } from "../services/webhooks/deliver-now";
 
 /**
  * Queue consumer. Most event messages are the delayed safety net of an event the invocation that
@@ -16,7 +12,9 @@ const CONCURRENCY = 25;
  * are fanned out together, in one D1 round trip, to their organizations' matching endpoints (one
  * delivery row each, committed with the events' `dispatched_at`), and the first attempts are sent
  * right here (claimed in the fan-out's batch), up to IMMEDIATE_DELIVERIES per batch; the rest go on
- * the queue as delivery messages. A delivery message sends that delivery if it is still due. Each
+ * the queue as delivery messages. A delivery message sends that delivery if it is still due: the batch's
+ * delivery messages of one shard are claimed, read, attempted and recorded together (deliver.ts
+ * deliverWebhooks: four round trips for the lot, not three a delivery), shards side by side. Each
  * message is handled on the shard its id names (`evt_2_…`, `wdel_2_…`; an untagged id: shard 1),
  * the batch grouped by shard (docs/decisions/shards.md 3, "Queues"). A
  * message whose work throws is retried by the queue; nothing is lost either way, since the relay and
@@ -37,17 +35,21 @@ export async function dispatchEvents(ctx: RequestContext, batch: MessageBatch<Ou
       for (const e of events) e.message.retry();
     }
   };
-  const send = () =>
-    forEachConcurrently(deliveries, CONCURRENCY, async ({ message, deliveryId }) => {
-      try {
-        await deliverWebhook(onShardOf(ctx, deliveryId), { ...opts, deliveryId });
-        message.ack();
-      } catch (err) {
-        console.error("webhook queue message failed", JSON.stringify(message.body), err);
-        message.retry();
-      }
-    });
-  await Promise.all([fanOut(), send()]);
+  const byShard = new Map<number, typeof deliveries>();
+  for (const d of deliveries) byShard.set(shardOf(d.deliveryId), [...(byShard.get(shardOf(d.deliveryId)) ?? []), d]);
+  const send = async (shardDeliveries: typeof deliveries) => {
+    try {
+      const { released } = await deliverWebhooks(onShardOf(ctx, shardDeliveries[0]!.deliveryId), { ...opts, deliveryIds: shardDeliveries.map((d) => d.deliveryId) });
+      // those a slow receiver kept from starting are due again: queued anew (or swept), these messages done
+      await enqueueDeliveries(ctx, released);
+      for (const d of shardDeliveries) d.message.ack();
+    } catch (err) {
+      // nothing claimed: the retries send them; claimed and not recorded: the sweep, once the claim lapses
+      console.error("webhook queue: deliveries of a shard failed", shardDeliveries.length, err);
+      for (const d of shardDeliveries) d.message.retry();
+    }
+  };
+  await Promise.all([fanOut(), ...[...byShard.values()].map(send)]);
 }
 
 /**

@@ -8,7 +8,11 @@ import { orgShardDb, shardDbOf } from "../helpers/shards";
 import { makePdf, sha256Hex } from "../helpers/pdf";
 import { paperEnvelope } from "../helpers/vault";
 import { envelopeVaultPrefix } from "../../src/services/vault/keys";
-import { adminToken, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl, recordingQueue } from "../helpers/webhooks";
+import { adminToken, attemptsOf, createEndpoint, deliveriesOf, insertEvent, received, receiverUrl, recordingQueue } from "../helpers/webhooks";
+import { fanOutEvent } from "../../src/services/webhooks/fan-out";
+import { CLAIM_LEASE_MS } from "../../src/services/webhooks/deliver";
+import { sweepDeliveries } from "../../src/jobs/sweep-deliveries";
+import { jobContextOf } from "../helpers/context";
 
 /**
  * The fault layer (src/lib/faults.ts): the Worker's own entry points (src/index.ts) run with FAULTS set,
@@ -229,6 +233,60 @@ describe("faults in the queue consumer", () => {
     const ids = got.map((r) => r.headers["webhook-id"] ?? JSON.parse(r.body).id);
     expect(ids.length).toBe(new Set(ids).size);
     expect(new Set(ids).size).toBe(events.length);
+  });
+
+  /** Two endpoints of one organization and three events fanned out to both: six delivery ids, due, unclaimed. */
+  async function dueDeliveries() {
+    const t = await newTenant();
+    const token = await adminToken(t.orgId);
+    const targets = [receiverUrl("ok"), receiverUrl("ok")];
+    const endpoints = [];
+    for (const target of targets) endpoints.push(await createEndpoint(token, { url: target.url, events: ["*"] }));
+    const events = [await insertEvent(t.orgId), await insertEvent(t.orgId), await insertEvent(t.orgId)];
+    const ids: string[] = [];
+    for (const eventId of events) ids.push(...(await fanOutEvent(jobContextOf(eventId), { eventId })));
+    expect(ids).toHaveLength(6);
+    return { targets, endpoints, events, ids };
+  }
+
+  it("a batch of delivery messages whose claim fails is retried whole with nothing sent; the retry sends each delivery once, a duplicate message included", async () => {
+    const { targets, endpoints, events, ids } = await dueDeliveries();
+    const bodies: OutboxMessage[] = [...ids, ids[0]!].map((delivery_id) => ({ kind: "delivery" as const, delivery_id }));
+    const { queue, sent } = recordingQueue();
+    // the batch's first commit is the claim of all six: it fails before doing anything
+    const failed = await consume(withFaults("d1.batch.error=1/1", { WEBHOOK_QUEUE: queue }), bodies);
+    expect(failed.explicitAcks).toEqual([]);
+    expect(failed.retryMessages).toHaveLength(bodies.length);
+    for (const target of targets) expect(await received(target.path)).toEqual([]);
+
+    const retried = await consume({ ...(env as Env), WEBHOOK_QUEUE: queue }, bodies);
+    expect(retried.explicitAcks).toHaveLength(bodies.length);
+    expect(retried.retryMessages).toEqual([]);
+    for (const target of targets) expect((await received(target.path)).map((r) => JSON.parse(r.body).event_id).sort()).toEqual([...events].sort());
+    for (const endpoint of endpoints) {
+      for (const d of await deliveriesOf(endpoint.endpoint_id)) {
+        expect(d).toMatchObject({ status: "succeeded", attempts: 1, response_status: 200 });
+        expect(await attemptsOf(d.id)).toHaveLength(1);
+      }
+    }
+    expect(sent).toEqual([]);
+  });
+
+  it("a batch of delivery messages whose claim lands but times out: nothing is sent, the retried messages send nothing, the sweep sends each once after the claim", async () => {
+    const { targets, endpoints, ids } = await dueDeliveries();
+    const bodies: OutboxMessage[] = ids.map((delivery_id) => ({ kind: "delivery" as const, delivery_id }));
+    const { queue } = recordingQueue();
+    // the claim of all six commits, then throws a timeout: the consumer cannot know it holds them
+    const first = await consume(withFaults("d1.batch.timeout=1/1", { WEBHOOK_QUEUE: queue }), bodies);
+    expect(first.retryMessages).toHaveLength(bodies.length);
+    // the redelivered messages find every delivery under that claim: nothing is sent, each acked
+    const again = await consume({ ...(env as Env), WEBHOOK_QUEUE: queue }, bodies);
+    expect(again.explicitAcks).toHaveLength(bodies.length);
+    for (const target of targets) expect(await received(target.path)).toEqual([]);
+    // once the claim has lapsed, the sweep sends each delivery, once
+    await sweepDeliveries(jobContextOf(ids[0]!), new Date(Date.now() + CLAIM_LEASE_MS + 1_000));
+    for (const target of targets) expect(await received(target.path)).toHaveLength(3);
+    for (const endpoint of endpoints) for (const d of await deliveriesOf(endpoint.endpoint_id)) expect(d).toMatchObject({ status: "succeeded", attempts: 1 });
   });
 
   it("an outbound fetch that resets records a failed attempt and a retry, never a lost delivery; without the fault it arrives once", async () => {

@@ -1,7 +1,7 @@
 import type { DeliveryStatus } from "../../db/schema";
 import type { Env } from "../../env";
 import type { EventRow } from "../events/repository";
-import { deliveryClaim, deliveryWithEventSelect, endpointTargets, inGraceWindow, loadedWith, releaseClaimsUpdate, type DeliveryWithEvent, type LoadedDelivery } from "./repository";
+import { deliveriesClaim, deliveriesWithEventSelect, deliveryClaim, deliveryWithEventSelect, endpointTargets, inGraceWindow, loadedWith, releaseClaimsUpdate, type DeliveryWithEvent, type LoadedDelivery } from "./repository";
 import { recordAttempts } from "./record-attempts";
 import type { ShardDb } from "../../lib/shards";
 import { signatureHeaders } from "./signing";
@@ -71,6 +71,42 @@ export async function deliverWebhook(ctx: RequestContext, input: { deliveryId: s
   return attemptLoaded(ctx, deliveryId, await withEndpoint(ctx, (read?.results[0] as DeliveryWithEvent | undefined) ?? null), { ...opts, now });
 }
 
+/**
+ * deliverWebhook for many deliveries of one shard (`ctx.db`), the queue consumer's batch: one claim of all
+ * of them (those due and unclaimed; RETURNING says which took) and the read of them with their events in
+ * one batch, their endpoints in one read of the global database, the attempts ATTEMPT_LANES at a time and
+ * their record in one batch (attemptAll). Four round trips for the batch instead of three per delivery.
+ * Returns the attempts and the ids of those a slow receiver kept from starting in time (released, due
+ * at once: the caller queues them).
+ */
+export async function deliverWebhooks(
+  ctx: RequestContext,
+  input: { deliveryIds: readonly string[] } & DeliverOptions,
+): Promise<{ results: AttemptResult[]; released: string[] }> {
+  const { db } = ctx;
+  const { deliveryIds, ...opts } = input;
+  const now = opts.now ?? new Date();
+  const ids = [...new Set(deliveryIds)];
+  if (ids.length === 0) return { results: [], released: [] };
+  const [claim, read] = await db.batch([
+    deliveriesClaim(db, { ids, until: claimUntil(now), now: now.toISOString() }),
+    deliveriesWithEventSelect(db, ids),
+  ]);
+  const claimed = new Set(((claim?.results ?? []) as { id: string }[]).map((r) => r.id));
+  const rows = ((read?.results ?? []) as DeliveryWithEvent[]).filter((r) => claimed.has(r.id));
+  const endpoints = await endpointTargets(ctx.global, rows.map((r) => r.endpoint_id));
+  // a delivery claimed whose event is gone, or whose endpoint is missing or another organization's: failed as gone
+  const loaded = rows.map((r) => ({ id: r.id, row: loadedWith(r, endpoints.get(r.endpoint_id)) }));
+  const read_ = new Set(rows.map((r) => r.id));
+  const missing = [...claimed].filter((id) => !read_.has(id));
+  return attemptAll(ctx, {
+    rows: loaded.flatMap((l) => (l.row ? [l.row] : [])),
+    gone: [...missing, ...loaded.flatMap((l) => (l.row ? [] : [l.id]))],
+    ...opts,
+    now,
+  });
+}
+
 /** One HTTP attempt of a delivery (on `ctx.db`) the caller has already claimed. */
 export async function attemptClaimed(ctx: RequestContext, input: { deliveryId: string } & DeliverOptions & { now: Date }): Promise<AttemptResult | null> {
   const { deliveryId, ...opts } = input;
@@ -106,18 +142,19 @@ export const ATTEMPT_LANES = 6;
 export const ATTEMPT_START_BUDGET_MS = 20_000;
 
 /**
- * First attempts of deliveries the caller has claimed and loaded (fan-out.ts fanOutClaiming), ATTEMPT_LANES
+ * First attempts of deliveries the caller has claimed and loaded (fan-out.ts fanOutClaiming, deliverWebhooks), ATTEMPT_LANES
  * at a time; what they gave (delivery rows, attempt log, endpoint health) and the release of those never
  * started are written once every started attempt has answered or timed out: one batch on the shard
  * and one on the global database (endpoint health) for all of them. `ctx.db` is the rows' shard. Returns the attempts and the ids of the released deliveries (to be queued).
  */
 export async function attemptAll(
   ctx: RequestContext,
-  input: { rows: LoadedDelivery[] } & DeliverOptions & { now: Date; startBudgetMs?: number },
+  input: { rows: LoadedDelivery[]; gone?: readonly string[] } & DeliverOptions & { now: Date; startBudgetMs?: number },
 ): Promise<{ results: AttemptResult[]; released: string[] }> {
-  const { rows, startBudgetMs = ATTEMPT_START_BUDGET_MS, ...opts } = input;
+  const { rows, gone = [], startBudgetMs = ATTEMPT_START_BUDGET_MS, ...opts } = input;
   const startBy = Date.now() + startBudgetMs;
-  const attempts: SentAttempt[] = [];
+  // claimed deliveries with no endpoint or event to send to: failed with the rest (sendAttempt's "gone")
+  const attempts: SentAttempt[] = await Promise.all(gone.map((id) => sendAttempt(ctx.env, id, null, opts)));
   const released: LoadedDelivery[] = [];
   await forEachConcurrently(rows, ATTEMPT_LANES, async (row) => {
     if (Date.now() > startBy) released.push(row);

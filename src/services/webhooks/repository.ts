@@ -240,6 +240,16 @@ export function deliveryClaim(db: ShardDb, input: { id: string; until: string; n
   return db.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ? AND status = 'pending' AND next_attempt_at <= ?").bind(input.until, input.id, input.now);
 }
 
+/**
+ * deliveryClaim for many deliveries in one statement; RETURNING names the ones it claimed (due, pending,
+ * nobody's lease running). `+status`: found by id, not through the due index (as deliveriesAttemptedUpdate).
+ */
+export function deliveriesClaim(db: ShardDb, input: { ids: readonly string[]; until: string; now: string }): D1PreparedStatement {
+  return db
+    .prepare("UPDATE webhook_deliveries SET next_attempt_at = ?1 WHERE id IN (SELECT value FROM json_each(?2)) AND +status = 'pending' AND +next_attempt_at <= ?3 RETURNING id")
+    .bind(input.until, JSON.stringify(input.ids), input.now);
+}
+
 /** The endpoint fields an attempt needs (and its health), read from the global database. */
 export type EndpointTarget = Pick<
   EndpointRow,
@@ -315,6 +325,10 @@ export const SELECT_DELIVERIES_WITH_EVENT = `SELECT d.*, ev.envelope_id, ev.data
 /** One delivery with its event, as a statement (its shard). */
 export const deliveryWithEventSelect = (db: ShardDb, deliveryId: string): D1PreparedStatement =>
   db.prepare(`${SELECT_DELIVERIES_WITH_EVENT} WHERE d.id = ?`).bind(deliveryId);
+
+/** Many deliveries with their events, as a statement (their shard). */
+export const deliveriesWithEventSelect = (db: ShardDb, deliveryIds: readonly string[]): D1PreparedStatement =>
+  db.prepare(`${SELECT_DELIVERIES_WITH_EVENT} WHERE d.id IN (SELECT value FROM json_each(?))`).bind(JSON.stringify(deliveryIds));
 
 /**
  * A delivery joined with its endpoint read from global: null when the endpoint is missing or belongs
