@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Env, OutboxMessage } from "../../src/env";
 import { dispatchEvents } from "../../src/jobs/dispatch-events";
 import { publishEvents } from "../../src/services/webhooks/publish";
-import { deliverNow } from "../../src/services/webhooks/deliver-now";
+import { deliverNow, IMMEDIATE_DELIVERIES } from "../../src/services/webhooks/deliver-now";
 import { newTenant } from "../helpers/api";
 import { bulkTenant, readyBatch, runToEnd } from "../helpers/bulk";
 import { jobContext, jobContextOf } from "../helpers/context";
@@ -123,19 +123,39 @@ describe("webhooks of several events committed together", () => {
   });
 
   it("fans out more events than one batch takes in batches of 50, in order, the claim cap carried across them", async () => {
-    const { targets, eventIds } = await orgWithEvents(3, 60);
+    // 120 events to three endpoints: 360 deliveries, past the invocation's cap of IMMEDIATE_DELIVERIES (300)
+    const { targets, eventIds } = await orgWithEvents(3, 120);
+    const immediateEvents = IMMEDIATE_DELIVERIES / 3;
     const { queue, sent } = recordingQueue();
     const { bindings, counter } = countingDb({ WEBHOOK_QUEUE: queue });
     const result = await deliverNow(jobContextOf(eventIds[0]!, bindings), { eventIds });
 
-    // 150 first attempts at once (the first 50 events, to all three), the last 10 events' 30 deliveries queued
-    expect(result).toEqual({ sent: 150, queued: 30 });
-    expect(counter.batches).toBe(3); // two fan-out batches, one record
-    for (const target of targets) expect((await eventIdsAt(target.path)).sort()).toEqual(eventIds.slice(0, 50).sort());
+    // the first 100 events' 300 first attempts at once (two fan-out batches of 50), the last 20 events' 60 deliveries queued
+    expect(result).toEqual({ sent: IMMEDIATE_DELIVERIES, queued: 360 - IMMEDIATE_DELIVERIES });
+    expect(counter.batches).toBe(4); // three fan-out batches (50, 50, 20 events), one record
+    for (const target of targets) expect((await eventIdsAt(target.path)).sort()).toEqual(eventIds.slice(0, immediateEvents).sort());
     const queuedIds = sent.map((m) => (m.kind === "delivery" ? m.delivery_id : ""));
     const { results } = await shardDbOf(eventIds[0]!).prepare("SELECT event_id FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?))").bind(JSON.stringify(queuedIds)).all<{ event_id: string }>();
-    expect(results).toHaveLength(30);
-    expect(new Set(results.map((r) => r.event_id))).toEqual(new Set(eventIds.slice(50)));
+    expect(results).toHaveLength(360 - IMMEDIATE_DELIVERIES);
+    expect(new Set(results.map((r) => r.event_id))).toEqual(new Set(eventIds.slice(immediateEvents)));
+  });
+
+  it("two publishes of one invocation at once share its cap: the second claims what the first did not use, nothing is queued", async () => {
+    // a bulk chunk publishes its envelopes' envelope.created and, a commit later, their envelope.sent, both in waitUntil:
+    // 50 events to three endpoints each, 150 + 150 first attempts within the cap of 300
+    const { targets, eventIds } = await orgWithEvents(3, 100);
+    const { queue, sent } = recordingQueue();
+    const ctx = jobContextOf(eventIds[0]!, { ...env, WEBHOOK_QUEUE: queue } as Env);
+    const [created, sentEvents] = await Promise.all([deliverNow(ctx, { eventIds: eventIds.slice(0, 50) }), deliverNow(ctx, { eventIds: eventIds.slice(50) })]);
+    expect([created, sentEvents]).toEqual([
+      { sent: 150, queued: 0 },
+      { sent: 150, queued: 0 },
+    ]);
+    expect(sent).toEqual([]);
+    for (const target of targets) expect((await eventIdsAt(target.path)).sort()).toEqual([...eventIds].sort());
+    // the cap is spent: a third publish in the same invocation queues all of its deliveries
+    const more = await orgWithEvents(1, 1);
+    expect(await deliverNow(ctx, { eventIds: more.eventIds })).toEqual({ sent: 0, queued: 1 });
   });
 
   it("does not fan an event out twice when it comes again among new ones", async () => {

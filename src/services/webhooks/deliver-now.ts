@@ -7,7 +7,7 @@ import { fanOutClaiming } from "./fan-out";
  * First attempts one invocation sends itself (subrequests per invocation are bounded); deliveries past
  * it go on the queue as delivery messages.
  */
-export const IMMEDIATE_DELIVERIES = 150;
+export const IMMEDIATE_DELIVERIES = 300;
 
 /**
  * First attempts each invocation has left, kept by its context: createContext builds one per request,
@@ -46,6 +46,39 @@ export async function deliverNow(
 ): Promise<{ sent: number; queued: number }> {
   const { eventIds, claimMax = IMMEDIATE_DELIVERIES, ...opts } = input;
   const now = opts.now ?? new Date();
+  // the invocation's publishes claim one after the other (their fan-outs only, not their attempts): one that
+  // started while another's claim was out would see the cap taken and queue what the other hands back
+  const release = await claimTurn(ctx);
+  let fanned: Awaited<ReturnType<typeof fanOutAll>>;
+  try {
+    fanned = await fanOutAll(ctx, eventIds, now, claimMax);
+  } finally {
+    release();
+  }
+  const { fannedOut, queued } = fanned;
+  let sent = 0;
+  // one shard after the other: the attempt lanes (deliver.ts ATTEMPT_LANES) are the invocation's
+  for (const { shardCtx, claimed } of fannedOut) {
+    try {
+      if (claimed.length > 0) {
+        const { results, released } = await attemptAll(shardCtx, { rows: claimed, ...opts, now });
+        sent += results.length;
+        queued.push(...released);
+      }
+    } catch (err) {
+      // Claimed, maybe sent, not recorded: the sweep resends once the claim lapses (at-least-once).
+      console.error("webhook immediate attempts failed; the sweep resends after the claim", eventIds.length, err);
+    }
+  }
+  await enqueueDeliveries(ctx, queued);
+  return { sent, queued: queued.length };
+}
+
+/**
+ * The fan-out of deliverNow, shard by shard, under the invocation's cap (takeImmediate): what each shard
+ * claimed, and the ids to queue. Throws if no shard's fan-out committed.
+ */
+async function fanOutAll(ctx: RequestContext, eventIds: readonly string[], now: Date, claimMax: number) {
   const allowed = takeImmediate(ctx, claimMax);
   // each event is on the shard its id names (docs/decisions/shards.md 2): one fan-out per shard, in
   // the order the shards first appear, the claim cap carried across them
@@ -76,22 +109,19 @@ export async function deliverNow(
     await enqueueMessages(ctx, failed.flatMap((f) => f.ids.map((id) => ({ kind: "event" as const, event_id: id }))), "the relay will pick them up");
   }
   giveBackImmediate(ctx, left);
-  let sent = 0;
-  // one shard after the other: the attempt lanes (deliver.ts ATTEMPT_LANES) are the invocation's
-  for (const { shardCtx, claimed } of fannedOut) {
-    try {
-      if (claimed.length > 0) {
-        const { results, released } = await attemptAll(shardCtx, { rows: claimed, ...opts, now });
-        sent += results.length;
-        queued.push(...released);
-      }
-    } catch (err) {
-      // Claimed, maybe sent, not recorded: the sweep resends once the claim lapses (at-least-once).
-      console.error("webhook immediate attempts failed; the sweep resends after the claim", eventIds.length, err);
-    }
-  }
-  await enqueueDeliveries(ctx, queued);
-  return { sent, queued: queued.length };
+  return { fannedOut, queued };
+}
+
+/** Each invocation's turn at claiming: the promise the next publish waits for. */
+const claimTurns = new WeakMap<RequestContext, Promise<void>>();
+
+async function claimTurn(ctx: RequestContext): Promise<() => void> {
+  const previous = claimTurns.get(ctx) ?? Promise.resolve();
+  let release!: () => void;
+  const mine = new Promise<void>((resolve) => (release = resolve));
+  claimTurns.set(ctx, previous.then(() => mine));
+  await previous;
+  return release;
 }
 
 /** The fast path for deliveries not sent at once; if it fails they are already due, and the sweep sends them. */
