@@ -1,12 +1,10 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../lib/hono";
 import { clientThrottle } from "../middleware/client-throttle";
-import { frameAncestorsFor } from "../services/embed/frame-ancestors";
+import { pageFacts } from "../services/embed/frame-ancestors";
 import { signingShell } from "./signing-shell";
 import { pageNeedsStripe } from "../services/payments/page-needs-stripe";
 import { findSignerByCredential } from "../services/signers/resolve-credential";
-import { pageLocaleFor } from "../services/envelopes/page-locale";
-import { vaultPageLocaleFor } from "../services/embed/vault-page-locale";
 
 const SLUG = /^[A-Za-z0-9_-]{16,128}$/;
 const ID = /^env_[A-Za-z0-9_-]{8,64}$/;
@@ -35,20 +33,17 @@ type PageContext = Parameters<typeof signingShell>[0];
 async function linkPage(c: PageContext, slug: string) {
   const signer = SLUG.test(slug) ? await findSignerByCredential(c.var.ctx, slug) : null;
   // Sign + Pay: Stripe.js (and its CSP) only on the page of a payer whose payment is due; the reads at once
-  const [frameAncestors, stripe, locale] = signer
-    ? await Promise.all([
-        frameAncestorsFor(c.var.ctx, { signerId: signer.signerId }),
-        pageNeedsStripe(c.var.ctx, { signerId: signer.signerId }),
-        pageLocaleFor(c.var.ctx, { signerId: signer.signerId }),
-      ])
-    : [[], false, "en" as const];
-  return signingShell(c, { mode: "link", slug, frameAncestors, stripe, locale });
+  const [facts, stripe] = signer ? await Promise.all([pageFacts(c.var.ctx, { signerId: signer.signerId }), pageNeedsStripe(c.var.ctx, { signerId: signer.signerId })]) : [null, false];
+  return signingShell(c, { mode: "link", slug, frameAncestors: facts?.frameAncestors ?? [], stripe, locale: facts?.envelopeLocale ?? "en" });
 }
 
 async function widgetPage(c: PageContext, mode: "embed-sign" | "embed-vault", envelopeId: string) {
-  const frameAncestors = ID.test(envelopeId) ? await frameAncestorsFor(c.var.ctx, { envelopeId }) : [];
-  const stripe = mode === "embed-sign" && ID.test(envelopeId) && (await pageNeedsStripe(c.var.ctx, { envelopeId }));
+  const known = ID.test(envelopeId);
+  const [facts, stripe] = await Promise.all([
+    known ? pageFacts(c.var.ctx, { envelopeId }) : null,
+    mode === "embed-sign" && known ? pageNeedsStripe(c.var.ctx, { envelopeId }) : false,
+  ]);
   // the signing widget opens in its envelope's language, the vault widget in its organization's (its script then takes the session's)
-  const locale = !ID.test(envelopeId) ? "en" : mode === "embed-sign" ? await pageLocaleFor(c.var.ctx, { envelopeId }) : await vaultPageLocaleFor(c.var.ctx, { envelopeId });
-  return signingShell(c, { mode, envelopeId, frameAncestors, stripe, locale });
+  const locale = !facts ? "en" : mode === "embed-sign" ? facts.envelopeLocale : facts.orgLocale;
+  return signingShell(c, { mode, envelopeId, frameAncestors: facts?.frameAncestors ?? [], stripe, locale });
 }

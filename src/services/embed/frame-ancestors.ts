@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { onShardOf, type RequestContext } from "../../lib/context";
-import { getFrameAncestorsOfOrg } from "../organizations/repository";
-import { findRecordOwner } from "../envelopes/repository";
+import { getPageSettingsOfOrg } from "../organizations/repository";
+import { findRecordOwnerAndLocale } from "../envelopes/repository";
+import type { Locale } from "../../db/schema/locales";
 
 /**
  * Which partner sites may show the signing page and the widgets in an iframe: the organization's
@@ -96,19 +97,38 @@ export function parseStoredOrigins(column: string | null | undefined): string[] 
   }
 }
 
+/** What a page's HTML needs of the record its URL names, before its script runs. */
+export type PageFacts = {
+  /** the origins the record's organization allows to frame its pages */
+  frameAncestors: string[];
+  /** the envelope's language (a signer's link, the signing widget) */
+  envelopeLocale: Locale;
+  /** the organization's default language (the vault widget, until its script reads the session) */
+  orgLocale: Locale;
+};
+
+const NO_RECORD: PageFacts = { frameAncestors: [], envelopeLocale: "en", orgLocale: "en" };
+
 /**
- * The origins an envelope's (or a signer's) organization allows to frame its pages; [] when the
- * envelope or signer is unknown or the organization allows none. No tenant check: the answer is only
- * ever sent back as a CSP header, which the organization publishes to every framing site anyway.
+ * PageFacts of an envelope (or a signer's envelope), in two reads whatever the page: the record's
+ * organization and language on the record's shard (its id names it), then that organization's origins
+ * and default language from the global database; never one statement across databases. An unknown
+ * envelope or signer gets no origins and English. No tenant check: the origins are only ever sent back
+ * as a CSP header, which the organization publishes to every framing site anyway.
  */
-export async function frameAncestorsFor(ctx: RequestContext, ref: { envelopeId: string } | { signerId: string }): Promise<string[]> {
-  // two reads, never one statement across databases: the record's organization on the record's shard (its id
-  // names it), then that organization's origins from the global database
-  const owner = await findRecordOwner(onShardOf(ctx, "envelopeId" in ref ? ref.envelopeId : ref.signerId).db, ref);
-  if (!owner) return [];
-  const row = await getFrameAncestorsOfOrg(ctx.global, owner);
-  return parseStoredOrigins(row?.origins);
+export async function pageFacts(ctx: RequestContext, ref: { envelopeId: string } | { signerId: string }): Promise<PageFacts> {
+  const owner = await findRecordOwnerAndLocale(onShardOf(ctx, "envelopeId" in ref ? ref.envelopeId : ref.signerId).db, ref);
+  if (!owner) return NO_RECORD;
+  const org = await getPageSettingsOfOrg(ctx.global, owner.org_id);
+  return {
+    frameAncestors: parseStoredOrigins(org?.origins),
+    envelopeLocale: owner.locale === "es" ? "es" : "en",
+    orgLocale: org?.default_locale === "es" ? "es" : "en",
+  };
 }
+
+/** The origins an envelope's (or a signer's) organization allows to frame its pages; [] when unknown or none. */
+export const frameAncestorsFor = async (ctx: RequestContext, ref: { envelopeId: string } | { signerId: string }): Promise<string[]> => (await pageFacts(ctx, ref)).frameAncestors;
 
 /**
  * The CSP directive for a page: `frame-ancestors 'self' <origins…>`. Each origin is re-checked

@@ -407,20 +407,14 @@ export async function auditedEnvelopeIdsPage(db: D1Database, input: { orgId: str
   return results.map((r) => r.id);
 }
 
-/** The `locale` of an envelope, or of the envelope a signer belongs to (the signing page's language); null when neither exists. */
-export async function findEnvelopeLocale(db: D1Database, ref: { envelopeId: string } | { signerId: string }): Promise<Locale | null> {
-  const row = await ("envelopeId" in ref
-    ? db.prepare("SELECT locale FROM envelopes WHERE id = ?").bind(ref.envelopeId)
-    : db.prepare("SELECT e.locale FROM signers s JOIN envelopes e ON e.id = s.envelope_id WHERE s.id = ?").bind(ref.signerId)
-  ).first<{ locale: Locale | null }>();
-  return row?.locale ?? null;
-}
-
-/** The organization owning an envelope, or the envelope a signer belongs to (the pages' frame ancestors and language); null when neither exists. */
-export async function findRecordOwner(db: D1Database, ref: { envelopeId: string } | { signerId: string }): Promise<string | null> {
-  const row = await ("envelopeId" in ref
-    ? db.prepare("SELECT org_id FROM envelopes WHERE id = ?").bind(ref.envelopeId)
-    : db.prepare("SELECT org_id FROM signers WHERE id = ?").bind(ref.signerId)
-  ).first<{ org_id: string }>();
-  return row?.org_id ?? null;
+/**
+ * The organization owning an envelope (or the envelope a signer belongs to) and the envelope's `locale`,
+ * in one indexed read on the record's shard: what the pages' HTML needs (frame ancestors, language).
+ * Null when neither exists.
+ */
+export function findRecordOwnerAndLocale(db: D1Database, ref: { envelopeId: string } | { signerId: string }): Promise<{ org_id: string; locale: Locale | null } | null> {
+  return ("envelopeId" in ref
+    ? db.prepare("SELECT org_id, locale FROM envelopes WHERE id = ?").bind(ref.envelopeId)
+    : db.prepare("SELECT e.org_id, e.locale FROM signers s JOIN envelopes e ON e.id = s.envelope_id WHERE s.id = ?").bind(ref.signerId)
+  ).first<{ org_id: string; locale: Locale | null }>();
 }

@@ -58,9 +58,12 @@ export function getOrganizationEmbedSettings(db: GlobalDb, orgId: string): Promi
     .first<Pick<OrganizationRow, "embed_frame_ancestors" | "updated_at">>();
 }
 
-/** The frame-ancestors column (JSON text) of an organization; null when the organization is unknown. */
-export function getFrameAncestorsOfOrg(db: GlobalDb, orgId: string): Promise<{ origins: string | null } | null> {
-  return db.prepare("SELECT embed_frame_ancestors AS origins FROM organizations WHERE id = ?").bind(orgId).first<{ origins: string | null }>();
+/** What the pages' HTML needs of an organization: the origins allowed to frame them and its default language. */
+export function getPageSettingsOfOrg(db: GlobalDb, orgId: string): Promise<{ origins: string | null; default_locale: Locale } | null> {
+  return db
+    .prepare("SELECT embed_frame_ancestors AS origins, default_locale FROM organizations WHERE id = ?")
+    .bind(orgId)
+    .first<{ origins: string | null; default_locale: Locale }>();
 }
 
 export function organizationInsert(db: GlobalDb, org: { id: string; name: string; shard: number; at: string }): D1PreparedStatement {

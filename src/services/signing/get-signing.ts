@@ -6,7 +6,7 @@ import { assertConsentGiven, consentApplies, consentCleared } from "../signers/c
 import { pinnedDisclosure, signerConsentOf } from "../consent/disclosure";
 import { signersWhoseTurnItIs } from "../signers/repository";
 import { publicValue } from "./field-values";
-import { findOriginalDocumentKey, findOriginalPageSizes, pageSizesOf } from "../documents/repository";
+import { findOriginalDocumentKey, pageSizesOf } from "../documents/repository";
 import { areasOf, loadSigningContext, optionsOf } from "./repository";
 import { signerCopyLink } from "../copies/signer-copy";
 import { acceptOf } from "../attachments/value";
@@ -17,21 +17,26 @@ import { acceptOf } from "../attachments/value";
  * status), never their fields or values, and not at all until this signer has passed KBA.
  */
 export async function getSigning(ctx: RequestContext, input: { signerId: string }) {
-  const sc = await loadSigningContext(ctx, input.signerId, { allowClosed: true });
-  // a completed envelope: for 30 days its status and the signer's copy, no fields; otherwise closed is 410 as before
-  const copy = await signerCopyLink(ctx, { envelope: sc.envelope, signerId: sc.signer.id });
+  const sc = await loadSigningContext(ctx, input.signerId, { allowClosed: true, pageSizes: true });
   const { signer, envelope } = sc;
   const turn = signersWhoseTurnItIs(sc.signers);
-  // KBA (spec rule 5): until this signer passes, the envelope and the signer only, no fields
-  const kba = await kbaStateOf(ctx.db, signer.id);
-  // SMS passcode (docs/decisions/sms-otp.md): after KBA, before consent; no fields and nobody else named until verified
-  const otp = await otpStateOf(ctx.db, signer);
+  // four reads at once, each independent of the others:
+  // - a completed envelope: for 30 days its status and the signer's copy, no fields; otherwise closed is 410 as before
+  // - KBA (spec rule 5): until this signer passes, the envelope and the signer only, no fields
+  // - SMS passcode (docs/decisions/sms-otp.md): after KBA, before consent; no fields and nobody else named until verified
+  // - the E-SIGN disclosure the envelope pinned, when consent applies
+  const [copy, kba, otp, disclosure] = await Promise.all([
+    signerCopyLink(ctx, { envelope: sc.envelope, signerId: sc.signer.id }),
+    kbaStateOf(ctx.db, signer.id),
+    otpStateOf(ctx.db, signer),
+    consentApplies(envelope) ? pinnedDisclosure(ctx.global, envelope) : null,
+  ]);
   const cleared = kbaCleared(kba) && otpCleared(otp);
   // E-SIGN (docs/consumer-signing.md): the fields carry the contract's terms (prefilled values): none before consent
   const consented = consentCleared(envelope, signer);
   const opens = !copy && cleared && consented;
   // the page lays out its pages and places the fields from these before its PDF viewer loads (docs/decisions/signing-page.md)
-  const pages = opens ? pageSizesOf((await findOriginalPageSizes(ctx.db, envelope.id))?.page_sizes ?? null) : null;
+  const pages = opens ? pageSizesOf(sc.pageSizes ?? null) : null;
   return {
     envelope: { id: envelope.id, name: envelope.name, status: envelope.status, expires_at: envelope.expires_at, locale: envelope.locale },
     signer: { name: signer.name, email: signer.email, role: signer.role, routing_order: signer.routing_order, status: signer.status, viewed_at: signer.viewed_at, signed_at: signer.signed_at },
@@ -39,7 +44,7 @@ export async function getSigning(ctx: RequestContext, input: { signerId: string 
     view_only: ctx.signerSession?.viewOnly === true,
     kba,
     otp,
-    consent: consentApplies(envelope) ? signerConsentOf(await pinnedDisclosure(ctx.global, envelope), signer.consent_given_at, envelope.locale) : null,
+    consent: consentApplies(envelope) ? signerConsentOf(disclosure, signer.consent_given_at, envelope.locale) : null,
     fields: sc.fields
       .filter((f) => opens && f.role === signer.role)
       .map((f) => ({
