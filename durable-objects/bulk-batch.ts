@@ -48,18 +48,26 @@ export abstract class BulkBatchWorkflow<E extends SchedulerEnv = SchedulerEnv> e
   /** one chunk at a time per instance, even when a test drives the alarm by hand beside the runtime */
   private busy = false;
 
+  /**
+   * The storage the run is driven from (its run, counters and alarms). A subclass may put the fault layer
+   * in front of it (src/jobs/object-faults.ts); the test hooks below read the object's storage directly.
+   */
+  protected get storage(): DurableObjectStorage {
+    return this.ctx.storage;
+  }
+
   protected abstract runChunk(run: BulkRun, hooks: BulkHooks): Promise<ChunkOutcome>;
   /** the run failed MAX_CHUNK_FAILURES chunks in a row: settle the batch as failed */
   protected abstract giveUp(run: BulkRun, reason: string): Promise<void>;
 
   /** Starts (or, called again, keeps) the run: idempotent, so a retried submit cannot start two. */
   async start(run: BulkRun): Promise<void> {
-    const kv = this.ctx.storage.kv;
+    const kv = this.storage.kv;
     if (!kv.get<BulkRun>("run")) {
       kv.put("run", run);
       kv.put("failures", 0);
     }
-    await this.ctx.storage.setAlarm(Date.now());
+    await this.storage.setAlarm(Date.now());
   }
 
   /**
@@ -68,7 +76,7 @@ export abstract class BulkBatchWorkflow<E extends SchedulerEnv = SchedulerEnv> e
    */
   async wake(): Promise<void> {
     this.checkpoint("cancel_notified");
-    if (this.ctx.storage.kv.get<BulkRun>("run")) await this.ctx.storage.setAlarm(Date.now());
+    if (this.storage.kv.get<BulkRun>("run")) await this.storage.setAlarm(Date.now());
   }
 
   /** Test hook: the named checkpoints throw once each (`fail:<step>` throws an ordinary error, a transient failure). */
@@ -84,11 +92,11 @@ export abstract class BulkBatchWorkflow<E extends SchedulerEnv = SchedulerEnv> e
   }
 
   override async alarm(): Promise<void> {
-    const kv = this.ctx.storage.kv;
+    const kv = this.storage.kv;
     const run = kv.get<BulkRun>("run");
     if (!run) return;
     // the watchdog first: whatever happens below, the run is picked up again
-    await this.ctx.storage.setAlarm(Date.now() + RESUME_AFTER_MS);
+    await this.storage.setAlarm(Date.now() + RESUME_AFTER_MS);
     if (this.busy) return;
     this.busy = true;
     let outcome: ChunkOutcome;
@@ -104,24 +112,24 @@ export abstract class BulkBatchWorkflow<E extends SchedulerEnv = SchedulerEnv> e
         return;
       }
       kv.put("failures", failures);
-      await this.ctx.storage.setAlarm(Date.now() + BACKOFF_MS[Math.min(failures - 1, BACKOFF_MS.length - 1)]!);
+      await this.storage.setAlarm(Date.now() + BACKOFF_MS[Math.min(failures - 1, BACKOFF_MS.length - 1)]!);
       return;
     } finally {
       this.busy = false;
     }
     if (outcome === "done") {
       this.finish();
-      await this.ctx.storage.deleteAlarm();
+      await this.storage.deleteAlarm();
       return;
     }
     const backoffs = outcome === "backoff" ? (kv.get<number>("backoffs") ?? 0) + 1 : 0;
     kv.put("backoffs", backoffs);
     kv.put("failures", 0);
-    await this.ctx.storage.setAlarm(Date.now() + (backoffs === 0 ? 0 : BACKOFF_MS[Math.min(backoffs - 1, BACKOFF_MS.length - 1)]!));
+    await this.storage.setAlarm(Date.now() + (backoffs === 0 ? 0 : BACKOFF_MS[Math.min(backoffs - 1, BACKOFF_MS.length - 1)]!));
   }
 
   private finish(): void {
-    const kv = this.ctx.storage.kv;
+    const kv = this.storage.kv;
     kv.delete("run");
     kv.delete("failures");
     kv.delete("backoffs");

@@ -224,6 +224,7 @@ try {
   expectStatus(await j.request("get", "/dev/faults"), 200, "dev faults");
   expectStatus(await j.request("post", "/dev/faults", { body: { paused: false } }), 200, "set dev faults");
   expectStatus(await j.request("get", "/dev/invariants"), 200, "dev invariants");
+  expectStatus(await j.request("post", "/dev/jobs/prune-idempotency", { body: { at: new Date().toISOString() } }), 200, "dev job");
 
   // --- organization settings
   expectStatus(await j.request("put", "/api/v2/org/esign-disclosure", { ...admin, body: { required: true, text: "You agree to sign electronically.", paper_copy_contact: "paper@prism.example", withdrawal_instructions: "Write to paper@prism.example." } }), 200, "put esign disclosure");

@@ -37,7 +37,7 @@ const RATE = Number(process.env.SOAK_RATE) > 0 ? Number(process.env.SOAK_RATE) :
 const MAX_REQUESTS = Math.ceil(RATE * MINUTES * 60);
 const FAULTS =
   process.env.SOAK_FAULTS ??
-  "d1.error=0.01,d1.reset=0.005,d1.write.timeout=0.002,r2.error=0.01,r2.timeout=0.005,do.error=0.005,queue.error=0.01,queue.duplicate=0.01,fetch.reset=0.01";
+  "d1.error=0.01,d1.reset=0.005,d1.write.timeout=0.002,r2.error=0.01,r2.timeout=0.005,do.error=0.005,do.storage.error=0.01,queue.error=0.01,queue.duplicate=0.01,fetch.reset=0.01";
 const t0 = Date.now();
 const log = (msg) => console.error(`soak: [${Math.round((Date.now() - t0) / 1000)} s] ${msg}`);
 /** A paper-path envelope (vault-in-upload takes only these). */

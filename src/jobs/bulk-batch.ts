@@ -1,7 +1,7 @@
-import { BulkBatchWorkflow, type BulkHooks, type BulkRun, type ChunkOutcome } from "../../durable-objects/bulk-batch";
+import type { BulkHooks, BulkRun, ChunkOutcome } from "../../durable-objects/bulk-batch";
 import type { Env } from "../env";
 import { createContext } from "../lib/context";
-import { armObjectFaults, underObjectFaults } from "./object-faults";
+import { armObjectFaults, FaultedWorkflow, underObjectFaults } from "./object-faults";
 import { publishEvents } from "../services/webhooks/publish";
 import { failBulkBatch, runBulkChunk } from "../services/bulk/run-chunk";
 
@@ -10,7 +10,7 @@ import { failBulkBatch, runBulkChunk } from "../services/bulk/run-chunk";
  * with the Worker's work plugged in. It lives in the jobs layer because it calls services, which the
  * durable-objects layer may not import (test/conventions.spec.ts; docs/decisions/bulk-send.md).
  */
-export class BulkBatch extends BulkBatchWorkflow<Env> {
+export class BulkBatch extends FaultedWorkflow {
   protected runChunk(run: BulkRun, hooks: BulkHooks): Promise<ChunkOutcome> {
     return underObjectFaults(this.env, this.ctx.storage, (env) => runBulkChunk(this.system(env), { ...run, hooks }));
   }

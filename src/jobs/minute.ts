@@ -99,6 +99,20 @@ async function enqueueShardTicks(ctx: RequestContext, messages: Extract<OutboxMe
   }
 }
 
+/** The name of every job the minute runs, per shard or globally. */
+export const MINUTE_JOB_NAMES = [...SHARD_JOBS, ...GLOBAL_JOBS].map(([name]) => name);
+
+/**
+ * One job of the minute run by itself at `now` (a development route: a job's effect at a later clock
+ * without every other job running at it): a shard job on every bound shard, a global job once. The
+ * failures, named as the minute names them.
+ */
+export async function runMinuteJob(ctx: RequestContext, name: string, now: Date, shards: readonly number[] = boundShards(ctx.env)): Promise<{ shards: number[]; failed: string[] }> {
+  const shardJob = SHARD_JOBS.filter(([n]) => n === name);
+  if (shardJob.length > 0) return { shards: [...shards], failed: (await Promise.all(shards.map((n) => runJobs(onShard(ctx, n, true), now, shardJob, `shard ${n} `)))).flat() };
+  return { shards: [], failed: await runJobs(ctx, now, GLOBAL_JOBS.filter(([n]) => n === name), "") };
+}
+
 /**
  * The weekly trigger: a new integrity-sweep cycle on every bound shard (each shard's cursor is in that
  * shard's `job_cursors`), with its first batch when the cron runs the shards itself.

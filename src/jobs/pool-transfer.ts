@@ -1,7 +1,7 @@
-import { BulkBatchWorkflow, type BulkHooks, type BulkRun, type ChunkOutcome } from "../../durable-objects/bulk-batch";
+import type { BulkHooks, BulkRun, ChunkOutcome } from "../../durable-objects/bulk-batch";
 import type { Env } from "../env";
 import { createContext } from "../lib/context";
-import { armObjectFaults, underObjectFaults } from "./object-faults";
+import { armObjectFaults, FaultedWorkflow, underObjectFaults } from "./object-faults";
 import { publishEvents } from "../services/webhooks/publish";
 import { runPoolChunk } from "../services/pools/move-pool";
 
@@ -12,7 +12,7 @@ import { runPoolChunk } from "../services/pools/move-pool";
  * works as for bulk send. Giving up after repeated chunk failures only stops this run: the pool stays
  * accepted and incomplete, and the minute job (services/pools/tend-pools.ts) starts it again.
  */
-export class PoolTransfer extends BulkBatchWorkflow<Env> {
+export class PoolTransfer extends FaultedWorkflow {
   protected runChunk(run: BulkRun, hooks: BulkHooks): Promise<ChunkOutcome> {
     return underObjectFaults(this.env, this.ctx.storage, (env) => runPoolChunk(this.system(env), { poolId: run.batchId, hooks }));
   }

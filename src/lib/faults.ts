@@ -12,7 +12,8 @@ import { isDevelopment } from "./service-env";
  * target gets the fault; `limit` caps how many it gets in one invocation (one request, one queue batch,
  * one cron run), so a test can fail exactly the first write and watch the retry. Targets: `d1` (every
  * statement of every database), `d1.write` (INSERT / UPDATE / DELETE / REPLACE statements and batches
- * holding one), `d1.batch` (batches holding a write: the service's commits, not a lone statement), `r2`, `r2.write` (put, delete, multipart), `do` (Durable Object stub calls), `queue`
+ * holding one), `d1.batch` (batches holding a write: the service's commits, not a lone statement), `r2`, `r2.write` (put, delete, multipart), `do` (Durable Object stub calls),
+ * `do.storage` (the workflow objects' own storage: their run, counters and alarms; src/jobs/object-faults.ts), `queue`
  * (the producer), `fetch` (outbound HTTP). Kinds:
  *
  * - `error`: the call throws before doing anything, as the binding does when it refuses;
@@ -26,7 +27,7 @@ import { isDevelopment } from "./service-env";
  * request answers 503 naming the variable (middleware/refuse-faults.ts).
  */
 
-export const FAULT_TARGETS = ["d1", "d1.write", "d1.batch", "r2", "r2.write", "do", "queue", "fetch"] as const;
+export const FAULT_TARGETS = ["d1", "d1.write", "d1.batch", "r2", "r2.write", "do", "do.storage", "queue", "fetch"] as const;
 export const FAULT_KINDS = ["error", "timeout", "reset", "duplicate"] as const;
 export type FaultTarget = (typeof FAULT_TARGETS)[number];
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -216,6 +217,42 @@ function wrapQueue<T>(queue: Queue<T>, inj: Injector): Queue<T> {
         await inj.around(["queue"], `Queue ${prop}`, () => value.apply(target, args));
         // delivered twice: the same message sent again (the consumer must count it once per event id)
         if (inj.roll(["queue"], ["duplicate"])) await value.apply(target, args);
+      };
+    },
+  });
+}
+
+/**
+ * A Durable Object's own storage as the workflow objects drive their run from it: its `kv` reads and writes
+ * and its alarm calls roll the current invocation's `do.storage` rules (none outside an invocation run
+ * with a plan). `error` and `reset` throw before the call; `timeout` makes the call and then throws, as a
+ * storage operation that timed out after it landed.
+ */
+export function wrapObjectStorage(storage: DurableObjectStorage): DurableObjectStorage {
+  const sync = <T>(what: string, call: () => T): T => {
+    const kind = invocation.getStore()?.roll(["do.storage"]);
+    if (kind === "error" || kind === "reset") throw faultError("do.storage", what, "error");
+    const result = call();
+    if (kind === "timeout") throw faultError("do.storage", what, "timeout");
+    return result;
+  };
+  const kv = new Proxy(storage.kv, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => sync(`storage.kv.${String(prop)}`, () => value.apply(target, args));
+    },
+  });
+  const alarms = new Set<PropertyKey>(["setAlarm", "getAlarm", "deleteAlarm"]);
+  return new Proxy(storage, {
+    get(target, prop) {
+      if (prop === "kv") return kv;
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (!alarms.has(prop)) return value.bind(target);
+      return (...args: unknown[]) => {
+        const inj = invocation.getStore();
+        return inj ? inj.around(["do.storage"], `storage.${String(prop)}`, () => value.apply(target, args)) : value.apply(target, args);
       };
     },
   });

@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import type { Page } from "playwright-core";
-import { api, browserSuite, contractPdf, expectAccessible, expiredEmbedToken, mintEmbed, newOrg, ok, sentContract, shot, status } from "./helpers";
+import { api, base, browserSuite, contractPdf, expectAccessible, expiredEmbedToken, mintEmbed, newOrg, ok, sentContract, shot, status } from "./helpers";
 
 const suite = browserSuite("Lender Direct");
 
@@ -162,6 +162,40 @@ describe("the vault widget's retention and legal holds", () => {
     expect(await page.getByRole("table").count()).toBe(0);
     expect(await page.locator("#vault-retain-until").textContent()).toContain("Kept while open");
     await expectAccessible(page, "vault widget of an open record");
+    await page.close();
+  });
+  it("a record destroyed at the end of its retention says when, keeps its hash and certificate, and offers nothing to download", async () => {
+    const { browser } = suite;
+    const token = inject("operatorToken");
+    // its own organization: the only one of the run whose policy destroys records by itself
+    const org = await newOrg("Retention Lender");
+    const control = await ok(api("POST", `/operator/orgs/${org.orgId}/api-keys`, { token, body: { scopes: ["vault:control", "vault:read"], rate_limit_rpm: 1000 } }));
+    const user = await ok(api("POST", `/operator/orgs/${org.orgId}/users`, { token, body: { email: "records@retention.example", name: "Records Admin", role: "admin" } }));
+    const admin = await ok(api("POST", `/operator/users/${user.user_id}/access-tokens`, { token, body: { org_id: org.orgId, ttl_seconds: 3600 } }));
+    await ok(api("PUT", "/org/retention", { token: admin.access_token, body: { retain_years_after_close: 1, auto_destroy: true } }));
+    const record = await paperRecord(org.key, "Retail installment contract, paid in full");
+    const paid = await ok(api("POST", `/partner/vault/${record.vaultId}/paid-off`, { key: control.api_key, body: {} }));
+    // the minute's destruction job alone, a day after the record's retention ran out (a development route: the other jobs do not run at that date)
+    const at = new Date(Date.parse(paid.retain_until) + 24 * 3600_000).toISOString();
+    const res = await fetch(`${base()}/dev/jobs/destroy-expired`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ at }) });
+    expect(res.status).toBe(200);
+    const read = await ok(api("GET", `/partner/vault/${record.vaultId}`, { key: control.api_key }));
+    expect(read.status).toBe("destroyed");
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
+    await page.goto((await mintEmbed(org.key, record.envelopeId, "vault", "records@retention.example")).embed_url);
+    const notice = page.locator("#vault-destroyed");
+    await notice.waitFor();
+    expect(await notice.textContent()).toBe(`Destroyed on ${await writtenIn(page, "en-US", read.destroyed_at)}: its files were deleted; its SHA-256, audit chain and certificate remain.`);
+    expect(await page.getByRole("link", { name: "Download the authoritative copy" }).count()).toBe(0);
+    expect(await page.locator("#vault-sha256").textContent()).toMatch(/^[0-9a-f]{64}$/);
+    await page.getByRole("link", { name: "Download the certificate (PDF)" }).waitFor();
+    const section = page.getByRole("region", { name: "Retention and legal holds" });
+    expect(await section.textContent()).toContain("Destroyed");
+    expect(await page.locator("#vault-retain-until").textContent()).toBe(`Destroyed on ${await writtenIn(page, "en-US", read.destroyed_at)}`);
+    expect(await page.getByRole("region", { name: "The vaulted document" }).textContent()).toBe("This record was destroyed: there is no document to preview.");
+    await shot(page, "6-vault-widget-destroyed");
+    await expectAccessible(page, "vault widget of a destroyed record");
     await page.close();
   });
 });

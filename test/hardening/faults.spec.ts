@@ -4,6 +4,7 @@ import worker from "../../src/index";
 import type { Env, OutboxMessage } from "../../src/env";
 import { faultStats } from "../../src/lib/faults";
 import { BASE, envelopeBody, newTenant } from "../helpers/api";
+import { sentTwoSignerEnvelope } from "../helpers/signing-flow";
 import { orgShardDb, shardDbOf } from "../helpers/shards";
 import { makePdf, sha256Hex } from "../helpers/pdf";
 import { paperEnvelope } from "../helpers/vault";
@@ -314,6 +315,24 @@ describe("faults in the queue consumer", () => {
 
 describe("the soak's development routes", () => {
   const dev = (overrides: Partial<Env> = {}) => ({ ...(env as Env), DEV_PAGES: "true", ...overrides });
+
+  it("POST /dev/jobs/:job runs one minute job at a later clock: an envelope past its expiry is expired, and nothing else ran; unknown job 400; without DEV_PAGES 404", async () => {
+    const t = await newTenant();
+    const { envelopeId } = await sentTwoSignerEnvelope(t.key);
+    const before = await request(env as Env, "GET", `/partner/envelopes/${envelopeId}`, { key: t.key });
+    expect(before.body.data.status).toBe("sent");
+    const at = new Date(Date.parse(before.body.data.expires_at) + 60_000).toISOString();
+    const ran = await request(dev(), "POST", "http://localhost/dev/jobs/expire-envelopes", { body: { at } });
+    expect(ran.status, JSON.stringify(ran.body)).toBe(200);
+    expect(ran.body.data).toMatchObject({ job: "expire-envelopes", at, failed: [] });
+    expect(ran.body.data.shards.length).toBeGreaterThan(0);
+    const status = await request(env as Env, "GET", `/partner/envelopes/${envelopeId}/status`, { key: t.key });
+    expect(status.body.data.status).toBe("expired");
+
+    expectErrorShape(await request(dev(), "POST", "http://localhost/dev/jobs/format-disk", { body: { at } }), 400, "bad_request");
+    expectErrorShape(await request(dev(), "POST", "http://localhost/dev/jobs/expire-envelopes", { body: {} }), 422, "validation_failed");
+    expect((await request(env as Env, "POST", "http://localhost/dev/jobs/expire-envelopes", { body: { at } })).status).toBe(404);
+  });
 
   it("POST /dev/faults pauses the layer: a request under d1.error=1 succeeds while paused and fails again once resumed", async () => {
     const t = await newTenant();

@@ -194,10 +194,11 @@ describe("security matrix: public operations, each attacked through its own cred
     expectError(await fetchJson("/dev/emails"), 404, "DEV_PAGES off");
   });
 
-  it("getDevFaults, setDevFaults, checkDevInvariants: off unless DEV_PAGES is on (404 in the error shape), and pausing changes nothing", async () => {
+  it("getDevFaults, setDevFaults, checkDevInvariants, runDevJob: off unless DEV_PAGES is on (404 in the error shape), and pausing changes nothing", async () => {
     expectError(await fetchJson("/dev/faults"), 404, "DEV_PAGES off");
     expectError(await fetchJson("/dev/faults", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ paused: true }) }), 404, "DEV_PAGES off");
     expectError(await fetchJson("/dev/invariants"), 404, "DEV_PAGES off");
+    expectError(await fetchJson("/dev/jobs/destroy-expired", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ at: new Date().toISOString() }) }), 404, "DEV_PAGES off");
   });
 });
 

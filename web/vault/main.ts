@@ -64,7 +64,8 @@ async function start() {
     ...(locale() === "en" ? [] : [h("p", {}, t("vault_certificate_language"))]),
     h("div", { lang: "en" }, describe(vault.certificate)),
   );
-  const doc = h("div", { class: "document", "aria-label": t("vault_document_label") });
+  // a labelled region (a bare div may not carry aria-label: axe flags it while the pages are still loading)
+  const doc = h("div", { class: "document", role: "region", "aria-label": t("vault_document_label") });
   main.replaceChildren(h("div", { class: "vault-layout" }, h("div", { class: "vault-side" }, summary, retention(vault.record), certificate), doc));
   if (!vault.compliance.compliant) notice(t("vault_checks_fail"), "error");
   if (!vault.download) return doc.replaceChildren(h("p", {}, t("vault_no_preview")));

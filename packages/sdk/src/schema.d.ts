@@ -2711,6 +2711,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dev/jobs/{job}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run one of the minute's jobs now, at a given clock (development only)
+         * @description Runs one job of the every-minute cron by itself, on every bound shard (or once, for a job of the global database), with its clock at `at`: a job's effect at a later date (a record's retention run out, a transfer expired) without every other job running at that date. Served only when `DEV_PAGES` is `true` in development (`SERVICE_ENV=development`); otherwise 404, or 503 naming `DEV_PAGES` when it is `true` in production.
+         */
+        post: operations["runDevJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -19871,6 +19891,90 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A required setting of the service is not configured. `code`: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runDevJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the job's name, as the minute's log names it */
+                job: "expire-envelopes" | "expire-transfers" | "tend-pools" | "send-reminders" | "relay-outbox" | "sweep-deliveries" | "integrity-sweep" | "retry-emails" | "prune-webhook-attempts" | "prune-keyed-create-marks" | "resume-bulk-batches" | "auto-vault-sweep" | "renew-evidence-records" | "raise-evidence" | "destroy-expired" | "prune-idempotency" | "prune-control-jtis";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description the job's clock
+                     */
+                    at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The job ran */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            job: string;
+                            /** @description the clock the job ran at */
+                            at: string;
+                            /** @description the shards it ran on (empty: a job of the global database) */
+                            shards: number[];
+                            /** @description failures, named with their shard: empty when it ran through */
+                            failed: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON or invalid query parameters. `code`: `bad_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or outside the caller's organization. `code`: `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or the move is not allowed from the current status. `code`: `validation_failed` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["Error"];
                 };
             };
             /** @description A required setting of the service is not configured. `code`: `service_unavailable` */

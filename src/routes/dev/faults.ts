@@ -14,7 +14,7 @@ const FaultStats = z.object({
   }),
 });
 
-const DEV_ONLY =
+export const DEV_ONLY =
   "Served only when `DEV_PAGES` is `true` in development (`SERVICE_ENV=development`); otherwise 404, or 503 naming `DEV_PAGES` when it is `true` in production.";
 
 export const getRoute = createRoute(publicRoute({

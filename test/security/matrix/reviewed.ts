@@ -59,6 +59,7 @@ export const PUBLIC_OPERATIONS: Record<string, { credential: PublicCredential; w
   getDevFaults: { credential: "dev-switch", why: "the fault layer's counts (development only): 404 unless DEV_PAGES is on (and refused in production)" },
   setDevFaults: { credential: "dev-switch", why: "pauses the fault layer (development only): 404 unless DEV_PAGES is on (and refused in production)" },
   checkDevInvariants: { credential: "dev-switch", why: "the soak's invariant check over every database (development only): 404 unless DEV_PAGES is on (and refused in production)" },
+  runDevJob: { credential: "dev-switch", why: "runs one of the minute's jobs at a given clock (development only): 404 unless DEV_PAGES is on (and refused in production)" },
   listSealCertificates: { credential: "none", why: "the seal certificates (public by nature) an auditor pins to verify evidence bundles; reads no organization's data" },
   getEvidenceVerifier: { credential: "none", why: "the bundles' verify.mjs and its SHA-256, the same text every bundle carries, published so an auditor checks the script before running it; reads no organization's data" },
 };

@@ -1,3 +1,4 @@
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { batchRow, bulkStub, bulkTenant, envelopesPerClient, readyBatch, runToEnd } from "../../../helpers/bulk";
 import { shardDbOf } from "../../../helpers/shards";
@@ -143,6 +144,31 @@ describe("bulk send: exactly one envelope per client, whatever crashes", () => {
     const end = await runToEnd(batchId);
     expect(injectedTotal(), "faults were injected into the chunks").toBeGreaterThan(before);
     expect(end).toMatchObject({ status: "completed", sent_count: 60, failed_count: 0, running_count: 0 });
+    await expectExactlyOnce(batchId, customers);
+  });
+  it("under injected faults in the object's own storage (its run, counters and alarms), every client still gets exactly one envelope", async () => {
+    const t = await bulkTenant();
+    const { batchId, customers } = await readyBatch(t, { n: 60 });
+    const stub = bulkStub(batchId) as unknown as DurableObjectStub<BulkBatch>;
+    // a fifth of the storage calls fail before they run, a tenth time out after they landed
+    await stub.armFaults("do.storage.error=0.2,do.storage.timeout=0.1");
+    const before = faultStats().injected;
+    expect((await t.as("POST", `/bulk-send/${batchId}/submit`)).status).toBe(202);
+    // the alarms driven by hand; one that throws is run again, as the runtime retries a failed alarm
+    let thrown = 0;
+    for (let round = 0; round < 2000; round++) {
+      try {
+        await runInDurableObject(stub, (instance) => (instance as unknown as BulkBatch).alarm());
+      } catch (err) {
+        expect(String(err)).toMatch(/Durable Object (reset|storage operation exceeded timeout)/);
+        thrown += 1;
+      }
+      if (["completed", "failed", "cancelled"].includes((await batchRow(batchId))!.status) && !(await stub.state()).run) break;
+    }
+    expect(thrown, "storage faults reached the alarms").toBeGreaterThan(0);
+    const after = faultStats().injected;
+    expect((after["do.storage.error"] ?? 0) + (after["do.storage.timeout"] ?? 0)).toBeGreaterThan((before["do.storage.error"] ?? 0) + (before["do.storage.timeout"] ?? 0));
+    expect(await batchRow(batchId)).toMatchObject({ status: "completed", sent_count: 60, failed_count: 0, running_count: 0 });
     await expectExactlyOnce(batchId, customers);
   });
 });
