@@ -41,7 +41,17 @@ export type OutboxEvent = { id: string; statement: D1PreparedStatement };
  * otherwise); an organization-level event (no envelope: a test ping, an endpoint paused) names its
  * shard (`shard`, the organization's current one).
  */
-type NewEvent<T extends string> = { orgId: string; type: T; data: Record<string, unknown>; at: string } & (
+type NewEvent<T extends string> = {
+  orgId: string;
+  type: T;
+  data: Record<string, unknown>;
+  at: string;
+  /**
+   * A SQL condition (with its parameters) the row is inserted under, evaluated when its statement runs in
+   * the batch: an event owed only if an earlier guarded write of the batch took effect (a pool's completion).
+   */
+  onlyIf?: { sql: string; params: unknown[] };
+} & (
   | { envelopeId: string; shard?: number }
   | { envelopeId: null; shard: number }
 );
@@ -50,7 +60,7 @@ type NewEvent<T extends string> = { orgId: string; type: T; data: Record<string,
 function newEvent(db: ShardDb, input: NewEvent<string>, dispatched: boolean): OutboxEvent {
   const id = newShardId("event", input.shard ?? shardOf(input.envelopeId!));
   const row = { id, orgId: input.orgId, envelopeId: input.envelopeId, type: input.type, data: JSON.stringify(input.data), createdAt: input.at };
-  return { id, statement: dispatched ? dispatchedEventInsert(db, { ...row, dispatchedAt: input.at }) : eventInsert(db, row) };
+  return { id, statement: dispatched ? dispatchedEventInsert(db, { ...row, dispatchedAt: input.at }) : eventInsert(db, row, input.onlyIf) };
 }
 
 /** The INSERT of one outbox event, to be put in the same D1 batch as the change it reports. */
