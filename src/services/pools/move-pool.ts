@@ -121,8 +121,8 @@ async function moveChunk(ctx: RequestContext, pool: PoolRow, holds: TransferRow[
  * One chunk of an accepted pool's move, run by its Durable Object (jobs/pool-transfer.ts): up to
  * POOL_CHUNK records still held, shard by shard, each shard's share committed in one batch
  * (moveChunk); when none is left, the pool is marked completed and `vault.pool_accepted` goes to both
- * parties, in one batch on the pool's shard. Checkpoints (crash injection in tests): `before_record`
- * (as each record is read), `before_chunk` (planned, not committed), `record_moved` (after the batch,
+ * parties, in one batch on the pool's shard (the events only if this run's guarded update completed it). Checkpoints (crash injection in tests): `before_record`
+ * (once per record, before the chunk's reads), `before_chunk` (planned, not committed), `record_moved` (after the batch,
  * once per record in it), `chunk_moved`, `before_complete`, `completed`. Whatever stops a chunk, the
  * next one reads the holds again: a moved record's hold is no longer pending, so nothing moves twice
  * and nothing is missed.
