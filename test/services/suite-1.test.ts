@@ -22,6 +22,9 @@ describe("evidence-records/evidence-bundle", async () => {
 describe("kba/sandbox", async () => {
   await import("./kba/sandbox.spec");
 });
+describe("pools/batched-reads", async () => {
+  await import("./pools/batched-reads.spec");
+});
 describe("pools/crash-injection", async () => {
   await import("./pools/crash-injection.spec");
 });

@@ -69,6 +69,31 @@ export function chainRowsStatement(db: D1Database, chainId: string): D1PreparedS
     .bind(chainId);
 }
 
+/** chainRowsStatement for many chains at once (one JSON array of ids), each chain's rows oldest first. */
+export function selectChainRowsOf(db: D1Database, chainIds: string[]): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT id, org_id, chain_id, seq, action, actor_type, actor_id, ip, user_agent, data, created_at, prev_hash, hash
+       FROM audit_log WHERE chain_id IN (SELECT value FROM json_each(?)) ORDER BY chain_id, seq ASC`,
+    )
+    .bind(JSON.stringify(chainIds));
+}
+
+/**
+ * countChainActions for the envelopes of many vault records at once (one JSON array of vault ids), each
+ * chain counted up to the `audit_seq` its envelope records in the same statement: `{ id, n }` per envelope.
+ * SQL exception: the envelope's length is the bound of its count and the record names the envelope, all
+ * read in one statement (the batch of control/state.ts readControlMany).
+ */
+export function selectChainActionCountsOfRecords(db: D1Database, vaultIds: string[], actions: readonly string[]): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT e.id, (SELECT COUNT(*) FROM audit_log a WHERE a.chain_id = e.id AND a.seq <= e.audit_seq AND a.action IN (SELECT value FROM json_each(?2))) AS n
+         FROM envelopes e WHERE e.id IN (SELECT r.envelope_id FROM vault_records r WHERE r.id IN (SELECT value FROM json_each(?1)))`,
+    )
+    .bind(JSON.stringify(vaultIds), JSON.stringify([...actions]));
+}
+
 /** How many entries of the chain up to `uptoSeq` have one of `actions` (entries are never rewritten: the count as of that head). */
 export async function countChainActions(db: D1Database, input: { chainId: string; uptoSeq: number; actions: readonly string[] }): Promise<number> {
   const row = await db
@@ -76,6 +101,16 @@ export async function countChainActions(db: D1Database, input: { chainId: string
     .bind(input.chainId, input.uptoSeq, JSON.stringify([...input.actions]))
     .first<{ n: number }>();
   return row?.n ?? 0;
+}
+
+/** listChainActions's rows of many chains at once (one JSON array of ids), with each row's `chain_id`, each chain's oldest first. */
+export function selectChainActionsOf(db: D1Database, input: { chainIds: string[]; actions: readonly string[] }): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT chain_id, id, seq, hash, action, actor_type, actor_id, ip, data, created_at FROM audit_log
+       WHERE chain_id IN (SELECT value FROM json_each(?)) AND action IN (SELECT value FROM json_each(?)) ORDER BY chain_id, seq`,
+    )
+    .bind(JSON.stringify(input.chainIds), JSON.stringify([...input.actions]));
 }
 
 /** A chain's entries with one of `actions`, oldest first (an organization's control-key history, say). */

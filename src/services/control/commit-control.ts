@@ -5,7 +5,8 @@ import { envelopeCertificateIssuedAtUpdate } from "../envelopes/repository";
 import type { EventType } from "../events/outbox";
 import type { AuditAction } from "../audit/actions";
 import { compliantSince, issueCertificate } from "../vault/certificate";
-import { controlUpdate, latestCertificate, type ControlChange, type VaultRecordRow } from "../vault/repository";
+import { controlUpdate, type ControlChange, type VaultRecordRow } from "../vault/repository";
+import { directReads, type RecordReader } from "../vault/record-reads";
 import { transferInsert, transferSettle, type TransferRow } from "./repository";
 import { signatureMismatch, type RecordSignature } from "./signature";
 import { readControl, type ControlState } from "./state";
@@ -96,14 +97,16 @@ export async function commitControl<T>(
  * run by a pool's chunk of moves, move-pool.ts, which commits many records' changes in one batch
  * through the envelope's commit): the chain entry, the record's guarded control columns, the transfer
  * row, the step's own writes and a new certificate version. `renderPdf: false` issues that version
- * without its PDF, rendered on its first read (vault/certificate.ts openCertificatePdf).
+ * without its PDF, rendered on its first read (vault/certificate.ts openCertificatePdf). `reader`: where
+ * the facts and the certificate read from (vault/record-reads.ts; by default each read when asked, a
+ * pool's chunk passes its records' read together).
  */
 export async function planControlStep(
   ctx: RequestContext,
   state: ControlState,
   step: ControlStep,
   at: string,
-  options: { renderPdf?: boolean } = {},
+  options: { renderPdf?: boolean; reader?: RecordReader } = {},
 ): Promise<{ change: EnvelopeChange; after: VaultRecordRow }> {
   if (step.signature && step.signature.control_seq !== state.controlSeq) throw signatureMismatch(["control_seq"]);
   const { record, envelope } = state;
@@ -131,9 +134,10 @@ export async function planControlStep(
     ...(step.signature ? { control_signature: { kid: step.signature.kid, jws: step.signature.jws } } : {}),
   };
   // A new certificate version names the controller as the step leaves it.
-  const facts = await gatherFacts(ctx.db, envelope, { record: after, step: { action: step.action, data: entryData } });
-  const issued = await issueCertificate(ctx, { envelope, vaultId: record.id, facts, issuedAt: at, reason: step.action, renderPdf: options.renderPdf });
-  const current = await latestCertificate(ctx.db, envelope.id);
+  const reader = options.reader ?? directReads(ctx.db);
+  const facts = await gatherFacts(ctx.db, envelope, { record: after, step: { action: step.action, data: entryData } }, reader);
+  const issued = await issueCertificate(ctx, { envelope, vaultId: record.id, facts, issuedAt: at, reason: step.action, renderPdf: options.renderPdf, reader });
+  const current = await reader(ctx.global).latestCertificate(envelope.id);
   statements.push(issued.insert(ctx.db, (current?.version ?? 0) + 1), envelopeCertificateIssuedAtUpdate(ctx.db, envelope.id, compliantSince(issued)));
   const change: EnvelopeChange = {
     entries: [

@@ -153,11 +153,13 @@ export function controlKeysDeleteAll(db: GlobalDb, orgId: string): D1PreparedSta
 /** The pending transfers of the records among `vaultIds` (one JSON array), for a page of the book. */
 export async function listPendingTransfersOf(db: D1Database, vaultIds: string[]): Promise<TransferRow[]> {
   if (vaultIds.length === 0) return [];
-  const { results } = await db
-    .prepare("SELECT * FROM vault_transfers WHERE status = 'pending' AND vault_id IN (SELECT value FROM json_each(?))")
-    .bind(JSON.stringify(vaultIds))
-    .all<TransferRow>();
+  const { results } = await selectPendingTransfersOf(db, vaultIds).all<TransferRow>();
   return results;
+}
+
+/** listPendingTransfersOf's statement, for a batch (readControlMany). */
+export function selectPendingTransfersOf(db: D1Database, vaultIds: string[]): D1PreparedStatement {
+  return db.prepare("SELECT * FROM vault_transfers WHERE status = 'pending' AND vault_id IN (SELECT value FROM json_each(?))").bind(JSON.stringify(vaultIds));
 }
 
 /**

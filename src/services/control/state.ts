@@ -1,9 +1,9 @@
 import { ApiError, conflict, type ErrorCodesByStatus, mergeErrorCodes, notFound } from "../../lib/errors";
-import { countChainActions } from "../audit/repository";
-import { getEnvelope, type LoadedEnvelope } from "../envelopes/repository";
+import { countChainActions, selectChainActionCountsOfRecords } from "../audit/repository";
+import { getEnvelope, loadedEnvelopeOf, selectLoadedEnvelopesOfRecords, type LoadedEnvelope, type LoadedEnvelopeRow } from "../envelopes/repository";
 import { CONTROL_ACTIONS } from "../vault/control-history";
-import { findVaultRecordById, type VaultRecordRow } from "../vault/repository";
-import { findPendingTransfer, type TransferRow } from "./repository";
+import { findVaultRecordById, selectVaultRecordsOf, type VaultRecordRow } from "../vault/repository";
+import { findPendingTransfer, selectPendingTransfersOf, type TransferRow } from "./repository";
 
 /**
  * A vaulted envelope's control as one read sees it: the record, its envelope (with its chain head), the
@@ -22,6 +22,33 @@ export async function readControl(db: D1Database, vaultId: string): Promise<Cont
   if (!record) throw notFound("Vault record");
   const [envelope, pending] = await Promise.all([getEnvelope(db, record.org_id, record.envelope_id), findPendingTransfer(db, vaultId)]);
   return { record, envelope, pending, controlSeq: await countControlEntries(db, envelope) };
+}
+
+/**
+ * readControl for many records of one shard at once (a pool's chunk): one batch (one snapshot) of one
+ * statement per kind: the records, their envelopes with their chain heads, their pending transfers and
+ * their control sequences. Each state is the one readControl answers; a record not found (or whose
+ * envelope is not its organization's) is absent from the map.
+ */
+export async function readControlMany(db: D1Database, vaultIds: string[]): Promise<Map<string, ControlState>> {
+  const states = new Map<string, ControlState>();
+  if (vaultIds.length === 0) return states;
+  // the envelopes are named by their records, read in the same batch
+  const [records, envelopes, pending, counts] = await db.batch<unknown>([
+    selectVaultRecordsOf(db, vaultIds),
+    selectLoadedEnvelopesOfRecords(db, vaultIds),
+    selectPendingTransfersOf(db, vaultIds),
+    selectChainActionCountsOfRecords(db, vaultIds, [...CONTROL_ACTIONS]),
+  ]);
+  const envelopeById = new Map((envelopes!.results as LoadedEnvelopeRow[]).map((row) => [row.id, loadedEnvelopeOf(row)!]));
+  const pendingOf = new Map((pending!.results as TransferRow[]).map((t) => [t.vault_id, t]));
+  const countOf = new Map((counts!.results as { id: string; n: number }[]).map((c) => [c.id, c.n]));
+  for (const record of records!.results as VaultRecordRow[]) {
+    const envelope = envelopeById.get(record.envelope_id);
+    if (!envelope || envelope.org_id !== record.org_id) continue;
+    states.set(record.id, { record, envelope, pending: pendingOf.get(record.id) ?? null, controlSeq: countOf.get(envelope.id) ?? 0 });
+  }
+  return states;
 }
 
 /**

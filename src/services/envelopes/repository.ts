@@ -37,6 +37,23 @@ export function selectLoadedEnvelope(db: D1Database, orgId: string, envelopeId: 
   return db.prepare(`SELECT ${LOADED_ENVELOPE_COLUMNS} FROM envelopes e WHERE e.id = ? AND e.org_id = ?`).bind(envelopeId, orgId);
 }
 
+/**
+ * selectLoadedEnvelope for the envelopes of many vault records at once (one JSON array of vault ids; the
+ * caller checks each one's organization).
+ * SQL exception: the envelopes are named by their vault records, so the batch reading the records reads
+ * their envelopes too (control/state.ts readControlMany).
+ */
+export function selectLoadedEnvelopesOfRecords(db: D1Database, vaultIds: string[]): D1PreparedStatement {
+  return db
+    .prepare(`SELECT ${LOADED_ENVELOPE_COLUMNS} FROM envelopes e WHERE e.id IN (SELECT r.envelope_id FROM vault_records r WHERE r.id IN (SELECT value FROM json_each(?)))`)
+    .bind(JSON.stringify(vaultIds));
+}
+
+/** The number of chain entries each envelope of `envelopeIds` records (`{ id, audit_seq }`): where its chain must end. */
+export function selectChainLengthsOf(db: D1Database, envelopeIds: string[]): D1PreparedStatement {
+  return db.prepare("SELECT id, audit_seq FROM envelopes WHERE id IN (SELECT value FROM json_each(?))").bind(JSON.stringify(envelopeIds));
+}
+
 export function loadedEnvelopeOf(row: LoadedEnvelopeRow | null | undefined): LoadedEnvelope | null {
   if (!row) return null;
   const { head_hash, ...envelope } = row;

@@ -46,15 +46,22 @@ type NewEvent<T extends string> = { orgId: string; type: T; data: Record<string,
   | { envelopeId: null; shard: number }
 );
 
+/**
+ * An outbox event's condition: a SQL condition (with its parameters) the row is inserted under, evaluated
+ * when its statement runs in the batch, for an event owed only if an earlier guarded write of the batch
+ * took effect (a pool's completion, pools/move-pool.ts).
+ */
+type OnlyIf = { onlyIf?: { sql: string; params: unknown[] } };
+
 /** An event row with a fresh id: undispatched (the outbox), or recorded already dispatched (`dispatchedAt`). */
-function newEvent(db: ShardDb, input: NewEvent<string>, dispatched: boolean): OutboxEvent {
+function newEvent(db: ShardDb, input: NewEvent<string> & OnlyIf, dispatched: boolean): OutboxEvent {
   const id = newShardId("event", input.shard ?? shardOf(input.envelopeId!));
   const row = { id, orgId: input.orgId, envelopeId: input.envelopeId, type: input.type, data: JSON.stringify(input.data), createdAt: input.at };
-  return { id, statement: dispatched ? dispatchedEventInsert(db, { ...row, dispatchedAt: input.at }) : eventInsert(db, row) };
+  return { id, statement: dispatched ? dispatchedEventInsert(db, { ...row, dispatchedAt: input.at }) : eventInsert(db, row, input.onlyIf) };
 }
 
 /** The INSERT of one outbox event, to be put in the same D1 batch as the change it reports. */
-export const outboxInsert = (db: ShardDb, input: NewEvent<EventType>): OutboxEvent => newEvent(db, input, false);
+export const outboxInsert = (db: ShardDb, input: NewEvent<EventType> & OnlyIf): OutboxEvent => newEvent(db, input, false);
 
 /** Event types written to the envelope's timeline only: recorded already dispatched, never fanned out to webhooks. */
 export const TIMELINE_TYPES = ["kba.verified"] as const;

@@ -5,11 +5,17 @@ import type { ShardDb } from "../../lib/shards";
 /** One `events` row as D1 returns it (`data` is the JSON text). */
 export type EventRow = Row<typeof events>;
 
-/** The INSERT of one undispatched outbox event (the dispatch fans it out later). */
+/** The INSERT of one undispatched outbox event (the dispatch fans it out later); with `onlyIf`, only where that SQL condition holds. */
 export function eventInsert(
   db: ShardDb,
   row: { id: string; orgId: string; envelopeId: string | null; type: string; data: string; createdAt: string },
+  onlyIf?: { sql: string; params: unknown[] },
 ): D1PreparedStatement {
+  if (onlyIf) {
+    return db
+      .prepare(`INSERT INTO events (id, org_id, envelope_id, type, data, created_at) SELECT ?, ?, ?, ?, ?, ? WHERE ${onlyIf.sql}`)
+      .bind(row.id, row.orgId, row.envelopeId, row.type, row.data, row.createdAt, ...onlyIf.params);
+  }
   return db
     .prepare("INSERT INTO events (id, org_id, envelope_id, type, data, created_at) VALUES (?, ?, ?, ?, ?, ?)")
     .bind(row.id, row.orgId, row.envelopeId, row.type, row.data, row.createdAt);

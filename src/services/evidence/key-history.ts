@@ -1,7 +1,7 @@
 import { compactVerify, importJWK, calculateJwkThumbprint, decodeProtectedHeader, type JWK } from "jose";
 import type { GlobalDb } from "../../lib/shards";
-import { listChainActions } from "../audit/repository";
-import { getOrganizationName } from "../organizations/repository";
+import { selectChainActionsOf } from "../audit/repository";
+import { selectOrganizationNamesOf } from "../organizations/repository";
 import type { KeyHistory } from "./build-bundle";
 
 // An organization's control-key history as stored: the `control_key.added` / `control_key.deleted` /
@@ -19,18 +19,27 @@ export const KEY_ACTIONS = ["control_key.added", "control_key.deleted", "control
  */
 export async function readKeyHistory(db: GlobalDb, orgIds: string[]): Promise<KeyHistory> {
   const organizations: KeyHistory["organizations"] = [];
-  for (const orgId of [...new Set(orgIds)].sort()) {
-    const [results, keys, org] = await Promise.all([
-      listChainActions<KeyEntryRow>(db, { chainId: orgId, actions: KEY_ACTIONS }),
-      // SQL exception: the organization's registered keys, read here rather than through control/repository.ts,
-      // which sits above this folder (control -> vault -> evidence): one statement per organization of a bundle
-      db.prepare("SELECT kid, jwk FROM control_keys WHERE org_id = ?").bind(orgId).all<{ kid: string; jwk: string }>().then((r) => r.results),
-      getOrganizationName(db, orgId),
-    ]);
-    const registered = new Map(keys.map((k) => [k.kid, JSON.parse(k.jwk) as Record<string, unknown>]));
+  const ids = [...new Set(orgIds)].sort();
+  if (ids.length === 0) return { organizations };
+  // every organization's history, keys and name in one batch of three statements, however many organizations
+  const [entries, keyRows, names] = await db.batch<unknown>([
+    selectChainActionsOf(db, { chainIds: ids, actions: KEY_ACTIONS }),
+    // SQL exception: the organizations' registered keys, read here rather than through control/repository.ts,
+    // which sits above this folder (control -> vault -> evidence)
+    db.prepare("SELECT org_id, kid, jwk FROM control_keys WHERE org_id IN (SELECT value FROM json_each(?))").bind(JSON.stringify(ids)),
+    selectOrganizationNamesOf(db, ids),
+  ]);
+  const entriesOf = new Map<string, (KeyEntryRow & { chain_id: string })[]>();
+  for (const row of entries!.results as (KeyEntryRow & { chain_id: string })[]) entriesOf.set(row.chain_id, [...(entriesOf.get(row.chain_id) ?? []), row]);
+  const nameOf = new Map((names!.results as { id: string; name: string }[]).map((n) => [n.id, n.name]));
+  for (const orgId of ids) {
+    const results = entriesOf.get(orgId) ?? [];
+    const registered = new Map(
+      (keyRows!.results as { org_id: string; kid: string; jwk: string }[]).filter((k) => k.org_id === orgId).map((k) => [k.kid, JSON.parse(k.jwk) as Record<string, unknown>]),
+    );
     organizations.push({
       org_id: orgId,
-      name: org?.name ?? null,
+      name: nameOf.get(orgId) ?? null,
       events: results.map((row) => {
         const data = JSON.parse(row.data) as Record<string, any>;
         const action = row.action as KeyHistory["organizations"][number]["events"][number]["action"];

@@ -25,6 +25,11 @@ export async function listKbaResults(db: D1Database, envelopeId: string): Promis
   return (await db.prepare("SELECT * FROM kba_results WHERE envelope_id = ? ORDER BY occurred_at, rowid").bind(envelopeId).all<KbaResultRow>()).results;
 }
 
+/** listKbaResults for many envelopes at once, each envelope's in the same order. */
+export function selectKbaResultsOf(db: D1Database, envelopeIds: string[]): D1PreparedStatement {
+  return db.prepare("SELECT * FROM kba_results WHERE envelope_id IN (SELECT value FROM json_each(?)) ORDER BY envelope_id, occurred_at, rowid").bind(JSON.stringify(envelopeIds));
+}
+
 /** A SQLite constraint failure of one of the KBA tables: a replayed or racing answer lost. */
 export function isKbaConstraint(err: unknown): boolean {
   return err instanceof Error && /(UNIQUE|CHECK) constraint failed: (kba_|usage_lines)/.test(err.message);

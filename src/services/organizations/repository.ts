@@ -197,11 +197,13 @@ export function selectUserContact(db: GlobalDb, userId: string): D1PreparedState
 /** The names of the organizations among `orgIds` (one JSON array): the parties of a page of vault records. */
 export async function listOrganizationNames(db: GlobalDb, orgIds: string[]): Promise<Pick<OrganizationRow, "id" | "name">[]> {
   if (orgIds.length === 0) return [];
-  const { results } = await db
-    .prepare("SELECT id, name FROM organizations WHERE id IN (SELECT value FROM json_each(?))")
-    .bind(JSON.stringify(orgIds))
-    .all<Pick<OrganizationRow, "id" | "name">>();
+  const { results } = await selectOrganizationNamesOf(db, orgIds).all<Pick<OrganizationRow, "id" | "name">>();
   return results;
+}
+
+/** listOrganizationNames's statement, for a batch. */
+export function selectOrganizationNamesOf(db: GlobalDb, orgIds: string[]): D1PreparedStatement {
+  return db.prepare("SELECT id, name FROM organizations WHERE id IN (SELECT value FROM json_each(?))").bind(JSON.stringify(orgIds));
 }
 
 /** The language of the organization's envelopes that name none (`en` for an unknown organization). */

@@ -60,6 +60,21 @@ export function poolCompleted(db: D1Database, poolId: string, at: string): D1Pre
 }
 
 /**
+ * The condition (outboxInsert's `onlyIf`) under which a `vault.pool_accepted` event for `orgId` goes in
+ * the batch of poolCompleted(`at`): that update took effect (the pool is completed at this run's `at`),
+ * and no such event of the pool is recorded for the organization yet (two runs completing in the same
+ * millisecond; looked for among the organization's events since the pool was accepted, `settledAt`).
+ * So of overlapping runs only the one whose update changed the row sends the events.
+ */
+export function poolCompletedHere(input: { poolId: string; at: string; orgId: string; settledAt: string }): { sql: string; params: unknown[] } {
+  return {
+    sql: `EXISTS (SELECT 1 FROM vault_pools WHERE id = ? AND completed_at = ?)
+      AND NOT EXISTS (SELECT 1 FROM events WHERE org_id = ? AND created_at >= ? AND type = 'vault.pool_accepted' AND json_extract(data, '$.pool_id') = ?)`,
+    params: [input.poolId, input.at, input.orgId, input.settledAt, input.poolId],
+  };
+}
+
+/**
  * The pools of this shard the minute job looks after, at most `limit` of each kind: pending past expiry,
  * settled without an acceptance but not yet released, preparing since before `staleBefore` (an offer
  * that stopped halfway), accepted but not yet completed.

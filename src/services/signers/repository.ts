@@ -13,6 +13,11 @@ export function selectSigners(db: ShardDb, envelopeId: string): D1PreparedStatem
   return db.prepare("SELECT * FROM signers WHERE envelope_id = ? ORDER BY routing_order, rowid").bind(envelopeId);
 }
 
+/** selectSigners for many envelopes at once, each envelope's in the same order. */
+export function selectSignersOf(db: ShardDb, envelopeIds: string[]): D1PreparedStatement {
+  return db.prepare("SELECT * FROM signers WHERE envelope_id IN (SELECT value FROM json_each(?)) ORDER BY envelope_id, routing_order, rowid").bind(JSON.stringify(envelopeIds));
+}
+
 export async function listSigners(db: ShardDb, envelopeId: string): Promise<SignerRow[]> {
   return (await selectSigners(db, envelopeId).all<SignerRow>()).results;
 }

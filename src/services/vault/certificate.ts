@@ -3,12 +3,12 @@ import type { RequestContext } from "../../lib/context";
 import { newId } from "../../lib/ids";
 import { newShardId, shardOf, type GlobalDb } from "../../lib/shards";
 import { securedPartyOf, type EnvelopeRow } from "../envelopes/repository";
-import { getOrganizationName } from "../organizations/repository";
 import { runChecks, summarize, type ComplianceCheck, type ComplianceFacts, type ControlFacts } from "./compliance-checks";
-import { identityVerification, type IdentityVerificationEntry } from "./identity-verification";
-import { consentSatisfied, consumerConsentBlock, NO_CONSENT, type ConsumerConsentBlock } from "./consumer-consent";
+import { identityEntries, type IdentityVerificationEntry } from "./identity-verification";
+import { consentBlockFrom, consentSatisfied, NO_CONSENT, type ConsumerConsentBlock } from "./consumer-consent";
 import { vaultKeys } from "./keys";
-import { certificateInsert, latestCertificate } from "./repository";
+import { certificateInsert, type CertificateRow } from "./repository";
+import { directReads, type RecordReader, type RecordReads } from "./record-reads";
 import { renderCertificatePdf, type EvidenceLevel } from "../../pdf";
 
 export const CERTIFICATE_TYPE = "ucc_9105_electronic_chattel_paper";
@@ -121,7 +121,7 @@ function controlBlock(envelope: EnvelopeRow, control: ControlFacts): Certificate
  * The facts with every party of the control block named: vault-in and the integrity checks know the
  * parties' ids only, so the names are read here (one lookup per distinct organization not yet named).
  */
-async function withPartyNames(db: GlobalDb, envelope: EnvelopeRow, facts: ComplianceFacts): Promise<ComplianceFacts> {
+async function withPartyNames(reads: RecordReads, envelope: EnvelopeRow, facts: ComplianceFacts): Promise<ComplianceFacts> {
   const c = facts.control;
   const originatorOrgId = c.originatorOrgId ?? envelope.org_id;
   const controllerOrgId = c.controllerOrgId ?? originatorOrgId;
@@ -130,7 +130,7 @@ async function withPartyNames(db: GlobalDb, envelope: EnvelopeRow, facts: Compli
     if (id && name) known.set(id, name);
   }
   const missing = [...new Set([originatorOrgId, controllerOrgId, c.pledgorOrgId].filter((id): id is string => id !== null && !known.has(id)))];
-  const found = await Promise.all(missing.map(async (id) => [id, (await getOrganizationName(db, id))?.name ?? null] as const));
+  const found = await Promise.all(missing.map(async (id) => [id, await reads.orgName(id)] as const));
   for (const [id, name] of found) if (name) known.set(id, name);
   const nameOf = (id: string | null) => (id ? (known.get(id) ?? null) : null);
   return {
@@ -160,17 +160,28 @@ export type IssuedCertificate = {
  *
  * `renderPdf: false` (a pool's moves, thousands at a time): the row names the key, but nothing is
  * stored there yet; the PDF is rendered from the row's JSON on its first read (openCertificatePdf).
+ * `reader`: where its reads come from (record-reads.ts; by default each when asked).
  */
 export async function issueCertificate(
   ctx: Pick<RequestContext, "db" | "global" | "env">,
-  input: { envelope: EnvelopeRow; vaultId: string; facts: ComplianceFacts; issuedAt: string; reason: string; evidence?: CertificateEvidence | null; renderPdf?: boolean },
+  input: {
+    envelope: EnvelopeRow;
+    vaultId: string;
+    facts: ComplianceFacts;
+    issuedAt: string;
+    reason: string;
+    evidence?: CertificateEvidence | null;
+    renderPdf?: boolean;
+    reader?: RecordReader;
+  },
 ): Promise<IssuedCertificate> {
   const { envelope, vaultId, issuedAt, reason } = input;
+  const reads = (input.reader ?? directReads(ctx.db))(ctx.global);
   const [facts, identity, consent, evidence] = await Promise.all([
-    withPartyNames(ctx.global, envelope, input.facts),
-    identityVerification(ctx.db, envelope),
-    consumerConsentBlock(ctx.global, ctx.db, envelope),
-    input.evidence !== undefined ? Promise.resolve(input.evidence) : previousEvidence(ctx.db, envelope.id),
+    withPartyNames(reads, envelope, input.facts),
+    reads.kbaResults(envelope.id).then(identityEntries),
+    consentBlockFrom(envelope, { disclosure: reads.disclosure, signers: reads.signers }),
+    input.evidence !== undefined ? Promise.resolve(input.evidence) : reads.latestCertificate(envelope.id).then(evidenceOf),
   ]);
   const certificate = buildCertificate(envelope, facts, identity, issuedAt, consent, evidence);
   const id = newShardId("certificate", shardOf(envelope.id));
@@ -227,8 +238,7 @@ export async function openCertificatePdf(
  * A re-issued certificate (integrity, control) carries the evidence block of the one before it: the
  * vaulted bytes, and so their level, never change after vaulting.
  */
-async function previousEvidence(db: D1Database, envelopeId: string): Promise<CertificateEvidence | null> {
-  const row = await latestCertificate(db, envelopeId);
+function evidenceOf(row: Pick<CertificateRow, "body"> | null): CertificateEvidence | null {
   if (!row) return null;
   try {
     const body = JSON.parse(row.body) as Partial<Certificate>;

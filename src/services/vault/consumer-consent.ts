@@ -1,7 +1,8 @@
 import { disclosureView, pinnedDisclosure } from "../consent/disclosure";
 import type { GlobalDb, ShardDb } from "../../lib/shards";
 import type { EnvelopeRow } from "../envelopes/repository";
-import { listSigners } from "../signers/repository";
+import { listSigners, type SignerRow } from "../signers/repository";
+import type { EsignDisclosureRow } from "../consent/repository";
 
 export const CONSENT_CITATION = "15 U.S.C. §7001(c)";
 
@@ -19,8 +20,16 @@ export const NO_CONSENT: ConsumerConsentBlock = { required: false, citation: CON
 
 /** Read for a certificate: the envelope's pinned disclosure (its version and hash) and each signer's consent time, in signing order. */
 export async function consumerConsentBlock(global: GlobalDb, db: ShardDb, envelope: Pick<EnvelopeRow, "id" | "org_id" | "consumer_consent" | "disclosure_id">): Promise<ConsumerConsentBlock> {
+  return consentBlockFrom(envelope, { disclosure: (e) => pinnedDisclosure(global, e), signers: (envelopeId) => listSigners(db, envelopeId) });
+}
+
+/** consumerConsentBlock from the reads given (the pinned disclosure, the envelope's signers in signing order). */
+export async function consentBlockFrom(
+  envelope: Pick<EnvelopeRow, "id" | "org_id" | "consumer_consent" | "disclosure_id">,
+  reads: { disclosure: (envelope: { org_id: string; disclosure_id: string | null }) => Promise<EsignDisclosureRow | null>; signers: (envelopeId: string) => Promise<SignerRow[]> },
+): Promise<ConsumerConsentBlock> {
   if (envelope.consumer_consent !== 1) return NO_CONSENT;
-  const [disclosure, signers] = await Promise.all([pinnedDisclosure(global, envelope).then(disclosureView), listSigners(db, envelope.id)]);
+  const [disclosure, signers] = await Promise.all([reads.disclosure(envelope).then(disclosureView), reads.signers(envelope.id)]);
   return {
     required: true,
     citation: CONSENT_CITATION,

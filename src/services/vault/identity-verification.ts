@@ -1,5 +1,5 @@
 import type { EnvelopeRow } from "../envelopes/repository";
-import { listKbaResults } from "../kba/repository";
+import { listKbaResults, type KbaResultRow } from "../kba/repository";
 import type { ShardDb } from "../../lib/shards";
 
 /** One signer's KBA outcome as the certificate lists it (spec part 2: signer, timestamp, IP, session id). */
@@ -19,6 +19,10 @@ export type IdentityVerificationEntry = {
  * they happened.
  */
 export async function identityVerification(db: ShardDb, envelope: Pick<EnvelopeRow, "id">): Promise<IdentityVerificationEntry[]> {
-  const results = await listKbaResults(db, envelope.id);
+  return identityEntries(await listKbaResults(db, envelope.id));
+}
+
+/** The block from the envelope's KBA outcomes as read (listKbaResults). */
+export function identityEntries(results: KbaResultRow[]): IdentityVerificationEntry[] {
   return results.map((r) => ({ signer: r.signer_email, status: r.status, timestamp: r.occurred_at, ip_address: r.ip_address, provider: r.provider, session_id: r.provider_session_id }));
 }

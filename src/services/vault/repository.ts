@@ -92,6 +92,24 @@ export async function findVaultFacts(db: D1Database, envelopeId: string, global?
   return { ...row, controller_name: nameOf(row.controller_org_id), pledgor_name: nameOf(row.pledgor_org_id) };
 }
 
+/** The vault records among `vaultIds` (one JSON array). */
+export function selectVaultRecordsOf(db: D1Database, vaultIds: string[]): D1PreparedStatement {
+  return db.prepare("SELECT * FROM vault_records WHERE id IN (SELECT value FROM json_each(?))").bind(JSON.stringify(vaultIds));
+}
+
+/** findVaultFacts's row (names not read: NULL) for many envelopes at once, each with its `envelope_id`. */
+export function selectVaultFactsOf(db: D1Database, envelopeIds: string[]): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT v.envelope_id, v.id, v.org_id, v.document_hash, v.custodian_org_id, v.copy_marked, v.controller_org_id, v.pledgor_org_id, v.control_status, v.transfer_count,
+         v.retain_until, v.destroyed_at,
+         (SELECT c.matched FROM vault_integrity_checks c WHERE c.vault_id = v.id ORDER BY c.checked_at DESC, c.rowid DESC LIMIT 1) AS last_matched,
+         NULL AS controller_name, NULL AS pledgor_name
+       FROM vault_records v WHERE v.envelope_id IN (SELECT value FROM json_each(?))`,
+    )
+    .bind(JSON.stringify(envelopeIds));
+}
+
 // ---- vault_integrity_checks ----
 
 /** The newest integrity check's outcome of a vault record (one row, or none: never checked). */
@@ -146,6 +164,16 @@ export function selectLatestCertificate(db: D1Database, envelopeId: string): D1P
   return db
     .prepare("SELECT id, envelope_id, vault_id, version, body, compliant, issued_at FROM vault_certificates WHERE envelope_id = ? ORDER BY version DESC LIMIT 1")
     .bind(envelopeId);
+}
+
+/** selectLatestCertificate for many envelopes at once: the newest version of each that has one. */
+export function selectLatestCertificatesOf(db: D1Database, envelopeIds: string[]): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT c.id, c.envelope_id, c.vault_id, c.version, c.body, c.compliant, c.issued_at FROM vault_certificates c
+        WHERE c.envelope_id IN (SELECT value FROM json_each(?)) AND c.version = (SELECT MAX(version) FROM vault_certificates m WHERE m.envelope_id = c.envelope_id)`,
+    )
+    .bind(JSON.stringify(envelopeIds));
 }
 
 export function latestCertificate(db: D1Database, envelopeId: string): Promise<CertificateRow | null> {

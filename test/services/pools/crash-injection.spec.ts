@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { shardOf } from "../../../src/lib/shards";
-import { runPoolChunk } from "../../../src/services/pools/move-pool";
+import { RACE_FALLBACK, runPoolChunk } from "../../../src/services/pools/move-pool";
 import { jobContext, jobContextOf } from "../../helpers/context";
 import { tendPools } from "../../../src/services/pools/tend-pools";
 import { call, callWith, operator } from "../../helpers/api";
@@ -85,6 +85,54 @@ describe("pool acceptance: two runs of one pool at once", () => {
     for (const r of records) expect(await moves(r.envelopeId)).toEqual([{ pool_id: pool.pool_id, to_org_id: to.orgId }]);
     const read = (await call("GET", `/partner/vault/pools/${pool.pool_id}`, { key: from.key })).body.data;
     expect(read.progress).toMatchObject({ moved: 3, remaining: 0 });
+    for (const org of [from, to]) {
+      const events = (await eventsOf("vault.pool_accepted", org.orgId, allShardDbs())).filter((e) => e.pool_id === pool.pool_id);
+      expect(events).toHaveLength(1);
+    }
+  }, 300_000);
+
+  it(`move each record once: a losing run with more than ${RACE_FALLBACK} records moves ${RACE_FALLBACK} one by one and leaves the rest for the next chunk`, async () => {
+    const [from, to] = [await party("Pool Racer Seller 2"), await party("Pool Racer Buyer 2")];
+    const records = await vaultedRecords(from, RACE_FALLBACK + 2);
+    const pool = await offeredPool(from, to, records.map((r) => r.vaultId));
+    const idle = { idFromName: (name: string) => env.POOL_TRANSFER!.idFromName(name), get: () => ({ start: async () => {} }) } as unknown as Env["POOL_TRANSFER"];
+    const accepted = await callWith({ ...(env as Env), POOL_TRANSFER: idle }, "POST", `/partner/vault/pools/${pool.pool_id}/accept`, { key: to.key });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    const run = () => runPoolChunk(jobContext(), { poolId: pool.pool_id, hooks: { checkpoint: () => {} } });
+    // both read the same holds; the batch committed second is refused whole, and its run asks for another chunk
+    expect((await Promise.all([run(), run()])).sort()).toEqual(["done", "more"]);
+    expect(await run()).toBe("done");
+    for (const r of records) expect(await moves(r.envelopeId)).toEqual([{ pool_id: pool.pool_id, to_org_id: to.orgId }]);
+    const read = (await call("GET", `/partner/vault/pools/${pool.pool_id}`, { key: from.key })).body.data;
+    expect(read.progress).toMatchObject({ moved: RACE_FALLBACK + 2, remaining: 0 });
+    for (const org of [from, to]) {
+      const events = (await eventsOf("vault.pool_accepted", org.orgId, allShardDbs())).filter((e) => e.pool_id === pool.pool_id);
+      expect(events).toHaveLength(1);
+    }
+  }, 300_000);
+
+  it("complete the pool once: two runs that both find every record moved send one vault.pool_accepted to each party", async () => {
+    const [from, to] = [await party("Pool Finisher Seller"), await party("Pool Finisher Buyer")];
+    const records = await vaultedRecords(from, 2);
+    const pool = await offeredPool(from, to, records.map((r) => r.vaultId));
+    const idle = { idFromName: (name: string) => env.POOL_TRANSFER!.idFromName(name), get: () => ({ start: async () => {} }) } as unknown as Env["POOL_TRANSFER"];
+    const accepted = await callWith({ ...(env as Env), POOL_TRANSFER: idle }, "POST", `/partner/vault/pools/${pool.pool_id}/accept`, { key: to.key });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    // a first run moves every record and stops just before completing the pool
+    const stopBeforeComplete = (step: string) => {
+      if (step === "before_complete") throw new Error("stopped before completing");
+    };
+    await expect(runPoolChunk(jobContext(), { poolId: pool.pool_id, hooks: { checkpoint: stopBeforeComplete } })).rejects.toThrow("stopped before completing");
+    for (const r of records) expect(await moves(r.envelopeId)).toEqual([{ pool_id: pool.pool_id, to_org_id: to.orgId }]);
+    // two runs then both read the pool still incomplete, and both complete it
+    const run = () => runPoolChunk(jobContext(), { poolId: pool.pool_id, hooks: { checkpoint: () => {} } });
+    expect(await Promise.all([run(), run()])).toEqual(["done", "done"]);
+    const read = (await call("GET", `/partner/vault/pools/${pool.pool_id}`, { key: to.key })).body.data;
+    expect(read.progress.completed_at).not.toBeNull();
+    for (const org of [from, to]) {
+      const events = (await eventsOf("vault.pool_accepted", org.orgId, allShardDbs())).filter((e) => e.pool_id === pool.pool_id);
+      expect(events, `${org.orgId} receives the pool's acceptance once`).toHaveLength(1);
+    }
   }, 300_000);
 });
 
