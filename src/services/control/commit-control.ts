@@ -133,9 +133,10 @@ export async function planControlStep(
     ...(step.detail ?? {}),
     ...(step.signature ? { control_signature: { kid: step.signature.kid, jws: step.signature.jws } } : {}),
   };
-  // A new certificate version names the controller as the step leaves it.
+  // A new certificate version names the controller as the step leaves it. The organizations' names and control
+  // keys are global rows: read from the global database (a shard's copy of those tables is empty).
   const reader = options.reader ?? directReads(ctx.db);
-  const facts = await gatherFacts(ctx.db, envelope, { record: after, step: { action: step.action, data: entryData } }, reader);
+  const facts = await gatherFacts({ db: ctx.db, global: ctx.global }, envelope, { record: after, step: { action: step.action, data: entryData } }, reader);
   const issued = await issueCertificate(ctx, { envelope, vaultId: record.id, facts, issuedAt: at, reason: step.action, renderPdf: options.renderPdf, reader });
   const current = await reader(ctx.global).latestCertificate(envelope.id);
   statements.push(issued.insert(ctx.db, (current?.version ?? 0) + 1), envelopeCertificateIssuedAtUpdate(ctx.db, envelope.id, compliantSince(issued)));

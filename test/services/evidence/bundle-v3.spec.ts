@@ -123,6 +123,27 @@ describe("bundles by role: the authoritative copy is the controller's alone", ()
 });
 
 describe("the control-key history: the service cannot move a keyed organization's records unseen", () => {
+  it("the certificate a move issues judges the move against the organizations' keys in the global database, as the live evaluation does", async () => {
+    // names and control keys are global rows; a control step's certificate once read them from the record's shard
+    // (where those tables are empty), so its check 5 never saw a key, nor an operator recovery
+    const [a, b] = await Promise.all([party("Dealer"), party("Bank")]);
+    expect((await registerControlKey(a.key, await makeControlKey("EdDSA"))).status).toBe(201);
+    const { envelopeId, vaultId } = await vaulted(a);
+    expect((await operator("DELETE", `/orgs/${a.orgId}/control-keys`)).status).toBe(200);
+    // A's next move is unsigned: allowed after the recovery, and said in check 5
+    const offer = await call("POST", `/partner/vault/${vaultId}/transfers`, { key: a.key, body: { kind: "assignment", to_org_id: b.orgId } });
+    expect(offer.status, JSON.stringify(offer.body)).toBe(201);
+    const accepted = await call("POST", `/partner/vault/transfers/${offer.body.data.transfer_id}/accept`, { key: b.key, body: {} });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    const checkOf = (checks: { requirement: string; detail: string }[]) => checks.find((c) => c.requirement === "controlled_amendments")!.detail;
+    const cert = await call("GET", `/partner/envelopes/${envelopeId}/vault/certificate`, { key: a.key });
+    expect(cert.status, JSON.stringify(cert.body)).toBe(200);
+    expect(checkOf(cert.body.data.ucc_9105_compliance.checks)).toMatch(/1 unsigned move\(s\) after an operator recovery of the organization's keys/);
+    const live = await call("GET", `/partner/envelopes/${envelopeId}/compliance`, { key: a.key });
+    expect(live.status, JSON.stringify(live.body)).toBe(200);
+    expect(checkOf(cert.body.data.ucc_9105_compliance.checks)).toBe(checkOf(live.body.data.compliance.checks));
+  });
+
   it("verifies each signed move against the keys held then, names an operator recovery, and fails a move by an organization that held a key but did not sign", async () => {
     const [a, b] = await Promise.all([party("Dealer"), party("Bank")]);
     const keyA = await makeControlKey("EdDSA");
