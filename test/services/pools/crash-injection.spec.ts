@@ -71,15 +71,20 @@ describe("pool acceptance: each record moves exactly once, whatever crashes", ()
   }, 300_000);
 });
 
+/** The pool accepted with its Durable Object stood in for by one that never runs: the test runs the chunks itself. */
+async function acceptWithoutItsObject(poolId: string, key: string) {
+  const idle = { idFromName: (name: string) => env.POOL_TRANSFER!.idFromName(name), get: () => ({ start: async () => {} }) } as unknown as Env["POOL_TRANSFER"];
+  const accepted = await callWith({ ...(env as Env), POOL_TRANSFER: idle }, "POST", `/partner/vault/pools/${poolId}/accept`, { key });
+  expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+}
+
 describe("pool acceptance: two runs of one pool at once", () => {
   it("move each record once: the run whose batch loses the race moves record by record and finds them moved", async () => {
     const [from, to] = [await party("Pool Racer Seller"), await party("Pool Racer Buyer")];
     const records = await vaultedRecords(from, 3);
     const pool = await offeredPool(from, to, records.map((r) => r.vaultId));
     // the pool's Durable Object stood in for: the test runs two chunks itself, at once
-    const idle = { idFromName: (name: string) => env.POOL_TRANSFER!.idFromName(name), get: () => ({ start: async () => {} }) } as unknown as Env["POOL_TRANSFER"];
-    const accepted = await callWith({ ...(env as Env), POOL_TRANSFER: idle }, "POST", `/partner/vault/pools/${pool.pool_id}/accept`, { key: to.key });
-    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    await acceptWithoutItsObject(pool.pool_id, to.key);
     const run = () => runPoolChunk(jobContext(), { poolId: pool.pool_id, hooks: { checkpoint: () => {} } });
     expect(await Promise.all([run(), run()])).toEqual(["done", "done"]);
     for (const r of records) expect(await moves(r.envelopeId)).toEqual([{ pool_id: pool.pool_id, to_org_id: to.orgId }]);
@@ -95,9 +100,7 @@ describe("pool acceptance: two runs of one pool at once", () => {
     const [from, to] = [await party("Pool Racer Seller 2"), await party("Pool Racer Buyer 2")];
     const records = await vaultedRecords(from, RACE_FALLBACK + 2);
     const pool = await offeredPool(from, to, records.map((r) => r.vaultId));
-    const idle = { idFromName: (name: string) => env.POOL_TRANSFER!.idFromName(name), get: () => ({ start: async () => {} }) } as unknown as Env["POOL_TRANSFER"];
-    const accepted = await callWith({ ...(env as Env), POOL_TRANSFER: idle }, "POST", `/partner/vault/pools/${pool.pool_id}/accept`, { key: to.key });
-    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    await acceptWithoutItsObject(pool.pool_id, to.key);
     const run = () => runPoolChunk(jobContext(), { poolId: pool.pool_id, hooks: { checkpoint: () => {} } });
     // both read the same holds; the batch committed second is refused whole, and its run asks for another chunk
     expect((await Promise.all([run(), run()])).sort()).toEqual(["done", "more"]);
@@ -115,9 +118,7 @@ describe("pool acceptance: two runs of one pool at once", () => {
     const [from, to] = [await party("Pool Finisher Seller"), await party("Pool Finisher Buyer")];
     const records = await vaultedRecords(from, 2);
     const pool = await offeredPool(from, to, records.map((r) => r.vaultId));
-    const idle = { idFromName: (name: string) => env.POOL_TRANSFER!.idFromName(name), get: () => ({ start: async () => {} }) } as unknown as Env["POOL_TRANSFER"];
-    const accepted = await callWith({ ...(env as Env), POOL_TRANSFER: idle }, "POST", `/partner/vault/pools/${pool.pool_id}/accept`, { key: to.key });
-    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    await acceptWithoutItsObject(pool.pool_id, to.key);
     // a first run moves every record and stops just before completing the pool
     const stopBeforeComplete = (step: string) => {
       if (step === "before_complete") throw new Error("stopped before completing");
