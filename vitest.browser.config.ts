@@ -12,5 +12,8 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 90_000,
     hookTimeout: 180_000,
+    // a poll waits for what the page does next (focus moved, a state read back): a second, the default, was not
+    // enough on a loaded machine (a keyboard move to the next field waited for the page's painting)
+    expect: { poll: { timeout: 10_000 } },
   },
 });
