@@ -316,6 +316,12 @@ try {
   expectStatus(await j.request("post", `/api/v2/partner/vault/pools/${p2.pool_id}/reject`, { key: key2 }), 200, "reject pool");
   const p3 = await pool("pool to accept");
   expectStatus(await j.request("post", `/api/v2/partner/vault/pools/${p3.pool_id}/accept`, { key: key2 }), 200, "accept pool");
+  // the records move in the background (the pool's Durable Object): the receipt is sealed once they all have
+  for (let i = 0; i < 100; i++) {
+    const read = await j.request("get", `/api/v2/partner/vault/pools/${p3.pool_id}`, { key: key2 });
+    if (read.status !== 200 || read.json?.data?.progress?.completed_at) break;
+    await sleep(200);
+  }
   expectStatus(await j.request("get", `/api/v2/partner/vault/pools/${p3.pool_id}/receipt`, { key: key2 }), 200, "pool receipt");
   expectStatus(await j.request("post", `/api/v2/partner/vault/${vaultId}/paid-off`, { key: key2, body: { reference: "paid" } }), 200, "paid off");
 
