@@ -147,11 +147,18 @@ async function hit(base, method, path, { apiKey, token, body, form, idempotent }
   return res;
 }
 
-/** A request that must eventually go through (set-up, retries of a 503): repeated while it answers 503. */
-async function until(base, method, path, opts) {
+/**
+ * A request that must eventually go through (set-up, retries of a 503): repeated while it answers 503.
+ * `done409`: a 409 after an earlier 503 means that attempt's commit landed and only its answer was lost (a
+ * bulk submit whose commit timed out after landing: the retry finds the batch submitted already).
+ */
+async function until(base, method, path, opts = {}) {
+  let failedBefore = false;
   for (let i = 0; i < 20; i++) {
     const res = await hit(base, method, path, opts);
     if (res && res.ok) return JSON.parse(res.text).data;
+    if (res && res.status === 409 && opts.done409 && failedBefore) return null;
+    if (res && res.status >= 500) failedBefore = true;
     await sleep(200 * (i + 1));
   }
   throw new Error(`${method} ${path} never succeeded`);
@@ -289,7 +296,7 @@ try {
     const p = (async () => {
       if (!bulkSubmitted && n > MAX_REQUESTS / 3) {
         bulkSubmitted = true;
-        await until(base, "POST", `/bulk-send/${bulk.batch.batch_id}/submit`, { token: bulk.admin });
+        await until(base, "POST", `/bulk-send/${bulk.batch.batch_id}/submit`, { token: bulk.admin, done409: true });
       } else if (which <= 2) {
         const idem = n % 2 === 0 ? `soak-${n}` : undefined;
         const body = { envelope_name: `Soak contract ${n}`, customer_email: `c${n}@soak.example`, customer_name: `Customer ${n}` };
@@ -322,7 +329,7 @@ try {
     await sleep(Math.max(0, tickAt - Date.now()));
   }
   await Promise.all(inFlight);
-  if (!bulkSubmitted) await until(base, "POST", `/bulk-send/${bulk.batch.batch_id}/submit`, { token: bulk.admin });
+  if (!bulkSubmitted) await until(base, "POST", `/bulk-send/${bulk.batch.batch_id}/submit`, { token: bulk.admin, done409: true });
 
   // faults off; the crons catch up (the minute job: relay, delivery sweep, bulk resume, expiry)
   server.phase = "catch-up";
